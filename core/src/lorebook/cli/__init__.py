@@ -1,0 +1,1 @@
+"""The ``lorebook`` command line (typer), one module per command group."""

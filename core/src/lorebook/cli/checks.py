@@ -1,0 +1,84 @@
+"""``lorebook lint``, ``lorebook doctor`` and ``lorebook status``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from lorebook.cli.output import JsonOption, print_json, repo_paths, say
+from lorebook.config import load_config
+from lorebook.doctor import run_doctor
+from lorebook.kb.lint import lint
+from lorebook.status import compute_status
+
+_MARK = {"ok": "ok  ", "warning": "warn", "problem": "FAIL"}
+
+
+def lint_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
+    """Check every note, edge, ledger and generated file; exit 1 on any error.
+
+    Errors: invalid notes, id/file name mismatches, duplicate ids, dangling edges, an invalid
+    redirects ledger or summaries file, stale generated files. Warnings (exit 0): orphans,
+    duplicate tags, edges to retired ids, stale link sections.
+    """
+    paths = repo_paths(ctx)
+    config = load_config(paths)
+    report = lint(paths, config.budgets.entry_chars)
+    if json_output:
+        print_json(
+            {
+                "ok": not report.errors,
+                "errors": len(report.errors),
+                "warnings": len(report.warnings),
+                "findings": [f.as_json() for f in report.findings],
+            }
+        )
+    else:
+        for finding in report.findings:
+            say(f"{finding.severity}: [{finding.code}] {finding.message}")
+        say(f"{len(report.errors)} errors, {len(report.warnings)} warnings")
+    if report.errors:
+        raise typer.Exit(1)
+
+
+def doctor_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
+    """Check the installation and this repository's knowledge base; say how to fix each problem."""
+    start = Path((ctx.find_root().obj or {}).get("repo") or Path.cwd())
+    checks = run_doctor(start)
+    failed = [c for c in checks if c.state == "problem"]
+    if json_output:
+        print_json({"ok": not failed, "checks": [c.as_json() for c in checks]})
+    else:
+        for check in checks:
+            say(f"{_MARK[check.state]}  {check.name}: {check.detail}")
+            if check.fix:
+                say(f"      fix: {check.fix}")
+        say(f"{len(failed)} problems" if failed else "everything looks right")
+    if failed:
+        raise typer.Exit(1)
+
+
+def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
+    """Summarise the knowledge base: notes, pending sessions, open conflicts, lint state."""
+    paths = repo_paths(ctx)
+    config = load_config(paths)
+    status = compute_status(paths, config.budgets.entry_chars, config.harnesses)
+    if json_output:
+        print_json(status.as_json())
+        return
+    kinds = ", ".join(f"{n} {k}" for k, n in status.by_kind.items()) or "none"
+    states = ", ".join(f"{n} {s}" for s, n in status.by_status.items()) or "none"
+    say(f"notes: {status.notes} ({states}); by kind: {kinds}")
+    say(f"sessions: {status.pending_sessions} pending, {status.failed_sessions} failed")
+    say(f"conflicts: {status.open_conflicts} open")
+    lint_state = "clean" if not status.lint_errors else f"{status.lint_errors} errors"
+    say(f"lint: {lint_state}, {status.lint_warnings} warnings")
+    say(f"harnesses: {', '.join(status.harnesses) or 'none wired'}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands to the app."""
+    app.command("lint")(lint_command)
+    app.command("doctor")(doctor_command)
+    app.command("status")(status_command)

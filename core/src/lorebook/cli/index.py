@@ -1,0 +1,74 @@
+"""``lorebook index rebuild``: regenerate ENTRY.md, GRAPH.md and every folder's index.md."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from lorebook.cli.output import JsonOption, print_json, repo_paths, say
+from lorebook.config import load_config
+from lorebook.kb.index import plan_rebuild, rebuild_indexes, refuse_broken, stale_outputs
+from lorebook.kb.store import load_snapshot
+
+index_app = typer.Typer(
+    name="index", help="Generated indexes.", no_args_is_help=True, rich_markup_mode=None
+)
+
+
+def rebuild(
+    ctx: typer.Context,
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Write nothing; exit 1 if any generated file is stale."),
+    ] = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Regenerate ENTRY.md, GRAPH.md, every index.md and note link sections.
+
+    Run it after adding or editing notes, and after merging branches that added notes
+    (regenerate from the merged notes rather than resolving conflicts in generated files).
+    """
+    paths = repo_paths(ctx)
+    config = load_config(paths)
+    if check:
+        snap = load_snapshot(paths)
+        refuse_broken(snap)
+        plan = plan_rebuild(paths, snap, config.budgets.entry_chars)
+        stale = stale_outputs(paths, plan) + sorted(plan.notes)
+        if json_output:
+            print_json({"ok": not stale, "stale": stale, "nodes_hash": plan.digest})
+        elif stale:
+            say("stale generated files:")
+            for rel in stale:
+                say(f"  {rel}")
+        else:
+            say("generated files are up to date")
+        if stale:
+            raise typer.Exit(1)
+        return
+    report = rebuild_indexes(paths, config.budgets.entry_chars)
+    if json_output:
+        print_json(
+            {
+                "ok": True,
+                "notes": report.note_count,
+                "written": list(report.written),
+                "removed": list(report.removed),
+                "relinked": list(report.notes_relinked),
+                "nodes_hash": report.digest,
+            }
+        )
+        return
+    changed = len(report.written) + len(report.removed) + len(report.notes_relinked)
+    say(f"indexed {report.note_count} notes; {changed} files changed")
+    for rel in (*report.written, *report.notes_relinked):
+        say(f"  wrote {rel}")
+    for rel in report.removed:
+        say(f"  removed {rel}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command group to the app."""
+    index_app.command("rebuild")(rebuild)
+    app.add_typer(index_app)

@@ -1,0 +1,68 @@
+"""``lorebook init``: create the knowledge base and wire harnesses."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lorebook.cli.output import JsonOption, print_json, say, warn
+from lorebook.initialize import init_repo
+
+
+def _git_toplevel(start: Path) -> Path | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"],
+            cwd=start,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return None
+    return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
+
+
+def init_command(
+    ctx: typer.Context,
+    harnesses: Annotated[
+        str,
+        typer.Option(
+            "--harnesses",
+            help="Comma-separated harnesses to wire (claude, codex, cursor, opencode, copilot).",
+        ),
+    ] = "",
+    json_output: JsonOption = False,
+) -> None:
+    """Create .lorebook/ in this repository (or update it) and wire the named harnesses.
+
+    Safe to run again: a second run with the same harnesses changes no byte. Run it once on
+    every fresh clone to give this machine working hooks.
+    """
+    start = Path((ctx.find_root().obj or {}).get("repo") or Path.cwd()).resolve()
+    top = _git_toplevel(start)
+    repo = top or start
+    if top is None:
+        warn(f"lorebook: warning: {repo} is not inside a git repository; the knowledge base is "
+             "meant to be committed and reviewed with git")
+    names = [n.strip() for n in harnesses.split(",") if n.strip()]
+    report = init_repo(repo, names)
+    if json_output:
+        print_json(report.as_json())
+        return
+    if report.changed:
+        say(f"lorebook: initialised {report.repo}")
+        for rel in report.changed:
+            say(f"  wrote {rel}")
+    else:
+        say(f"lorebook: {report.repo} is up to date; nothing changed")
+    for line in report.notes:
+        say(f"  {line}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("init")(init_command)

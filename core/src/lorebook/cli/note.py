@@ -1,0 +1,207 @@
+"""``lorebook note``: add, show and list notes (the manual capture path)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
+from lorebook.errors import LorebookError, NoteFormatError
+from lorebook.kb.notes import format_validation_error, note_to_frontmatter
+from lorebook.kb.paths import validate_relpath
+from lorebook.kb.store import MarkdownStore, load_snapshot
+from lorebook.models.note import ID_RE, KIND_TYPES, NOTE_KINDS, Note
+from lorebook.slug import slugify
+
+note_app = typer.Typer(
+    name="note", help="Add, show and list notes.", no_args_is_help=True, rich_markup_mode=None
+)
+
+Multi = list[str] | None
+
+
+def _body_text(body: str | None, body_file: Path | None) -> str:
+    if body is not None and body_file is not None:
+        raise LorebookError("give --body or --body-file, not both")
+    if body_file is None:
+        return body or ""
+    if str(body_file) == "-":
+        return sys.stdin.read()
+    try:
+        return body_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LorebookError(f"--body-file {body_file}: cannot read it: {exc}") from None
+
+
+def _note_id(note_id: str | None, note_type: str, title: str) -> str:
+    if note_id is None:
+        slug = slugify(title)
+        if not slug:
+            raise LorebookError(
+                f"--title {title!r} gives no id (no letters or digits); pass --id"
+            )
+        return f"{note_type}-{slug}"
+    validate_relpath(note_id, what="note id")
+    if not ID_RE.match(note_id):
+        raise NoteFormatError(
+            f"note id {note_id!r} must be '<type>-<slug>' (for example 'practice-use-uv'): "
+            "the type, then lowercase letters and digits in words joined by single hyphens"
+        )
+    return note_id
+
+
+def add(
+    ctx: typer.Context,
+    title: Annotated[str, typer.Option(help="One line naming the knowledge.")],
+    description: Annotated[str, typer.Option(help="One line saying when it applies.")],
+    kind: Annotated[str, typer.Option(help=f"One of: {', '.join(NOTE_KINDS)}.")],
+    note_type: Annotated[
+        str | None,
+        typer.Option("--type", help="practice or map (default: implied by --kind)."),
+    ] = None,
+    body: Annotated[str | None, typer.Option(help="The knowledge itself, in markdown.")] = None,
+    body_file: Annotated[
+        Path | None, typer.Option(help="Read the body from this file ('-' for stdin).")
+    ] = None,
+    tag: Annotated[Multi, typer.Option(help="A tag (repeatable).")] = None,
+    relates_to: Annotated[Multi, typer.Option(help="A related note id (repeatable).")] = None,
+    depends_on: Annotated[Multi, typer.Option(help="A note id this depends on (repeatable).")] = None,
+    anchor_file: Annotated[Multi, typer.Option(help="A file glob it applies to.")] = None,
+    anchor_tool: Annotated[Multi, typer.Option(help="A tool name it applies to.")] = None,
+    anchor_error: Annotated[Multi, typer.Option(help="A regex of error text it explains.")] = None,
+    anchor_command: Annotated[Multi, typer.Option(help="A regex of shell commands it governs.")] = None,
+    enforce: Annotated[
+        str, typer.Option(help="What a matching command gets: none, warn, ask or deny.")
+    ] = "none",
+    confidence: Annotated[str, typer.Option(help="low, medium or high.")] = "medium",
+    derived_from: Annotated[
+        Multi, typer.Option(help="Where it came from: a doc path or harness:session:turn.")
+    ] = None,
+    folder: Annotated[
+        str | None, typer.Option(help="Folder under nodes/ (default: the kind's name).")
+    ] = None,
+    note_id: Annotated[
+        str | None, typer.Option("--id", help="The id (default: <type>-<slug of title>).")
+    ] = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Add a note by hand: validated, then written atomically. Writes no folder summary."""
+    paths = repo_paths(ctx)
+    resolved_type = note_type or KIND_TYPES.get(kind, "practice")
+    fields: dict[str, Any] = {
+        "type": resolved_type,
+        "title": title,
+        "description": description,
+        "tags": tag or [],
+        "lb_id": _note_id(note_id, resolved_type, title),
+        "lb_kind": kind,
+        "lb_confidence": confidence,
+        "lb_enforce": enforce,
+        "lb_derived_from": derived_from or [],
+        "lb_relates_to": relates_to or [],
+        "lb_depends_on": depends_on or [],
+        "lb_anchors": {
+            "files": anchor_file or [],
+            "tools": anchor_tool or [],
+            "errors": anchor_error or [],
+            "commands": anchor_command or [],
+        },
+        "body": _body_text(body, body_file),
+    }
+    from pydantic import ValidationError
+
+    try:
+        note = Note.model_validate(fields)
+    except ValidationError as exc:
+        raise NoteFormatError(format_validation_error(exc, source="note add")) from None
+    where = MarkdownStore(paths.repo).add(note, folder=folder)
+    if json_output:
+        print_json({"ok": True, "id": note.id, "path": where})
+    else:
+        say(f"added {note.id} at {where}")
+    warn("lorebook: run `lorebook index rebuild` to refresh ENTRY.md and the folder indexes")
+
+
+def show(
+    ctx: typer.Context,
+    note_id: Annotated[str, typer.Argument(help="The note id.")],
+    json_output: JsonOption = False,
+) -> None:
+    """Print one note (its file as it is, or its fields with --json)."""
+    paths = repo_paths(ctx)
+    store = MarkdownStore(paths.repo)
+    rel = store.locate(note_id)
+    if rel is None:
+        from lorebook.kb.redirects import load_redirects
+
+        successors = load_redirects(paths).get(note_id)
+        hint = f"it was retired; see {', '.join(successors)}" if successors else None
+        raise LorebookError(f"no note with id {note_id!r}", hint=hint or "`lorebook note list` shows the ids")
+    note = store.get(note_id)
+    if json_output:
+        print_json(
+            {
+                "ok": True,
+                "path": paths.rel(paths.nodes / rel),
+                "frontmatter": note_to_frontmatter(note),
+                "body": note.body,
+            }
+        )
+        return
+    sys.stdout.write((paths.nodes / rel).read_text(encoding="utf-8"))
+
+
+def list_notes(
+    ctx: typer.Context,
+    kind: Annotated[str | None, typer.Option(help="Only notes of this kind.")] = None,
+    status: Annotated[str | None, typer.Option(help="Only notes with this status.")] = None,
+    tag: Annotated[str | None, typer.Option(help="Only notes with this tag.")] = None,
+    json_output: JsonOption = False,
+) -> None:
+    """List notes: id, kind, status, folder and title, sorted by id."""
+    paths = repo_paths(ctx)
+    snap = load_snapshot(paths)
+    rows = [
+        s
+        for s in snap.notes.values()
+        if (kind is None or s.note.kind == kind)
+        and (status is None or s.note.status == status)
+        and (tag is None or tag in s.note.tags)
+    ]
+    for problem in snap.problems:
+        warn(f"lorebook: skipped {problem.message}")
+    if json_output:
+        print_json(
+            {
+                "ok": True,
+                "notes": [
+                    {
+                        "id": s.note.id,
+                        "kind": s.note.kind,
+                        "status": s.note.status,
+                        "folder": s.folder,
+                        "title": s.note.title,
+                        "path": paths.rel(paths.nodes / s.path),
+                    }
+                    for s in rows
+                ],
+            }
+        )
+        return
+    if not rows:
+        say("no notes")
+        return
+    width = max(len(s.note.id) for s in rows)
+    for s in rows:
+        say(f"{s.note.id:<{width}}  {s.note.kind:<11} {s.note.status:<10} {s.note.title}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command group to the app."""
+    note_app.command("add")(add)
+    note_app.command("show")(show)
+    note_app.command("list")(list_notes)
+    app.add_typer(note_app)

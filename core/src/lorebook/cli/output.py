@@ -1,0 +1,38 @@
+"""Output conventions: readable text by default; with ``--json`` exactly one JSON document
+on stdout and every diagnostic on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from lorebook.kb.paths import KBPaths, require_repo
+
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print one JSON document on stdout instead of text.")
+]
+
+
+def print_json(doc: Any) -> None:
+    """Write ``doc`` as the one JSON document of this command."""
+    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+
+
+def say(text: str = "") -> None:
+    """Write readable output."""
+    sys.stdout.write(text + "\n")
+
+
+def warn(text: str) -> None:
+    """Write a diagnostic to stderr (never mixed into JSON output)."""
+    sys.stderr.write(text + "\n")
+
+
+def repo_paths(ctx: typer.Context) -> KBPaths:
+    """Return the knowledge base the command works on (``--repo`` or the current folder)."""
+    start = (ctx.find_root().obj or {}).get("repo") or Path.cwd()
+    return require_repo(Path(start))

@@ -1,0 +1,96 @@
+"""Read and write ``.lorebook/config.yaml``, and keep its compiled JSON copy for hooks.
+
+The hook fast path cannot afford YAML or pydantic, so every command that reads the config
+refreshes ``.cache/config.json``, which hooks read with the standard ``json`` module.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from lorebook.errors import ConfigError
+from lorebook.kb.fsutil import atomic_write_text, write_if_changed
+from lorebook.kb.paths import KBPaths
+from lorebook.models.config import Config
+
+COMPILED_NAME = "config.json"
+HEADER = (
+    "# lorebook configuration, committed with the repository.\n"
+    "# Every key is documented by `lorebook schema config`; an unknown key is an error.\n"
+)
+
+
+def _describe(exc: ValidationError, source: str) -> str:
+    lines = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        if err["type"] == "extra_forbidden":
+            lines.append(f"{source}: unknown key {key!r}")
+        else:
+            lines.append(f"{source}: key {key!r}: {err['msg']} (got {err.get('input')!r})")
+    return "\n".join(lines)
+
+
+def parse_config(text: str, *, source: str) -> Config:
+    """Validate config text, naming ``source`` and the key in any error."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{source}: invalid YAML: {exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping of keys to values")
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, source)) from None
+
+
+def load_config(paths: KBPaths) -> Config:
+    """Read and validate the config, refreshing the compiled copy hooks read."""
+    source = paths.rel(paths.config)
+    try:
+        text = paths.config.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{source} is missing", hint="run `lorebook init` to create it"
+        ) from None
+    config = parse_config(text, source=source)
+    refresh_compiled(paths, config)
+    return config
+
+
+def refresh_compiled(paths: KBPaths, config: Config) -> None:
+    """Write ``.cache/config.json`` when it differs from ``config``."""
+    data = json.dumps(config.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
+    try:
+        write_if_changed(paths.cache / COMPILED_NAME, data)
+    except OSError:
+        pass  # a read-only checkout still works; hooks fall back to defaults
+
+
+def render_config(config: Config) -> str:
+    """Return config.yaml text: a header comment, then keys in model order."""
+    from lorebook.kb.frontmatter import dump
+
+    data: dict[str, Any] = config.model_dump(mode="json")
+    return HEADER + dump(data)
+
+
+def write_config(paths: KBPaths, config: Config) -> bool:
+    """Write config.yaml if its content changes; return True when written."""
+    text = render_config(config)
+    try:
+        if paths.config.read_text(encoding="utf-8") == text:
+            refresh_compiled(paths, config)
+            return False
+    except FileNotFoundError:
+        pass
+    atomic_write_text(paths.config, text)
+    refresh_compiled(paths, config)
+    return True

@@ -1,0 +1,103 @@
+"""``lorebook doctor``: install health and knowledge base health, each with its fix."""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from lorebook import __version__
+from lorebook.errors import LorebookError
+
+State = Literal["ok", "warning", "problem"]
+_HASH_RE = re.compile(r"nodes_hash: (sha256:[0-9a-f]{64})")
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One doctor check: what, its state, the detail, and the fix when it is not ok."""
+
+    name: str
+    state: State
+    detail: str
+    fix: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """Return the check as a JSON-ready dict."""
+        return asdict(self)
+
+
+def _install_checks() -> list[Check]:
+    from lorebook.plugins import get_plugins
+
+    checks = [
+        Check("python", "ok" if sys.version_info >= (3, 11) else "problem", sys.version.split()[0],
+              None if sys.version_info >= (3, 11) else "lorebook needs Python 3.11 or newer"),
+        Check("lorebook", "ok", f"{__version__} at {Path(__file__).parent}"),
+    ]
+    plugins = get_plugins()
+    for record in plugins.records:
+        if record.status == "failed":
+            checks.append(
+                Check(f"plugin {record.name}", "problem",
+                      f"{record.distribution} {record.version} failed to load: {record.error}",
+                      f"reinstall or remove {record.distribution}"))
+    try:
+        harnesses = plugins.harnesses()
+        plugins.stores()
+    except LorebookError as exc:
+        checks.append(Check("providers", "problem", exc.message, exc.hint))
+    else:
+        names = ", ".join(harnesses) or "none"
+        checks.append(Check("harness plugins", "ok", f"installed: {names}"))
+    return checks
+
+
+def _kb_checks(start: Path) -> list[Check]:
+    from lorebook.config import load_config
+    from lorebook.kb.index import nodes_hash
+    from lorebook.kb.paths import find_repo
+    from lorebook.kb.redirects import load_redirects
+    from lorebook.kb.store import load_snapshot
+    from lorebook.kb.summaries import load_summaries
+    from lorebook.kb.paths import KBPaths
+
+    repo = find_repo(start)
+    if repo is None:
+        return [Check("knowledge base", "problem", f"none at or above {start}",
+                      "run `lorebook init` at the root of your repository")]
+    paths = KBPaths(repo)
+    checks = [Check("knowledge base", "ok", str(paths.root))]
+    try:
+        config = load_config(paths)
+    except LorebookError as exc:
+        return [*checks, Check("config", "problem", exc.message, exc.hint)]
+    checks.append(Check("config", "ok", paths.rel(paths.config)))
+    try:
+        live = nodes_hash(load_snapshot(paths), load_summaries(paths), load_redirects(paths))
+    except LorebookError as exc:
+        return [*checks, Check("indexes", "problem", exc.message, "run `lorebook lint`")]
+    try:
+        match = _HASH_RE.search(paths.entry.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        match = None
+    if match is None:
+        checks.append(Check("indexes", "problem", f"{paths.rel(paths.entry)} is missing or has no nodes_hash",
+                            "run `lorebook index rebuild`"))
+    elif match.group(1) != live:
+        checks.append(Check("indexes", "problem",
+                            f"stale: {paths.rel(paths.entry)} was generated from other notes "
+                            f"({match.group(1)[:19]}…, now {live[:19]}…)",
+                            "run `lorebook index rebuild`"))
+    else:
+        checks.append(Check("indexes", "ok", f"up to date ({live[:19]}…)"))
+    for name in config.harnesses:
+        checks.append(Check(f"harness {name}", "warning", "configured, but not checked by this version"))
+    return checks
+
+
+def run_doctor(start: Path) -> list[Check]:
+    """Run every check; none raises."""
+    return _install_checks() + _kb_checks(start)

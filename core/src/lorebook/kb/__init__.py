@@ -1,0 +1,1 @@
+"""The markdown knowledge base under ``.lorebook/``: layout, notes, indexes, lint."""

@@ -1,0 +1,211 @@
+"""``lorebook lint``: errors (exit non-zero) and warnings for the knowledge base.
+
+Errors: unreadable or invalid notes (frontmatter, unknown ``lb_`` key, unknown schema),
+id and file name mismatches, duplicate ids, dangling edges, an invalid redirects ledger or
+summaries file, and stale generated files. Warnings: orphans, duplicate tags, edges to
+retired ids, stale link sections, summaries of folders that hold no note.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from lorebook.errors import LorebookError
+from lorebook.kb.index import plan_rebuild, stale_outputs
+from lorebook.kb.paths import KBPaths
+from lorebook.kb.redirects import load_redirects, resolve
+from lorebook.kb.store import Snapshot, load_snapshot
+from lorebook.kb.summaries import load_summaries
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One lint finding: severity, a stable code, the file and a message naming the value."""
+
+    severity: Severity
+    code: str
+    path: str
+    message: str
+
+    def as_json(self) -> dict[str, Any]:
+        """Return the finding as a JSON-ready dict."""
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class LintReport:
+    """Every finding, errors first, each group sorted by file."""
+
+    findings: tuple[Finding, ...]
+
+    @property
+    def errors(self) -> list[Finding]:
+        """The findings that fail lint."""
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        """The findings that do not fail lint."""
+        return [f for f in self.findings if f.severity == "warning"]
+
+
+def _note_label(paths: KBPaths, snap: Snapshot, note_id: str) -> str:
+    return f"{paths.rel(paths.nodes)}/{snap.notes[note_id].path.as_posix()}"
+
+
+def _check_files(paths: KBPaths, snap: Snapshot) -> list[Finding]:
+    out = [Finding("error", "invalid-note", p.path, p.message) for p in snap.problems]
+    for note_id, files in snap.duplicates.items():
+        out.append(
+            Finding("error", "duplicate-id", files[0], f"id {note_id!r} is used by: {', '.join(files)}")
+        )
+    for stored in snap.mismatched:
+        label = f"{paths.rel(paths.nodes)}/{stored.path.as_posix()}"
+        out.append(
+            Finding(
+                "error",
+                "id-mismatch",
+                label,
+                f"{label}: lb_id is {stored.note.id!r} but the file is named {stored.path.name!r}",
+            )
+        )
+    return out
+
+
+def _check_edges(paths: KBPaths, snap: Snapshot, redirects: dict[str, list[str]]) -> list[Finding]:
+    out: list[Finding] = []
+    live = set(snap.notes)
+    for note_id, stored in snap.notes.items():
+        label = _note_label(paths, snap, note_id)
+        for key, targets in stored.note.edges().items():
+            for target in targets:
+                if target in live:
+                    continue
+                successors = resolve(redirects, target, live)
+                if successors:
+                    out.append(
+                        Finding(
+                            "warning",
+                            "retired-edge",
+                            label,
+                            f"{label}: {key} names retired id {target!r}; it is now "
+                            f"{', '.join(successors)}",
+                        )
+                    )
+                else:
+                    out.append(
+                        Finding(
+                            "error",
+                            "dangling-edge",
+                            label,
+                            f"{label}: {key} names {target!r}, which is not a note",
+                        )
+                    )
+    return out
+
+
+def _check_redirects(paths: KBPaths, snap: Snapshot, redirects: dict[str, list[str]]) -> list[Finding]:
+    out: list[Finding] = []
+    label = paths.rel(paths.redirects)
+    live = set(snap.notes)
+    for old in sorted(redirects):
+        if old in live:
+            out.append(
+                Finding("error", "redirect-live-id", label, f"{label}: {old!r} is retired but a note still has that id")
+            )
+        elif not resolve(redirects, old, live):
+            out.append(
+                Finding("error", "redirect-dangling", label, f"{label}: {old!r} leads to no live note")
+            )
+    return out
+
+
+def _norm_tag(tag: str) -> str:
+    return re.sub(r"[-_.\s]+", "-", tag.casefold())
+
+
+def _check_warnings(paths: KBPaths, snap: Snapshot, summaries: dict[str, str]) -> list[Finding]:
+    out: list[Finding] = []
+    linked: set[str] = set()
+    for stored in snap.notes.values():
+        for targets in stored.note.edges().values():
+            linked.update(targets)
+    spellings: dict[str, set[str]] = {}
+    for note_id, stored in snap.notes.items():
+        note = stored.note
+        label = _note_label(paths, snap, note_id)
+        for tag in note.tags:
+            spellings.setdefault(_norm_tag(tag), set()).add(tag)
+        repeated = sorted({t for t in note.tags if note.tags.count(t) > 1})
+        if repeated:
+            out.append(Finding("warning", "duplicate-tag", label, f"{label}: tags repeat {', '.join(repeated)}"))
+        if len(snap.notes) > 1 and not note.edges() and note_id not in linked:
+            out.append(
+                Finding("warning", "orphan", label, f"{label}: no note links to it and it links to none")
+            )
+    for variants in spellings.values():
+        if len(variants) > 1:
+            names = ", ".join(sorted(variants))
+            out.append(
+                Finding("warning", "duplicate-tag", paths.rel(paths.nodes), f"tags spelled several ways: {names}")
+            )
+    folders = {stored.folder for stored in snap.notes.values()}
+    folders |= {"/".join(f.split("/")[:i]) for f in folders for i in range(1, f.count("/") + 1)}
+    label = paths.rel(paths.summaries)
+    for folder in sorted(set(summaries) - folders):
+        out.append(
+            Finding("warning", "summary-without-folder", label, f"{label}: folder {folder!r} holds no note")
+        )
+    return out
+
+
+def lint(paths: KBPaths, budget: int, snap: Snapshot | None = None) -> LintReport:
+    """Check the whole knowledge base and return every finding.
+
+    Args:
+        paths: The knowledge base.
+        budget: ENTRY.md's character budget (from config), to check it is up to date.
+        snap: The notes, when the caller has read them already.
+    """
+    snap = load_snapshot(paths) if snap is None else snap
+    findings = _check_files(paths, snap)
+    try:
+        redirects = load_redirects(paths)
+    except LorebookError as exc:
+        findings.append(Finding("error", "invalid-redirects", paths.rel(paths.redirects), str(exc)))
+        redirects = {}
+    try:
+        summaries = load_summaries(paths)
+    except LorebookError as exc:
+        findings.append(Finding("error", "invalid-summaries", paths.rel(paths.summaries), str(exc)))
+        summaries = {}
+    findings += _check_edges(paths, snap, redirects)
+    findings += _check_redirects(paths, snap, redirects)
+    findings += _check_warnings(paths, snap, summaries)
+    if not any(f.code in ("invalid-redirects", "invalid-summaries") for f in findings):
+        plan = plan_rebuild(paths, snap, budget)
+        for rel in stale_outputs(paths, plan):
+            findings.append(
+                Finding(
+                    "error",
+                    "stale-generated",
+                    rel,
+                    f"{rel} does not match the notes; run `lorebook index rebuild`",
+                )
+            )
+        for rel in sorted(plan.notes):
+            findings.append(
+                Finding(
+                    "warning",
+                    "stale-links",
+                    rel,
+                    f"{rel}: its generated link section is out of date; run `lorebook index rebuild`",
+                )
+            )
+    order = {"error": 0, "warning": 1}
+    findings.sort(key=lambda f: (order[f.severity], f.path, f.code, f.message))
+    return LintReport(tuple(findings))

@@ -1,0 +1,171 @@
+"""Notes on disk: markdown with frontmatter, plus a generated link section at the end."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import ValidationError
+
+from lorebook.errors import NoteFormatError
+from lorebook.kb import frontmatter
+from lorebook.models.note import NOTE_FIELD_ORDER, Note
+
+LINKS_MARKER = (
+    "<!-- lorebook:links: generated from the lb_ fields by `lorebook index rebuild`; "
+    "edit those fields, not this section -->"
+)
+_EDGE_TITLES = (
+    ("lb_relates_to", "Relates to"),
+    ("lb_depends_on", "Depends on"),
+    ("lb_supersedes", "Supersedes"),
+    ("lb_superseded_by", "Superseded by"),
+)
+_ALWAYS_WRITTEN = frozenset(
+    {
+        "type",
+        "title",
+        "description",
+        "tags",
+        "lb_schema",
+        "lb_id",
+        "lb_kind",
+        "lb_status",
+        "lb_confidence",
+        "lb_derived_from",
+        "lb_relates_to",
+        "lb_depends_on",
+        "lb_enforce",
+    }
+)
+_OKF_KEYS = frozenset({"type", "title", "description", "tags"})
+
+
+def format_validation_error(exc: ValidationError, *, source: str) -> str:
+    """Return a pydantic error as ``<source>: field 'x': message (got value)`` lines."""
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(part) for part in err["loc"]) or "(note)"
+        got = err.get("input")
+        shown = "" if isinstance(got, dict) else f" (got {got!r})"
+        lines.append(f"{source}: field '{loc}': {err['msg']}{shown}")
+    return "\n".join(lines)
+
+
+def frontmatter_to_note(data: Mapping[str, Any], body: str, *, source: str) -> Note:
+    """Validate frontmatter and body into a :class:`Note`.
+
+    Raises:
+        NoteFormatError: an unknown ``lb_`` key or an invalid value, naming ``source``.
+    """
+    known = set(NOTE_FIELD_ORDER)
+    fields: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in data.items():
+        key = str(key)
+        if key in known:
+            fields[key] = value
+        elif key.startswith("lb_"):
+            raise NoteFormatError(
+                f"{source}: unknown key {key!r} (lorebook keys are: "
+                f"{', '.join(k for k in NOTE_FIELD_ORDER if k.startswith('lb_'))})"
+            )
+        else:
+            extra[key] = value
+    if "lb_schema" not in fields:
+        raise NoteFormatError(f"{source}: field 'lb_schema' is missing")
+    if fields["lb_schema"] != 1:
+        raise NoteFormatError(
+            f"{source}: field 'lb_schema' is {fields['lb_schema']!r}; this lorebook reads "
+            "schema 1",
+            hint="upgrade lorebook, or run its migration for this knowledge base",
+        )
+    try:
+        return Note.model_validate({**fields, "body": body, "extra": extra})
+    except ValidationError as exc:
+        raise NoteFormatError(format_validation_error(exc, source=source)) from None
+
+
+def note_to_frontmatter(note: Note) -> dict[str, Any]:
+    """Return the note's frontmatter in the canonical key order, empty optionals left out."""
+    dumped = note.model_dump(by_alias=True, mode="json", exclude={"body", "extra"})
+    out: dict[str, Any] = {}
+    for key in NOTE_FIELD_ORDER:
+        value = dumped.get(key)
+        if key == "lb_anchors":
+            value = {k: v for k, v in (value or {}).items() if v}
+        if key in _ALWAYS_WRITTEN or value:
+            out[key] = value
+    out.update(note.extra)
+    return out
+
+
+def split_links(body: str) -> tuple[str, str | None]:
+    """Split a body into the knowledge part and the generated link section (if any)."""
+    at = body.find(LINKS_MARKER)
+    if at == -1:
+        return body.strip("\n"), None
+    return body[:at].strip("\n"), body[at:].strip("\n")
+
+
+def parse_note(text: str, *, source: str) -> tuple[Note, str | None]:
+    """Parse a note file's text into the note and its current link section.
+
+    Raises:
+        NoteFormatError: the frontmatter or a field is invalid, naming ``source``.
+    """
+    try:
+        data, body = frontmatter.split(text)
+    except frontmatter.FrontmatterError as exc:
+        raise NoteFormatError(f"{source}: {exc}") from None
+    knowledge, links = split_links(body)
+    return frontmatter_to_note(data, knowledge, source=source), links
+
+
+def read_note(path: Path, *, source: str | None = None) -> Note:
+    """Read and validate one note file."""
+    label = source or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise NoteFormatError(f"{label}: the file is not valid UTF-8") from None
+    return parse_note(text, source=label)[0]
+
+
+Locator = Callable[[str], PurePosixPath | None]
+
+
+def render_links(note: Note, where: PurePosixPath, locate: Locator) -> str | None:
+    """Render the link section for ``note`` stored at ``where`` (relative to ``nodes/``).
+
+    Links are relative to the note's own folder, so they work in any markdown viewer and
+    on any clone. A target that cannot be found is named, not linked.
+    """
+    edges = note.edges()
+    if not edges:
+        return None
+    lines = [LINKS_MARKER, "## Links", ""]
+    for key, title in _EDGE_TITLES:
+        ids = edges.get(key)
+        if not ids:
+            continue
+        rendered = []
+        for target in ids:
+            found = locate(target)
+            if found is None:
+                rendered.append(f"`{target}` (not found)")
+            else:
+                rel = posixpath.relpath(found.as_posix(), where.parent.as_posix() or ".")
+                rendered.append(f"[{target}]({rel})")
+        lines.append(f"- {title}: {', '.join(rendered)}")
+    return "\n".join(lines)
+
+
+def render_note(note: Note, links: str | None) -> str:
+    """Return the whole file text for ``note`` with its link section."""
+    body = note.body.strip("\n")
+    if links:
+        body = f"{body}\n\n{links}" if body else links
+    return frontmatter.render(note_to_frontmatter(note), body)

@@ -1,0 +1,238 @@
+"""The markdown store: notes as files under ``.lorebook/nodes/<folder>/<id>.md``."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from lorebook.errors import NoteFormatError, UnsafePathError
+from lorebook.kb.fsutil import atomic_write_text, kb_lock
+from lorebook.kb.notes import LINKS_MARKER, parse_note, render_links, render_note
+from lorebook.kb.paths import KBPaths, resolve_inside, validate_relpath
+from lorebook.models.note import Note
+from lorebook.store import NoteExistsError, NoteNotFoundError
+
+INDEX_NAME = "index.md"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredNote:
+    """A note with where it lives (relative to ``nodes/``) and its current link section."""
+
+    note: Note
+    path: PurePosixPath
+    links: str | None
+
+    @property
+    def folder(self) -> str:
+        """The note's folder relative to ``nodes/`` ("" at the root)."""
+        parent = self.path.parent.as_posix()
+        return "" if parent == "." else parent
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A file lorebook could not read as a note."""
+
+    path: str
+    message: str
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """Every note of the knowledge base, read once, with what could not be read."""
+
+    notes: dict[str, StoredNote] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    duplicates: dict[str, list[str]] = field(default_factory=dict)
+    mismatched: list[StoredNote] = field(default_factory=list)
+    hashes: dict[str, str] = field(default_factory=dict)
+    """sha256 of every readable note file (link section excluded), by path under nodes/."""
+
+    def locate(self, note_id: str) -> PurePosixPath | None:
+        """Return where the note with this id lives, or None."""
+        stored = self.notes.get(note_id)
+        return None if stored is None else stored.path
+
+
+def walk_note_files(nodes: Path) -> Iterator[tuple[PurePosixPath, Path | None, str | None]]:
+    """Yield (relative path, file, problem) for every markdown file under ``nodes/``.
+
+    Generated ``index.md`` files and dot-files are skipped; symlinks are never followed
+    and are reported as problems. Order is sorted by path, so output is deterministic.
+    """
+    if not nodes.is_dir():
+        return
+    for dirpath, dirnames, filenames in os.walk(nodes, followlinks=False):
+        base = Path(dirpath)
+        rel_dir = PurePosixPath(base.relative_to(nodes).as_posix())
+        kept = []
+        for name in sorted(dirnames):
+            if name.startswith("."):
+                continue
+            if (base / name).is_symlink():
+                yield rel_dir / name, None, "is a symbolic link; lorebook does not follow it"
+                continue
+            kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            if name.startswith(".") or not name.endswith(".md") or name == INDEX_NAME:
+                continue
+            rel = rel_dir / name if rel_dir.as_posix() != "." else PurePosixPath(name)
+            path = base / name
+            if path.is_symlink():
+                yield rel, None, "is a symbolic link; lorebook does not follow it"
+                continue
+            yield rel, path, None
+
+
+def content_hash(text: str) -> str:
+    """Hash a note's text without its generated link section, line endings normalised."""
+    text = text.replace("\r\n", "\n")
+    at = text.find(LINKS_MARKER)
+    if at != -1:
+        text = text[:at].rstrip("\n") + "\n"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def load_snapshot(paths: KBPaths) -> Snapshot:
+    """Read every note once; invalid files become problems, not exceptions."""
+    snap = Snapshot()
+    seen: dict[str, list[str]] = {}
+    for rel, path, problem in walk_note_files(paths.nodes):
+        label = f"{paths.rel(paths.nodes)}/{rel.as_posix()}"
+        if problem is not None or path is None:
+            snap.problems.append(Problem(label, f"{label} {problem}"))
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+            snap.hashes[rel.as_posix()] = content_hash(text)
+            note, links = parse_note(text, source=label)
+        except (NoteFormatError, UnicodeDecodeError, OSError) as exc:
+            snap.problems.append(Problem(label, str(exc)))
+            continue
+        stored = StoredNote(note, rel, links)
+        if rel.stem != note.id:
+            snap.mismatched.append(stored)
+        seen.setdefault(note.id, []).append(label)
+        snap.notes.setdefault(note.id, stored)
+    snap.duplicates = {k: v for k, v in seen.items() if len(v) > 1}
+    snap.notes = dict(sorted(snap.notes.items()))
+    return snap
+
+
+class MarkdownStore:
+    """The repository knowledge base as a :class:`~lorebook.store.NoteStore`.
+
+    Every write holds the knowledge base lock and replaces files atomically, so concurrent
+    hooks and commands never tear a note or lose one.
+    """
+
+    name = "markdown"
+
+    def __init__(self, repo: Path) -> None:
+        self.paths = KBPaths(Path(repo))
+
+    # --- reading ----------------------------------------------------------------------
+
+    def _scan(self) -> dict[str, PurePosixPath]:
+        """Map id -> path from file names alone (a stat walk, no file is read)."""
+        found: dict[str, PurePosixPath] = {}
+        for rel, path, problem in walk_note_files(self.paths.nodes):
+            if problem is None and path is not None:
+                found.setdefault(rel.stem, rel)
+        return found
+
+    def locate(self, note_id: str) -> PurePosixPath | None:
+        """Return the note's path relative to ``nodes/``, or None."""
+        return self._scan().get(note_id)
+
+    def get(self, note_id: str) -> Note:
+        """Return the note with this id (see :class:`~lorebook.store.NoteStore`)."""
+        rel = self.locate(note_id)
+        if rel is None:
+            raise NoteNotFoundError(note_id)
+        label = f"{self.paths.rel(self.paths.nodes)}/{rel.as_posix()}"
+        text = (self.paths.nodes / rel).read_text(encoding="utf-8")
+        return parse_note(text, source=label)[0]
+
+    def ids(self) -> list[str]:
+        """Return every note id, sorted."""
+        return sorted(self._scan())
+
+    def iter_notes(self) -> Iterator[Note]:
+        """Yield every valid note in id order (invalid files are lint's business)."""
+        for stored in load_snapshot(self.paths).notes.values():
+            yield stored.note
+
+    # --- writing ----------------------------------------------------------------------
+
+    def _target(self, folder: str, note_id: str) -> tuple[PurePosixPath, Path]:
+        validate_relpath(note_id, what="note id")
+        rel = PurePosixPath(f"{note_id}.md")
+        if folder:
+            rel = validate_relpath(folder, what="folder") / rel
+        return rel, resolve_inside(self.paths.nodes, rel, what="note path")
+
+    def _write(self, note: Note, rel: PurePosixPath, path: Path) -> None:
+        scan = self._scan()
+        scan[note.id] = rel
+        links = render_links(note, rel, scan.get)
+        atomic_write_text(path, render_note(note, links))
+
+    def add(self, note: Note, *, folder: str | None = None) -> str:
+        """Write a new note to ``folder`` (default: the folder named after its kind)."""
+        folder = note.kind if folder is None else folder.strip("/")
+        self.paths.nodes.mkdir(parents=True, exist_ok=True)
+        rel, path = self._target(folder, note.id)
+        with kb_lock(self.paths.lock):
+            existing = self.locate(note.id)
+            if existing is not None or path.exists():
+                where = existing or rel
+                raise NoteExistsError(
+                    f"a note with id {note.id!r} exists already: "
+                    f"{self.paths.rel(self.paths.nodes)}/{where.as_posix()}"
+                )
+            self._write(note, rel, path)
+        return self.paths.rel(path)
+
+    def update(self, note: Note) -> None:
+        """Rewrite the note with the same id where it lives."""
+        with kb_lock(self.paths.lock):
+            rel = self.locate(note.id)
+            if rel is None:
+                raise NoteNotFoundError(note.id)
+            folder = rel.parent.as_posix()
+            rel, path = self._target("" if folder == "." else folder, note.id)
+            self._write(note, rel, path)
+
+    def remove(self, note_id: str) -> None:
+        """Delete the note with this id."""
+        with kb_lock(self.paths.lock):
+            rel = self.locate(note_id)
+            if rel is None:
+                raise NoteNotFoundError(note_id)
+            path = resolve_inside(self.paths.nodes, rel, what="note path")
+            path.unlink()
+
+
+def open_store(repo: Path) -> MarkdownStore:
+    """Build the markdown store for a repository (the store provider's factory)."""
+    store = MarkdownStore(repo)
+    if store.paths.nodes.is_symlink():
+        raise UnsafePathError(f"{store.paths.rel(store.paths.nodes)} is a symbolic link")
+    return store
+
+
+__all__ = [
+    "MarkdownStore",
+    "Problem",
+    "Snapshot",
+    "StoredNote",
+    "load_snapshot",
+    "open_store",
+    "walk_note_files",
+]

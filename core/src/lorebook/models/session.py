@@ -1,0 +1,72 @@
+"""Staged session logs and the proposals extracted from them (gitignored, per machine)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lorebook.models.note import Anchors, NoteId, NoteKind, NoteType, OneLine, Tag
+
+SessionStatus = Literal["pending", "extracted", "failed", "curated"]
+
+
+class LoggedToolCall(BaseModel):
+    """A tool call as staged: its name, arguments and a short result or error excerpt."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    input: dict[str, object] = Field(default_factory=dict)
+    result_excerpt: str | None = None
+    is_error: bool = False
+
+
+class LoggedTurn(BaseModel):
+    """One normalised turn as staged (redacted before it was written)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    index: int = Field(ge=0)
+    role: Literal["user", "assistant", "tool", "summary"]
+    text: str
+    tool_calls: list[LoggedToolCall] = Field(default_factory=list)
+    timestamp: str | None = None
+
+
+class Proposal(BaseModel):
+    """A candidate note, with the verbatim quote from its session that supports it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(description="Stable within its session log: `<session>:<n>`.")
+    origin: str = Field(description="`<harness>:<session>:<turn>` the quote comes from.")
+    type: NoteType
+    kind: NoteKind
+    title: OneLine
+    description: OneLine
+    body: str
+    tags: list[Tag] = Field(default_factory=list)
+    anchors: Anchors = Field(default_factory=Anchors)
+    quote: str = Field(min_length=1, description="Verbatim text of the session it rests on.")
+    extractor: str = Field(description="The extractor provider that proposed it.")
+    target_id: NoteId | None = Field(
+        default=None, description="An existing note this proposal is about, when known."
+    )
+
+
+class SessionLog(BaseModel):
+    """A captured session, staged under ``.lorebook/_sessions/`` until curation consumes it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lb_schema: Literal[1] = 1
+    harness: str
+    session_id: str
+    origin: str = Field(description="Opaque id committed notes cite: `<harness>:<session>`.")
+    transcript_hash: str = Field(description="sha256 of the transcript bytes read so far.")
+    transcript_length: int = Field(ge=0, description="Bytes of transcript read so far.")
+    status: SessionStatus = "pending"
+    error: str | None = None
+    turns: list[LoggedTurn] = Field(default_factory=list)
+    proposals: list[Proposal] = Field(default_factory=list)

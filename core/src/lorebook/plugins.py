@@ -1,0 +1,294 @@
+"""The plugin manager: built-in plugins, entry-point loading, fail-open, the typed facade.
+
+Core calls :class:`Plugins` methods, never ``pm.hook`` directly. Loading is deterministic
+(groups in :data:`~lorebook.constants.ENTRY_POINT_GROUPS` order, then entry-point name,
+then distribution) and fails open: a plugin that cannot be imported, registered or called
+is recorded as failed with the reason, logged, and skipped.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import import_module, metadata
+from typing import Any, Literal, TypeVar
+
+import pluggy
+
+from lorebook import hookspecs
+from lorebook.constants import (
+    ENTRY_POINT_GROUPS,
+    ENV_DISABLE_PLUGINS,
+    ENV_LOAD_PLUGINS,
+    ENV_TRACE_PLUGINS,
+    PROJECT_NAME,
+)
+from lorebook.errors import DuplicateProviderError, UnknownProviderError
+from lorebook.providers import CuratorSpec, ExtractorSpec, HarnessSpec, StoreSpec
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PLUGINS: tuple[str, ...] = ("lorebook.builtin.markdown_store",)
+"""Built-in plugins, registered first (their impls are ``trylast``)."""
+
+PluginStatus = Literal["loaded", "failed", "disabled"]
+SpecT = TypeVar("SpecT", HarnessSpec, StoreSpec, ExtractorSpec, CuratorSpec)
+
+
+@dataclass(slots=True)
+class PluginRecord:
+    """One plugin as ``lorebook plugins`` lists it."""
+
+    name: str
+    distribution: str
+    version: str
+    group: str
+    status: PluginStatus = "loaded"
+    error: str | None = None
+    hooks: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        """Return the record as a JSON-ready dict."""
+        return {
+            "name": self.name,
+            "distribution": self.distribution,
+            "version": self.version,
+            "group": self.group,
+            "status": self.status,
+            "error": self.error,
+            "hooks": self.hooks,
+        }
+
+
+def _env_names(env: Mapping[str, str], key: str) -> set[str] | None:
+    raw = env.get(key)
+    if raw is None:
+        return None
+    return {part.strip() for part in raw.split(",") if part.strip()}
+
+
+def _dist_of(ep: metadata.EntryPoint) -> tuple[str, str]:
+    dist = ep.dist
+    if dist is None:
+        return ("unknown", "unknown")
+    return (dist.metadata["Name"] or "unknown", dist.version)
+
+
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+class Plugins:
+    """The typed facade over the plugin manager. Build it with :func:`make_plugins`."""
+
+    def __init__(self, pm: pluggy.PluginManager, records: list[PluginRecord]) -> None:
+        self.pm = pm
+        self.records = records
+
+    # --- loading ---------------------------------------------------------------------
+
+    def _register(self, plugin: object, record: PluginRecord) -> None:
+        try:
+            self.pm.register(plugin, name=record.name)
+            self.pm.check_pending()
+        except Exception as exc:  # fail open: a broken plugin never breaks lorebook
+            if self.pm.is_registered(plugin):
+                self.pm.unregister(plugin)
+            self._fail(record, exc)
+            return
+        record.hooks = sorted(
+            {impl.__name__ for impl in self._impls_of(plugin)}
+        )
+        self.records.append(record)
+
+    def _impls_of(self, plugin: object) -> Iterable[Callable[..., Any]]:
+        for caller in self.pm.get_hookcallers(plugin) or []:
+            yield from (
+                impl.function for impl in caller.get_hookimpls() if impl.plugin is plugin
+            )
+
+    def _fail(self, record: PluginRecord, exc: BaseException) -> None:
+        record.status = "failed"
+        record.error = _error_text(exc)
+        log.warning(
+            "lorebook: plugin %s (%s) failed and is skipped: %s",
+            record.name,
+            record.distribution,
+            record.error,
+        )
+        if record not in self.records:
+            self.records.append(record)
+
+    def _disable(self, record: PluginRecord, why: str) -> None:
+        record.status = "disabled"
+        record.error = why
+        self.records.append(record)
+
+    # --- providers -------------------------------------------------------------------
+
+    def _collect(self, hook_name: str, kind: str, spec_type: type[SpecT]) -> dict[str, SpecT]:
+        """Call one provider hook impl at a time so a raising plugin fails alone."""
+        caller = getattr(self.pm.hook, hook_name)
+        table: dict[str, SpecT] = {}
+        owners: dict[str, str] = {}
+        for impl in caller.get_hookimpls():
+            owner = self._distribution_of(impl.plugin_name)
+            try:
+                specs = impl.function() or []
+                bad = [s for s in specs if not isinstance(s, spec_type)]
+                if bad:
+                    raise TypeError(f"{hook_name} returned {bad[0]!r}, not a {spec_type.__name__}")
+            except Exception as exc:
+                self._fail_loaded(impl.plugin_name, exc)
+                continue
+            for spec in specs:
+                if spec.name in table:
+                    raise DuplicateProviderError(
+                        f"{kind} {spec.name!r} is registered by both {owners[spec.name]} "
+                        f"and {owner}",
+                        hint=f"uninstall one of them, or set {ENV_DISABLE_PLUGINS}",
+                    )
+                table[spec.name] = spec
+                owners[spec.name] = owner
+        return dict(sorted(table.items()))
+
+    def _distribution_of(self, plugin_name: str) -> str:
+        for record in self.records:
+            if record.name == plugin_name:
+                return record.distribution
+        return plugin_name
+
+    def _fail_loaded(self, plugin_name: str, exc: BaseException) -> None:
+        for record in self.records:
+            if record.name == plugin_name:
+                self._fail(record, exc)
+        plugin = self.pm.get_plugin(plugin_name)
+        if plugin is not None:
+            self.pm.unregister(plugin)
+
+    def harnesses(self) -> dict[str, HarnessSpec]:
+        """Return every registered harness by name, sorted."""
+        return self._collect("register_harnesses", "harness", HarnessSpec)
+
+    def stores(self) -> dict[str, StoreSpec]:
+        """Return every registered store by name, sorted."""
+        return self._collect("register_stores", "store", StoreSpec)
+
+    def extractors(self) -> dict[str, ExtractorSpec]:
+        """Return every registered extractor by name, sorted."""
+        return self._collect("register_extractors", "extractor", ExtractorSpec)
+
+    def curators(self) -> dict[str, CuratorSpec]:
+        """Return every registered curator by name, sorted."""
+        return self._collect("register_curators", "curator", CuratorSpec)
+
+    def harness(self, name: str) -> HarnessSpec:
+        """Return the harness called ``name``, or fail listing the valid names."""
+        return _pick(self.harnesses(), name, "harness")
+
+    def store(self, name: str) -> StoreSpec:
+        """Return the store called ``name``, or fail listing the valid names."""
+        return _pick(self.stores(), name, "store")
+
+    # --- pipeline ---------------------------------------------------------------------
+
+    @property
+    def hook(self) -> pluggy.HookRelay:
+        """The raw relay, for the pipeline stages' own typed wrappers."""
+        return self.pm.hook
+
+
+def _pick(table: Mapping[str, SpecT], name: str, kind: str) -> SpecT:
+    try:
+        return table[name]
+    except KeyError:
+        valid = ", ".join(table) or "none installed"
+        raise UnknownProviderError(
+            f"unknown {kind} {name!r}; valid names: {valid}",
+            hint=f"install the plugin that provides the {kind} (pip install lorebook-{name})",
+        ) from None
+
+
+def _load_builtins(plugins: Plugins) -> None:
+    from lorebook import __version__
+
+    for module_name in DEFAULT_PLUGINS:
+        record = PluginRecord(
+            name=module_name, distribution=PROJECT_NAME, version=__version__, group="builtin"
+        )
+        try:
+            module = import_module(module_name)
+        except Exception as exc:
+            plugins._fail(record, exc)
+            continue
+        plugins._register(module, record)
+
+
+def _entry_points() -> list[metadata.EntryPoint]:
+    found: list[metadata.EntryPoint] = []
+    for group in ENTRY_POINT_GROUPS:
+        eps = metadata.entry_points(group=group)
+        found.extend(sorted(eps, key=lambda ep: (ep.name, _dist_of(ep))))
+    # The same distribution may be visible twice (editable install and a copy on sys.path).
+    unique: dict[tuple[str, str, str], metadata.EntryPoint] = {}
+    for ep in found:
+        unique.setdefault((ep.group, ep.name, ep.value), ep)
+    return list(unique.values())
+
+
+def _load_external(plugins: Plugins, env: Mapping[str, str]) -> None:
+    only = _env_names(env, ENV_LOAD_PLUGINS)
+    disabled = _env_names(env, ENV_DISABLE_PLUGINS) or set()
+    for ep in _entry_points():
+        dist, version = _dist_of(ep)
+        record = PluginRecord(name=ep.name, distribution=dist, version=version, group=ep.group)
+        if ep.name in disabled:
+            plugins._disable(record, f"disabled by {ENV_DISABLE_PLUGINS}")
+            continue
+        if only is not None and ep.name not in only:
+            plugins._disable(record, f"not named in {ENV_LOAD_PLUGINS}")
+            continue
+        if plugins.pm.has_plugin(ep.name):
+            plugins._fail(record, RuntimeError(f"a plugin named {ep.name!r} is already loaded"))
+            continue
+        try:
+            plugin = ep.load()
+        except Exception as exc:
+            plugins._fail(record, exc)
+            continue
+        plugins._register(plugin, record)
+
+
+def make_plugins(
+    *, load_external: bool = True, env: Mapping[str, str] | None = None
+) -> Plugins:
+    """Build a fresh plugin host: built-ins, then (optionally) entry-point plugins.
+
+    Args:
+        load_external: Scan entry points (tests pass False for an isolated manager).
+        env: The environment knobs are read from (default ``os.environ``).
+
+    Returns:
+        The typed facade, with every plugin's record (loaded, failed or disabled).
+    """
+    env = os.environ if env is None else env
+    pm = pluggy.PluginManager(PROJECT_NAME)
+    pm.add_hookspecs(hookspecs)
+    if env.get(ENV_TRACE_PLUGINS):
+        pm.trace.root.setwriter(lambda msg: sys.stderr.write(f"lorebook trace: {msg}"))
+        pm.enable_tracing()
+    plugins = Plugins(pm, [])
+    _load_builtins(plugins)
+    if load_external:
+        _load_external(plugins, env)
+    return plugins
+
+
+@functools.cache
+def get_plugins() -> Plugins:
+    """Return the process-wide plugin host, built on first use."""
+    return make_plugins()

@@ -1,0 +1,73 @@
+"""Provider records: what ``register_*`` hooks return, and the objects they build.
+
+A provider record is light (no pydantic): a name, a factory and a few facts core needs
+before building the object. Config picks providers by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lorebook.harness import Harness
+    from lorebook.store import NoteStore
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessSpec:
+    """A harness (coding-assistant host) a plugin can wire into a repository.
+
+    Attributes:
+        name: The name users type (``lorebook init --harnesses claude``).
+        factory: Builds the harness object; None while the host is declared but not
+            supported yet (``init`` then refuses it with a clear message).
+        instruction_files: Repository files the host reads as instructions (``CLAUDE.md``,
+            ``AGENTS.md``); core keeps its pointer block in them while any installed
+            harness reads them.
+        event_module: The module the hook launcher imports on the fast path, holding the
+            event translator (it must import neither pluggy nor pydantic).
+        description: One line for ``lorebook plugins`` and error messages.
+    """
+
+    name: str
+    factory: Callable[[], Harness] | None
+    instruction_files: tuple[str, ...] = ()
+    event_module: str | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StoreSpec:
+    """A note store (the markdown knowledge base is the default one).
+
+    Attributes:
+        name: The name config uses (``stores: [markdown]``).
+        factory: Builds the store for a repository root (the folder holding ``.lorebook/``).
+        description: One line for ``lorebook plugins``.
+    """
+
+    name: str
+    factory: Callable[[Any], NoteStore]
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractorSpec:
+    """A proposal extractor (deterministic, or an LLM behind a headless host or HTTP)."""
+
+    name: str
+    factory: Callable[..., Any]
+    description: str = ""
+    options: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CuratorSpec:
+    """A curator: turns proposals into a batch of add / modify / contradict / drop actions."""
+
+    name: str
+    factory: Callable[..., Any]
+    description: str = ""
+    options: dict[str, str] = field(default_factory=dict)

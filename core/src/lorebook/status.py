@@ -1,0 +1,88 @@
+"""``lorebook status``: notes, pending sessions, open conflicts, lint state."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from lorebook.kb import frontmatter
+from lorebook.kb.lint import lint
+from lorebook.kb.paths import KBPaths
+from lorebook.kb.store import load_snapshot
+
+
+@dataclass(slots=True)
+class Status:
+    """A summary of one knowledge base."""
+
+    notes: int = 0
+    by_status: dict[str, int] = field(default_factory=dict)
+    by_kind: dict[str, int] = field(default_factory=dict)
+    pending_sessions: int = 0
+    failed_sessions: int = 0
+    open_conflicts: int = 0
+    lint_errors: int = 0
+    lint_warnings: int = 0
+    harnesses: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        """Return the status as a JSON-ready dict."""
+        return {
+            "ok": True,
+            "notes": self.notes,
+            "by_status": self.by_status,
+            "by_kind": self.by_kind,
+            "pending_sessions": self.pending_sessions,
+            "failed_sessions": self.failed_sessions,
+            "open_conflicts": self.open_conflicts,
+            "lint": {"errors": self.lint_errors, "warnings": self.lint_warnings},
+            "harnesses": self.harnesses,
+        }
+
+
+def _count_sessions(paths: KBPaths, status: Status) -> None:
+    if not paths.sessions.is_dir():
+        return
+    for path in sorted(paths.sessions.glob("*.json")):
+        try:
+            state = json.loads(path.read_text(encoding="utf-8")).get("status")
+        except (OSError, ValueError, AttributeError):
+            state = "failed"
+        if state == "pending":
+            status.pending_sessions += 1
+        elif state == "failed":
+            status.failed_sessions += 1
+
+
+def _count_conflicts(paths: KBPaths) -> int:
+    if not paths.conflicts.is_dir():
+        return 0
+    count = 0
+    for path in sorted(paths.conflicts.glob("*.md")):
+        try:
+            data, _ = frontmatter.split(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if data.get("status", "open") == "open":
+            count += 1
+    return count
+
+
+def compute_status(paths: KBPaths, budget: int, harnesses: list[str]) -> Status:
+    """Gather the status of the knowledge base at ``paths``."""
+    status = Status(harnesses=list(harnesses))
+    snap = load_snapshot(paths)
+    for stored in snap.notes.values():
+        note = stored.note
+        status.notes += 1
+        status.by_status[note.status] = status.by_status.get(note.status, 0) + 1
+        status.by_kind[note.kind] = status.by_kind.get(note.kind, 0) + 1
+    status.by_status = dict(sorted(status.by_status.items()))
+    status.by_kind = dict(sorted(status.by_kind.items()))
+    _count_sessions(paths, status)
+    status.open_conflicts = _count_conflicts(paths)
+    report = lint(paths, budget, snap)
+    status.lint_errors = len(report.errors)
+    status.lint_warnings = len(report.warnings)
+    return status

@@ -1,0 +1,5 @@
+"""lorebook harness plugin for Claude Code (not supported yet)."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,0 +1,5 @@
+"""lorebook harness plugin for GitHub Copilot CLI (not supported yet)."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
