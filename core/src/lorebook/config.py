@@ -6,6 +6,7 @@ refreshes ``.cache/config.json``, which hooks read with the standard ``json`` mo
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -57,9 +58,7 @@ def load_config(paths: KBPaths) -> Config:
     try:
         text = paths.config.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(
-            f"{source} is missing", hint="run `lorebook init` to create it"
-        ) from None
+        raise ConfigError(f"{source} is missing", hint="run `lorebook init` to create it") from None
     config = parse_config(text, source=source)
     refresh_compiled(paths, config)
     return config
@@ -68,10 +67,9 @@ def load_config(paths: KBPaths) -> Config:
 def refresh_compiled(paths: KBPaths, config: Config) -> None:
     """Write ``.cache/config.json`` when it differs from ``config``."""
     data = json.dumps(config.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
-    try:
+    # A read-only checkout still works; hooks then fall back to defaults.
+    with contextlib.suppress(OSError):
         write_if_changed(paths.cache / COMPILED_NAME, data)
-    except OSError:
-        pass  # a read-only checkout still works; hooks fall back to defaults
 
 
 def render_config(config: Config) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 PROJECT_NAME = "lorebook"
 """The pluggy project name: markers and the plugin manager use it."""
 
@@ -25,7 +27,7 @@ ENV_INTERNAL = "LOREBOOK_INTERNAL"
 KB_DIRNAME = ".lorebook"
 """The knowledge base folder at the root of a repository."""
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 """The on-disk format version written into notes (``lb_schema``) and config."""
 
 EXIT_OK = 0

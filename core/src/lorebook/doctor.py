@@ -33,17 +33,25 @@ def _install_checks() -> list[Check]:
     from lorebook.plugins import get_plugins
 
     checks = [
-        Check("python", "ok" if sys.version_info >= (3, 11) else "problem", sys.version.split()[0],
-              None if sys.version_info >= (3, 11) else "lorebook needs Python 3.11 or newer"),
+        Check(
+            "python",
+            "ok" if sys.version_info >= (3, 11) else "problem",
+            sys.version.split()[0],
+            None if sys.version_info >= (3, 11) else "lorebook needs Python 3.11 or newer",
+        ),
         Check("lorebook", "ok", f"{__version__} at {Path(__file__).parent}"),
     ]
     plugins = get_plugins()
     for record in plugins.records:
         if record.status == "failed":
             checks.append(
-                Check(f"plugin {record.name}", "problem",
-                      f"{record.distribution} {record.version} failed to load: {record.error}",
-                      f"reinstall or remove {record.distribution}"))
+                Check(
+                    f"plugin {record.name}",
+                    "problem",
+                    f"{record.distribution} {record.version} failed to load: {record.error}",
+                    f"reinstall or remove {record.distribution}",
+                )
+            )
     try:
         harnesses = plugins.harnesses()
         plugins.stores()
@@ -58,16 +66,21 @@ def _install_checks() -> list[Check]:
 def _kb_checks(start: Path) -> list[Check]:
     from lorebook.config import load_config
     from lorebook.kb.index import nodes_hash
-    from lorebook.kb.paths import find_repo
+    from lorebook.kb.paths import KBPaths, find_repo
     from lorebook.kb.redirects import load_redirects
     from lorebook.kb.store import load_snapshot
     from lorebook.kb.summaries import load_summaries
-    from lorebook.kb.paths import KBPaths
 
     repo = find_repo(start)
     if repo is None:
-        return [Check("knowledge base", "problem", f"none at or above {start}",
-                      "run `lorebook init` at the root of your repository")]
+        return [
+            Check(
+                "knowledge base",
+                "problem",
+                f"none at or above {start}",
+                "run `lorebook init` at the root of your repository",
+            )
+        ]
     paths = KBPaths(repo)
     checks = [Check("knowledge base", "ok", str(paths.root))]
     try:
@@ -84,17 +97,30 @@ def _kb_checks(start: Path) -> list[Check]:
     except FileNotFoundError:
         match = None
     if match is None:
-        checks.append(Check("indexes", "problem", f"{paths.rel(paths.entry)} is missing or has no nodes_hash",
-                            "run `lorebook index rebuild`"))
+        checks.append(
+            Check(
+                "indexes",
+                "problem",
+                f"{paths.rel(paths.entry)} is missing or has no nodes_hash",
+                "run `lorebook index rebuild`",
+            )
+        )
     elif match.group(1) != live:
-        checks.append(Check("indexes", "problem",
-                            f"stale: {paths.rel(paths.entry)} was generated from other notes "
-                            f"({match.group(1)[:19]}…, now {live[:19]}…)",
-                            "run `lorebook index rebuild`"))
+        checks.append(
+            Check(
+                "indexes",
+                "problem",
+                f"stale: {paths.rel(paths.entry)} was generated from other notes "
+                f"({match.group(1)[:19]}…, now {live[:19]}…)",
+                "run `lorebook index rebuild`",
+            )
+        )
     else:
         checks.append(Check("indexes", "ok", f"up to date ({live[:19]}…)"))
     for name in config.harnesses:
-        checks.append(Check(f"harness {name}", "warning", "configured, but not checked by this version"))
+        checks.append(
+            Check(f"harness {name}", "warning", "configured, but not checked by this version")
+        )
     return checks
 
 

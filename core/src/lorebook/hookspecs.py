@@ -1,3 +1,4 @@
+# mypy: disable-error-code="empty-body"
 """Every lorebook hook specification, grouped by lifecycle.
 
 Plugins implement these with :data:`hookimpl` (also importable as ``lorebook.hookimpl``).
@@ -197,7 +198,7 @@ def recall(query: RecallQuery) -> list[Hit] | None:
 
 @hookspec(firstresult=True)
 def inject(event: HookEvent, hits: list[Hit]) -> str | None:
-    """Render the final block of text injected for an event.
+    r"""Render the final block of text injected for an event.
 
     Called on the hook path once the hits are ranked and cut to the budget. First result:
     the built-in (``trylast``) renders whole notes or pointers; ``None`` passes. Return an
@@ -217,5 +218,10 @@ def inject(event: HookEvent, hits: list[Hit]) -> str | None:
     """
 
 
-PROVIDER_HOOKS = ("register_harnesses", "register_stores", "register_extractors", "register_curators")
+PROVIDER_HOOKS = (
+    "register_harnesses",
+    "register_stores",
+    "register_extractors",
+    "register_curators",
+)
 PIPELINE_HOOKS = ("capture", "extract", "curate", "recall", "inject")

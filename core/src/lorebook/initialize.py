@@ -65,10 +65,7 @@ def init_repo(repo: Path, harnesses: list[str]) -> InitReport:
     _check_harnesses(harnesses)
     paths = KBPaths(repo)
     report = InitReport(repo=repo)
-    if paths.config.exists():
-        config = load_config(paths)
-    else:
-        config = Config()
+    config = load_config(paths) if paths.config.exists() else Config()
     wanted = sorted(set(config.harnesses) | set(harnesses))
     config = config.model_copy(update={"harnesses": wanted})
     paths.nodes.mkdir(parents=True, exist_ok=True)

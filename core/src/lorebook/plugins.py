@@ -100,16 +100,12 @@ class Plugins:
                 self.pm.unregister(plugin)
             self._fail(record, exc)
             return
-        record.hooks = sorted(
-            {impl.__name__ for impl in self._impls_of(plugin)}
-        )
+        record.hooks = sorted({impl.__name__ for impl in self._impls_of(plugin)})
         self.records.append(record)
 
     def _impls_of(self, plugin: object) -> Iterable[Callable[..., Any]]:
         for caller in self.pm.get_hookcallers(plugin) or []:
-            yield from (
-                impl.function for impl in caller.get_hookimpls() if impl.plugin is plugin
-            )
+            yield from (impl.function for impl in caller.get_hookimpls() if impl.plugin is plugin)
 
     def _fail(self, record: PluginRecord, exc: BaseException) -> None:
         record.status = "failed"
@@ -263,9 +259,7 @@ def _load_external(plugins: Plugins, env: Mapping[str, str]) -> None:
         plugins._register(plugin, record)
 
 
-def make_plugins(
-    *, load_external: bool = True, env: Mapping[str, str] | None = None
-) -> Plugins:
+def make_plugins(*, load_external: bool = True, env: Mapping[str, str] | None = None) -> Plugins:
     """Build a fresh plugin host: built-ins, then (optionally) entry-point plugins.
 
     Args:

@@ -24,9 +24,9 @@ def describe(
     """Set the one-line summary shown for a folder in ENTRY.md and the indexes."""
     paths = repo_paths(ctx)
     with kb_lock(paths.lock):
-        set_summary(paths, folder.strip("/"), summary)
+        set_summary(paths, folder.rstrip("/"), summary)
     if json_output:
-        print_json({"ok": True, "folder": folder.strip("/")})
+        print_json({"ok": True, "folder": folder.rstrip("/")})
     else:
         say(f"described {folder.strip('/')} in {paths.rel(paths.summaries)}")
     warn("lorebook: run `lorebook index rebuild` to show it in the indexes")

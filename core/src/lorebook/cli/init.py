@@ -46,8 +46,10 @@ def init_command(
     top = _git_toplevel(start)
     repo = top or start
     if top is None:
-        warn(f"lorebook: warning: {repo} is not inside a git repository; the knowledge base is "
-             "meant to be committed and reviewed with git")
+        warn(
+            f"lorebook: warning: {repo} is not inside a git repository; the knowledge base is "
+            "meant to be committed and reviewed with git"
+        )
     names = [n.strip() for n in harnesses.split(",") if n.strip()]
     report = init_repo(repo, names)
     if json_output:

@@ -40,9 +40,7 @@ def _note_id(note_id: str | None, note_type: str, title: str) -> str:
     if note_id is None:
         slug = slugify(title)
         if not slug:
-            raise LorebookError(
-                f"--title {title!r} gives no id (no letters or digits); pass --id"
-            )
+            raise LorebookError(f"--title {title!r} gives no id (no letters or digits); pass --id")
         return f"{note_type}-{slug}"
     validate_relpath(note_id, what="note id")
     if not ID_RE.match(note_id):
@@ -68,11 +66,15 @@ def add(
     ] = None,
     tag: Annotated[Multi, typer.Option(help="A tag (repeatable).")] = None,
     relates_to: Annotated[Multi, typer.Option(help="A related note id (repeatable).")] = None,
-    depends_on: Annotated[Multi, typer.Option(help="A note id this depends on (repeatable).")] = None,
+    depends_on: Annotated[
+        Multi, typer.Option(help="A note id this depends on (repeatable).")
+    ] = None,
     anchor_file: Annotated[Multi, typer.Option(help="A file glob it applies to.")] = None,
     anchor_tool: Annotated[Multi, typer.Option(help="A tool name it applies to.")] = None,
     anchor_error: Annotated[Multi, typer.Option(help="A regex of error text it explains.")] = None,
-    anchor_command: Annotated[Multi, typer.Option(help="A regex of shell commands it governs.")] = None,
+    anchor_command: Annotated[
+        Multi, typer.Option(help="A regex of shell commands it governs.")
+    ] = None,
     enforce: Annotated[
         str, typer.Option(help="What a matching command gets: none, warn, ask or deny.")
     ] = "none",
@@ -139,7 +141,9 @@ def show(
 
         successors = load_redirects(paths).get(note_id)
         hint = f"it was retired; see {', '.join(successors)}" if successors else None
-        raise LorebookError(f"no note with id {note_id!r}", hint=hint or "`lorebook note list` shows the ids")
+        raise LorebookError(
+            f"no note with id {note_id!r}", hint=hint or "`lorebook note list` shows the ids"
+        )
     note = store.get(note_id)
     if json_output:
         print_json(

@@ -1,5 +1,8 @@
-"""Output conventions: readable text by default; with ``--json`` exactly one JSON document
-on stdout and every diagnostic on stderr."""
+"""Output conventions for every command.
+
+Readable text by default; with ``--json`` exactly one JSON document on stdout and every
+diagnostic on stderr.
+"""
 
 from __future__ import annotations
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Annotated
+from enum import StrEnum
+from typing import Annotated, Any
 
 import typer
 
 from lorebook.cli.output import print_json
 
 
-class SchemaName(str, Enum):
+class SchemaName(StrEnum):
     """The models with a schema."""
 
     config = "config"
@@ -29,7 +29,7 @@ def schema_command(
 
     from lorebook import models
 
-    targets: dict[SchemaName, object] = {
+    targets: dict[SchemaName, Any] = {
         SchemaName.config: models.Config,
         SchemaName.note: models.Note,
         SchemaName.session_log: models.SessionLog,
@@ -37,7 +37,7 @@ def schema_command(
         SchemaName.curator_action: models.CuratorAction,
         SchemaName.conflict: models.Conflict,
     }
-    adapter: TypeAdapter[object] = TypeAdapter(targets[name])
+    adapter: TypeAdapter[Any] = TypeAdapter(targets[name])
     print_json(adapter.json_schema(by_alias=True))
 
 

@@ -69,9 +69,10 @@ def split(text: str) -> tuple[dict[str, Any], str]:
     raw = text[len(FENCE) + 1 : end + 1]
     body = text[end + len(FENCE) + 2 :]
     try:
-        data = yaml.load(raw, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+        data = yaml.load(raw, Loader=_Loader)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        # Where the broken construct started is more useful than where the parser gave up.
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise FrontmatterError(f"invalid YAML in the frontmatter{where}: {problem}") from None

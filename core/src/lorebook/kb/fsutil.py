@@ -36,12 +36,12 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` as UTF-8 with ``\\n`` line endings, atomically."""
+    r"""Write ``text`` as UTF-8 with ``\\n`` line endings, atomically."""
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def write_if_changed(path: Path, text: str) -> bool:
-    """Write ``text`` atomically unless the file already holds exactly it; return True if written."""
+    """Write ``text`` atomically unless the file holds exactly it; return True if written."""
     data = text.encode("utf-8")
     try:
         if path.read_bytes() == data:

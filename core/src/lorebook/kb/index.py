@@ -146,7 +146,9 @@ def render_folder_index(folder: str, tree: Tree, summaries: dict[str, str], snap
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def render_entry(tree: Tree, summaries: dict[str, str], snap: Snapshot, digest: str, budget: int) -> str:
+def render_entry(
+    tree: Tree, summaries: dict[str, str], snap: Snapshot, digest: str, budget: int
+) -> str:
     """Return ENTRY.md: the catalog of top-level folders, within ``budget`` characters."""
     total = len(snap.notes)
     by_status: dict[str, int] = {}
@@ -187,7 +189,10 @@ def render_entry(tree: Tree, summaries: dict[str, str], snap: Snapshot, digest: 
         more = f"\n- and {_plural(rest, 'more folder')}: see [nodes/index.md](nodes/{INDEX_NAME})"
         if len(text) + len(item) + 2 + (len(more) if rest else 0) > budget:
             left = len(items) - shown
-            text += f"\n- {_plural(left, 'folder')} not shown here: see [nodes/index.md](nodes/{INDEX_NAME})"
+            text += (
+                f"\n- {_plural(left, 'folder')} not shown here: "
+                f"see [nodes/index.md](nodes/{INDEX_NAME})"
+            )
             break
         text += "\n" + item
     return text + "\n"
@@ -210,7 +215,9 @@ def render_graph(snap: Snapshot, digest: str) -> str:
         for attr, word in _EDGE_WORDS:
             for target in getattr(note, attr):
                 found = snap.locate(target)
-                ref = f"[{target}](nodes/{found.as_posix()})" if found else f"`{target}` (not found)"
+                ref = (
+                    f"[{target}](nodes/{found.as_posix()})" if found else f"`{target}` (not found)"
+                )
                 rows.append(f"- {word} {ref}")
         rows += [f"- derived from `{origin}`" for origin in note.derived_from]
         if not rows:
@@ -309,9 +316,13 @@ def rebuild_indexes(paths: KBPaths, budget: int) -> RebuildReport:
         snap = load_snapshot(paths)
         refuse_broken(snap)
         plan = plan_rebuild(paths, snap, budget)
-        relinked = [rel for rel, text in plan.notes.items() if write_if_changed(paths.repo / rel, text)]
+        relinked = [
+            rel for rel, text in plan.notes.items() if write_if_changed(paths.repo / rel, text)
+        ]
         # Link sections are excluded from the hash, so rewriting them keeps the plan valid.
-        written = [rel for rel, text in plan.files.items() if write_if_changed(paths.repo / rel, text)]
+        written = [
+            rel for rel, text in plan.files.items() if write_if_changed(paths.repo / rel, text)
+        ]
         for rel in plan.remove:
             (paths.repo / rel).unlink(missing_ok=True)
     return RebuildReport(

@@ -61,7 +61,9 @@ def _check_files(paths: KBPaths, snap: Snapshot) -> list[Finding]:
     out = [Finding("error", "invalid-note", p.path, p.message) for p in snap.problems]
     for note_id, files in snap.duplicates.items():
         out.append(
-            Finding("error", "duplicate-id", files[0], f"id {note_id!r} is used by: {', '.join(files)}")
+            Finding(
+                "error", "duplicate-id", files[0], f"id {note_id!r} is used by: {', '.join(files)}"
+            )
         )
     for stored in snap.mismatched:
         label = f"{paths.rel(paths.nodes)}/{stored.path.as_posix()}"
@@ -108,18 +110,27 @@ def _check_edges(paths: KBPaths, snap: Snapshot, redirects: dict[str, list[str]]
     return out
 
 
-def _check_redirects(paths: KBPaths, snap: Snapshot, redirects: dict[str, list[str]]) -> list[Finding]:
+def _check_redirects(
+    paths: KBPaths, snap: Snapshot, redirects: dict[str, list[str]]
+) -> list[Finding]:
     out: list[Finding] = []
     label = paths.rel(paths.redirects)
     live = set(snap.notes)
     for old in sorted(redirects):
         if old in live:
             out.append(
-                Finding("error", "redirect-live-id", label, f"{label}: {old!r} is retired but a note still has that id")
+                Finding(
+                    "error",
+                    "redirect-live-id",
+                    label,
+                    f"{label}: {old!r} is retired but a note still has that id",
+                )
             )
         elif not resolve(redirects, old, live):
             out.append(
-                Finding("error", "redirect-dangling", label, f"{label}: {old!r} leads to no live note")
+                Finding(
+                    "error", "redirect-dangling", label, f"{label}: {old!r} leads to no live note"
+                )
             )
     return out
 
@@ -142,23 +153,39 @@ def _check_warnings(paths: KBPaths, snap: Snapshot, summaries: dict[str, str]) -
             spellings.setdefault(_norm_tag(tag), set()).add(tag)
         repeated = sorted({t for t in note.tags if note.tags.count(t) > 1})
         if repeated:
-            out.append(Finding("warning", "duplicate-tag", label, f"{label}: tags repeat {', '.join(repeated)}"))
+            out.append(
+                Finding(
+                    "warning", "duplicate-tag", label, f"{label}: tags repeat {', '.join(repeated)}"
+                )
+            )
         if len(snap.notes) > 1 and not note.edges() and note_id not in linked:
             out.append(
-                Finding("warning", "orphan", label, f"{label}: no note links to it and it links to none")
+                Finding(
+                    "warning", "orphan", label, f"{label}: no note links to it and it links to none"
+                )
             )
     for variants in spellings.values():
         if len(variants) > 1:
             names = ", ".join(sorted(variants))
             out.append(
-                Finding("warning", "duplicate-tag", paths.rel(paths.nodes), f"tags spelled several ways: {names}")
+                Finding(
+                    "warning",
+                    "duplicate-tag",
+                    paths.rel(paths.nodes),
+                    f"tags spelled several ways: {names}",
+                )
             )
     folders = {stored.folder for stored in snap.notes.values()}
     folders |= {"/".join(f.split("/")[:i]) for f in folders for i in range(1, f.count("/") + 1)}
     label = paths.rel(paths.summaries)
     for folder in sorted(set(summaries) - folders):
         out.append(
-            Finding("warning", "summary-without-folder", label, f"{label}: folder {folder!r} holds no note")
+            Finding(
+                "warning",
+                "summary-without-folder",
+                label,
+                f"{label}: folder {folder!r} holds no note",
+            )
         )
     return out
 
@@ -203,7 +230,8 @@ def lint(paths: KBPaths, budget: int, snap: Snapshot | None = None) -> LintRepor
                     "warning",
                     "stale-links",
                     rel,
-                    f"{rel}: its generated link section is out of date; run `lorebook index rebuild`",
+                    f"{rel}: its generated link section is out of date; "
+                    "run `lorebook index rebuild`",
                 )
             )
     order = {"error": 0, "warning": 1}

@@ -78,8 +78,7 @@ def frontmatter_to_note(data: Mapping[str, Any], body: str, *, source: str) -> N
         raise NoteFormatError(f"{source}: field 'lb_schema' is missing")
     if fields["lb_schema"] != 1:
         raise NoteFormatError(
-            f"{source}: field 'lb_schema' is {fields['lb_schema']!r}; this lorebook reads "
-            "schema 1",
+            f"{source}: field 'lb_schema' is {fields['lb_schema']!r}; this lorebook reads schema 1",
             hint="upgrade lorebook, or run its migration for this knowledge base",
         )
     try:

@@ -32,6 +32,7 @@ def validate_relpath(value: str, *, what: str) -> PurePosixPath:
     Raises:
         UnsafePathError: naming ``what``, the value and the rule it breaks.
     """
+
     def bad(rule: str) -> UnsafePathError:
         return UnsafePathError(f"{what} {value!r} is not allowed: {rule}")
 

@@ -185,7 +185,7 @@ class MarkdownStore:
 
     def add(self, note: Note, *, folder: str | None = None) -> str:
         """Write a new note to ``folder`` (default: the folder named after its kind)."""
-        folder = note.kind if folder is None else folder.strip("/")
+        folder = note.kind if folder is None else folder.rstrip("/")
         self.paths.nodes.mkdir(parents=True, exist_ok=True)
         rel, path = self._target(folder, note.id)
         with kb_lock(self.paths.lock):

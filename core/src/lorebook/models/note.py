@@ -59,9 +59,7 @@ MAX_ID_LENGTH = 120
 
 NoteId = Annotated[
     str,
-    StringConstraints(
-        pattern=rf"^(?:practice|map)-{SLUG_PATTERN}$", max_length=MAX_ID_LENGTH
-    ),
+    StringConstraints(pattern=rf"^(?:practice|map)-{SLUG_PATTERN}$", max_length=MAX_ID_LENGTH),
 ]
 Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._/+-]*$", max_length=64)]
 OneLine = Annotated[str, StringConstraints(pattern=r"^[^\r\n]*\S[^\r\n]*$", max_length=500)]

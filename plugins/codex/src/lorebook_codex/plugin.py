@@ -8,7 +8,7 @@ from lorebook.providers import HarnessSpec
 
 @hookimpl
 def register_harnesses() -> list[HarnessSpec]:
-    """Declare OpenAI Codex CLI; ``factory=None`` makes ``init`` refuse it as not supported yet."""
+    """Declare OpenAI Codex CLI (``factory=None``: ``init`` refuses it as not supported yet)."""
     return [
         HarnessSpec(
             name="codex",

@@ -8,7 +8,7 @@ from lorebook.providers import HarnessSpec
 
 @hookimpl
 def register_harnesses() -> list[HarnessSpec]:
-    """Declare OpenCode; ``factory=None`` makes ``init`` refuse it as not supported yet."""
+    """Declare OpenCode (``factory=None``: ``init`` refuses it as not supported yet)."""
     return [
         HarnessSpec(
             name="opencode",

@@ -1,0 +1,32 @@
+"""The lorebook test kit for plugin authors (opt-in).
+
+Enable its fixtures in a ``conftest.py``::
+
+    pytest_plugins = ["lorebook.testing"]
+
+Fixtures: ``lorebook_home`` (an isolated home and data folder), ``hook_recorder`` (records
+every hook call of a plugin manager), ``memory_store`` (an in-memory note store),
+``kb_repo`` (a fresh git repository with ``lorebook init`` done).
+
+Contract suites: subclass :class:`StoreContract` and provide a ``store`` fixture; every store
+plugin, ours or a third party's, passes the same tests.
+"""
+
+from __future__ import annotations
+
+from lorebook.testing.fixtures import hook_recorder, kb_repo, lorebook_home, memory_store
+from lorebook.testing.memory_store import MemoryStore
+from lorebook.testing.recorder import HookCall, HookRecorder
+from lorebook.testing.store_contract import StoreContract, make_note
+
+__all__ = [
+    "HookCall",
+    "HookRecorder",
+    "MemoryStore",
+    "StoreContract",
+    "hook_recorder",
+    "kb_repo",
+    "lorebook_home",
+    "make_note",
+    "memory_store",
+]

@@ -1,0 +1,88 @@
+"""Shared fixtures: the lorebook test kit, and ways to run the real CLI."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest_plugins = ["lorebook.testing"]
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED = REPO_ROOT.parent / "shared"
+
+
+@dataclass(frozen=True)
+class Result:
+    """What one CLI run printed and returned."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        """Parse stdout as the command's one JSON document."""
+        return json.loads(self.stdout)
+
+
+CliRunner = Callable[..., Result]
+
+
+@pytest.fixture
+def cli(lorebook_home: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    """Run ``lorebook`` in this process (fast), exactly as the console script does."""
+    from lorebook.cli.app import main
+
+    def run(*args: str, cwd: Path | None = None, stdin: str = "") -> Result:
+        out, err = io.StringIO(), io.StringIO()
+        monkeypatch.setattr(sys, "argv", ["lorebook", *args])
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        code = 0
+        with (
+            contextlib.chdir(cwd or Path.cwd()),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
+            try:
+                main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        return Result(code, out.getvalue(), err.getvalue())
+
+    return run
+
+
+def run_lorebook(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """Run ``lorebook`` as a separate process (for hash seeds, time zones, concurrency)."""
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.run(
+        [sys.executable, "-m", "lorebook", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"lorebook {' '.join(args)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+        )
+    return proc
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo`` and return its stdout."""
+    return subprocess.run(
+        ["git", *args], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout

@@ -1,0 +1,128 @@
+"""`lint`, `doctor` and `status` on healthy and broken knowledge bases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import CliRunner
+from tests.core.notes_data import TEN_NOTES
+
+
+def _populated(repo: Path, cli: CliRunner) -> None:
+    for args in TEN_NOTES:
+        assert cli("note", "add", *args, cwd=repo).exit_code == 0
+    assert cli("index", "rebuild", cwd=repo).exit_code == 0
+
+
+def test_hand_edited_dangling_edge_fails_lint_and_doctor_sees_stale_index(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    _populated(kb_repo, cli)
+    assert cli("doctor", cwd=kb_repo).exit_code == 0
+    note = kb_repo / ".lorebook/nodes/tooling/practice-ruff-is-the-only-linter.md"
+    note.write_text(
+        note.read_text().replace("lb_relates_to: []", "lb_relates_to: [practice-gone-missing]")
+    )
+
+    result = cli("lint", cwd=kb_repo)
+    assert result.exit_code == 1
+    assert (
+        "error: [dangling-edge] .lorebook/nodes/tooling/practice-ruff-is-the-only-linter.md: "
+        "lb_relates_to names 'practice-gone-missing', which is not a note"
+    ) in result.stdout
+    assert "[stale-generated] .lorebook/ENTRY.md" in result.stdout
+
+    doctor = cli("doctor", "--json", cwd=kb_repo)
+    assert doctor.exit_code == 1
+    indexes = next(c for c in doctor.json()["checks"] if c["name"] == "indexes")
+    assert indexes["state"] == "problem"
+    assert indexes["detail"].startswith("stale")
+    assert indexes["fix"] == "run `lorebook index rebuild`"
+
+
+def test_lint_reports_invalid_notes_by_file_and_field(kb_repo: Path, cli: CliRunner) -> None:
+    _populated(kb_repo, cli)
+    nodes = kb_repo / ".lorebook/nodes"
+    (nodes / "gotcha").mkdir()
+    (nodes / "gotcha" / "practice-broken-yaml.md").write_text("---\ntitle: [unclosed\n---\nbody\n")
+    (nodes / "gotcha" / "practice-unknown-key.md").write_text(
+        "---\ntype: practice\ntitle: T\ndescription: D\nlb_schema: 1\nlb_id: practice-unknown-key\n"
+        "lb_kind: gotcha\nlb_colour: red\n---\n"
+    )
+    (nodes / "gotcha" / "practice-future.md").write_text(
+        "---\ntype: practice\ntitle: T\ndescription: D\nlb_schema: 9\nlb_id: practice-future\nlb_kind: gotcha\n---\n"
+    )
+    (nodes / "gotcha" / "practice-renamed.md").write_text(
+        "---\ntype: practice\ntitle: T\ndescription: D\nlb_schema: 1\nlb_id: practice-original\nlb_kind: gotcha\n---\n"
+    )
+    doc = cli("lint", "--json", cwd=kb_repo).json()
+    assert doc["ok"] is False
+    messages = {(f["code"], f["path"].rsplit("/", 1)[-1]): f["message"] for f in doc["findings"]}
+    assert (
+        "invalid YAML in the frontmatter at line 2"
+        in messages[("invalid-note", "practice-broken-yaml.md")]
+    )
+    assert "unknown key 'lb_colour'" in messages[("invalid-note", "practice-unknown-key.md")]
+    assert "field 'lb_schema' is 9" in messages[("invalid-note", "practice-future.md")]
+    assert (
+        "lb_id is 'practice-original' but the file is named 'practice-renamed.md'"
+        in messages[("id-mismatch", "practice-renamed.md")]
+    )
+    rebuild = cli("index", "rebuild", cwd=kb_repo)
+    assert rebuild.exit_code == 1
+    assert "cannot rebuild the indexes" in rebuild.stderr
+
+
+def test_warnings_do_not_fail_lint(kb_repo: Path, cli: CliRunner) -> None:
+    cli(
+        "note",
+        "add",
+        "--title",
+        "A",
+        "--description",
+        "D",
+        "--kind",
+        "gotcha",
+        "--tag",
+        "http-api",
+        cwd=kb_repo,
+    )
+    cli(
+        "note",
+        "add",
+        "--title",
+        "B",
+        "--description",
+        "D",
+        "--kind",
+        "gotcha",
+        "--tag",
+        "http_api",
+        cwd=kb_repo,
+    )
+    cli("index", "rebuild", cwd=kb_repo)
+    doc = cli("lint", "--json", cwd=kb_repo).json()
+    assert doc["ok"] is True
+    codes = sorted({f["code"] for f in doc["findings"]})
+    assert codes == ["duplicate-tag", "orphan"]
+
+
+def test_status_counts_notes_and_lint_state(kb_repo: Path, cli: CliRunner) -> None:
+    _populated(kb_repo, cli)
+    doc = cli("status", "--json", cwd=kb_repo).json()
+    assert doc["notes"] == 10
+    assert doc["by_status"] == {"active": 10}
+    assert doc["by_kind"]["gotcha"] == 2
+    assert doc["lint"]["errors"] == 0
+    assert doc["pending_sessions"] == 0
+    assert doc["open_conflicts"] == 0
+    text = cli("status", cwd=kb_repo).stdout
+    assert "notes: 10 (10 active)" in text
+
+
+def test_commands_outside_a_knowledge_base_say_how_to_start(tmp_path: Path, cli: CliRunner) -> None:
+    result = cli("note", "list", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "run `lorebook init`" in result.stderr
+    as_json = cli("lint", "--json", cwd=tmp_path)
+    assert as_json.json()["ok"] is False

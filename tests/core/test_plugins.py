@@ -1,0 +1,182 @@
+"""Plugin loading: built-ins, entry points, fail-open, knobs, the typed facade."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lorebook import hookimpl
+from lorebook.errors import DuplicateProviderError, UnknownProviderError
+from lorebook.events import RecallQuery
+from lorebook.plugins import make_plugins
+from lorebook.providers import HarnessSpec, StoreSpec
+from lorebook.testing import HookRecorder
+from tests.conftest import CliRunner, run_lorebook
+
+
+def _fake_distribution(
+    site: Path, name: str, module: str, source: str, group: str = "lorebook.plugin"
+) -> None:
+    """Write an installed distribution (dist-info + module) the way pip would."""
+    (site / f"{module}.py").write_text(textwrap.dedent(source))
+    info = site / f"{name.replace('-', '_')}-0.0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.0.1\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{name} = {module}\n")
+
+
+@pytest.fixture
+def broken_site(tmp_path: Path) -> Path:
+    site = tmp_path / "site"
+    site.mkdir()
+    _fake_distribution(
+        site, "lorebook-broken", "lorebook_broken", "raise RuntimeError('boom at import')\n"
+    )
+    _fake_distribution(
+        site,
+        "lorebook-raising",
+        "lorebook_raising",
+        """
+        from lorebook import hookimpl
+
+        @hookimpl
+        def register_stores():
+            raise ValueError("cannot build my stores")
+        """,
+        group="lorebook.store",
+    )
+    return site
+
+
+def test_a_plugin_whose_import_raises_is_listed_as_failed_and_nothing_else_breaks(
+    broken_site: Path, kb_repo: Path
+) -> None:
+    env = {"PYTHONPATH": os.pathsep.join([str(broken_site), os.environ.get("PYTHONPATH", "")])}
+    doc = json.loads(run_lorebook("plugins", "--json", cwd=kb_repo, env=env).stdout)
+    by_name = {p["name"]: p for p in doc["plugins"]}
+    broken = by_name["lorebook-broken"]
+    assert broken["status"] == "failed"
+    assert broken["distribution"] == "lorebook-broken"
+    assert broken["version"] == "0.0.1"
+    assert broken["error"] == "RuntimeError: boom at import"
+    assert by_name["claude"]["status"] == "loaded"
+    assert by_name["lorebook.builtin.markdown_store"]["hooks"] == ["register_stores"]
+
+    # Every other command still works, including ones that build the provider tables.
+    run_lorebook(
+        "note",
+        "add",
+        "--title",
+        "Still works",
+        "--description",
+        "D",
+        "--kind",
+        "gotcha",
+        cwd=kb_repo,
+        env=env,
+    )
+    run_lorebook("index", "rebuild", cwd=kb_repo, env=env)
+    run_lorebook("lint", cwd=kb_repo, env=env)
+    doctor = run_lorebook("doctor", "--json", cwd=kb_repo, env=env, check=False)
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["plugin lorebook-broken"]["state"] == "problem"
+    assert "boom at import" in checks["plugin lorebook-broken"]["detail"]
+
+
+def test_a_provider_hook_that_raises_fails_alone(
+    broken_site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(broken_site))
+    import importlib
+
+    importlib.invalidate_caches()
+    plugins = make_plugins(env={})
+    assert list(plugins.stores()) == ["markdown"]
+    raising = next(r for r in plugins.records if r.name == "lorebook-raising")
+    assert raising.status == "failed"
+    assert raising.error == "ValueError: cannot build my stores"
+
+
+def test_knobs_disable_and_restrict_plugins() -> None:
+    disabled = make_plugins(env={"LOREBOOK_DISABLE_PLUGINS": "claude, codex"})
+    status = {r.name: r.status for r in disabled.records}
+    assert status["claude"] == "disabled"
+    assert status["codex"] == "disabled"
+    assert "claude" not in disabled.harnesses()
+    only = make_plugins(env={"LOREBOOK_LOAD_PLUGINS": "cursor"})
+    assert list(only.harnesses()) == ["cursor"]
+    none = make_plugins(env={"LOREBOOK_LOAD_PLUGINS": ""})
+    assert none.harnesses() == {}
+    assert list(none.stores()) == ["markdown"]  # built-ins are not external plugins
+
+
+def test_loading_order_is_deterministic() -> None:
+    names = [r.name for r in make_plugins(env={}).records]
+    assert names[0] == "lorebook.builtin.markdown_store"
+    assert names == [r.name for r in make_plugins(env={}).records]
+    harness_plugins = [
+        n for n in names if n in {"claude", "codex", "cursor", "opencode", "copilot"}
+    ]
+    assert harness_plugins == sorted(harness_plugins)
+
+
+def test_duplicate_provider_names_are_rejected_naming_both() -> None:
+    plugins = make_plugins(load_external=False)
+
+    class Twin:
+        @hookimpl
+        def register_stores(self) -> list[StoreSpec]:
+            return [StoreSpec(name="markdown", factory=lambda repo: None)]  # type: ignore[arg-type,return-value]
+
+    plugins.pm.register(Twin(), name="twin")
+    with pytest.raises(
+        DuplicateProviderError, match="'markdown' is registered by both lorebook and twin"
+    ):
+        plugins.stores()
+
+
+def test_unknown_provider_lists_valid_names() -> None:
+    plugins = make_plugins(env={})
+    with pytest.raises(UnknownProviderError) as info:
+        plugins.harness("vim")
+    assert "unknown harness 'vim'; valid names: claude, codex, copilot, cursor, opencode" in str(
+        info.value
+    )
+
+
+def test_unsupported_harness_is_refused_by_init_and_nothing_is_written(
+    tmp_path: Path, cli: CliRunner
+) -> None:
+    result = cli("init", "--harnesses", "cursor", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "harness 'cursor' is not supported yet" in result.stderr
+    assert not (tmp_path / ".lorebook").exists()
+    unknown = cli("init", "--harnesses", "vim", cwd=tmp_path)
+    assert "unknown harness 'vim'" in unknown.stderr
+    assert not (tmp_path / ".lorebook").exists()
+
+
+def test_pipeline_hooks_reach_plugins_through_the_recorder(hook_recorder: HookRecorder) -> None:
+    from lorebook.events import Hit
+
+    class Recaller:
+        @hookimpl
+        def recall(self, query: RecallQuery) -> list[Hit]:
+            return [Hit(note_id="practice-x", score=1.0, store="test", title=query.text)]
+
+    hook_recorder.pm.register(Recaller())
+    result = hook_recorder.pm.hook.recall(query=RecallQuery(text="uv"))
+    assert result == [[Hit(note_id="practice-x", score=1.0, store="test", title="uv")]]
+    assert hook_recorder.names() == ["recall"]
+    assert hook_recorder.of("recall")[0].kwargs["query"].text == "uv"
+
+
+def test_harness_spec_records_are_typed() -> None:
+    plugins = make_plugins(env={})
+    spec = plugins.harness("claude")
+    assert isinstance(spec, HarnessSpec)
+    assert spec.instruction_files == ("CLAUDE.md",)
