@@ -13,6 +13,9 @@ Two kinds of hooks:
 - **Pipeline hooks** (``capture``, ``extract``, ``curate``, ``recall``, ``inject``) let
   plugins wrap or contribute to a stage. The built-in implementations (``trylast``) call the
   configured providers.
+
+Some pipeline hooks are specified ahead of the stage that calls them, so plugin authors can
+build against the whole contract; ``docs/hooks.md`` says which ones this release calls.
 """
 
 from __future__ import annotations

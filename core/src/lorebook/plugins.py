@@ -190,6 +190,14 @@ class Plugins:
         """Return the store called ``name``, or fail listing the valid names."""
         return _pick(self.stores(), name, "store")
 
+    def extractor(self, name: str) -> ExtractorSpec:
+        """Return the extractor called ``name``, or fail listing the valid names."""
+        return _pick(self.extractors(), name, "extractor")
+
+    def curator(self, name: str) -> CuratorSpec:
+        """Return the curator called ``name``, or fail listing the valid names."""
+        return _pick(self.curators(), name, "curator")
+
     # --- pipeline ---------------------------------------------------------------------
 
     @property

@@ -54,7 +54,11 @@ def doctor_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
             say(f"{_MARK[check.state]}  {check.name}: {check.detail}")
             if check.fix:
                 say(f"      fix: {check.fix}")
-        say(f"{len(failed)} problems" if failed else "everything looks right")
+        say(
+            f"{len(failed)} problem{'' if len(failed) == 1 else 's'}"
+            if failed
+            else "everything looks right"
+        )
     if failed:
         raise typer.Exit(1)
 
