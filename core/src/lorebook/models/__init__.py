@@ -2,63 +2,81 @@
 
 The hook fast path's own types (event, turn, answer) are light dataclasses in
 :mod:`lorebook.events`; they are re-exported here so plugin authors find every public type
-in one place (importing this module imports pydantic).
+in one place. Names resolve lazily: importing one submodule (say, the config model) does not
+build every model, which keeps commands quick to start.
 """
 
 from __future__ import annotations
 
-from lorebook.events import Hit, HookAnswer, HookEvent, HostOutput, RecallQuery, ToolCall, Turn
-from lorebook.models.config import Budgets, Config
-from lorebook.models.curation import (
-    AddAction,
-    Conflict,
-    ContradictAction,
-    CuratorAction,
-    CuratorBatch,
-    DropAction,
-    ModifyAction,
-)
-from lorebook.models.note import (
-    KIND_TYPES,
-    NOTE_FIELD_ORDER,
-    NOTE_KINDS,
-    NOTE_TYPES,
-    Anchors,
-    Dependency,
-    FileDependency,
-    Note,
-    TreeDependency,
-)
-from lorebook.models.session import LoggedToolCall, LoggedTurn, Proposal, SessionLog
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "KIND_TYPES",
-    "NOTE_FIELD_ORDER",
-    "NOTE_KINDS",
-    "NOTE_TYPES",
-    "AddAction",
-    "Anchors",
-    "Budgets",
-    "Config",
-    "Conflict",
-    "ContradictAction",
-    "CuratorAction",
-    "CuratorBatch",
-    "Dependency",
-    "DropAction",
-    "FileDependency",
-    "Hit",
-    "HookAnswer",
-    "HookEvent",
-    "HostOutput",
-    "LoggedToolCall",
-    "LoggedTurn",
-    "ModifyAction",
-    "Note",
-    "Proposal",
-    "RecallQuery",
-    "SessionLog",
-    "ToolCall",
-    "TreeDependency",
-    "Turn",
-]
+if TYPE_CHECKING:
+    from lorebook.events import Hit, HookAnswer, HookEvent, HostOutput, RecallQuery, ToolCall, Turn
+    from lorebook.models.config import Budgets, Config
+    from lorebook.models.curation import (
+        AddAction,
+        Conflict,
+        ContradictAction,
+        CuratorAction,
+        CuratorBatch,
+        DropAction,
+        ModifyAction,
+    )
+    from lorebook.models.note import (
+        KIND_TYPES,
+        NOTE_FIELD_ORDER,
+        NOTE_KINDS,
+        NOTE_TYPES,
+        Anchors,
+        Dependency,
+        FileDependency,
+        Note,
+        TreeDependency,
+    )
+    from lorebook.models.session import LoggedToolCall, LoggedTurn, Proposal, SessionLog
+
+_HOMES = {
+    "lorebook.events": (
+        "Hit",
+        "HookAnswer",
+        "HookEvent",
+        "HostOutput",
+        "RecallQuery",
+        "ToolCall",
+        "Turn",
+    ),
+    "lorebook.models.config": ("Budgets", "Config"),
+    "lorebook.models.curation": (
+        "AddAction",
+        "Conflict",
+        "ContradictAction",
+        "CuratorAction",
+        "CuratorBatch",
+        "DropAction",
+        "ModifyAction",
+    ),
+    "lorebook.models.note": (
+        "KIND_TYPES",
+        "NOTE_FIELD_ORDER",
+        "NOTE_KINDS",
+        "NOTE_TYPES",
+        "Anchors",
+        "Dependency",
+        "FileDependency",
+        "Note",
+        "TreeDependency",
+    ),
+    "lorebook.models.session": ("LoggedToolCall", "LoggedTurn", "Proposal", "SessionLog"),
+}
+_WHERE = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    """Import the submodule that defines ``name`` on first access."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'lorebook.models' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
