@@ -55,6 +55,8 @@ class HookEvent:
         tool_input: The tool's arguments (tool events).
         error_text: The failed tool's error text (``post_tool`` on failure).
         source: Why the session started (``startup``, ``resume``, ``compact``, ``clear``).
+        host_event: The host's own name for the event (``UserPromptSubmit``), which some
+            hosts need echoed back in the answer.
         raw: The payload as the host sent it.
     """
 
@@ -68,6 +70,7 @@ class HookEvent:
     tool_input: Mapping[str, Any] = field(default_factory=_empty)
     error_text: str | None = None
     source: str | None = None
+    host_event: str = ""
     raw: Mapping[str, Any] = field(default_factory=_empty)
 
 

@@ -63,3 +63,15 @@ class Harness(Protocol):
     def headless(self, prompt: str, model: str | None) -> tuple[list[str], bytes | None]:
         """Return argv (and stdin bytes, for long prompts) that run the host headless."""
         ...
+
+    def hook_commands(self, repo: Path) -> dict[str, str]:
+        """Return the installed command for each host event, exactly as the host runs it.
+
+        Empty when nothing is installed. The fake host of the test kit replays recorded
+        payloads through these commands.
+        """
+        ...
+
+    def host_env(self, repo: Path) -> dict[str, str]:
+        """Return the environment variables the host sets for its hook commands."""
+        ...
