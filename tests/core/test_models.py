@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from lorebook.config import parse_config, render_config
 from lorebook.errors import ConfigError, NoteFormatError

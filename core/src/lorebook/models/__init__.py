@@ -12,29 +12,42 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lorebook.events import Hit, HookAnswer, HookEvent, HostOutput, RecallQuery, ToolCall, Turn
-    from lorebook.models.config import Budgets, Config
+    from lorebook.events import (
+        Hit as Hit,
+        HookAnswer as HookAnswer,
+        HookEvent as HookEvent,
+        HostOutput as HostOutput,
+        RecallQuery as RecallQuery,
+        ToolCall as ToolCall,
+        Turn as Turn,
+    )
+    from lorebook.models.config import Budgets as Budgets, Config as Config
     from lorebook.models.curation import (
-        AddAction,
-        Conflict,
-        ContradictAction,
-        CuratorAction,
-        CuratorBatch,
-        DropAction,
-        ModifyAction,
+        AddAction as AddAction,
+        Conflict as Conflict,
+        ContradictAction as ContradictAction,
+        CuratorAction as CuratorAction,
+        CuratorBatch as CuratorBatch,
+        DropAction as DropAction,
+        ModifyAction as ModifyAction,
     )
     from lorebook.models.note import (
-        KIND_TYPES,
-        NOTE_FIELD_ORDER,
-        NOTE_KINDS,
-        NOTE_TYPES,
-        Anchors,
-        Dependency,
-        FileDependency,
-        Note,
-        TreeDependency,
+        KIND_TYPES as KIND_TYPES,
+        NOTE_FIELD_ORDER as NOTE_FIELD_ORDER,
+        NOTE_KINDS as NOTE_KINDS,
+        NOTE_TYPES as NOTE_TYPES,
+        Anchors as Anchors,
+        Dependency as Dependency,
+        FileDependency as FileDependency,
+        Note as Note,
+        TreeDependency as TreeDependency,
     )
-    from lorebook.models.session import LoggedToolCall, LoggedTurn, Proposal, SessionLog
+    from lorebook.models.session import (
+        LoggedToolCall as LoggedToolCall,
+        LoggedTurn as LoggedTurn,
+        Proposal as Proposal,
+        SessionLog as SessionLog,
+    )
 
 _HOMES = {
     "lorebook.events": (
