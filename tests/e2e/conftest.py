@@ -1,0 +1,230 @@
+"""Fixtures that run the real Claude Code client headless against our mock Messages API.
+
+The client is the pinned npm package installed by ``.ci/run`` into ``.clients/``. Every run gets
+a temporary HOME (so the real ``~/.claude`` is never read or written), the mock as its model
+endpoint and the quiet-mode environment variables; inherited ``ANTHROPIC_*``/``CLAUDE*``
+variables are dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, NoReturn, Protocol
+
+import pytest
+
+from tests.conftest import REPO_ROOT, git
+from tests.e2e.mock_anthropic import MockAnthropic
+
+# Keep in step with CLAUDE_CODE_VERSION in .ci/run.
+CLAUDE_CODE_VERSION = "2.1.197"
+CLAUDE_MODEL = "claude-sonnet-4-5"
+HELLO_TEXT = "hello from the e2e file"
+INSTALL_HINT = (
+    "Claude Code is not installed: run .ci/run or "
+    f"npm install --prefix .clients @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}"
+)
+
+QUIET_ENV = {
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_NON_ESSENTIAL_MODEL_CALLS": "1",
+    "DISABLE_BUG_COMMAND": "1",
+    "NO_COLOR": "1",
+}
+# CLAUDECODE=1 is set inside a Claude Code session; LOREBOOK_INTERNAL marks lorebook's own runs.
+_DROPPED_PREFIXES = ("ANTHROPIC_", "CLAUDE_")
+_DROPPED_NAMES = frozenset({"CLAUDECODE", "LOREBOOK_INTERNAL"})
+
+
+class ClaudeRunner(Protocol):
+    """The ``run_claude`` fixture's signature."""
+
+    def __call__(
+        self,
+        repo: Path,
+        prompt: str,
+        *extra_args: str,
+        session_id: str | None = None,
+        resume: str | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout: float = 120,
+        check: bool = True,
+    ) -> subprocess.CompletedProcess[str]: ...
+
+
+def _unavailable(message: str) -> NoReturn:
+    """Skip locally; fail in CI, where a skipped e2e test would hide a broken install."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def find_claude() -> Path | None:
+    """The claude executable: $LOREBOOK_CLAUDE_BIN, else ``.clients/``, else PATH."""
+    configured = os.environ.get("LOREBOOK_CLAUDE_BIN")
+    if configured:
+        return Path(configured)
+    pinned = REPO_ROOT / ".clients" / "node_modules" / ".bin" / "claude"
+    if pinned.exists():
+        return pinned
+    found = shutil.which("claude")
+    return Path(found) if found else None
+
+
+def claude_env(home: Path, base_url: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for one client run: isolated HOME, mock endpoint, quiet flags."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(_DROPPED_PREFIXES) and k not in _DROPPED_NAMES
+    }
+    no_proxy = ",".join(filter(None, [env.get("NO_PROXY"), "127.0.0.1", "localhost"]))
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        XDG_STATE_HOME=str(home / ".local" / "state"),
+        ANTHROPIC_BASE_URL=base_url,
+        ANTHROPIC_API_KEY="sk-ant-e2e-mock-not-a-secret",
+        NO_PROXY=no_proxy,
+        no_proxy=no_proxy,
+        **QUIET_ENV,
+    )
+    env.update(extra or {})
+    return env
+
+
+def describe(proc: subprocess.CompletedProcess[str]) -> str:
+    """A failure message: the command, its exit code, stdout and stderr."""
+    return (
+        f"{' '.join(map(str, proc.args))}\nexit code {proc.returncode}\n"
+        f"--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
+    )
+
+
+def stream_json_events(stdout: str) -> list[dict[str, Any]]:
+    """Parse ``--output-format stream-json`` output: one JSON object per non-empty line."""
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def result_event(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """The final ``{"type": "result", ...}`` event of a stream-json run."""
+    results = [e for e in stream_json_events(proc.stdout) if e.get("type") == "result"]
+    assert results, f"no result event in the client's output\n{describe(proc)}"
+    return results[-1]
+
+
+def _run(
+    cmd: list[str], cwd: Path, env: Mapping[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """Run the client in its own process group, killing the whole group on timeout."""
+    with subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as child:
+        try:
+            stdout, stderr = child.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            stdout, stderr = child.communicate()
+            proc = subprocess.CompletedProcess(cmd, -signal.SIGKILL, stdout, stderr)
+            pytest.fail(f"claude timed out after {timeout}s\n{describe(proc)}", pytrace=False)
+    return subprocess.CompletedProcess(cmd, child.returncode, stdout, stderr)
+
+
+@pytest.fixture(scope="session")
+def claude_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pinned Claude Code executable (skips locally, fails in CI when it is missing)."""
+    path = find_claude()
+    if path is None or not path.exists():
+        where = f" (LOREBOOK_CLAUDE_BIN={path})" if path else ""
+        _unavailable(INSTALL_HINT + where)
+    home = tmp_path_factory.mktemp("claude-version-home")
+    proc = _run([str(path), "--version"], Path.cwd(), claude_env(home, "http://127.0.0.1:9"), 60)
+    version = proc.stdout.split()[0] if proc.stdout.split() else ""
+    if proc.returncode != 0 or version != CLAUDE_CODE_VERSION:
+        pytest.fail(
+            f"{path} is not Claude Code {CLAUDE_CODE_VERSION}; reinstall it with .ci/run\n"
+            + describe(proc),
+            pytrace=False,
+        )
+    return path
+
+
+@pytest.fixture
+def mock_anthropic() -> Iterator[MockAnthropic]:
+    """A running mock Messages API with the default script; stopped after the test."""
+    with MockAnthropic() as mock:
+        yield mock
+
+
+@pytest.fixture
+def claude_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The HOME every client run of one test shares (so ``--resume`` finds the session)."""
+    return tmp_path_factory.mktemp("claude-home")
+
+
+@pytest.fixture
+def run_claude(claude_bin: Path, mock_anthropic: MockAnthropic, claude_home: Path) -> ClaudeRunner:
+    """Run ``claude -p`` headless in a repo against ``mock_anthropic``.
+
+    The runner takes the repo, the prompt and extra CLI arguments (e.g. ``"--allowedTools",
+    "Bash(cat:*)"``), plus ``session_id``/``resume``, extra ``env`` entries (applied last), a
+    ``timeout`` in seconds, and ``check`` (fail the test, showing the output, on a non-zero
+    exit). It returns the CompletedProcess in text mode.
+    """
+
+    def run(
+        repo: Path,
+        prompt: str,
+        *extra_args: str,
+        session_id: str | None = None,
+        resume: str | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout: float = 120,
+        check: bool = True,
+    ) -> subprocess.CompletedProcess[str]:
+        cmd = [str(claude_bin), "-p", prompt, "--model", CLAUDE_MODEL]
+        cmd += ["--output-format", "stream-json", "--verbose"]
+        if session_id is not None:
+            cmd += ["--session-id", session_id]
+        if resume is not None:
+            cmd += ["--resume", resume]
+        cmd += extra_args
+        proc = _run(cmd, repo, claude_env(claude_home, mock_anthropic.url, env), timeout)
+        if check and proc.returncode != 0:
+            pytest.fail(describe(proc), pytrace=False)
+        return proc
+
+    return run
+
+
+@pytest.fixture
+def e2e_repo(tmp_path: Path) -> Path:
+    """A git repo with one commit holding ``hello.txt`` (``hello from the e2e file``)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "lorebook e2e")
+    git(repo, "config", "user.email", "e2e@example.invalid")
+    git(repo, "config", "commit.gpgsign", "false")
+    (repo / "hello.txt").write_text(HELLO_TEXT + "\n", encoding="utf-8")
+    git(repo, "add", "hello.txt")
+    git(repo, "commit", "-q", "-m", "hello")
+    return repo
