@@ -1,4 +1,4 @@
-"""Create or update a repository's knowledge base, and wire harnesses (``lorebook init``)."""
+"""Create or update a repository's knowledge base and wire harnesses (``init``, ``uninstall``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,12 @@ from lorebook.errors import NotSupportedYetError
 from lorebook.kb.fsutil import kb_lock, write_if_changed
 from lorebook.kb.index import rebuild_indexes
 from lorebook.kb.paths import KBPaths
+from lorebook.launcher import remove_launcher, write_launcher
 from lorebook.models.config import Config
 from lorebook.plugins import get_plugins
+from lorebook.pointer import install_pointer, remove_pointer
+from lorebook.providers import HarnessSpec
+from lorebook.recall.sync import reconcile
 
 GITIGNORE = (
     "# Per-machine and per-user files: never committed.\n"
@@ -26,7 +30,7 @@ GITIGNORE = (
 
 @dataclass(slots=True)
 class InitReport:
-    """What ``init`` changed."""
+    """What ``init`` or ``uninstall`` changed."""
 
     repo: Path
     changed: list[str] = field(default_factory=list)
@@ -44,9 +48,10 @@ class InitReport:
         }
 
 
-def _check_harnesses(names: list[str]) -> None:
-    """Fail before anything is written if a name is unknown or not supported yet."""
+def _specs(names: list[str]) -> dict[str, HarnessSpec]:
+    """Look every name up before anything is written: unknown or unsupported names fail."""
     plugins = get_plugins()
+    specs = {}
     for name in names:
         spec = plugins.harness(name)
         if spec.factory is None:
@@ -55,19 +60,41 @@ def _check_harnesses(names: list[str]) -> None:
                 "version of lorebook cannot wire it",
                 hint="nothing was written; wire a supported harness, or upgrade lorebook",
             )
+        specs[name] = spec
+    return specs
+
+
+def _sync_pointers(paths: KBPaths, specs: dict[str, HarnessSpec], wired: list[str]) -> list[str]:
+    """Keep the pointer block in exactly the instruction files the wired harnesses read."""
+    wanted = {f for name in wired for f in specs[name].instruction_files}
+    every = {f for spec in specs.values() for f in spec.instruction_files}
+    changed = []
+    for rel in sorted(every):
+        target = paths.repo / rel
+        if (rel in wanted and install_pointer(target)) or (
+            rel not in wanted and remove_pointer(target)
+        ):
+            changed.append(rel)
+    return changed
+
+
+def _event_modules(specs: dict[str, HarnessSpec], wired: list[str]) -> dict[str, str]:
+    return {n: specs[n].event_module for n in wired if specs[n].event_module}  # type: ignore[misc]
 
 
 def init_repo(repo: Path, harnesses: list[str]) -> InitReport:
-    """Create ``.lorebook/`` (config, .gitignore, generated indexes) and wire harnesses.
+    """Create ``.lorebook/`` (config, .gitignore, indexes) and wire harnesses.
 
     Validates every harness name before writing anything, and writes only what changes.
+    Harnesses already in the config are wired again (a fresh clone's ``init`` restores the
+    per-machine launcher and the note index).
     """
-    _check_harnesses(harnesses)
     paths = KBPaths(repo)
-    report = InitReport(repo=repo)
     config = load_config(paths) if paths.config.exists() else Config()
-    wanted = sorted(set(config.harnesses) | set(harnesses))
-    config = config.model_copy(update={"harnesses": wanted})
+    wired = sorted(set(config.harnesses) | set(harnesses))
+    specs = _specs(wired)
+    config = config.model_copy(update={"harnesses": wired})
+    report = InitReport(repo=repo, harnesses=wired)
     paths.nodes.mkdir(parents=True, exist_ok=True)
     with kb_lock(paths.lock):
         if write_config(paths, config):
@@ -75,11 +102,37 @@ def init_repo(repo: Path, harnesses: list[str]) -> InitReport:
         gitignore = paths.root / ".gitignore"
         if write_if_changed(gitignore, GITIGNORE):
             report.changed.append(paths.rel(gitignore))
+    for name in wired:
+        installed = specs[name].factory()  # type: ignore[misc]
+        report.changed += list(installed.install(repo).changed)
+    report.changed += _sync_pointers(paths, specs, wired)
     rebuilt = rebuild_indexes(paths, config.budgets.entry_chars)
     report.changed += list(rebuilt.written) + list(rebuilt.notes_relinked)
-    report.harnesses = wanted
-    if not harnesses and not config.harnesses:
-        report.notes.append(
-            "no harness wired yet: run `lorebook init --harnesses <name>` to connect one"
-        )
+    reconcile(paths)
+    if wired:
+        launcher = write_launcher(paths, _event_modules(specs, wired))
+        report.notes += [f"wrote this machine's hook launcher: {rel}" for rel in launcher]
+    else:
+        report.notes.append("no harness wired yet: run `lorebook init --harnesses <name>`")
+    return report
+
+
+def uninstall_repo(repo: Path, harnesses: list[str]) -> InitReport:
+    """Unwire harnesses (all wired ones when ``harnesses`` is empty); keep every note."""
+    paths = KBPaths(repo)
+    config = load_config(paths)
+    names = harnesses or list(config.harnesses)
+    specs = _specs(sorted(set(config.harnesses) | set(names)))
+    remaining = [n for n in config.harnesses if n not in names]
+    report = InitReport(repo=repo, harnesses=remaining)
+    for name in names:
+        report.changed += list(specs[name].factory().uninstall(repo).changed)  # type: ignore[misc]
+    report.changed += _sync_pointers(paths, specs, remaining)
+    with kb_lock(paths.lock):
+        if write_config(paths, config.model_copy(update={"harnesses": remaining})):
+            report.changed.append(paths.rel(paths.config))
+    if remaining:
+        write_launcher(paths, _event_modules(specs, remaining))
+    else:
+        report.notes += [f"removed {rel}" for rel in remove_launcher(paths)]
     return report

@@ -9,7 +9,7 @@ import typer
 from lorebook.cli.output import JsonOption, print_json, repo_paths, say
 from lorebook.config import load_config
 from lorebook.doctor import run_doctor
-from lorebook.kb.lint import lint
+from lorebook.kb.lint import lint, remember_lint
 from lorebook.status import compute_status
 
 _MARK = {"ok": "ok  ", "warning": "warn", "problem": "FAIL"}
@@ -25,6 +25,7 @@ def lint_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
     paths = repo_paths(ctx)
     config = load_config(paths)
     report = lint(paths, config.budgets.entry_chars)
+    remember_lint(paths, report)
     if json_output:
         print_json(
             {

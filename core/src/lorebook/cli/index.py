@@ -10,6 +10,7 @@ from lorebook.cli.output import JsonOption, print_json, repo_paths, say
 from lorebook.config import load_config
 from lorebook.kb.index import plan_rebuild, rebuild_indexes, refuse_broken, stale_outputs
 from lorebook.kb.store import load_snapshot
+from lorebook.recall.sync import reconcile
 
 index_app = typer.Typer(
     name="index", help="Generated indexes.", no_args_is_help=True, rich_markup_mode=None
@@ -48,6 +49,7 @@ def rebuild(
             raise typer.Exit(1)
         return
     report = rebuild_indexes(paths, config.budgets.entry_chars)
+    reconcile(paths)
     if json_output:
         print_json(
             {

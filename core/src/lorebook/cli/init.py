@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from lorebook.cli.output import JsonOption, print_json, say, warn
-from lorebook.initialize import init_repo
+from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
+from lorebook.initialize import InitReport, init_repo, uninstall_repo
 
 
 def _git_toplevel(start: Path) -> Path | None:
@@ -51,20 +51,39 @@ def init_command(
             "meant to be committed and reviewed with git"
         )
     names = [n.strip() for n in harnesses.split(",") if n.strip()]
-    report = init_repo(repo, names)
+    _show(init_repo(repo, names), json_output, "initialised")
+
+
+def _show(report: InitReport, json_output: bool, verb: str) -> None:
     if json_output:
         print_json(report.as_json())
         return
     if report.changed:
-        say(f"lorebook: initialised {report.repo}")
+        say(f"lorebook: {verb} {report.repo}")
         for rel in report.changed:
-            say(f"  wrote {rel}")
+            say(f"  changed {rel}")
     else:
         say(f"lorebook: {report.repo} is up to date; nothing changed")
+    say(f"  harnesses wired: {', '.join(report.harnesses) or 'none'}")
     for line in report.notes:
         say(f"  {line}")
+
+
+def uninstall_command(
+    ctx: typer.Context,
+    harnesses: Annotated[
+        str,
+        typer.Option("--harnesses", help="Comma-separated harnesses to unwire (default: all)."),
+    ] = "",
+    json_output: JsonOption = False,
+) -> None:
+    """Remove exactly what `init` added for these harnesses; every note is kept."""
+    paths = repo_paths(ctx)
+    names = [n.strip() for n in harnesses.split(",") if n.strip()]
+    _show(uninstall_repo(paths.repo, names), json_output, "unwired harnesses in")
 
 
 def register(app: typer.Typer) -> None:
     """Add the command to the app."""
     app.command("init")(init_command)
+    app.command("uninstall")(uninstall_command)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from lorebook.errors import LorebookError
@@ -237,3 +238,27 @@ def lint(paths: KBPaths, budget: int, snap: Snapshot | None = None) -> LintRepor
     order = {"error": 0, "warning": 1}
     findings.sort(key=lambda f: (order[f.severity], f.path, f.code, f.message))
     return LintReport(tuple(findings))
+
+
+def remember_lint(paths: KBPaths, report: LintReport) -> None:
+    """Cache the result for the session-start status line (keyed by ENTRY.md's nodes_hash)."""
+    import contextlib
+    import json
+
+    from lorebook.kb.fsutil import write_if_changed
+
+    match = re.search(r"nodes_hash: (sha256:[0-9a-f]{64})", _read(paths.entry))
+    doc = {
+        "nodes_hash": match.group(1) if match else None,
+        "errors": len(report.errors),
+        "warnings": len(report.warnings),
+    }
+    with contextlib.suppress(OSError):
+        write_if_changed(paths.cache / "lint.json", json.dumps(doc, sort_keys=True) + "\n")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return ""

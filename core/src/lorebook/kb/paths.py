@@ -91,6 +91,11 @@ class KBPaths:
 
     repo: Path
 
+    @classmethod
+    def for_repo(cls, repo: str | Path) -> KBPaths:
+        """Return the layout of the repository at ``repo``."""
+        return cls(Path(repo))
+
     @property
     def root(self) -> Path:
         """``.lorebook/``."""

@@ -182,6 +182,9 @@ class MarkdownStore:
         scan[note.id] = rel
         links = render_links(note, rel, scan.get)
         atomic_write_text(path, render_note(note, links))
+        from lorebook.recall.sync import index_written
+
+        index_written(self.paths, rel.as_posix())
 
     def add(self, note: Note, *, folder: str | None = None) -> str:
         """Write a new note to ``folder`` (default: the folder named after its kind)."""
@@ -217,6 +220,9 @@ class MarkdownStore:
                 raise NoteNotFoundError(note_id)
             path = resolve_inside(self.paths.nodes, rel, what="note path")
             path.unlink()
+            from lorebook.recall.sync import index_written
+
+            index_written(self.paths, None, removed_id=note_id)
 
 
 def open_store(repo: Path) -> MarkdownStore:

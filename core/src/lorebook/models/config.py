@@ -10,7 +10,11 @@ from lorebook.constants import SCHEMA_VERSION
 
 
 class Budgets(BaseModel):
-    """Character budgets for what lorebook generates or injects."""
+    """Character budgets for what lorebook generates or injects, and time budgets for hooks.
+
+    A hook that would overrun its time budget injects nothing and logs one line; it never
+    holds up the session.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -19,6 +23,40 @@ class Budgets(BaseModel):
         ge=200,
         le=100_000,
         description="ENTRY.md (the catalog injected at session start) stays within this.",
+    )
+    prompt_chars: int = Field(
+        default=3000, ge=200, le=100_000, description="Notes injected for one prompt."
+    )
+    tool_chars: int = Field(
+        default=1500, ge=200, le=100_000, description="Notes injected for one tool event."
+    )
+    session_start_ms: int = Field(
+        default=3000, ge=50, le=60_000, description="Time budget of the session-start hook."
+    )
+    prompt_ms: int = Field(
+        default=1000, ge=20, le=60_000, description="Time budget of the prompt hook."
+    )
+    tool_ms: int = Field(
+        default=1000, ge=20, le=60_000, description="Time budget of the tool hooks."
+    )
+
+
+class Recall(BaseModel):
+    """How prompt-time recall picks notes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_notes: int = Field(default=3, ge=1, le=50, description="At most this many notes a prompt.")
+    min_score: float = Field(
+        default=2.0,
+        ge=0.0,
+        description="Relevance floor: a note whose BM25 score is below it is not injected.",
+    )
+    relative_floor: float = Field(
+        default=0.4,
+        ge=0.0,
+        le=1.0,
+        description="A note scoring below this fraction of the best note's score is dropped.",
     )
 
 
@@ -38,6 +76,4 @@ class Config(BaseModel):
         description="Note stores recall reads, by provider name; the first one is written.",
     )
     budgets: Budgets = Field(default_factory=Budgets)
-
-
-ConfigKey = Literal["harnesses", "stores", "budgets"]
+    recall: Recall = Field(default_factory=Recall)

@@ -1,0 +1,128 @@
+"""The hook fast path: what a host runs, through ``.lorebook/bin/hook``, for every event.
+
+The launcher (written per machine by ``lorebook init``) starts the interpreter with
+``-I -S`` and calls :func:`run` with the repository and the event translator module of each
+wired harness, so no entry point is scanned and no plugin manager is built. This module
+imports only the standard library and light lorebook modules.
+
+Whatever happens, :func:`run` returns 0: an error, a bad payload or a blown budget means
+"inject nothing" and one line in ``.lorebook/_logs/hook-errors.log``, never a broken
+session. A session with ``LOREBOOK_INTERNAL=1`` (lorebook's own headless runs) is left
+alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from lorebook.events import HookAnswer, HookEvent
+    from lorebook.inject.stages import Context
+
+ERROR_LOG = os.path.join("_logs", "hook-errors.log")
+MAX_PAYLOAD = 64 * 1024 * 1024
+
+
+def log_failure(kb_root: str, harness: str, host_event: str, message: str) -> None:
+    """Append one line to ``_logs/hook-errors.log``; never raise."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    line = " ".join(message.split())[:500]
+    try:
+        os.makedirs(os.path.join(kb_root, "_logs"), exist_ok=True)
+        fd = os.open(
+            os.path.join(kb_root, ERROR_LOG), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644
+        )
+        try:
+            os.write(fd, f"{stamp} {harness} {host_event} {line}\n".encode())
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def _budget_ms(name: str, ctx_config: object) -> int:
+    key = {"session_start": "session_start_ms", "prompt": "prompt_ms"}.get(name, "tool_ms")
+    return int(getattr(ctx_config, key))
+
+
+def answer_event(event: HookEvent, ctx: Context) -> HookAnswer:
+    """Dispatch one normalised event to its stage."""
+    from lorebook.events import HookAnswer
+    from lorebook.inject import stages
+
+    if event.name == "prompt":
+        return stages.prompt_answer(event, ctx)
+    if event.name == "pre_tool":
+        return stages.tool_answer(event, ctx)
+    if event.name == "post_tool":
+        return stages.error_answer(event, ctx)
+    if event.name == "session_start":
+        from lorebook.inject.session import session_start_answer
+
+        return session_start_answer(event, ctx)
+    return HookAnswer()  # capture events: staged by the capture stage, not answered
+
+
+def _read_payload() -> dict[str, object]:
+    raw = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
+    if len(raw) > MAX_PAYLOAD:
+        raise ValueError("the payload is larger than 64 MiB")
+    if not raw.strip():
+        raise ValueError("empty stdin: the host sent no payload")
+    try:
+        payload = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f"the payload is not JSON: {exc}") from None
+    if not isinstance(payload, dict):
+        raise ValueError(f"the payload is a JSON {type(payload).__name__}, not an object")
+    return payload
+
+
+def run(argv: list[str], *, repo: str, event_modules: Mapping[str, str]) -> int:
+    """Answer one host event. Always returns 0.
+
+    Args:
+        argv: ``[harness, host_event]`` as the committed host config passes them.
+        repo: The repository root (the launcher's own location).
+        event_modules: harness name -> module with ``parse_event`` and ``render``.
+    """
+    started = time.monotonic()
+    kb_root = os.path.join(repo, ".lorebook")
+    harness, host_event = [*argv, "?", "?"][:2]
+    if os.environ.get("LOREBOOK_INTERNAL") == "1":
+        return 0
+    from lorebook.hookconfig import load_hook_config
+    from lorebook.inject.stages import Context, Deadline
+
+    ctx: Context | None = None
+    try:
+        if len(argv) != 2:
+            raise ValueError(f"expected arguments <harness> <event>, got {argv!r}")
+        module_name = event_modules.get(harness)
+        if module_name is None:
+            raise ValueError(
+                f"harness {harness!r} is not wired on this machine: run `lorebook init`"
+            )
+        translator = importlib.import_module(module_name)
+        event = translator.parse_event(host_event, _read_payload())
+        config = load_hook_config(kb_root)
+        ctx = Context(repo, config, Deadline(started, _budget_ms(event.name, config)))
+        answer = answer_event(event, ctx)
+        output = translator.render(event, answer)
+        ctx.deadline.check("rendering the answer")
+        if output.stdout:
+            sys.stdout.buffer.write(output.stdout)
+            sys.stdout.flush()
+    except BaseException as exc:
+        log_failure(kb_root, harness, host_event, f"{type(exc).__name__}: {exc}")
+    finally:
+        for problem in ctx.problems if ctx is not None else ():
+            log_failure(kb_root, harness, host_event, problem)
+    return 0

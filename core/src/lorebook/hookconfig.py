@@ -1,0 +1,81 @@
+"""The configuration as the hook fast path sees it: a JSON file, read with the stdlib.
+
+Every command that reads ``config.yaml`` refreshes ``.cache/config.json``; hooks read that
+copy (no YAML, no pydantic). When it is missing or unreadable, the defaults below apply,
+which a test keeps equal to the pydantic model's defaults.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+DEFAULTS: dict[str, Any] = {
+    "harnesses": (),
+    "entry_chars": 2000,
+    "prompt_chars": 3000,
+    "tool_chars": 1500,
+    "session_start_ms": 3000,
+    "prompt_ms": 1000,
+    "tool_ms": 1000,
+    "max_notes": 3,
+    "min_score": 2.0,
+    "relative_floor": 0.4,
+}
+
+
+class HookConfig:
+    """The settings hooks use, flattened (``budgets`` and ``recall`` merged)."""
+
+    __slots__ = tuple(DEFAULTS)
+    harnesses: tuple[str, ...]
+    entry_chars: int
+    prompt_chars: int
+    tool_chars: int
+    session_start_ms: int
+    prompt_ms: int
+    tool_ms: int
+    max_notes: int
+    min_score: float
+    relative_floor: float
+
+    def __init__(self, **values: Any) -> None:
+        for name, default in DEFAULTS.items():
+            setattr(self, name, values.get(name, default))
+
+
+def _coerce(name: str, value: object) -> object | None:
+    default = DEFAULTS[name]
+    if isinstance(default, tuple):
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        return tuple(value) if ok else None  # type: ignore[arg-type]
+    if isinstance(default, float):
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        return float(value) if ok else None  # type: ignore[arg-type]
+    return value if type(value) is int else None
+
+
+def load_hook_config(kb_root: str) -> HookConfig:
+    """Read ``<kb_root>/.cache/config.json``; defaults for anything missing or malformed."""
+    try:
+        with open(os.path.join(kb_root, ".cache", "config.json"), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return HookConfig()
+    if not isinstance(data, dict):
+        return HookConfig()
+    flat: dict[str, object] = {"harnesses": data.get("harnesses")}
+    for section in ("budgets", "recall"):
+        if isinstance(data.get(section), dict):
+            flat.update(data[section])
+    values = {}
+    for name, value in flat.items():
+        if name in DEFAULTS:
+            coerced = _coerce(name, value)
+            if coerced is not None:
+                values[name] = coerced
+    return HookConfig(**values)

@@ -1,0 +1,100 @@
+"""Session start: refresh what hooks read, then inject ENTRY.md with a status line."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from lorebook.events import HookAnswer, HookEvent
+from lorebook.inject.stages import Context
+from lorebook.inject.state import remember_notes
+
+_HASH_RE = re.compile(r"nodes_hash: (sha256:[0-9a-f]{64})")
+
+
+def _refresh(ctx: Context) -> None:
+    """Reconcile the note index (and the compiled config) with the files on disk.
+
+    This is the one place a hook may import the heavier modules (YAML, pydantic), and only
+    when something changed: a ``git pull``, a hand edit, a first run on a fresh clone.
+    """
+    config_yaml = os.path.join(ctx.kb_root, "config.yaml")
+    compiled = os.path.join(ctx.kb_root, ".cache", "config.json")
+    from lorebook.kb.paths import KBPaths
+
+    paths = KBPaths.for_repo(ctx.repo)
+    if not os.path.exists(compiled) or os.path.getmtime(config_yaml) > os.path.getmtime(compiled):
+        from lorebook.config import load_config
+
+        load_config(paths)
+    from lorebook.recall.sync import reconcile
+
+    reconcile(paths)
+
+
+def _status_line(ctx: Context, entry: str) -> str:
+    parts = []
+    try:
+        with ctx.index() as index:
+            counts = dict(index.db.execute("SELECT status, COUNT(*) FROM docs GROUP BY status"))
+    except Exception as exc:  # the status line is best effort
+        ctx.problems.append(f"status line: {type(exc).__name__}: {exc}")
+        counts = {}
+    total = sum(counts.values())
+    inactive = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if s != "active")
+    parts.append(f"{total} notes" + (f" ({inactive}, not served)" if inactive else ""))
+    pending = _pending_sessions(ctx.kb_root)
+    if pending:
+        parts.append(f"{pending} captured sessions wait for `lorebook extract`")
+    parts.append(_lint_state(ctx.kb_root, entry))
+    return "lorebook status: " + "; ".join(parts) + "."
+
+
+def _pending_sessions(kb_root: str) -> int:
+    folder = os.path.join(kb_root, "_sessions")
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".json")]
+    except OSError:
+        return 0
+    pending = 0
+    for name in names[:1000]:
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                if json.load(handle).get("status") == "pending":
+                    pending += 1
+        except (OSError, ValueError, AttributeError):
+            continue
+    return pending
+
+
+def _lint_state(kb_root: str, entry: str) -> str:
+    match = _HASH_RE.search(entry)
+    try:
+        with open(os.path.join(kb_root, ".cache", "lint.json"), encoding="utf-8") as handle:
+            cached = json.load(handle)
+    except (OSError, ValueError):
+        cached = None
+    if not isinstance(cached, dict) or match is None or cached.get("nodes_hash") != match.group(1):
+        return "lint not run on these notes (`lorebook lint`)"
+    errors = cached.get("errors", 0)
+    return "lint clean" if not errors else f"lint: {errors} errors (`lorebook lint`)"
+
+
+def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:
+    """Inject the catalog (ENTRY.md) and a status line; reset what the session was given."""
+    try:
+        _refresh(ctx)
+    except Exception as exc:  # serve the catalog even if the index could not be refreshed
+        ctx.problems.append(f"refreshing the index: {type(exc).__name__}: {exc}")
+    ctx.deadline.check("refreshing the index")
+    try:
+        with open(os.path.join(ctx.kb_root, "ENTRY.md"), encoding="utf-8") as handle:
+            entry = handle.read()
+    except OSError:
+        return HookAnswer()
+    body = "\n".join(line for line in entry.splitlines() if not line.startswith("<!-- lorebook:"))
+    if event.source in ("startup", "clear", "compact", None):
+        remember_notes(ctx.kb_root, event.session_id, set(), reset=True)
+    text = f"{body.strip()}\n\n{_status_line(ctx, entry)}"
+    return HookAnswer(context=text)

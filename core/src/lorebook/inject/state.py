@@ -1,0 +1,39 @@
+"""Per-session hook state: which notes a session was already given (gitignored)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import zlib
+
+
+def _state_file(kb_root: str, session_id: str) -> str:
+    # The session id comes from the host: never trust it as a file name. (zlib, not
+    # hashlib: hashlib costs the hook path ~6 ms to import.)
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", session_id)[:64]
+    crc = zlib.crc32(session_id.encode("utf-8"))
+    return os.path.join(kb_root, ".state", "sessions", f"{safe}-{crc:08x}.json")
+
+
+def seen_notes(kb_root: str, session_id: str) -> set[str]:
+    """Return the note ids already injected in this session."""
+    try:
+        with open(_state_file(kb_root, session_id), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return set()
+    ids = data.get("injected") if isinstance(data, dict) else None
+    return {i for i in ids if isinstance(i, str)} if isinstance(ids, list) else set()
+
+
+def remember_notes(kb_root: str, session_id: str, ids: set[str], *, reset: bool = False) -> None:
+    """Record that ``ids`` were injected (``reset`` forgets earlier ones, as after compaction)."""
+    path = _state_file(kb_root, session_id)
+    known = set() if reset else seen_notes(kb_root, session_id)
+    merged = sorted(known | ids)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump({"injected": merged}, handle)
+    os.replace(tmp, path)

@@ -1,0 +1,74 @@
+"""The managed pointer block core keeps in instruction files (CLAUDE.md, AGENTS.md).
+
+It tells the agent the knowledge base exists and how to descend it. Core installs the block
+when the first wired harness reading that file is installed and removes it with the last:
+uninstalling Codex leaves AGENTS.md's block while OpenCode or Copilot still read it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lorebook.kb.fsutil import atomic_write_text
+
+BEGIN = "<!-- lorebook:begin (managed by `lorebook init`; edits inside this block are replaced) -->"
+END = "<!-- lorebook:end -->"
+BLOCK = f"""{BEGIN}
+## Project knowledge base (lorebook)
+
+This repository keeps what its team taught coding assistants (conventions, prohibitions,
+gotchas, decisions, names) as notes in `.lorebook/`. Start from `.lorebook/ENTRY.md`, open
+the `index.md` of the folder that fits the task, then read the notes it lists. Notes marked
+superseded or refuted are history, not instructions.
+{END}"""
+
+
+def _split(text: str) -> tuple[str, str] | None:
+    start = text.find(BEGIN)
+    end = text.find(END, start)
+    if start == -1 or end == -1:
+        return None
+    return text[:start], text[end + len(END) :]
+
+
+def install_pointer(path: Path) -> bool:
+    """Add or refresh the block in ``path`` (created if missing); True when the file changed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    parts = _split(text)
+    if parts is None:
+        updated = f"{text.rstrip()}\n\n{BLOCK}\n" if text.strip() else f"{BLOCK}\n"
+    else:
+        updated = parts[0] + BLOCK + parts[1]
+    if updated == text:
+        return False
+    atomic_write_text(path, updated)
+    return True
+
+
+def remove_pointer(path: Path) -> bool:
+    """Remove the block; delete the file if nothing else is left. True when it changed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False
+    parts = _split(text)
+    if parts is None:
+        return False
+    before, after = parts
+    rest = before.rstrip("\n") + ("\n\n" + after.lstrip("\n") if after.strip() else "\n")
+    if not rest.strip():
+        path.unlink()
+    else:
+        atomic_write_text(path, rest if before.strip() else after.lstrip("\n"))
+    return True
+
+
+def has_pointer(path: Path) -> bool:
+    """True when ``path`` holds the current block."""
+    try:
+        return BLOCK in path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False

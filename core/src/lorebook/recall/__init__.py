@@ -1,0 +1,1 @@
+"""Recall: tokenising, BM25 ranking and the persisted note index hooks read."""

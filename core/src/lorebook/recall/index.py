@@ -1,0 +1,289 @@
+"""The persisted note index hooks rank from: ``.lorebook/.cache/index.sqlite``.
+
+SQLite is storage only (the stdlib module, cheap to import); ranking is our BM25 in
+:mod:`lorebook.recall.bm25`. A prompt hook reads just the postings of its query tokens, so
+its cost does not grow with the size of the knowledge base. Every lorebook writer updates
+the index as it writes a note, and the session-start hook reconciles it with the files on
+disk by a stat walk, so a ``git pull`` is picked up without re-reading unchanged notes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Iterator
+
+from lorebook.recall import bm25
+from lorebook.recall.tokenize import tokenize
+
+TYPE_CHECKING = False  # the hook path avoids importing typing (and dataclasses, pathlib)
+if TYPE_CHECKING:
+    from typing import Any
+
+INDEX_VERSION = "1"
+INDEX_NAME = "index.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS docs (
+    id TEXT PRIMARY KEY, path TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
+    len INTEGER NOT NULL, status TEXT NOT NULL, kind TEXT NOT NULL, enforce TEXT NOT NULL,
+    title TEXT NOT NULL, description TEXT NOT NULL, body TEXT NOT NULL, extra TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS postings (
+    term TEXT NOT NULL, id TEXT NOT NULL, tf INTEGER NOT NULL, PRIMARY KEY (term, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS postings_by_id ON postings (id);
+CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS anchors (kind TEXT NOT NULL, pattern TEXT NOT NULL, id TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS anchors_by_id ON anchors (id);
+"""
+
+
+class IndexedNote:
+    """What the index keeps of one note (enough to rank it and render it)."""
+
+    __slots__ = (
+        "anchors",
+        "body",
+        "description",
+        "enforce",
+        "id",
+        "kind",
+        "mtime_ns",
+        "path",
+        "refuted_because",
+        "size",
+        "status",
+        "superseded_by",
+        "tags",
+        "title",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        id: str,
+        path: str,
+        mtime_ns: int,
+        size: int,
+        status: str,
+        kind: str,
+        enforce: str,
+        title: str,
+        description: str,
+        body: str,
+        tags: tuple[str, ...] = (),
+        superseded_by: tuple[str, ...] = (),
+        refuted_because: str | None = None,
+        anchors: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.id = id
+        self.path = path
+        self.mtime_ns = mtime_ns
+        self.size = size
+        self.status = status
+        self.kind = kind
+        self.enforce = enforce
+        self.title = title
+        self.description = description
+        self.body = body
+        self.tags = tags
+        self.superseded_by = superseded_by
+        self.refuted_because = refuted_because
+        self.anchors = anchors or {}
+
+    def __repr__(self) -> str:
+        return f"IndexedNote(id={self.id!r}, path={self.path!r}, status={self.status!r})"
+
+    def tokens(self) -> list[str]:
+        """The document BM25 sees: title twice (it names the knowledge), tags, text."""
+        text = " ".join((self.title, self.title, " ".join(self.tags), self.description, self.body))
+        return tokenize(text)
+
+
+def _note_from_row(row: tuple[Any, ...]) -> IndexedNote:
+    extra = json.loads(row[11])
+    return IndexedNote(
+        id=row[0], path=row[1], mtime_ns=row[2], size=row[3], status=row[5], kind=row[6],
+        enforce=row[7], title=row[8], description=row[9], body=row[10],
+        tags=tuple(extra.get("tags", ())), superseded_by=tuple(extra.get("superseded_by", ())),
+        refuted_because=extra.get("refuted_because"), anchors=extra.get("anchors", {}),
+    )  # fmt: skip
+
+
+_DOC_COLUMNS = (
+    "id, path, mtime_ns, size, len, status, kind, enforce, title, description, body, extra"
+)
+
+
+class NoteIndex:
+    """A connection to one index file. Use as a context manager."""
+
+    def __init__(self, path: str, *, readonly: bool = False) -> None:
+        self.path = path
+        if readonly:
+            if not os.path.exists(path):
+                raise FileNotFoundError(f"no note index at {path}; it is built at session start")
+            self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0)
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            self.db = sqlite3.connect(path, timeout=10.0)
+            self.db.executescript(_SCHEMA)
+
+    def __enter__(self) -> NoteIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.db.close()
+
+    # --- writing ----------------------------------------------------------------------
+
+    def _delete(self, note_id: str) -> None:
+        terms = [
+            t for (t,) in self.db.execute("SELECT term FROM postings WHERE id = ?", (note_id,))
+        ]
+        self.db.executemany("UPDATE df SET n = n - 1 WHERE term = ?", [(t,) for t in terms])
+        self.db.execute("DELETE FROM df WHERE n <= 0")
+        self.db.execute("DELETE FROM postings WHERE id = ?", (note_id,))
+        self.db.execute("DELETE FROM anchors WHERE id = ?", (note_id,))
+        self.db.execute("DELETE FROM docs WHERE id = ?", (note_id,))
+
+    def _insert(self, note: IndexedNote) -> None:
+        counts = Counter(note.tokens())
+        extra = {
+            "tags": list(note.tags),
+            "superseded_by": list(note.superseded_by),
+            "refuted_because": note.refuted_because,
+            "anchors": note.anchors,
+        }
+        self.db.execute(
+            f"INSERT INTO docs ({_DOC_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (note.id, note.path, note.mtime_ns, note.size, sum(counts.values()), note.status,
+             note.kind, note.enforce, note.title, note.description, note.body, json.dumps(extra)),
+        )  # fmt: skip
+        self.db.executemany(
+            "INSERT INTO postings (term, id, tf) VALUES (?, ?, ?)",
+            [(term, note.id, tf) for term, tf in counts.items()],
+        )
+        self.db.executemany(
+            "INSERT INTO df (term, n) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET n = n + 1",
+            [(term,) for term in counts],
+        )
+        self.db.executemany(
+            "INSERT INTO anchors (kind, pattern, id) VALUES (?, ?, ?)",
+            [(kind, p, note.id) for kind, patterns in note.anchors.items() for p in patterns],
+        )
+
+    def _refresh_stats(self) -> None:
+        size, total = self.db.execute("SELECT COUNT(*), COALESCE(SUM(len), 0) FROM docs").fetchone()
+        histogram = self.db.execute("SELECT n, COUNT(*) FROM df GROUP BY n").fetchall()
+        avg_idf = bm25.average_idf(size, histogram) if size else 0.0
+        rows = [
+            ("version", INDEX_VERSION),
+            ("corpus_size", str(size)),
+            ("avgdl", repr(total / size if size else 0.0)),
+            ("average_idf", repr(avg_idf)),
+        ]
+        self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", rows)
+
+    def apply(self, upserts: Iterable[IndexedNote] = (), removals: Iterable[str] = ()) -> None:
+        """Add or replace notes and remove ids, in one transaction."""
+        with self.db:
+            for note_id in removals:
+                self._delete(note_id)
+            for note in upserts:
+                self._delete(note.id)
+                self._insert(note)
+            self._refresh_stats()
+
+    # --- reading ----------------------------------------------------------------------
+
+    def files(self) -> dict[str, tuple[str, int, int]]:
+        """Map path -> (id, mtime_ns, size) for every indexed note."""
+        rows = self.db.execute("SELECT path, id, mtime_ns, size FROM docs")
+        return {path: (note_id, mtime, size) for path, note_id, mtime, size in rows}
+
+    def stats(self) -> bm25.CorpusStats | None:
+        """Corpus statistics, or None for an empty or foreign index."""
+        meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("version") != INDEX_VERSION or not int(meta.get("corpus_size", "0")):
+            return None
+        return bm25.CorpusStats(
+            corpus_size=int(meta["corpus_size"]),
+            avgdl=float(meta["avgdl"]),
+            average_idf=float(meta["average_idf"]),
+        )
+
+    def get(self, ids: Iterable[str]) -> dict[str, IndexedNote]:
+        """Return the indexed notes with these ids."""
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, IndexedNote] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(
+                f"SELECT {_DOC_COLUMNS} FROM docs WHERE id IN ({marks})", chunk
+            ):
+                found[row[0]] = _note_from_row(row)
+        return found
+
+    def search(self, query: list[str]) -> dict[str, float]:
+        """Return BM25 scores (as rank-bm25's BM25Okapi computes them) of matching notes."""
+        stats = self.stats()
+        terms = sorted(set(query))
+        if stats is None or not terms:
+            return {}
+        marks = ",".join("?" * len(terms))
+        doc_freqs = dict(self.db.execute(f"SELECT term, n FROM df WHERE term IN ({marks})", terms))
+        postings: dict[str, dict[str, int]] = {}
+        for term, note_id, tf in self.db.execute(
+            f"SELECT term, id, tf FROM postings WHERE term IN ({marks})", terms
+        ):
+            postings.setdefault(term, {})[note_id] = tf
+        ids = sorted({i for docs in postings.values() for i in docs})
+        lens: dict[str, int] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self.db.execute(
+                f"SELECT id, len FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk
+            )
+            lens.update(rows)
+        return bm25.score(query, stats, doc_freqs, postings, lens)
+
+    def anchors(self, kind: str) -> Iterator[tuple[str, str]]:
+        """Yield (pattern, note id) for one kind of anchor: files, tools, errors or commands."""
+        yield from self.db.execute(
+            "SELECT pattern, id FROM anchors WHERE kind = ? ORDER BY id", (kind,)
+        )
+
+
+def index_path(kb_root: str) -> str:
+    """Where a knowledge base keeps its index."""
+    return os.path.join(kb_root, ".cache", INDEX_NAME)
+
+
+def stat_notes(nodes: str) -> dict[str, tuple[int, int]]:
+    """Map note path (relative to ``nodes/``, POSIX) -> (mtime_ns, size), by a stat walk."""
+    found: dict[str, tuple[int, int]] = {}
+    stack = [(nodes, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((entry.path, f"{prefix}{entry.name}/"))
+            elif (
+                entry.name.endswith(".md")
+                and entry.name != "index.md"
+                and entry.is_file(follow_symlinks=False)
+            ):
+                st = entry.stat(follow_symlinks=False)
+                found[f"{prefix}{entry.name}"] = (st.st_mtime_ns, st.st_size)
+    return found

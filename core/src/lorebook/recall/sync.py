@@ -1,0 +1,103 @@
+"""Keep the persisted index in step with the notes on disk.
+
+Writers call :func:`index_written` after writing a note (write-through); the session-start
+hook and ``lorebook index rebuild`` call :func:`reconcile`, which re-reads only the files
+whose size or modification time changed since they were indexed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from pathlib import Path
+
+from lorebook.errors import LorebookError
+from lorebook.kb.notes import parse_note
+from lorebook.kb.paths import KBPaths
+from lorebook.models.note import Note
+from lorebook.recall.index import IndexedNote, NoteIndex, index_path, stat_notes
+
+
+def to_indexed(note: Note, rel_path: str, mtime_ns: int, size: int) -> IndexedNote:
+    """Describe a note for the index (``rel_path`` is relative to ``nodes/``)."""
+    anchors = {k: list(v) for k, v in note.anchors.model_dump().items() if v}
+    return IndexedNote(
+        id=note.id,
+        path=rel_path,
+        mtime_ns=mtime_ns,
+        size=size,
+        status=note.status,
+        kind=note.kind,
+        enforce=note.enforce,
+        title=note.title,
+        description=note.description,
+        body=note.body,
+        tags=tuple(note.tags),
+        superseded_by=tuple(note.superseded_by),
+        refuted_because=note.refuted_because,
+        anchors=anchors,
+    )
+
+
+def _read(paths: KBPaths, rel: str) -> IndexedNote | None:
+    path = paths.nodes / rel
+    try:
+        text = path.read_text(encoding="utf-8")
+        stat = path.stat()
+        note, _ = parse_note(text, source=rel)
+    except (OSError, UnicodeDecodeError, LorebookError):
+        return None  # lint reports it; an unreadable note is simply not served
+    return to_indexed(note, rel, stat.st_mtime_ns, stat.st_size)
+
+
+def reconcile(paths: KBPaths) -> tuple[int, int]:
+    """Bring the index in line with ``nodes/``; return (notes re-indexed, notes removed)."""
+    on_disk = stat_notes(str(paths.nodes))
+    with NoteIndex(index_path(str(paths.root))) as index:
+        known = index.files()
+        removals = [note_id for rel, (note_id, _, _) in known.items() if rel not in on_disk]
+        changed = sorted(
+            rel for rel, stamp in on_disk.items() if known.get(rel, ("", -1, -1))[1:] != stamp
+        )
+        if not removals and not changed:
+            return (0, 0)
+        upserts = []
+        for rel in changed:
+            note = _read(paths, rel)
+            if note is None:
+                if rel in known:
+                    removals.append(known[rel][0])
+                continue
+            upserts.append(note)
+        index.apply(upserts, removals)
+    return (len(upserts), len(removals))
+
+
+def index_written(paths: KBPaths, rel_path: str | None, removed_id: str | None = None) -> None:
+    """Update the index after a writer changed one note; a missing index is left to reconcile.
+
+    Args:
+        paths: The knowledge base.
+        rel_path: The written note, relative to ``nodes/`` (None when only removing).
+        removed_id: An id that no longer exists.
+    """
+    target = index_path(str(paths.root))
+    if not os.path.exists(target):
+        return
+    upserts = []
+    if rel_path is not None:
+        note = _read(paths, rel_path)
+        if note is not None:
+            upserts.append(note)
+    with contextlib.suppress(sqlite3.Error), NoteIndex(target) as index:
+        index.apply(upserts, [removed_id] if removed_id else [])
+
+
+def rebuild_index(paths: KBPaths) -> Path:
+    """Build the index from scratch (after deleting a corrupt one); return its path."""
+    target = index_path(str(paths.root))
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        Path(f"{target}{suffix}").unlink(missing_ok=True)
+    reconcile(paths)
+    return Path(target)

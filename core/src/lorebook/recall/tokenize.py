@@ -1,0 +1,174 @@
+"""Code-aware tokenisation for ranking notes against prompts, errors and commands.
+
+Text is split into identifier-like runs (letters, digits and ``_``, joined by ``.``, ``/``
+or ``-``). Each run yields its parts, lower-cased, split at ``_``, ``.``, ``/``, ``-`` and
+camelCase boundaries, and, when it has several parts, the whole run too: so
+``src/pay/billing.py`` matches a query for ``billing`` and one for the exact path, and
+``getUserName`` matches ``user``. Common English words and one-letter parts are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+_RUN_RE = re.compile(r"[A-Za-z0-9_]+(?:[./\-][A-Za-z0-9_]+)*")
+_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "done",
+        "down",
+        "during",
+        "each",
+        "else",
+        "even",
+        "ever",
+        "few",
+        "for",
+        "from",
+        "further",
+        "get",
+        "got",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "let",
+        "like",
+        "make",
+        "may",
+        "me",
+        "might",
+        "more",
+        "most",
+        "much",
+        "must",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "please",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "us",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "yes",
+        "yet",
+        "you",
+        "your",
+        "yours",
+    ]
+)
+
+
+def _keep(token: str) -> bool:
+    return len(token) > 1 and token not in STOPWORDS
+
+
+def tokenize(text: str) -> list[str]:
+    """Return the tokens of ``text`` in order (duplicates kept: BM25 counts them)."""
+    tokens: list[str] = []
+    for match in _RUN_RE.finditer(text):
+        run = match.group()
+        parts = [p.lower() for chunk in re.split(r"[_./\-]+", run) for p in _PART_RE.findall(chunk)]
+        tokens.extend(p for p in parts if _keep(p))
+        whole = run.lower()
+        if len(parts) > 1 and _keep(whole):
+            tokens.append(whole)
+    return tokens
