@@ -13,7 +13,8 @@ The default script is stateless, decided from each request alone:
 
 An empty ``tool_trigger`` turns the tool rule off.
 
-The tool rule needs the tool in the request's ``tools``, so side requests (which offer no tools)
+The Messages API shapes (replies, reading requests, the streamed events) live in
+``messages_api``; the helpers tests need are re-exported here. The tool rule needs the tool in the request's ``tools``, so side requests (which offer no tools)
 never get a tool call. A ``responder`` callable may answer any request first; it returns ``None``
 to fall back to the script. All of these are plain attributes: a test may change them between
 runs of the client.
@@ -32,13 +33,25 @@ import contextlib
 import json
 import socket
 import threading
-import uuid
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, cast
+
+from tests.e2e.messages_api import (
+    JSON,
+    Reply,
+    all_text,
+    estimate_tokens,
+    is_main_request,
+    last_user_text,
+    message_json,
+    offers_tool,
+    stream_events,
+    tool_result_texts,
+)
 
 __all__ = [
     "DEFAULT_TOOL_INPUT",
@@ -53,43 +66,9 @@ __all__ = [
     "tool_result_texts",
 ]
 
-JSON = dict[str, Any]
-
 DEFAULT_TOOL_TRIGGER = "PROBE_TOOL"
 DEFAULT_TOOL_INPUT: Mapping[str, Any] = {"command": "cat hello.txt"}
 _REDACTED_HEADERS = frozenset({"x-api-key", "authorization", "proxy-authorization", "cookie"})
-
-
-# ---------------------------------------------------------------- replies
-
-
-@dataclass(frozen=True)
-class Reply:
-    """One scripted assistant message: a tuple of Messages API content blocks."""
-
-    blocks: tuple[JSON, ...]
-
-    @classmethod
-    def say(cls, text: str) -> Reply:
-        """A reply holding one text block."""
-        return cls(({"type": "text", "text": text},))
-
-    @classmethod
-    def call_tool(cls, name: str, tool_input: Mapping[str, Any]) -> Reply:
-        """A reply holding one ``tool_use`` block with a fresh id."""
-        block = {
-            "type": "tool_use",
-            "id": "toolu_" + uuid.uuid4().hex[:24],
-            "name": name,
-            "input": dict(tool_input),
-        }
-        return cls((block,))
-
-    @property
-    def stop_reason(self) -> str:
-        """``tool_use`` when the reply calls a tool, else ``end_turn``."""
-        return "tool_use" if any(b.get("type") == "tool_use" for b in self.blocks) else "end_turn"
-
 
 Responder = Callable[[JSON], Reply | None]
 
@@ -103,96 +82,6 @@ class RecordedCall:
     headers: dict[str, str]
     body: Any
     reply: Reply | None = field(default=None)
-
-
-# ---------------------------------------------------------------- request helpers
-
-
-def _strings(node: Any) -> Iterator[str]:
-    """Yield every text string of a content node (str, block, list of blocks)."""
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, list):
-        for item in node:
-            yield from _strings(item)
-    elif isinstance(node, dict):
-        if node.get("type") == "tool_use":
-            yield from _leaf_strings(node.get("input"))
-        for key in ("text", "content"):
-            if key in node:
-                yield from _strings(node[key])
-
-
-def _leaf_strings(node: Any) -> Iterator[str]:
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, list):
-        for item in node:
-            yield from _leaf_strings(item)
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from _leaf_strings(value)
-
-
-def all_text(request: Mapping[str, Any]) -> str:
-    """Every text string of a request's ``system`` and ``messages``, joined by newlines.
-
-    Includes text blocks, ``tool_result`` contents and the string values of ``tool_use`` inputs;
-    not the ``tools`` list.
-    """
-    parts = list(_strings(request.get("system")))
-    for message in request.get("messages") or []:
-        parts.extend(_strings(message.get("content") if isinstance(message, dict) else message))
-    return "\n".join(parts)
-
-
-def _last_message(request: Mapping[str, Any]) -> JSON:
-    messages = request.get("messages") or []
-    last = messages[-1] if messages else {}
-    return last if isinstance(last, dict) else {}
-
-
-def _blocks(message: Mapping[str, Any]) -> list[Any]:
-    content = message.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return content if isinstance(content, list) else []
-
-
-def last_user_text(request: Mapping[str, Any]) -> str:
-    """The text blocks of the request's last user message (no tool results), joined."""
-    for message in reversed(request.get("messages") or []):
-        if isinstance(message, dict) and message.get("role") == "user":
-            texts = [
-                b["text"]
-                for b in _blocks(message)
-                if isinstance(b, dict)
-                and b.get("type") == "text"
-                and isinstance(b.get("text"), str)
-            ]
-            return "\n".join(texts)
-    return ""
-
-
-def tool_result_texts(request: Mapping[str, Any], *, last_only: bool = False) -> list[str]:
-    """The text of each ``tool_result`` block, in order (only the last message's if asked)."""
-    messages = [_last_message(request)] if last_only else request.get("messages") or []
-    return [
-        "\n".join(_strings(block.get("content")))
-        for message in messages
-        if isinstance(message, dict)
-        for block in _blocks(message)
-        if isinstance(block, dict) and block.get("type") == "tool_result"
-    ]
-
-
-def is_main_request(request: Mapping[str, Any]) -> bool:
-    """Whether a request is an agent turn: it offers tools (side requests offer none)."""
-    return bool(request.get("tools"))
-
-
-def _offers_tool(request: Mapping[str, Any], name: str) -> bool:
-    return any(isinstance(t, dict) and t.get("name") == name for t in request.get("tools") or [])
 
 
 # ---------------------------------------------------------------- the server
@@ -329,7 +218,7 @@ class MockAnthropic:
         if (
             self.tool_trigger
             and self.tool_trigger in last_user_text(request)
-            and _offers_tool(request, self.tool_name)
+            and offers_tool(request, self.tool_name)
         ):
             return Reply.call_tool(self.tool_name, self.tool_input)
         return Reply.say(self.reply_text)
@@ -474,7 +363,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json({"type": "error", "error": error}, status=400)
             elif route == "/v1/messages/count_tokens":
                 self._record(body)
-                self._send_json({"input_tokens": _estimate_tokens(body)})
+                self._send_json({"input_tokens": estimate_tokens(body)})
             else:
                 self._record(body)
                 self._not_found()
@@ -494,74 +383,3 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Length", "0")
         self.end_headers()
-
-
-# ---------------------------------------------------------------- wire format
-
-
-def _estimate_tokens(body: Any) -> int:
-    return max(1, len(json.dumps(body)) // 4)
-
-
-def _usage(request: JSON, output_tokens: int) -> JSON:
-    return {
-        "input_tokens": _estimate_tokens(request.get("messages")),
-        "output_tokens": output_tokens,
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0,
-    }
-
-
-def _output_tokens(reply: Reply) -> int:
-    return max(1, len(json.dumps(reply.blocks)) // 4)
-
-
-def message_json(request: JSON, reply: Reply) -> JSON:
-    """The non-streaming Messages API response for ``reply``."""
-    return {
-        "id": "msg_" + uuid.uuid4().hex[:24],
-        "type": "message",
-        "role": "assistant",
-        "model": request.get("model", "claude-mock"),
-        "content": [dict(b) for b in reply.blocks],
-        "stop_reason": reply.stop_reason,
-        "stop_sequence": None,
-        "usage": _usage(request, _output_tokens(reply)),
-    }
-
-
-def _block_events(index: int, block: JSON) -> list[JSON]:
-    if block.get("type") == "tool_use":
-        start = {**block, "input": {}}
-        delta = {"type": "input_json_delta", "partial_json": json.dumps(block.get("input", {}))}
-    elif block.get("type") == "text":
-        start = {"type": "text", "text": ""}
-        delta = {"type": "text_delta", "text": block.get("text", "")}
-    else:  # any other block is sent whole
-        return [
-            {"type": "content_block_start", "index": index, "content_block": block},
-            {"type": "content_block_stop", "index": index},
-        ]
-    return [
-        {"type": "content_block_start", "index": index, "content_block": start},
-        {"type": "content_block_delta", "index": index, "delta": delta},
-        {"type": "content_block_stop", "index": index},
-    ]
-
-
-def stream_events(request: JSON, reply: Reply) -> list[JSON]:
-    """The server-sent events of a streamed Messages API response for ``reply``."""
-    message = message_json(request, reply)
-    start = {**message, "content": [], "stop_reason": None, "usage": _usage(request, 1)}
-    events: list[JSON] = [{"type": "message_start", "message": start}, {"type": "ping"}]
-    for index, block in enumerate(reply.blocks):
-        events.extend(_block_events(index, block))
-    events.append(
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
-            "usage": {"output_tokens": message["usage"]["output_tokens"]},
-        }
-    )
-    events.append({"type": "message_stop"})
-    return events
