@@ -1,4 +1,4 @@
-"""lorebook harness plugin for Claude Code (not supported yet)."""
+"""lorebook harness plugin for Claude Code."""
 
 from __future__ import annotations
 

@@ -1,0 +1,148 @@
+"""The Claude Code harness: hook config, events, transcripts and headless runs."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from lorebook.errors import LorebookError
+from lorebook.events import HookAnswer, HookEvent, HostOutput, Turn
+from lorebook.harness import CheckItem, InstallReport
+
+from . import events, settings, transcript
+
+ARGV_PROMPT_LIMIT = 64 * 1024
+"""Prompts longer than this many UTF-8 bytes go to ``claude -p`` on stdin, not in argv."""
+
+
+class ClaudeHarness:
+    """Claude Code 2.x, wired through the project's ``.claude/settings.json``.
+
+    Install, uninstall and check touch only lorebook's own hook entries (see
+    :mod:`lorebook_claude.settings`); events and answers are translated by
+    :mod:`lorebook_claude.events`, transcripts by :mod:`lorebook_claude.transcript`.
+    """
+
+    name = "claude"
+
+    def install(self, repo: Path) -> InstallReport:
+        """Merge lorebook's hooks into ``<repo>/.claude/settings.json``.
+
+        Keeps every hook, matcher group and setting the user has, in their order; a second
+        run changes no byte; an older lorebook entry is replaced, never duplicated. The
+        file is rewritten (2-space indent) only when its content changes.
+
+        Raises:
+            LorebookError: the settings file exists but is not valid JSON (nothing is
+                written).
+        """
+        path = repo / settings.SETTINGS_PATH
+        data = settings.load_settings(path)
+        wanted = settings.installed(data)
+        if path.exists() and wanted == data:
+            return InstallReport(unchanged=(settings.SETTINGS_PATH,))
+        _write(path, wanted)
+        return InstallReport(changed=(settings.SETTINGS_PATH,))
+
+    def uninstall(self, repo: Path) -> InstallReport:
+        """Remove exactly lorebook's hook entries from ``<repo>/.claude/settings.json``.
+
+        Matcher groups, events and the ``hooks`` key that only our entries filled go with
+        them. A file left holding ``{}`` is deleted, and ``.claude/`` too if it is then
+        empty. A user's file written with 2-space indent and a trailing newline comes back
+        byte for byte; any other formatting comes back as equal JSON.
+
+        Raises:
+            LorebookError: the settings file is not valid JSON (nothing is written).
+        """
+        path = repo / settings.SETTINGS_PATH
+        data = settings.load_settings(path)
+        remaining = settings.uninstalled(data)
+        if remaining == data:
+            return InstallReport(unchanged=(settings.SETTINGS_PATH,) if path.exists() else ())
+        if remaining:
+            _write(path, remaining)
+            return InstallReport(changed=(settings.SETTINGS_PATH,))
+        path.unlink()
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()  # only succeeds when .claude/ is now empty
+        return InstallReport(changed=(settings.SETTINGS_PATH,), notes=("removed empty file",))
+
+    def check(self, repo: Path) -> list[CheckItem]:
+        """One item per hook event: ``ok``, ``missing`` or ``changed`` (or ``unknown``)."""
+        path = repo / settings.SETTINGS_PATH
+        try:
+            data = settings.load_settings(path)
+        except (LorebookError, OSError) as exc:
+            return [
+                CheckItem(_what(event), "unknown", fix=f"{exc}; then {settings.FIX}")
+                for event, _, _ in settings.HOOKS
+            ]
+        wanted = dict(settings.events_of(settings.installed(data)))
+        items: list[CheckItem] = []
+        for event, groups in settings.events_of(data):
+            if groups == wanted[event]:
+                items.append(CheckItem(_what(event), "ok"))
+            elif settings.our_commands(groups):
+                items.append(CheckItem(_what(event), "changed", fix=settings.FIX))
+            else:
+                items.append(CheckItem(_what(event), "missing", fix=settings.FIX))
+        return items
+
+    def parse_event(self, name: str, payload: Mapping[str, Any]) -> HookEvent:
+        """Translate one Claude hook payload (see :func:`lorebook_claude.events.parse_event`)."""
+        return events.parse_event(name, payload)
+
+    def render(self, event: HookEvent, answer: HookAnswer) -> HostOutput:
+        """Put the answer in Claude's channel (see :func:`lorebook_claude.events.render`)."""
+        return events.render(event, answer)
+
+    def read_transcript(self, ref: str, since: int | None = None) -> Iterator[Turn]:
+        """Yield turns from a remembered byte offset; see :mod:`lorebook_claude.transcript`."""
+        return transcript.read_transcript(ref, since)
+
+    def transcript_end(self, ref: str) -> int:
+        """The byte offset just past the transcript's last complete line."""
+        return transcript.transcript_end(ref)
+
+    def headless(self, prompt: str, model: str | None) -> tuple[list[str], bytes | None]:
+        """Argv (and stdin bytes) for ``claude -p`` with plain text output.
+
+        Prompts over :data:`ARGV_PROMPT_LIMIT` bytes, starting with ``-`` (which would read
+        as an option) or holding a NUL byte go on stdin: ``claude -p`` without a prompt
+        argument reads the prompt from stdin (verified with 2.1.197 against a mock model,
+        a 200,000-character prompt arrived whole).
+        """
+        options = ["--output-format", "text"]
+        if model:
+            options += ["--model", model]
+        data = prompt.encode("utf-8", "replace")
+        if len(data) > ARGV_PROMPT_LIMIT or prompt.startswith("-") or "\0" in prompt:
+            return ["claude", "-p", *options], data
+        return ["claude", "-p", prompt, *options], None
+
+    def hook_commands(self, repo: Path) -> dict[str, str]:
+        """The installed lorebook command for each Claude event (empty when not installed)."""
+        data = settings.load_settings(repo / settings.SETTINGS_PATH)
+        commands: dict[str, str] = {}
+        for event, groups in settings.events_of(data):
+            found = settings.our_commands(groups)
+            if found:
+                commands[event] = found[0]
+        return commands
+
+    def host_env(self, repo: Path) -> dict[str, str]:
+        """The variable Claude sets for hook commands: ``CLAUDE_PROJECT_DIR``."""
+        return {"CLAUDE_PROJECT_DIR": str(repo)}
+
+
+def _what(event: str) -> str:
+    return f"Claude Code hook {event} in {settings.SETTINGS_PATH}"
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    from lorebook.kb.fsutil import atomic_write_bytes
+
+    atomic_write_bytes(path, settings.dump_settings(data))

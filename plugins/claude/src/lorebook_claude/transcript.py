@@ -1,0 +1,282 @@
+r"""Claude Code session transcripts (``~/.claude/projects/<slug>/<session>.jsonl``) as turns.
+
+One JSON record per line (shared/HARNESSES.md section 1.4). How records become turns:
+
+* ``user`` with text content: a human prompt, role ``user``. Slash commands
+  (``<command-name>/compact</command-name>``) become ``user`` turns reading ``/compact``.
+  ``<system-reminder>`` spans are removed from human text; a record holding only such
+  spans, or marked ``isMeta`` (text Claude wrote on the user's behalf), is an injected
+  turn. Local command output (``<local-command-stdout>``) is a ``tool`` turn.
+* ``user`` with ``tool_result`` blocks: one ``tool`` turn whose ``tool_calls`` hold one
+  :class:`~lorebook.events.ToolCall` per result (name and input of the matching
+  ``tool_use`` when it was read in the same pass, else name ``unknown``), a result excerpt
+  of at most :data:`EXCERPT_CHARS` characters and ``is_error``; its text is the excerpts.
+  The assistant turn that asked for the tools carries the same calls without results.
+* ``user`` with ``isCompactSummary``: the compaction summary, role ``summary``.
+* ``assistant``: role ``assistant``, text blocks joined, ``tool_use`` blocks as tool calls
+  (thinking blocks are left out). Messages Claude made up itself (model ``<synthetic>``,
+  API error messages) are marked injected.
+* ``attachment`` of type ``hook_success`` or ``hook_additional_context``: text a hook
+  injected, role ``tool`` with ``injected=True``: never a ``user`` turn.
+* Everything else is skipped: bookkeeping (``queue-operation``, ``last-prompt``, ``mode``),
+  other attachments, ``system`` records (the ``compact_boundary`` marker carries no text;
+  the summary record that follows it is the summary turn) and subagent lines
+  (``isSidechain``).
+
+``Turn.index`` is the record's 0-based line number in the file, so it is stable across
+re-reads. Reading resumes from a byte offset; a trailing line without its newline (Claude
+is still writing it) and lines that are not JSON objects are skipped without raising.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from typing import IO, TYPE_CHECKING, Any
+
+from lorebook.events import ToolCall, Turn
+
+if TYPE_CHECKING:
+    from lorebook.events import Role
+
+EXCERPT_CHARS = 500
+"""Tool results are cut to this many characters."""
+
+UNKNOWN_TOOL = "unknown"
+"""Tool name of a result whose ``tool_use`` lies before the offset reading started at."""
+
+_CHUNK = 1 << 20
+_INJECTED_SPAN = re.compile(r"<(system-reminder|user-prompt-submit-hook)>(.*?)</\1>", re.S)
+_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_BASH_INPUT = re.compile(r"^<bash-input>(.*?)</bash-input>$", re.S)
+_OUTPUT_TAG = re.compile(r"</?(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>")
+_CAVEAT = "<local-command-caveat>"
+_INJECTING_ATTACHMENTS = frozenset({"hook_success", "hook_additional_context"})
+
+_Tools = dict[str, tuple[str, Mapping[str, Any]]]
+
+
+def transcript_end(ref: str) -> int:
+    """Return the byte offset just past the last complete line of the transcript.
+
+    Remember it as ``since`` for the next :func:`read_transcript`; pass it as ``until``
+    to this read so that lines Claude appends meanwhile are read next time, not twice.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    with open(ref, "rb") as handle:
+        end = handle.seek(0, 2)
+        while end > 0:
+            start = max(0, end - _CHUNK)
+            handle.seek(start)
+            found = handle.read(end - start).rfind(b"\n")
+            if found >= 0:
+                return start + found + 1
+            end = start
+    return 0
+
+
+def read_transcript(ref: str, since: int | None = None, until: int | None = None) -> Iterator[Turn]:
+    """Yield the turns of a Claude Code transcript, one line at a time.
+
+    Args:
+        ref: Path of the session's ``.jsonl`` file (``transcript_path`` of a hook payload).
+        since: Byte offset to start at (from :func:`transcript_end`); None reads from the
+            start. An offset inside a line skips the rest of that line.
+        until: Byte offset to stop at; lines that end after it are left for the next read.
+
+    Yields:
+        Turns in file order; ``index`` is the record's 0-based line number.
+
+    Raises:
+        ValueError: ``since`` is negative.
+        OSError: the file cannot be read.
+    """
+    start = since or 0
+    if start < 0:
+        raise ValueError(f"since must be a byte offset >= 0, not {start}")
+    with open(ref, "rb") as handle:
+        index, at_line_start = _lines_before(handle, start)
+        handle.seek(start)
+        pos = start
+        if not at_line_start:
+            pos += len(handle.readline())
+            index += 1
+        tools: _Tools = {}
+        for line in handle:
+            pos += len(line)
+            if not line.endswith(b"\n") or (until is not None and pos > until):
+                return
+            turn = _turn_of_line(line, index, tools)
+            index += 1
+            if turn is not None:
+                yield turn
+
+
+def _lines_before(handle: IO[bytes], offset: int) -> tuple[int, bool]:
+    """Count complete lines before ``offset``, and tell whether ``offset`` starts a line."""
+    count, last, done = 0, b"\n", 0
+    handle.seek(0)
+    while done < offset:
+        chunk = handle.read(min(_CHUNK, offset - done))
+        if not chunk:
+            return count, True
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+        done += len(chunk)
+    return count, last == b"\n"
+
+
+def _turn_of_line(line: bytes, index: int, tools: _Tools) -> Turn | None:
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict) or record.get("isSidechain") is True:
+        return None
+    timestamp = record.get("timestamp")
+    stamp = timestamp if isinstance(timestamp, str) else None
+    kind = record.get("type")
+    if kind == "user":
+        return _user_turn(record, index, stamp, tools)
+    if kind == "assistant":
+        return _assistant_turn(record, index, stamp, tools)
+    if kind == "attachment":
+        return _attachment_turn(record, index, stamp)
+    return None
+
+
+def _plain_text(content: Any, joiner: str = "\n") -> str:
+    """Text of a message or tool_result ``content`` (a string, or a list of blocks)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = [
+        block["text"]
+        for block in content
+        if isinstance(block, Mapping)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    ]
+    return joiner.join(parts)
+
+
+def _excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def _user_turn(
+    record: Mapping[str, Any], index: int, stamp: str | None, tools: _Tools
+) -> Turn | None:
+    message = record.get("message")
+    if not isinstance(message, Mapping):
+        return None
+    content = message.get("content")
+    if record.get("isCompactSummary") is True:
+        summary = _plain_text(content).strip()
+        return Turn(index, "summary", summary, timestamp=stamp) if summary else None
+    if isinstance(content, list) and any(_is_tool_result(block) for block in content):
+        return _tool_result_turn(content, index, stamp, tools)
+    text = _plain_text(content).strip()
+    if not text:
+        return None
+    if record.get("isMeta") is True:
+        return _injected(index, text, stamp)
+    return _text_turn(text, index, stamp)
+
+
+def _is_tool_result(block: Any) -> bool:
+    return isinstance(block, Mapping) and block.get("type") == "tool_result"
+
+
+def _injected(index: int, text: str, stamp: str | None, role: Role = "tool") -> Turn:
+    return Turn(index, role, text, timestamp=stamp, injected=True)
+
+
+def _text_turn(text: str, index: int, stamp: str | None) -> Turn | None:
+    """A user record's text: human prompt, slash command, command output or injected."""
+    spans = [match.group(2).strip() for match in _INJECTED_SPAN.finditer(text)]
+    human = _INJECTED_SPAN.sub("", text).strip()
+    if not human or human.startswith(_CAVEAT):
+        injected = "\n".join(span for span in spans if span) or human
+        return _injected(index, injected, stamp) if injected else None
+    if _COMMAND_NAME.search(human):
+        return Turn(index, "user", _command_text(human), timestamp=stamp)
+    if _OUTPUT_TAG.match(human):
+        return Turn(index, "tool", _excerpt(_OUTPUT_TAG.sub("", human)), timestamp=stamp)
+    bash = _BASH_INPUT.match(human)
+    if bash:
+        return Turn(index, "user", "!" + bash.group(1).strip(), timestamp=stamp)
+    return Turn(index, "user", human, timestamp=stamp)
+
+
+def _command_text(text: str) -> str:
+    """``/name args`` from Claude's ``<command-name>``/``<command-args>`` markup."""
+    name_match = _COMMAND_NAME.search(text)
+    name = name_match.group(1).strip() if name_match else ""
+    if name and not name.startswith("/"):
+        name = "/" + name
+    args_match = _COMMAND_ARGS.search(text)
+    args = args_match.group(1).strip() if args_match else ""
+    return f"{name} {args}".strip()
+
+
+def _tool_result_turn(content: list[Any], index: int, stamp: str | None, tools: _Tools) -> Turn:
+    calls: list[ToolCall] = []
+    for block in content:
+        if not _is_tool_result(block):
+            continue
+        use_id = block.get("tool_use_id")
+        key = use_id if isinstance(use_id, str) else ""
+        name, tool_input = tools.pop(key, (UNKNOWN_TOOL, {}))
+        excerpt = _excerpt(_plain_text(block.get("content")))
+        calls.append(ToolCall(name, tool_input, excerpt, is_error=block.get("is_error") is True))
+    text = "\n".join(call.result_excerpt for call in calls if call.result_excerpt)
+    return Turn(index, "tool", text, tuple(calls), timestamp=stamp)
+
+
+def _assistant_turn(
+    record: Mapping[str, Any], index: int, stamp: str | None, tools: _Tools
+) -> Turn | None:
+    message = record.get("message")
+    if not isinstance(message, Mapping):
+        return None
+    content = message.get("content")
+    texts: list[str] = [content] if isinstance(content, str) else []
+    calls: list[ToolCall] = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, Mapping):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif block.get("type") == "tool_use" and isinstance(block.get("name"), str):
+            tool_input = block.get("input")
+            tool_input = tool_input if isinstance(tool_input, Mapping) else {}
+            calls.append(ToolCall(block["name"], tool_input))
+            if isinstance(block.get("id"), str):
+                tools[block["id"]] = (block["name"], tool_input)
+    text = "\n\n".join(t.strip() for t in texts if t.strip())
+    if not text and not calls:
+        return None
+    synthetic = message.get("model") == "<synthetic>" or record.get("isApiErrorMessage") is True
+    return Turn(index, "assistant", text, tuple(calls), timestamp=stamp, injected=synthetic)
+
+
+def _attachment_turn(record: Mapping[str, Any], index: int, stamp: str | None) -> Turn | None:
+    attachment = record.get("attachment")
+    if not isinstance(attachment, Mapping):
+        return None
+    if attachment.get("type") not in _INJECTING_ATTACHMENTS:
+        return None
+    content = attachment.get("content")
+    if isinstance(content, list):
+        text = "\n".join(part for part in content if isinstance(part, str))
+    else:
+        text = content if isinstance(content, str) else ""
+    text = text.strip()
+    return _injected(index, text, stamp) if text else None
