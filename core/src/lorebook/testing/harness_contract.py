@@ -1,0 +1,171 @@
+"""The harness contract suite: every harness plugin, ours or a third party's, subclasses it.
+
+Example::
+
+    from lorebook.testing import HarnessContract
+
+    class TestMyHost(HarnessContract):
+        harness_name = "myhost"
+
+        @pytest.fixture
+        def recorded_payloads(self):
+            return [("SessionStart", {...}), ("UserPromptSubmit", {...})]
+
+The suite wires the harness into a fresh repository with ``lorebook init``, so the plugin
+must be installed (its entry point visible), exactly as a user would have it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from lorebook.events import EVENT_NAMES, HookAnswer, HookEvent
+from lorebook.harness import Harness
+from lorebook.testing.fakehost import FakeHost
+
+Payloads = list[tuple[str, Mapping[str, Any]]]
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    skip = (".lorebook/.cache", ".lorebook/.state", ".lorebook/_logs", ".git/")
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.relative_to(root).as_posix().startswith(skip)
+    }
+
+
+def _log_lines(repo: Path) -> list[str]:
+    log = repo / ".lorebook" / "_logs" / "hook-errors.log"
+    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+
+
+class HarnessContract:
+    """Behaviour every harness plugin must have.
+
+    Subclasses set ``harness_name`` and provide a ``recorded_payloads`` fixture: (host event
+    name, payload) pairs the real host sent.
+    """
+
+    harness_name: ClassVar[str] = ""
+
+    @pytest.fixture
+    def recorded_payloads(self) -> Payloads:
+        """(host event, payload) pairs recorded from the real host (subclasses override)."""
+        raise NotImplementedError("a HarnessContract subclass must provide recorded_payloads")
+
+    @pytest.fixture
+    def harness(self) -> Harness:
+        """The harness object, built by its registered factory."""
+        from lorebook.plugins import make_plugins
+
+        spec = make_plugins().harness(self.harness_name)
+        assert spec.factory is not None, f"harness {self.harness_name!r} has no factory"
+        return spec.factory()
+
+    @pytest.fixture
+    def wired_repo(self, kb_repo: Path) -> Path:
+        """A repository with this harness wired by ``lorebook init``."""
+        from lorebook.initialize import init_repo
+
+        init_repo(kb_repo, [self.harness_name])
+        return kb_repo
+
+    def test_harness_satisfies_the_protocol(self, harness: Harness) -> None:
+        """The object the factory builds implements every method of the contract."""
+        assert isinstance(harness, Harness)
+        assert harness.name == self.harness_name
+
+    def test_install_is_idempotent_and_uninstall_exact(
+        self, harness: Harness, kb_repo: Path
+    ) -> None:
+        """A second install changes no byte; uninstall restores the repository exactly."""
+        before = _snapshot(kb_repo)
+        first = harness.install(kb_repo)
+        assert first.changed, "install reported no change on a fresh repository"
+        after_first = _snapshot(kb_repo)
+        second = harness.install(kb_repo)
+        assert second.changed == ()
+        assert _snapshot(kb_repo) == after_first
+        assert all(item.state == "ok" for item in harness.check(kb_repo))
+        harness.uninstall(kb_repo)
+        assert _snapshot(kb_repo) == before
+        assert any(item.state != "ok" for item in harness.check(kb_repo))
+
+    def test_every_recorded_payload_parses(
+        self, harness: Harness, recorded_payloads: Payloads
+    ) -> None:
+        """Each recorded payload of an installed event becomes one normalised event."""
+        assert recorded_payloads, "no recorded payloads given"
+        for host_event, payload in recorded_payloads:
+            event = harness.parse_event(host_event, payload)
+            assert isinstance(event, HookEvent)
+            assert event.name in EVENT_NAMES
+            assert event.harness == self.harness_name
+            assert event.host_event == host_event
+            assert event.session_id
+
+    def test_payloads_missing_fields_are_refused(
+        self, harness: Harness, recorded_payloads: Payloads
+    ) -> None:
+        """An empty payload is an error naming what is missing, never a half-filled event."""
+        for host_event, _ in recorded_payloads:
+            with pytest.raises(ValueError, match=r"\S"):
+                harness.parse_event(host_event, {})
+
+    def test_an_empty_answer_renders_nothing(
+        self, harness: Harness, recorded_payloads: Payloads
+    ) -> None:
+        """Nothing to say prints nothing and exits 0."""
+        host_event, payload = recorded_payloads[0]
+        output = harness.render(harness.parse_event(host_event, payload), HookAnswer())
+        assert output.stdout == b""
+        assert output.exit_code == 0
+
+    def test_recorded_payloads_through_the_launcher_exit_0(
+        self, harness: Harness, wired_repo: Path, recorded_payloads: Payloads
+    ) -> None:
+        """Every recorded payload, replayed as the host runs it, exits 0 and logs no error."""
+        host = FakeHost(wired_repo, harness)
+        for host_event, payload in recorded_payloads:
+            if host_event not in host.commands:
+                continue
+            run = host.fire(host_event, {**payload, "cwd": str(wired_repo)})
+            assert run.exit_code == 0, run.stderr
+        assert _log_lines(wired_repo) == []
+
+    @pytest.mark.parametrize("garbage", [b"", b"not json", b"[1, 2]", b"{}", b"\xff\xfe"])
+    def test_garbage_exits_0_prints_nothing_and_logs_one_line(
+        self, harness: Harness, wired_repo: Path, garbage: bytes
+    ) -> None:
+        """Whatever the host sends, the session is never broken."""
+        host = FakeHost(wired_repo, harness)
+        event = sorted(host.commands)[0]
+        before = len(_log_lines(wired_repo))
+        run = host.fire(event, garbage)
+        assert run.exit_code == 0
+        assert run.stdout == ""
+        assert len(_log_lines(wired_repo)) == before + 1
+
+    def test_internal_sessions_are_left_alone(self, harness: Harness, wired_repo: Path) -> None:
+        """With LOREBOOK_INTERNAL=1 the hook does nothing at all, not even log."""
+        host = FakeHost(wired_repo, harness, env={"LOREBOOK_INTERNAL": "1"})
+        host.env["LOREBOOK_INTERNAL"] = "1"
+        event = sorted(host.commands)[0]
+        run = host.fire(event, b"garbage")
+        assert (run.exit_code, run.stdout) == (0, "")
+        assert _log_lines(wired_repo) == []
+
+    def test_headless_puts_long_prompts_on_stdin(self, harness: Harness) -> None:
+        """Prompts over 64 KiB never go through argv (Linux caps one argument at 128 KiB)."""
+        argv, stdin = harness.headless("short prompt", None)
+        assert "short prompt" in argv
+        assert stdin is None
+        long_prompt = "x" * (70 * 1024)
+        argv, stdin = harness.headless(long_prompt, None)
+        assert long_prompt not in argv
+        assert stdin == long_prompt.encode("utf-8")
