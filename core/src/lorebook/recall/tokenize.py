@@ -4,7 +4,8 @@ Text is split into identifier-like runs (letters, digits and ``_``, joined by ``
 or ``-``). Each run yields its parts, lower-cased, split at ``_``, ``.``, ``/``, ``-`` and
 camelCase boundaries, and, when it has several parts, the whole run too: so
 ``src/pay/billing.py`` matches a query for ``billing`` and one for the exact path, and
-``getUserName`` matches ``user``. Common English words and one-letter parts are dropped.
+``getUserName`` matches ``user``. Common English words (as plain words) and one-letter
+parts are dropped.
 """
 
 from __future__ import annotations
@@ -162,13 +163,19 @@ def _keep(token: str) -> bool:
 
 
 def tokenize(text: str) -> list[str]:
-    """Return the tokens of ``text`` in order (duplicates kept: BM25 counts them)."""
+    """Return the tokens of ``text`` in order (duplicates kept: BM25 counts them).
+
+    Stopwords are dropped only as plain words: inside an identifier (``getUserName``) every
+    part is kept.
+    """
     tokens: list[str] = []
     for match in _RUN_RE.finditer(text):
         run = match.group()
         parts = [p.lower() for chunk in re.split(r"[_./\-]+", run) for p in _PART_RE.findall(chunk)]
-        tokens.extend(p for p in parts if _keep(p))
-        whole = run.lower()
-        if len(parts) > 1 and _keep(whole):
-            tokens.append(whole)
+        if len(parts) == 1:
+            if _keep(parts[0]):
+                tokens.append(parts[0])
+            continue
+        tokens.extend(p for p in parts if len(p) > 1)
+        tokens.append(run.lower())
     return tokens

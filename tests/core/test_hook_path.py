@@ -1,0 +1,291 @@
+"""The hook fast path, end to end in-process: config, index, stages, state, logging."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lorebook.hook import run
+from lorebook.hookconfig import DEFAULTS, HookConfig, load_hook_config
+from lorebook.kb.paths import KBPaths
+from lorebook.kb.store import MarkdownStore
+from lorebook.models.config import Config
+from lorebook.recall.sync import reconcile
+from lorebook.testing import make_note
+
+MODULES = {"fake": "tests.core.fake_host_events"}
+Fire = Callable[..., tuple[Any, list[str]]]
+
+
+@pytest.fixture
+def fire(kb_repo: Path, monkeypatch: pytest.MonkeyPatch) -> Fire:
+    """Run the hook in-process as the launcher would; return (parsed stdout, log lines)."""
+
+    def _fire(
+        host_event: str, payload: dict[str, Any] | bytes, *, argv: list[str] | None = None
+    ) -> tuple[Any, list[str]]:
+        data = (
+            payload
+            if isinstance(payload, bytes)
+            else json.dumps({"session_id": "s1", "cwd": str(kb_repo), **payload}).encode()
+        )
+        out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+        monkeypatch.setattr(sys, "stdout", out)
+        assert run(argv or ["fake", host_event], repo=str(kb_repo), event_modules=MODULES) == 0
+        out.flush()
+        raw = out.buffer.getvalue().decode()  # type: ignore[attr-defined]
+        log = kb_repo / ".lorebook/_logs/hook-errors.log"
+        lines = log.read_text().splitlines() if log.exists() else []
+        return (json.loads(raw) if raw else None), lines
+
+    return _fire
+
+
+@pytest.fixture
+def kb(kb_repo: Path) -> Path:
+    store = MarkdownStore(kb_repo)
+    store.add(
+        make_note(
+            "use-uv",
+            title="Run tests with uv run pytest",
+            body="Never bare pytest: it misses the workspace.",
+            tags=["testing"],
+            lb_anchors={"commands": [r"^pytest\b"]},
+            lb_enforce="warn",
+        )
+    )
+    store.add(
+        make_note(
+            "no-push-main",
+            title="Never push to main",
+            body="Open a pull request.",
+            lb_anchors={"commands": [r"git push\b.*\bmain\b"]},
+            lb_enforce="deny",
+        ),
+        folder="git",
+    )
+    store.add(
+        make_note(
+            "ask-migrations",
+            title="Migrations need a review",
+            body="Ask before running migrations.",
+            lb_anchors={"commands": [r"alembic upgrade"]},
+            lb_enforce="ask",
+        ),
+        folder="db",
+    )
+    store.add(
+        make_note(
+            "cache-tags",
+            title="Cache tags are shared across tenants",
+            body="Add the tenant tag.",
+            lb_anchors={"files": ["src/cache/**/*.py"], "errors": [r"504 Gateway"]},
+        ),
+        folder="cache",
+    )
+    store.add(
+        make_note(
+            "old-linter",
+            title="Lint with flake8 linter",
+            lb_status="superseded",
+            lb_superseded_by=["practice-ruff"],
+        ),
+        folder="lint",
+    )
+    store.add(
+        make_note("ruff", title="Lint with ruff linter only", body="ruff check, ruff format."),
+        folder="lint",
+    )
+    store.add(
+        make_note(
+            "refuted-sleep",
+            title="Sleep linter before retries",
+            lb_status="refuted",
+            lb_refuted_because="It hid a race.",
+        ),
+        folder="lint",
+    )
+    reconcile(KBPaths(kb_repo))
+    return kb_repo
+
+
+def test_light_config_defaults_match_the_model() -> None:
+    model = Config()
+    flat = {**model.budgets.model_dump(), **model.recall.model_dump(), "harnesses": ()}
+    assert {k: flat[k] for k in DEFAULTS} == DEFAULTS
+
+
+def test_hook_config_reads_the_compiled_copy_and_ignores_junk(kb_repo: Path) -> None:
+    cache = kb_repo / ".lorebook/.cache/config.json"
+    cache.write_text(
+        json.dumps(
+            {"budgets": {"prompt_chars": 999, "prompt_ms": "fast"}, "recall": {"min_score": 1}}
+        )
+    )
+    config = load_hook_config(str(kb_repo / ".lorebook"))
+    assert (config.prompt_chars, config.prompt_ms, config.min_score) == (
+        999,
+        HookConfig().prompt_ms,
+        1.0,
+    )
+    cache.write_text("{broken")
+    assert load_hook_config(str(kb_repo / ".lorebook")).prompt_chars == 3000
+
+
+def test_prompt_gets_the_matching_note_and_an_unrelated_prompt_nothing(
+    kb: Path, fire: Fire
+) -> None:
+    out, log = fire("Prompt", {"prompt": "how do I run the pytest suite here?"})
+    assert out is not None
+    assert "Run tests with uv run pytest" in out["context"]
+    assert "Never bare pytest: it misses the workspace." in out["context"]
+    assert ".lorebook/nodes/convention/practice-use-uv.md" in out["context"]
+    assert "Never push to main" not in out["context"]
+    unrelated, _ = fire("Prompt", {"prompt": "what a lovely sunny afternoon for a picnic"})
+    assert unrelated is None
+    assert log == []
+
+
+def test_a_note_is_not_injected_twice_in_one_session(kb: Path, fire: Fire) -> None:
+    first, _ = fire("Prompt", {"prompt": "run pytest"})
+    assert "Run tests with uv run pytest" in first["context"]
+    again, _ = fire("Prompt", {"prompt": "run pytest again"})
+    assert again is None
+    other_session, _ = fire("Prompt", {"prompt": "run pytest", "session_id": "s2"})
+    assert "Run tests with uv run pytest" in other_session["context"]
+    fire("Start", {"source": "compact"})  # compaction forgets what the session was given
+    after_compact, _ = fire("Prompt", {"prompt": "run pytest"})
+    assert after_compact is not None
+
+
+def test_only_active_notes_are_served(kb: Path, fire: Fire) -> None:
+    out, _ = fire("Prompt", {"prompt": "which linter do we use? flake8?"})
+    text = out["context"]
+    assert "Lint with ruff linter only" in text  # the superseded note gives way to its successor
+    assert "flake8" not in text
+    assert "Sleep linter" not in text  # refuted notes are not served as facts
+
+
+def test_deny_and_ask_before_a_command_runs(kb: Path, fire: Fire) -> None:
+    denied, _ = fire(
+        "Pre", {"tool_name": "Bash", "tool_input": {"command": "git push origin main"}}
+    )
+    assert denied["decision"] == "deny"
+    assert "Never push to main" in denied["reason"]
+    assert "Open a pull request." in denied["reason"]
+    asked, _ = fire("Pre", {"tool_name": "Bash", "tool_input": {"command": "alembic upgrade head"}})
+    assert asked["decision"] == "ask"
+    warned, _ = fire("Pre", {"tool_name": "Bash", "tool_input": {"command": "pytest -q"}})
+    assert warned["decision"] is None
+    assert "Run tests with uv run pytest" in warned["context"]
+    nothing, _ = fire("Pre", {"tool_name": "Bash", "tool_input": {"command": "ls -la"}})
+    assert nothing is None
+    # Deny is enforced every time, even when the note was shown before.
+    again, _ = fire("Pre", {"tool_name": "Bash", "tool_input": {"command": "git push origin main"}})
+    assert again["decision"] == "deny"
+
+
+def test_file_anchors_and_error_anchors(kb: Path, fire: Fire) -> None:
+    path = str(kb / "src/cache/redis/keys.py")
+    out, _ = fire("Pre", {"tool_name": "Edit", "tool_input": {"file_path": path}})
+    assert "Cache tags are shared across tenants" in out["context"]
+    assert "src/cache/redis/keys.py" in out["context"]
+    elsewhere, _ = fire(
+        "Pre",
+        {
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(kb / "src/app.py")},
+            "session_id": "s3",
+        },
+    )
+    assert elsewhere is None
+    error, _ = fire(
+        "Post",
+        {"tool_name": "Bash", "error": "curl: (22) 504 Gateway Time-out", "session_id": "s4"},
+    )
+    assert "Cache tags are shared across tenants" in error["context"]
+    ok, _ = fire("Post", {"tool_name": "Bash", "session_id": "s5"})
+    assert ok is None
+
+
+def test_session_start_injects_entry_and_picks_up_new_notes(kb: Path, fire: Fire, cli: Any) -> None:
+    cli("index", "rebuild", cwd=kb)
+    cli("lint", cwd=kb)
+    out, log = fire("Start", {"source": "startup"})
+    assert "# Project knowledge base" in out["context"]
+    assert "nodes_hash" not in out["context"]
+    assert "lorebook status: 7 notes (1 refuted, 1 superseded, not served)" in out["context"]
+    # A note that arrives by git pull (no lorebook writer involved) is found after the next start.
+    (kb / ".lorebook/nodes/gotcha").mkdir(exist_ok=True)
+    text = (kb / ".lorebook/nodes/convention/practice-use-uv.md").read_text()
+    (kb / ".lorebook/nodes/gotcha/practice-pulled.md").write_text(
+        text.replace("practice-use-uv", "practice-pulled").replace(
+            "Run tests with uv run pytest", "Zebra crossings need xylophones"
+        )
+    )
+    before, _ = fire("Prompt", {"prompt": "xylophones", "session_id": "s9"})
+    assert before is None
+    fire("Start", {"source": "startup", "session_id": "s9"})
+    after, _ = fire("Prompt", {"prompt": "xylophones", "session_id": "s9"})
+    assert "Zebra crossings need xylophones" in after["context"]
+    assert log == []
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"",
+        b"   ",
+        b"garbage",
+        b"[]",
+        b'{"cwd": "/x"}',
+        b'{"session_id": "s"}',
+        '{"x": "\u00e9"}'.encode("latin-1"),
+    ],
+)
+def test_bad_payloads_print_nothing_and_log_one_line(kb: Path, fire: Fire, payload: bytes) -> None:
+    out, log = fire("Prompt", payload)
+    assert out is None
+    assert len(log) == 1
+    assert " fake Prompt " in log[0]
+
+
+def test_unknown_harness_or_arguments_log_and_exit_0(kb: Path, fire: Fire) -> None:
+    out, log = fire("Prompt", {"prompt": "x"}, argv=["vim", "Prompt"])
+    assert out is None
+    assert "not wired on this machine" in log[-1]
+    out, log = fire("Prompt", {"prompt": "x"}, argv=["fake"])
+    assert "expected arguments <harness> <event>" in log[-1]
+
+
+def test_internal_sessions_do_nothing(
+    kb: Path, fire: Fire, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOREBOOK_INTERNAL", "1")
+    out, log = fire("Prompt", b"garbage")
+    assert out is None
+    assert log == []
+
+
+def test_a_blown_budget_injects_nothing_and_logs(kb: Path, fire: Fire) -> None:
+    cache = kb / ".lorebook/.cache/config.json"
+    data = json.loads(cache.read_text())
+    data["budgets"]["prompt_ms"] = 0
+    cache.write_text(json.dumps(data))
+    out, log = fire("Prompt", {"prompt": "run pytest"})
+    assert out is None
+    assert "BudgetExceeded: over the 0 ms budget" in log[-1]
+
+
+def test_a_missing_index_logs_and_injects_nothing(kb: Path, fire: Fire) -> None:
+    (kb / ".lorebook/.cache/index.sqlite").unlink()
+    out, log = fire("Prompt", {"prompt": "run pytest"})
+    assert out is None
+    assert "no note index" in log[-1]
