@@ -40,7 +40,7 @@ def fire(kb_repo: Path, monkeypatch: pytest.MonkeyPatch) -> Fire:
         monkeypatch.setattr(sys, "stdout", out)
         assert run(argv or ["fake", host_event], repo=str(kb_repo), event_modules=MODULES) == 0
         out.flush()
-        raw = out.buffer.getvalue().decode()  # type: ignore[attr-defined]
+        raw = out.buffer.getvalue().decode()
         log = kb_repo / ".lorebook/_logs/hook-errors.log"
         lines = log.read_text().splitlines() if log.exists() else []
         return (json.loads(raw) if raw else None), lines
