@@ -289,3 +289,31 @@ def test_a_missing_index_logs_and_injects_nothing(kb: Path, fire: Fire) -> None:
     out, log = fire("Prompt", {"prompt": "run pytest"})
     assert out is None
     assert "no note index" in log[-1]
+
+
+def test_the_hook_path_imports_nothing_heavy() -> None:
+    """Measured: typing, dataclasses (inspect), pathlib and hashlib each cost the hook several ms."""
+    import subprocess
+
+    from lorebook.launcher import launcher_paths
+
+    banned = (
+        "typing",
+        "dataclasses",
+        "inspect",
+        "pathlib",
+        "hashlib",
+        "pydantic",
+        "yaml",
+        "pluggy",
+        "numpy",
+    )
+    code = (
+        f"import sys; sys.path[:0] = {launcher_paths({'fake': 'tests.core.fake_host_events'})!r}; "
+        "import lorebook.hook, lorebook.inject.stages, lorebook.hookconfig; "
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {banned!r}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"

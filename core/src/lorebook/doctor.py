@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from lorebook import __version__
 from lorebook.errors import LorebookError
+from lorebook.kb.paths import KBPaths
 
 State = Literal["ok", "warning", "problem"]
 _HASH_RE = re.compile(r"nodes_hash: (sha256:[0-9a-f]{64})")
@@ -117,10 +118,60 @@ def _kb_checks(start: Path) -> list[Check]:
         )
     else:
         checks.append(Check("indexes", "ok", f"up to date ({live[:19]}…)"))
-    for name in config.harnesses:
+    checks += _harness_checks(paths, config.harnesses)
+    return checks
+
+
+def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
+    """The wired harnesses' own checks, this machine's launcher, the pointer blocks."""
+    from lorebook.launcher import launcher_problem
+    from lorebook.plugins import get_plugins
+    from lorebook.pointer import has_pointer
+    from lorebook.recall.index import index_path
+
+    if not names:
+        return [
+            Check("harnesses", "warning", "none wired", "run `lorebook init --harnesses <name>`")
+        ]
+    checks = []
+    problem = launcher_problem(paths)
+    fix = "run `lorebook init` on this machine (it writes the launcher; nothing committed changes)"
+    if problem:
+        checks.append(Check("hook launcher", "problem", problem, fix))
+    else:
+        checks.append(Check("hook launcher", "ok", paths.rel(paths.bin / "hook")))
+    if not Path(index_path(str(paths.root))).exists():
         checks.append(
-            Check(f"harness {name}", "warning", "configured, but not checked by this version")
+            Check(
+                "note index",
+                "warning",
+                "not built yet on this machine",
+                "it is built at the next session start, or run `lorebook index rebuild`",
+            )
         )
+    plugins = get_plugins()
+    for name in names:
+        try:
+            spec = plugins.harness(name)
+        except LorebookError as exc:
+            checks.append(Check(f"harness {name}", "problem", exc.message, exc.hint))
+            continue
+        if spec.factory is None:
+            checks.append(Check(f"harness {name}", "problem", "not supported by this version"))
+            continue
+        for item in spec.factory().check(paths.repo):
+            state: State = "ok" if item.state == "ok" else "problem"
+            checks.append(Check(f"{name}: {item.what}", state, item.state, item.fix))
+        for rel in spec.instruction_files:
+            if not has_pointer(paths.repo / rel):
+                checks.append(
+                    Check(
+                        f"{name}: pointer in {rel}",
+                        "problem",
+                        "missing or outdated",
+                        "run `lorebook init`",
+                    )
+                )
     return checks
 
 

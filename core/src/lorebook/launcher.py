@@ -3,10 +3,11 @@
 Committed host configs call ``.lorebook/bin/hook <harness> <event>``: the same string on
 every machine. ``lorebook init`` writes the launcher on each machine with that machine's
 interpreter, so teammates share the config and a fresh clone gets working hooks from one
-``lorebook init``. The launcher is a two-line POSIX shell script that execs the interpreter
-with ``-I -S`` (isolated, no site scan: the flags alone save tens of milliseconds) on
-``hook.py`` beside it, which puts exactly the needed folders on ``sys.path`` and calls
-:func:`lorebook.hook.run`.
+``lorebook init``. The launcher is a small Python file whose shebang runs the interpreter
+with ``-I -S`` (isolated, no site scan: the flags alone save tens of milliseconds); it puts
+exactly the needed folders on ``sys.path`` and calls :func:`lorebook.hook.run`. Where the
+interpreter's path cannot go in a shebang (too long, or with spaces), ``hook`` is a POSIX
+shell script that execs the interpreter on ``hook.py`` instead.
 """
 
 from __future__ import annotations
@@ -56,14 +57,31 @@ def launcher_paths(event_modules: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(roots))
 
 
+def _launcher_files(entry: str) -> dict[str, str]:
+    """The launcher files.
+
+    One Python file with its own shebang when the kernel can take it (it saves starting a
+    shell), else a shell script that execs ``hook.py``.
+    """
+    shebang = f"#!{sys.executable} -IS"
+    if len(shebang) < 200 and not any(c.isspace() for c in sys.executable) and os.name == "posix":
+        return {"hook": f"{shebang}\n{entry}"}
+    return {"hook": SHELL_TEMPLATE.format(python=shlex.quote(sys.executable)), "hook.py": entry}
+
+
 def write_launcher(paths: KBPaths, event_modules: dict[str, str]) -> list[str]:
     """Write (or refresh) the launcher for these harnesses; return the files written."""
-    shell = SHELL_TEMPLATE.format(python=shlex.quote(sys.executable))
-    entry = PY_TEMPLATE.format(
-        path=launcher_paths(event_modules), modules=dict(sorted(event_modules.items()))
-    )
+    modules = dict(sorted(event_modules.items()))
+    entry = PY_TEMPLATE.format(path=launcher_paths(event_modules), modules=modules)
+    files = _launcher_files(entry)
     written = []
-    for target, text in ((paths.bin / "hook", shell), (paths.bin / "hook.py", entry)):
+    for name in ("hook", "hook.py"):
+        target = paths.bin / name
+        text = files.get(name)
+        if text is None:
+            if target.exists():
+                target.unlink()
+            continue
         try:
             current = target.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -72,7 +90,7 @@ def write_launcher(paths: KBPaths, event_modules: dict[str, str]) -> list[str]:
             atomic_write_text(target, text)
             written.append(paths.rel(target))
         mode = target.stat().st_mode
-        if target.name == "hook" and not mode & stat.S_IXUSR:
+        if name == "hook" and not mode & stat.S_IXUSR:
             target.chmod(mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return written
 
@@ -93,12 +111,18 @@ def remove_launcher(paths: KBPaths) -> list[str]:
 def launcher_problem(paths: KBPaths) -> str | None:
     """Say what is wrong with this machine's launcher, or None when it looks usable."""
     hook = paths.bin / "hook"
-    if not hook.exists() or not (paths.bin / "hook.py").exists():
+    if not hook.exists():
         return f"{paths.rel(hook)} is missing on this machine, so the wired hooks do nothing"
     if not os.access(hook, os.X_OK):
         return f"{paths.rel(hook)} is not executable"
-    text = hook.read_text(encoding="utf-8")
-    words = shlex.split(text.splitlines()[-1]) if text.strip() else []
-    if len(words) < 2 or not os.access(words[1], os.X_OK):
-        return f"{paths.rel(hook)} names an interpreter that no longer exists"
+    lines = hook.read_text(encoding="utf-8").splitlines()
+    if lines and lines[0].startswith("#!/bin/sh"):
+        if not (paths.bin / "hook.py").exists():
+            return f"{paths.rel(paths.bin / 'hook.py')} is missing"
+        words = shlex.split(lines[-1])
+        python = words[1] if len(words) > 1 else ""
+    else:
+        python = lines[0][2:].split()[0] if lines and lines[0].startswith("#!") else ""
+    if not python or not os.access(python, os.X_OK):
+        return f"{paths.rel(hook)} names an interpreter that no longer exists ({python or '?'})"
     return None

@@ -5,8 +5,11 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # the hook path does not import typing
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
 
 FILE_KEYS = ("file_path", "path", "notebook_path", "filePath", "filepath", "file")
 COMMAND_KEYS = ("command", "cmd")

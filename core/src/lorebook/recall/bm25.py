@@ -11,8 +11,10 @@ different formula.) numpy is not imported: the hook fast path cannot afford it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+
+TYPE_CHECKING = False  # the hook path imports neither typing nor dataclasses (inspect)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 K1 = 1.5
 B = 0.75
@@ -40,13 +42,15 @@ def idf(corpus_size: int, doc_freq: int, avg_idf: float) -> float:
     return EPSILON * avg_idf if value < 0 else value
 
 
-@dataclass(frozen=True, slots=True)
 class CorpusStats:
     """What BM25 needs about the whole corpus."""
 
-    corpus_size: int
-    avgdl: float
-    average_idf: float
+    __slots__ = ("average_idf", "avgdl", "corpus_size")
+
+    def __init__(self, corpus_size: int, avgdl: float, average_idf: float) -> None:
+        self.corpus_size = corpus_size
+        self.avgdl = avgdl
+        self.average_idf = average_idf
 
 
 def score(

@@ -22,7 +22,7 @@ TYPE_CHECKING = False  # the hook path avoids importing typing (and dataclasses,
 if TYPE_CHECKING:
     from typing import Any
 
-INDEX_VERSION = "1"
+INDEX_VERSION = "2"
 INDEX_NAME = "index.sqlite"
 
 _SCHEMA = """
@@ -33,7 +33,8 @@ CREATE TABLE IF NOT EXISTS docs (
     title TEXT NOT NULL, description TEXT NOT NULL, body TEXT NOT NULL, extra TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS postings (
-    term TEXT NOT NULL, id TEXT NOT NULL, tf INTEGER NOT NULL, PRIMARY KEY (term, id)
+    term TEXT NOT NULL, id TEXT NOT NULL, tf INTEGER NOT NULL, len INTEGER NOT NULL,
+    PRIMARY KEY (term, id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS postings_by_id ON postings (id);
 CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
@@ -130,7 +131,22 @@ class NoteIndex:
         else:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             self.db = sqlite3.connect(path, timeout=10.0)
+            self._migrate()
             self.db.executescript(_SCHEMA)
+
+    def _migrate(self) -> None:
+        """Drop an index written by another version; reconcile then rebuilds it."""
+        tables = {
+            name
+            for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        if "meta" not in tables:
+            return
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        if row is None or row[0] != INDEX_VERSION:
+            with self.db:
+                for name in sorted(tables):
+                    self.db.execute(f'DROP TABLE IF EXISTS "{name}"')
 
     def __enter__(self) -> NoteIndex:
         return self
@@ -163,9 +179,10 @@ class NoteIndex:
             (note.id, note.path, note.mtime_ns, note.size, sum(counts.values()), note.status,
              note.kind, note.enforce, note.title, note.description, note.body, json.dumps(extra)),
         )  # fmt: skip
+        length = sum(counts.values())
         self.db.executemany(
-            "INSERT INTO postings (term, id, tf) VALUES (?, ?, ?)",
-            [(term, note.id, tf) for term, tf in counts.items()],
+            "INSERT INTO postings (term, id, tf, len) VALUES (?, ?, ?, ?)",
+            [(term, note.id, tf, length) for term, tf in counts.items()],
         )
         self.db.executemany(
             "INSERT INTO df (term, n) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET n = n + 1",
@@ -238,18 +255,13 @@ class NoteIndex:
         marks = ",".join("?" * len(terms))
         doc_freqs = dict(self.db.execute(f"SELECT term, n FROM df WHERE term IN ({marks})", terms))
         postings: dict[str, dict[str, int]] = {}
-        for term, note_id, tf in self.db.execute(
-            f"SELECT term, id, tf FROM postings WHERE term IN ({marks})", terms
-        ):
-            postings.setdefault(term, {})[note_id] = tf
-        ids = sorted({i for docs in postings.values() for i in docs})
         lens: dict[str, int] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            rows = self.db.execute(
-                f"SELECT id, len FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk
-            )
-            lens.update(rows)
+        rows = self.db.execute(
+            f"SELECT term, id, tf, len FROM postings WHERE term IN ({marks})", terms
+        )
+        for term, note_id, tf, length in rows:
+            postings.setdefault(term, {})[note_id] = tf
+            lens[note_id] = length
         return bm25.score(query, stats, doc_freqs, postings, lens)
 
     def anchors(self, kind: str) -> Iterator[tuple[str, str]]:
