@@ -25,6 +25,7 @@ DEFAULTS: dict[str, Any] = {
     "max_notes": 3,
     "min_score": 2.0,
     "relative_floor": 0.4,
+    "min_coverage": 0.25,
 }
 
 
@@ -42,6 +43,7 @@ class HookConfig:
     max_notes: int
     min_score: float
     relative_floor: float
+    min_coverage: float
 
     def __init__(self, **values: Any) -> None:
         for name, default in DEFAULTS.items():

@@ -82,13 +82,16 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
         return HookAnswer()
     cfg = ctx.config
     with ctx.index() as index:
-        scores = index.search(tokens)
+        found = index.search_with_coverage(tokens)
         ctx.deadline.check("ranking")
-        if not scores:
+        if not found:
             return HookAnswer()
-        best = max(scores.values())
+        best = max(score for score, _ in found.values())
         floor = max(cfg.min_score, cfg.relative_floor * best)
-        ranked = sorted((s for s in scores.items() if s[1] >= floor), key=lambda s: (-s[1], s[0]))
+        ranked = sorted(
+            (s for s in found.items() if s[1][0] >= floor and s[1][1] >= cfg.min_coverage),
+            key=lambda s: (-s[1][0], s[0]),
+        )
         notes = live_notes(index, [note_id for note_id, _ in ranked[: cfg.max_notes * 3]])
     seen = seen_notes(ctx.kb_root, event.session_id)
     fresh = [n for n in notes if n.id not in seen][: cfg.max_notes]

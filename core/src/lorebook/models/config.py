@@ -58,6 +58,15 @@ class Recall(BaseModel):
         le=1.0,
         description="A note scoring below this fraction of the best note's score is dropped.",
     )
+    min_coverage: float = Field(
+        default=0.25,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "A note must match at least this share of the prompt's idf mass (every distinct "
+            "prompt word weighs its rarity), so one shared common word is not enough."
+        ),
+    )
 
 
 class Config(BaseModel):

@@ -22,8 +22,16 @@ TYPE_CHECKING = False  # the hook path avoids importing typing (and dataclasses,
 if TYPE_CHECKING:
     from typing import Any
 
-INDEX_VERSION = "2"
+INDEX_VERSION = "3"
 INDEX_NAME = "index.sqlite"
+PRIOR_DOCS = 16
+"""Documents of average length, holding no query term, added to the corpus BM25 sees.
+
+BM25's idf cannot rank a small corpus: with two notes, a term found in one of them has an
+idf of exactly 0, and a knowledge base of five notes scores every match below any useful
+floor. These virtual documents are a fixed prior that keeps idf meaningful while the
+knowledge base is small and fades as it grows (16 among 10,000 notes change nothing).
+Scores are still BM25Okapi, computed exactly on the notes plus these documents."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -196,11 +204,17 @@ class NoteIndex:
     def _refresh_stats(self) -> None:
         size, total = self.db.execute("SELECT COUNT(*), COALESCE(SUM(len), 0) FROM docs").fetchone()
         histogram = self.db.execute("SELECT n, COUNT(*) FROM df GROUP BY n").fetchall()
-        avg_idf = bm25.average_idf(size, histogram) if size else 0.0
+        # The prior: PRIOR_DOCS documents of average length made only of a token no query
+        # holds (see PRIOR_DOCS). BM25Okapi is then computed exactly on notes + prior.
+        pad_len = max(1, round(total / size)) if size else 1
+        corpus = size + PRIOR_DOCS
+        avgdl = (total + PRIOR_DOCS * pad_len) / corpus
+        avg_idf = bm25.average_idf(corpus, [*histogram, (PRIOR_DOCS, 1)]) if size else 0.0
         rows = [
             ("version", INDEX_VERSION),
-            ("corpus_size", str(size)),
-            ("avgdl", repr(total / size if size else 0.0)),
+            ("notes", str(size)),
+            ("corpus_size", str(corpus)),
+            ("avgdl", repr(avgdl)),
             ("average_idf", repr(avg_idf)),
         ]
         self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", rows)
@@ -225,7 +239,7 @@ class NoteIndex:
     def stats(self) -> bm25.CorpusStats | None:
         """Corpus statistics, or None for an empty or foreign index."""
         meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
-        if meta.get("version") != INDEX_VERSION or not int(meta.get("corpus_size", "0")):
+        if meta.get("version") != INDEX_VERSION or not int(meta.get("notes", "0")):
             return None
         return bm25.CorpusStats(
             corpus_size=int(meta["corpus_size"]),
@@ -248,6 +262,16 @@ class NoteIndex:
 
     def search(self, query: list[str]) -> dict[str, float]:
         """Return BM25 scores (as rank-bm25's BM25Okapi computes them) of matching notes."""
+        return {note_id: score for note_id, (score, _) in self.search_with_coverage(query).items()}
+
+    def search_with_coverage(self, query: list[str]) -> dict[str, tuple[float, float]]:
+        """Return (BM25 score, query coverage) of every note matching the query.
+
+        Coverage is the share of the query's idf mass the note matches: each distinct query
+        token weighs its idf (a token no note holds weighs the idf of a document frequency of
+        0, the most a token can weigh). A note sharing one common word with a long prompt
+        scores above zero but covers little of it.
+        """
         stats = self.stats()
         terms = sorted(set(query))
         if stats is None or not terms:
@@ -262,7 +286,14 @@ class NoteIndex:
         for term, note_id, tf, length in rows:
             postings.setdefault(term, {})[note_id] = tf
             lens[note_id] = length
-        return bm25.score(query, stats, doc_freqs, postings, lens)
+        scores = bm25.score(query, stats, doc_freqs, postings, lens)
+        weights = {t: max(0.0, bm25.raw_idf(stats.corpus_size, doc_freqs.get(t, 0))) for t in terms}
+        total = sum(weights.values()) or 1.0
+        matched: dict[str, float] = {}
+        for term, docs in postings.items():
+            for note_id in docs:
+                matched[note_id] = matched.get(note_id, 0.0) + weights[term]
+        return {note_id: (score, matched[note_id] / total) for note_id, score in scores.items()}
 
     def anchors(self, kind: str) -> Iterator[tuple[str, str]]:
         """Yield (pattern, note id) for one kind of anchor: files, tools, errors or commands."""
