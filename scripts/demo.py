@@ -1,11 +1,16 @@
 """A guided run of what lorebook does today, in a throwaway git repository.
 
+Notes are added by hand (capture and curation of sessions come in a later release), then
+Claude Code's hooks are wired and replayed with payloads of the shapes Claude Code sends.
+
 Every step runs the real `lorebook` command and prints what it printed, so what you see is
 what a user gets. Pass --keep to keep the repository afterwards.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -33,6 +38,27 @@ def run(repo: Path, *args: str, check: bool = True) -> str:
     if not check:
         print(f"  (exit code {proc.returncode})")
     return proc.stdout
+
+
+def replay(repo: Path, event: str, fields: dict[str, object]) -> None:
+    """Run the hook command Claude Code would run for ``event``, with a payload of its shape."""
+    settings = json.loads((repo / ".claude/settings.json").read_text())
+    command = settings["hooks"][event][0]["hooks"][0]["command"]
+    payload = {"session_id": "demo-session", "transcript_path": "/dev/null", "cwd": str(repo),
+               "hook_event_name": event, **fields}  # fmt: skip
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(repo)}
+    proc = subprocess.run(["bash", "-c", command], input=json.dumps(payload), cwd=repo,
+                          capture_output=True, text=True, env=env, check=False)  # fmt: skip
+    shown = {k: v for k, v in fields.items() if k != "source"}
+    print(f"$ {event} {json.dumps(shown)}  (exit code {proc.returncode})")
+    if not proc.stdout.strip():
+        print("  (nothing injected)\n")
+        return
+    answer = json.loads(proc.stdout)["hookSpecificOutput"]
+    for key in ("permissionDecision", "permissionDecisionReason", "additionalContext"):
+        if key in answer:
+            print(f"  {key}:\n    " + str(answer[key]).replace("\n", "\n    "))
+    print()
 
 
 def main() -> None:
@@ -128,8 +154,26 @@ def main() -> None:
         run(repo, "lint", check=False)
         run(repo, "doctor", check=False)
 
-        step("6. Status")
+        step("6. Fix it, then wire Claude Code")
+        note.write_text(note.read_text().replace(", practice-deleted-note]", "]"))
+        run(repo, "index", "rebuild")
+        run(repo, "init", "--harnesses", "claude")
+
+        step(
+            "7. What Claude Code's hooks would inject (recorded payloads, replayed as it runs them)"
+        )
+        replay(repo, "SessionStart", {"source": "startup"})
+        replay(repo, "UserPromptSubmit", {"prompt": "how do I run the pytest suite?"})
+        replay(repo, "UserPromptSubmit", {"prompt": "what a sunny day for a picnic"})
+        replay(
+            repo,
+            "PreToolUse",
+            {"tool_name": "Bash", "tool_input": {"command": "git push origin main"}},
+        )
+
+        step("8. Status")
         run(repo, "status")
+        run(repo, "doctor")
         print("\nThe demo repository is", repo if keep else "removed now (pass --keep to keep it).")
     finally:
         if not keep:

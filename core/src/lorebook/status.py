@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebook.kb import frontmatter
-from lorebook.kb.lint import lint
+from lorebook.kb.lint import lint, remember_lint
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import load_snapshot
 
@@ -83,6 +83,7 @@ def compute_status(paths: KBPaths, budget: int, harnesses: list[str]) -> Status:
     _count_sessions(paths, status)
     status.open_conflicts = _count_conflicts(paths)
     report = lint(paths, budget, snap)
+    remember_lint(paths, report)
     status.lint_errors = len(report.errors)
     status.lint_warnings = len(report.warnings)
     return status

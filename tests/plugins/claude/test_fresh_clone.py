@@ -8,13 +8,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lorebook_claude.harness import ClaudeHarness
-
 from lorebook.testing import FakeHost
+from lorebook_claude.harness import ClaudeHarness
 
 
 def _lorebook(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "lorebook", *args], cwd=repo, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "lorebook", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if check:
         assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc
@@ -34,7 +39,9 @@ def test_fresh_clone_gets_working_hooks_after_one_init(tmp_path: Path, lorebook_
     _lorebook(origin, "index", "rebuild")
     _git(origin, "add", "-A")
     _git(origin, "commit", "-qm", "wire lorebook")
-    committed = subprocess.run(["git", "ls-files"], cwd=origin, capture_output=True, text=True, check=True).stdout
+    committed = subprocess.run(
+        ["git", "ls-files"], cwd=origin, capture_output=True, text=True, check=True
+    ).stdout
     assert ".lorebook/bin/hook" not in committed  # the launcher is per machine
     assert ".claude/settings.json" in committed
 
@@ -54,9 +61,16 @@ def test_fresh_clone_gets_working_hooks_after_one_init(tmp_path: Path, lorebook_
     assert (quiet.exit_code, quiet.stdout, quiet.stderr) == (0, "", "")
 
     _lorebook(clone, "init")
-    start = host.fire("SessionStart", {**prompt, "hook_event_name": "SessionStart", "source": "startup"})
+    start = host.fire(
+        "SessionStart", {**prompt, "hook_event_name": "SessionStart", "source": "startup"}
+    )
     assert "# Project knowledge base" in start.json()["hookSpecificOutput"]["additionalContext"]
     run = host.fire("UserPromptSubmit", prompt)
     assert "Never bare pytest." in run.json()["hookSpecificOutput"]["additionalContext"]
     assert _lorebook(clone, "doctor").returncode == 0
-    assert subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True, check=True).stdout == ""
+    assert (
+        subprocess.run(
+            ["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True, check=True
+        ).stdout
+        == ""
+    )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from lorebook.errors import LorebookError
@@ -42,6 +41,8 @@ class LintReport:
     """Every finding, errors first, each group sorted by file."""
 
     findings: tuple[Finding, ...]
+    nodes_hash: str | None = None
+    """The content address of the notes linted (None when it could not be computed)."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -214,8 +215,10 @@ def lint(paths: KBPaths, budget: int, snap: Snapshot | None = None) -> LintRepor
     findings += _check_edges(paths, snap, redirects)
     findings += _check_redirects(paths, snap, redirects)
     findings += _check_warnings(paths, snap, summaries)
+    digest = None
     if not any(f.code in ("invalid-redirects", "invalid-summaries") for f in findings):
         plan = plan_rebuild(paths, snap, budget)
+        digest = plan.digest
         for rel in stale_outputs(paths, plan):
             findings.append(
                 Finding(
@@ -237,28 +240,24 @@ def lint(paths: KBPaths, budget: int, snap: Snapshot | None = None) -> LintRepor
             )
     order = {"error": 0, "warning": 1}
     findings.sort(key=lambda f: (order[f.severity], f.path, f.code, f.message))
-    return LintReport(tuple(findings))
+    return LintReport(tuple(findings), digest)
 
 
 def remember_lint(paths: KBPaths, report: LintReport) -> None:
-    """Cache the result for the session-start status line (keyed by ENTRY.md's nodes_hash)."""
+    """Cache the result for the session-start status line.
+
+    It is keyed by the nodes_hash of the notes linted; the hook compares it with ENTRY.md's,
+    so a result is shown only for the notes the catalog describes.
+    """
     import contextlib
     import json
 
     from lorebook.kb.fsutil import write_if_changed
 
-    match = re.search(r"nodes_hash: (sha256:[0-9a-f]{64})", _read(paths.entry))
     doc = {
-        "nodes_hash": match.group(1) if match else None,
+        "nodes_hash": report.nodes_hash,
         "errors": len(report.errors),
         "warnings": len(report.warnings),
     }
     with contextlib.suppress(OSError):
         write_if_changed(paths.cache / "lint.json", json.dumps(doc, sort_keys=True) + "\n")
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        return ""
