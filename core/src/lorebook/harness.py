@@ -52,8 +52,22 @@ class Harness(Protocol):
         """Translate one host payload; raise ``ValueError`` naming a missing field."""
         ...
 
-    def read_transcript(self, ref: str, since: int | None = None) -> Iterator[Turn]:
-        """Yield normalised turns, from a remembered offset when one is given."""
+    def read_transcript(
+        self, ref: str, since: int | None = None, until: int | None = None
+    ) -> Iterator[Turn]:
+        """Yield normalised turns between two byte offsets of the transcript.
+
+        ``since`` is where an earlier read stopped (None: the start); ``until`` is where to
+        stop (None: the last complete line). Turn indexes are stable across reads.
+        """
+        ...
+
+    def transcript_end(self, ref: str) -> int:
+        """Return the offset just past the transcript's last complete record.
+
+        Capture reads up to this offset and remembers it, so a record appended while it
+        reads is read once, next time.
+        """
         ...
 
     def render(self, event: HookEvent, answer: HookAnswer) -> HostOutput:
