@@ -99,9 +99,11 @@ class ClaudeHarness:
         """Put the answer in Claude's channel (see :func:`lorebook_claude.events.render`)."""
         return events.render(event, answer)
 
-    def read_transcript(self, ref: str, since: int | None = None) -> Iterator[Turn]:
-        """Yield turns from a remembered byte offset; see :mod:`lorebook_claude.transcript`."""
-        return transcript.read_transcript(ref, since)
+    def read_transcript(
+        self, ref: str, since: int | None = None, until: int | None = None
+    ) -> Iterator[Turn]:
+        """Yield turns between two byte offsets; see :mod:`lorebook_claude.transcript`."""
+        return transcript.read_transcript(ref, since, until)
 
     def transcript_end(self, ref: str) -> int:
         """The byte offset just past the transcript's last complete line."""
