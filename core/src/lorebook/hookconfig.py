@@ -22,6 +22,7 @@ DEFAULTS: dict[str, Any] = {
     "session_start_ms": 3000,
     "prompt_ms": 1000,
     "tool_ms": 1000,
+    "capture_ms": 5000,
     "max_notes": 3,
     "min_score": 2.0,
     "relative_floor": 0.4,
@@ -40,6 +41,7 @@ class HookConfig:
     session_start_ms: int
     prompt_ms: int
     tool_ms: int
+    capture_ms: int
     max_notes: int
     min_score: float
     relative_floor: float

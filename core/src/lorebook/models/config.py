@@ -39,6 +39,13 @@ class Budgets(BaseModel):
     tool_ms: int = Field(
         default=1000, ge=20, le=60_000, description="Time budget of the tool hooks."
     )
+    capture_ms: int = Field(
+        default=5000,
+        ge=100,
+        le=120_000,
+        description="Time budget of capture at stop, session end and pre-compact; larger "
+        "transcripts are captured by a detached process.",
+    )
 
 
 class Recall(BaseModel):
@@ -69,6 +76,36 @@ class Recall(BaseModel):
     )
 
 
+class Extraction(BaseModel):
+    """Which extractor turns staged sessions into proposals, and how."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    extractor: str = Field(
+        default="rules",
+        description="Extractor provider: `rules` (built-in, offline), `headless` (the wired "
+        "harness's own CLI) or `http` (an OpenAI-compatible endpoint).",
+    )
+    model: str | None = Field(default=None, description="Model name for LLM extractors.")
+    endpoint: str | None = Field(
+        default=None, description="Base URL of the OpenAI-compatible API (`http` extractor)."
+    )
+    api_key_env: str = Field(
+        default="OPENAI_API_KEY", description="Environment variable holding the API key."
+    )
+    concurrency: int = Field(default=2, ge=1, le=16, description="Sessions extracted at once.")
+    timeout_s: float = Field(default=120.0, gt=0, description="Per LLM call.")
+
+
+class Retention(BaseModel):
+    """How long per-machine session data is kept (days); older files are pruned."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sessions_days: int = Field(default=30, ge=1, description="Staged session logs.")
+    logs_days: int = Field(default=14, ge=1, description="Hook errors and LLM traces.")
+
+
 class Config(BaseModel):
     """The committed configuration of one repository's knowledge base."""
 
@@ -86,3 +123,5 @@ class Config(BaseModel):
     )
     budgets: Budgets = Field(default_factory=Budgets)
     recall: Recall = Field(default_factory=Recall)
+    extraction: Extraction = Field(default_factory=Extraction)
+    retention: Retention = Field(default_factory=Retention)

@@ -68,5 +68,8 @@ class SessionLog(BaseModel):
     transcript_length: int = Field(ge=0, description="Bytes of transcript read so far.")
     status: SessionStatus = "pending"
     error: str | None = None
+    extracted_turns: int = Field(
+        default=0, ge=0, description="Turns already extracted; a grown log re-opens only the rest."
+    )
     turns: list[LoggedTurn] = Field(default_factory=list)
     proposals: list[Proposal] = Field(default_factory=list)

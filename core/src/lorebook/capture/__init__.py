@@ -1,0 +1,1 @@
+"""Capture: stage a session's normalised, redacted turns under ``.lorebook/_sessions/``."""
