@@ -4,6 +4,9 @@ The client is the pinned npm package installed by ``.ci/run`` into ``.clients/``
 a temporary HOME (so the real ``~/.claude`` is never read or written), the mock as its model
 endpoint and the quiet-mode environment variables; inherited ``ANTHROPIC_*``/``CLAUDE*``
 variables are dropped.
+
+The Codex CLI fixtures (``codex_bin``, ``mock_responses``, ``codex_home``, ``run_codex``) do the
+same for the pinned OpenAI Codex CLI against our mock Responses API; see ``codex_cli``.
 """
 
 from __future__ import annotations
@@ -20,7 +23,19 @@ from typing import Any, NoReturn, Protocol
 import pytest
 
 from tests.conftest import REPO_ROOT, git
+from tests.e2e.codex_cli import (
+    CODEX_INSTALL_HINT,
+    CODEX_VERSION,
+    CodexRunner,
+    codex_command,
+    codex_env,
+    find_codex,
+    run_process,
+    trust_project,
+    write_codex_config,
+)
 from tests.e2e.mock_anthropic import MockAnthropic
+from tests.e2e.mock_responses import MockResponses
 
 # Keep in step with CLAUDE_CODE_VERSION in .ci/run.
 CLAUDE_CODE_VERSION = "2.1.197"
@@ -228,3 +243,81 @@ def e2e_repo(tmp_path: Path) -> Path:
     git(repo, "add", "hello.txt")
     git(repo, "commit", "-q", "-m", "hello")
     return repo
+
+
+# ---------------------------------------------------------------- OpenAI Codex CLI
+
+
+@pytest.fixture(scope="session")
+def codex_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pinned Codex CLI executable (skips locally, fails in CI when it is missing)."""
+    path = find_codex()
+    if path is None or not path.exists():
+        where = f" (LOREBOOK_CODEX_BIN={path})" if path else ""
+        _unavailable(CODEX_INSTALL_HINT + where)
+    codex_home = tmp_path_factory.mktemp("codex-version") / ".codex"
+    codex_home.mkdir()
+    proc = run_process([str(path), "--version"], Path.cwd(), codex_env(codex_home), 60)
+    words = proc.stdout.split()  # "codex-cli 0.171.0"
+    version = words[-1] if words else ""
+    if proc.returncode != 0 or version != CODEX_VERSION:
+        pytest.fail(
+            f"{path} is not Codex CLI {CODEX_VERSION}; reinstall it with .ci/run\n"
+            + describe(proc),
+            pytrace=False,
+        )
+    return path
+
+
+@pytest.fixture
+def mock_responses() -> Iterator[MockResponses]:
+    """A running mock Responses API with the default script; stopped after the test."""
+    with MockResponses() as mock:
+        yield mock
+
+
+@pytest.fixture
+def codex_home(
+    tmp_path_factory: pytest.TempPathFactory, mock_responses: MockResponses, e2e_repo: Path
+) -> Path:
+    """The CODEX_HOME every client run of one test shares (so ``resume --last`` works).
+
+    It is ``<temp home>/.codex`` (the temp home is the runs' HOME) and holds a ``config.toml``
+    naming ``mock_responses`` as the model provider (``wire_api = "responses"``, key from
+    ``MOCK_API_KEY``, model ``mock-model``, analytics off, no retries) and trusting
+    ``e2e_repo``; ``run_codex`` trusts any other repo it is given.
+    """
+    codex_home = tmp_path_factory.mktemp("codex-user") / ".codex"
+    write_codex_config(codex_home, mock_responses.url, e2e_repo)
+    return codex_home
+
+
+@pytest.fixture
+def run_codex(codex_bin: Path, codex_home: Path) -> CodexRunner:
+    """Run ``codex exec --json`` headless in a repo against ``mock_responses``.
+
+    The runner takes the repo, the prompt and extra ``codex exec`` arguments (before
+    ``resume``), plus ``resume_last`` (``resume --last``: continue the latest session), extra
+    ``env`` entries (applied last), a ``timeout`` in seconds, and ``check`` (fail the test,
+    showing the output, on a non-zero exit). Hook trust is bypassed
+    (``--dangerously-bypass-hook-trust``) and the sandbox is ``danger-full-access`` unless the
+    extra arguments name one. It returns the CompletedProcess in text mode.
+    """
+
+    def run(
+        repo: Path,
+        prompt: str,
+        *extra_args: str,
+        resume_last: bool = False,
+        env: Mapping[str, str] | None = None,
+        timeout: float = 120,
+        check: bool = True,
+    ) -> subprocess.CompletedProcess[str]:
+        trust_project(codex_home, repo)
+        cmd = codex_command(codex_bin, prompt, extra_args, resume_last=resume_last)
+        proc = run_process(cmd, repo, codex_env(codex_home, env), timeout)
+        if check and proc.returncode != 0:
+            pytest.fail(describe(proc), pytrace=False)
+        return proc
+
+    return run
