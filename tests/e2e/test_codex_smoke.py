@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.codex_cli import CodexRunner, completed_items, describe, final_message
+from tests.e2e.codex_cli import CodexRunner, completed_items, describe, final_message, thread_id
 from tests.e2e.conftest import HELLO_TEXT
 from tests.e2e.mock_responses import (
     MockResponses,
@@ -18,6 +18,7 @@ from tests.e2e.mock_responses import (
     function_call_outputs,
     function_calls,
     last_user_text,
+    request_kind,
 )
 
 pytestmark = pytest.mark.e2e
@@ -89,3 +90,24 @@ def test_user_prompt_submit_hook_context_reaches_the_model(
     assert developer_texts(main[0])[-1] == "E2E_CODEX_MARKER"
     assert main[0]["input"][-1]["role"] == "developer"
     assert last_user_text(main[0]) == "say hi"
+
+
+def test_resume_last_continues_the_session_and_compaction_is_a_side_request(
+    e2e_repo: Path, mock_responses: MockResponses, run_codex: CodexRunner
+) -> None:
+    first = run_codex(e2e_repo, "say hi")
+    mock_responses.clear()
+
+    proc = run_codex(
+        e2e_repo, "say hi again", "-c", "model_auto_compact_token_limit=1", resume_last=True
+    )
+
+    assert thread_id(proc) == thread_id(first)
+    (compaction,) = mock_responses.side_requests()
+    assert request_kind(compaction) == "compaction"
+    assert compaction.get("tools") == []
+    assert "say hi" in all_text(compaction)  # the history it summarises
+    main = mock_responses.main_requests()
+    assert len(main) == 1, describe(proc)
+    assert last_user_text(main[0]) == "say hi again"
+    assert final_message(proc) == "ok"
