@@ -48,7 +48,13 @@ def log_failure(kb_root: str, harness: str, host_event: str, message: str) -> No
 
 
 def _budget_ms(name: str, ctx_config: object) -> int:
-    key = {"session_start": "session_start_ms", "prompt": "prompt_ms"}.get(name, "tool_ms")
+    key = {
+        "session_start": "session_start_ms",
+        "prompt": "prompt_ms",
+        "stop": "capture_ms",
+        "session_end": "capture_ms",
+        "pre_compact": "capture_ms",
+    }.get(name, "tool_ms")
     return int(getattr(ctx_config, key))
 
 
@@ -67,7 +73,11 @@ def answer_event(event: HookEvent, ctx: Context) -> HookAnswer:
         from lorebook.inject.session import session_start_answer
 
         return session_start_answer(event, ctx)
-    return HookAnswer()  # capture events: staged by the capture stage, not answered
+    if event.name in ("stop", "session_end", "pre_compact"):
+        from lorebook.capture.hook import capture_event
+
+        capture_event(event, ctx)
+    return HookAnswer()
 
 
 def _read_payload() -> dict[str, object]:

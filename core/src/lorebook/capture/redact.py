@@ -16,7 +16,8 @@ import re
 from collections.abc import Iterator
 
 REDACTED = "[REDACTED]"
-PRIVATE_RE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
+PRIVATE_RE = re.compile(r"(?<!`)<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
+"""A private span; an unclosed one runs to the end of the text (a `quoted` tag is prose)."""
 
 PLUGINS = (
     "ArtifactoryDetector", "AWSKeyDetector", "AzureStorageKeyDetector", "BasicAuthDetector",
@@ -29,12 +30,15 @@ PLUGINS = (
 """detect-secrets plugins used: every one but the high-entropy string detectors."""
 
 PEM_RE = re.compile(
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
+    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
     re.DOTALL,
 )
-_SECRET_NAME = r"[A-Za-z0-9_.-]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH)[A-Za-z0-9_]*"
+_SECRET_NAME = (
+    r"[A-Za-z0-9_.-]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH)[A-Za-z0-9_]*"
+)
 ASSIGNMENT_RE = re.compile(
-    rf"(?P<name>\b{_SECRET_NAME})(?P<sep>\s*[:=]\s*)(?P<quote>['\"]?)(?P<value>[^\s'\"]{{8,}})",
+    rf"(?P<name>\b{_SECRET_NAME})(?P<sep>\s*[:=]\s*)(?P<quote>['\"]?)(?P<value>[^\s'\"`,;()]{{8,}})",
     re.IGNORECASE,
 )
 PROVIDER_KEY_RE = re.compile(
@@ -47,6 +51,11 @@ _NOT_SECRET_VALUE = re.compile(
     r"|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\*+|x+|true|false|null|none|REDACTED\]?|\[REDACTED\])$",
     re.IGNORECASE,
 )
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_CODE_REFERENCE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\)?)?$|.*\*{3}")
+"""``user.sessionToken``, ``config.get()``, an already masked ``ghp_****``: not secrets."""
+"""An environment variable's name (``MOCK_API_KEY``): what a config points to, not a secret."""
+_GENERIC_NAMES = frozenset({"key", "keys", "auth", "pass", "author", "authority"})
 _SECRET_WORDS = re.compile(
     r"api.?key|secret|token|passw|pwd|credential|bearer|://[^\s/]*:[^\s/]*@|-----BEGIN",
     re.IGNORECASE,
@@ -86,14 +95,23 @@ def _library_secrets(line: str) -> Iterator[str]:
 
 def _redact_assignment(match: re.Match[str]) -> str:
     value = match.group("value")
-    if _NOT_SECRET_VALUE.match(value):
+    name = match.group("name").lower()
+    if (
+        name in _GENERIC_NAMES
+        or _NOT_SECRET_VALUE.match(value)
+        or _ENV_NAME.match(value)
+        or _CODE_REFERENCE.match(value)
+    ):
         return match.group()
     return f"{match.group('name')}{match.group('sep')}{match.group('quote')}{REDACTED}"
 
 
 def _may_hold_secret(line: str) -> bool:
-    """Cheap test: a secret-ish word, or a long token mixing letters and digits that is not a
-    hex hash or a UUID (session ids, git SHAs and content hashes never reach the library)."""
+    """Cheap test: could this line hold a secret at all?
+
+    True for a secret-ish word, or a long token mixing letters and digits that is not a hex
+    hash or a UUID (session ids, git SHAs and content hashes never reach the library).
+    """
     if _SECRET_WORDS.search(line):
         return True
     for match in _LONG_TOKEN.finditer(line):
@@ -129,3 +147,18 @@ def redact_many(texts: list[str]) -> list[str]:
             text = PEM_RE.sub(REDACTED, strip_private(text))
             out.append("\n".join(redact_line(line) for line in text.split("\n")))
         return out
+
+
+def find_secrets(text: str) -> list[int]:
+    """Return the 1-based numbers of the lines that hold a secret (or a private span)."""
+    from detect_secrets.settings import transient_settings
+
+    found = set()
+    closed = re.compile(r"(?<!`)<private>.*?</private>", re.IGNORECASE | re.DOTALL)
+    for match in list(PEM_RE.finditer(text)) + list(closed.finditer(text)):
+        found.add(text.count("\n", 0, match.start()) + 1)
+    with transient_settings(_settings()):
+        for number, line in enumerate(text.split("\n"), start=1):
+            if redact_line(line) != line:
+                found.add(number)
+    return sorted(found)

@@ -1,0 +1,121 @@
+"""Retention and forgetting.
+
+Per-machine session data is pruned by age, and forgetting a session removes every trace of
+it that lorebook keeps outside committed notes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lorebook.kb.paths import KBPaths
+
+PRUNE_EVERY_S = 3600
+
+
+def _older_than(path: Path, days: int, now: float) -> bool:
+    try:
+        return now - path.stat().st_mtime > days * 86400
+    except OSError:
+        return False
+
+
+def prune(paths: KBPaths, sessions_days: int, logs_days: int) -> list[str]:
+    """Delete staged session logs and log files older than the retention; return them."""
+    now = time.time()
+    removed = []
+    for folder, days in ((paths.sessions, sessions_days), (paths.logs, logs_days)):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and not path.is_symlink() and _older_than(path, days, now):
+                path.unlink(missing_ok=True)
+                removed.append(paths.rel(path))
+    return removed
+
+
+def prune_if_due(paths: KBPaths) -> list[str]:
+    """Prune at most once an hour (called from capture hooks)."""
+    marker = paths.state / "last-prune"
+    try:
+        if time.time() - marker.stat().st_mtime < PRUNE_EVERY_S:
+            return []
+    except OSError:
+        pass
+    from lorebook.config import load_config
+
+    retention = load_config(paths).retention
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.touch()
+    return prune(paths, retention.sessions_days, retention.logs_days)
+
+
+@dataclass(slots=True)
+class ForgetReport:
+    """What forgetting a session removed, and what a person must look at."""
+
+    removed: list[str] = field(default_factory=list)
+    notes_citing: list[str] = field(default_factory=list)
+    conflicts_quoting: list[str] = field(default_factory=list)
+
+
+def _logs_of(paths: KBPaths, session_id: str) -> list[Path]:
+    found = []
+    if paths.sessions.is_dir():
+        for path in sorted(paths.sessions.glob("*.json")):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict) and data.get("session_id") == session_id:
+                found.append(path)
+    return found
+
+
+def forget_session(paths: KBPaths, session_id: str) -> ForgetReport:
+    """Remove the staged log (with its proposals), LLM traces and hook state of a session.
+
+    Committed notes keep only the opaque origin id (``<harness>:<session>:<turn>``); they are
+    listed. Committed conflict files that quote the session are listed for the person to
+    delete: they are never rewritten silently.
+    """
+    from lorebook.capture.stage import lock_path
+    from lorebook.inject.state import _state_file
+
+    report = ForgetReport()
+    stems = []
+    for path in _logs_of(paths, session_id):
+        stems.append(path.stem)
+        path.unlink()
+        report.removed.append(paths.rel(path))
+    candidates = [Path(_state_file(str(paths.root), session_id))]
+    candidates += [lock_path(paths, stem) for stem in stems]
+    llm = paths.logs / "llm"
+    if llm.is_dir():
+        candidates += [p for p in sorted(llm.iterdir()) if any(p.name.startswith(s) for s in stems)]
+    for path in candidates:
+        if path.exists():
+            path.unlink()
+            report.removed.append(paths.rel(path))
+    _list_citations(paths, session_id, report)
+    return report
+
+
+def _list_citations(paths: KBPaths, session_id: str, report: ForgetReport) -> None:
+    needle = f":{session_id}"
+    for folder, bucket in (
+        (paths.nodes, report.notes_citing),
+        (paths.conflicts, report.conflicts_quoting),
+    ):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*.md")):
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError:
+                continue
+            if needle in text or session_id in text:
+                bucket.append(paths.rel(path))

@@ -1,0 +1,231 @@
+"""Stage a session's transcript as a session log under ``_sessions/``.
+
+Capture reads the transcript from where the last capture stopped, normalises it, drops
+hook-injected text, removes private spans and redacts secrets, then writes the session log
+atomically.
+
+Guarantees: a re-fire with an unchanged transcript changes nothing (not a byte); a grown
+transcript re-opens only its new records; two captures racing never let the older one
+overwrite the newer log (a per-session lock, and the log's own offset, decide); the
+transcript is read record by record, never loaded whole; nothing unredacted is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from lorebook.capture.redact import redact_many
+from lorebook.events import Turn
+from lorebook.harness import Harness
+from lorebook.kb.fsutil import atomic_write_text, kb_lock
+from lorebook.kb.paths import KBPaths
+from lorebook.models.session import LoggedToolCall, LoggedTurn, SessionLog
+
+ERROR_EXCERPT = 300
+ARG_CHARS = 500
+CHUNK = 1 << 20
+
+
+def log_stem(harness: str, session_id: str) -> str:
+    """The file stem of a session's log: readable, safe as a file name, unique."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", session_id)[:64]
+    return f"{harness}-{safe}-{zlib.crc32(session_id.encode('utf-8')):08x}"
+
+
+def log_path(paths: KBPaths, harness: str, session_id: str) -> Path:
+    """Where a session's log is staged."""
+    return paths.sessions / f"{log_stem(harness, session_id)}.json"
+
+
+def lock_path(paths: KBPaths, stem: str) -> Path:
+    """The lock capture and extraction take for one session log."""
+    return paths.state / "capture" / f"{stem}.lock"
+
+
+def load_log(path: Path) -> SessionLog | None:
+    """Read a staged log, or None when there is none."""
+    try:
+        return SessionLog.model_validate_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
+def write_log(path: Path, log: SessionLog) -> None:
+    """Validate, then write a session log atomically."""
+    checked = SessionLog.model_validate(log.model_dump())
+    atomic_write_text(path, checked.model_dump_json(indent=1) + "\n")
+
+
+def chain_hash(previous: str, ref: str, start: int, end: int) -> str:
+    """sha256 over the previous hash and the transcript bytes [start, end), read in chunks."""
+    digest = hashlib.sha256(previous.encode("ascii"))
+    try:
+        with open(ref, "rb") as handle:
+            handle.seek(start)
+            left = end - start
+            while left > 0:
+                chunk = handle.read(min(CHUNK, left))
+                if not chunk:
+                    break
+                digest.update(chunk)
+                left -= len(chunk)
+    except OSError:
+        digest.update(f"{ref}:{start}:{end}".encode())
+    return digest.hexdigest()
+
+
+def _short(value: object) -> object:
+    if isinstance(value, str):
+        return value if len(value) <= ARG_CHARS else value[:ARG_CHARS] + "…"
+    if isinstance(value, dict):
+        return {str(k): _short(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_short(v) for v in value[:50]]
+    return value
+
+
+def _logged(turns: Iterable[Turn]) -> Iterator[tuple[Turn, list[LoggedToolCall]]]:
+    """Keep what extraction needs: no injected text, tool inputs, short error excerpts."""
+    for turn in turns:
+        if turn.injected:
+            continue
+        calls = [
+            LoggedToolCall(
+                name=call.name,
+                input=dict(_short(dict(call.input))),  # type: ignore[call-overload]
+                result_excerpt=(call.result_excerpt or "")[:ERROR_EXCERPT]
+                if call.is_error
+                else None,
+                is_error=call.is_error,
+            )
+            for call in turn.tool_calls
+        ]
+        if turn.role == "tool" and not any(c.is_error for c in calls):
+            continue  # successful tool output is not kept: less to leak, less to scan
+        yield turn, calls
+
+
+def _redacted(pairs: list[tuple[Turn, list[LoggedToolCall]]]) -> list[LoggedTurn]:
+    texts = [turn.text for turn, _ in pairs]
+    strings: list[str] = []
+    for _, calls in pairs:
+        for call in calls:
+            strings.append(repr_input(call.input))
+            strings.append(call.result_excerpt or "")
+    clean = redact_many(texts + strings)
+    clean_texts, clean_strings = clean[: len(texts)], iter(clean[len(texts) :])
+    out = []
+    for (turn, calls), text in zip(pairs, clean_texts, strict=True):
+        kept = []
+        for call in calls:
+            args = next(clean_strings)
+            excerpt = next(clean_strings)
+            kept.append(
+                call.model_copy(
+                    update={
+                        "input": parse_input(args, call.input),
+                        "result_excerpt": excerpt or None,
+                    }
+                )
+            )
+        out.append(
+            LoggedTurn(
+                index=turn.index,
+                role=turn.role,
+                text=text,
+                tool_calls=kept,
+                timestamp=turn.timestamp,
+            )
+        )
+    return out
+
+
+def repr_input(value: dict[str, object]) -> str:
+    """Tool input as JSON text, so redaction sees every string in it."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def parse_input(text: str, fallback: dict[str, object]) -> dict[str, object]:
+    """Back from redacted JSON text (a redaction never breaks JSON: it replaces inside strings)."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"redacted": True}
+    return value if isinstance(value, dict) else dict(fallback)
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureResult:
+    """What one capture did."""
+
+    path: Path
+    changed: bool
+    new_turns: int
+    transcript_length: int
+
+
+def capture_session(
+    paths: KBPaths, harness: Harness, harness_name: str, session_id: str, ref: str
+) -> CaptureResult:
+    """Stage the new part of one session's transcript (see the module docstring)."""
+    target = log_path(paths, harness_name, session_id)
+    end = harness.transcript_end(ref)
+    with kb_lock(lock_path(paths, target.stem), timeout=30):
+        existing = load_log(target)
+        start = existing.transcript_length if existing else 0
+        if existing is not None and end == start:
+            return CaptureResult(target, False, 0, start)
+        if existing is not None and end < start:
+            return CaptureResult(target, False, 0, start)  # a newer capture got further
+        pairs = list(_logged(harness.read_transcript(ref, since=start or None, until=end)))
+        turns = _redacted(pairs)
+        previous = existing.transcript_hash if existing else ""
+        log = (existing or _new_log(harness_name, session_id)).model_copy(
+            update={
+                "turns": [*(existing.turns if existing else []), *turns],
+                "transcript_hash": chain_hash(previous, ref, start, end),
+                "transcript_length": end,
+                "status": "pending" if turns or existing is None else existing.status,
+                "error": None,
+            }
+        )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_log(target, log)
+    return CaptureResult(target, True, len(turns), end)
+
+
+def _new_log(harness_name: str, session_id: str) -> SessionLog:
+    return SessionLog(
+        harness=harness_name,
+        session_id=session_id,
+        origin=f"{harness_name}:{session_id}",
+        transcript_hash="",
+        transcript_length=0,
+    )
+
+
+def pending_bytes(
+    harness: Harness, paths: KBPaths, harness_name: str, session_id: str, ref: str
+) -> int:
+    """How many transcript bytes a capture would read now (0: nothing new)."""
+    existing = load_log(log_path(paths, harness_name, session_id))
+    start = existing.transcript_length if existing else 0
+    return max(0, harness.transcript_end(ref) - start)
+
+
+def redact_log(log: SessionLog) -> SessionLog:
+    """Redact every turn of a log built outside capture (an import)."""
+    pairs = [
+        (Turn(index=t.index, role=t.role, text=t.text, timestamp=t.timestamp), list(t.tool_calls))
+        for t in log.turns
+    ]
+    return log.model_copy(update={"turns": _redacted(pairs)})
