@@ -1,4 +1,4 @@
-"""lorebook harness plugin for OpenAI Codex CLI (not supported yet)."""
+"""lorebook harness plugin for OpenAI Codex CLI."""
 
 from __future__ import annotations
 

@@ -1,0 +1,221 @@
+"""The Codex CLI harness: hook config and trust, events, rollouts and headless runs."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from lorebook.errors import LorebookError
+from lorebook.events import HookAnswer, HookEvent, HostOutput, Turn
+from lorebook.harness import CheckItem, InstallReport
+
+from . import events, hooks_file, transcript, trust
+
+ARGV_PROMPT_LIMIT = 64 * 1024
+"""Prompts longer than this many UTF-8 bytes go to ``codex exec -`` on stdin, not in argv."""
+
+HEADLESS_OPTIONS = ("--color", "never", "--skip-git-repo-check", "--ephemeral", "-s", "read-only")
+"""``codex exec`` options for lorebook's own LLM work: plain text, no session file kept,
+no writes."""
+
+
+class CodexHarness:
+    """OpenAI Codex CLI 0.171, wired through the project's ``.codex/hooks.json``.
+
+    Install, uninstall and check touch only lorebook's own hook entries (see
+    :mod:`lorebook_codex.hooks_file`); ``check`` also reads Codex's trust record (see
+    :mod:`lorebook_codex.trust`). Events and answers are translated by
+    :mod:`lorebook_codex.events`, rollouts by :mod:`lorebook_codex.transcript`.
+    """
+
+    name = "codex"
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        """Build the harness; ``env`` (default: the process environment) locates CODEX_HOME."""
+        self._env = env
+
+    def install(self, repo: Path) -> InstallReport:
+        """Merge lorebook's hooks into ``<repo>/.codex/hooks.json``.
+
+        Keeps every hook, matcher group and key the user has, in their order; a second run
+        changes no byte; an older lorebook entry is replaced where it stood, never
+        duplicated. The file is rewritten (2-space indent) only when its content changes.
+        Codex runs the hooks only once a person has trusted them (see :meth:`check`).
+
+        Raises:
+            LorebookError: the hooks file exists but is not valid JSON (nothing is written).
+        """
+        path = repo / hooks_file.HOOKS_PATH
+        data = hooks_file.load_hooks(path)
+        wanted = hooks_file.installed(data)
+        if path.exists() and wanted == data:
+            return InstallReport(unchanged=(hooks_file.HOOKS_PATH,))
+        _write(path, wanted)
+        return InstallReport(
+            changed=(hooks_file.HOOKS_PATH,),
+            notes=(_TRUST_NOTE + trust.APPROVE.format(repo=repo),),
+        )
+
+    def uninstall(self, repo: Path) -> InstallReport:
+        """Remove exactly lorebook's hook entries from ``<repo>/.codex/hooks.json``.
+
+        Matcher groups, events and the ``hooks`` key that only our entries filled go with
+        them. A file left holding ``{}`` is deleted, and ``.codex/`` too if it is then
+        empty. A user's file written with 2-space indent and a trailing newline comes back
+        byte for byte; any other formatting comes back as equal JSON. Trust records in the
+        user's Codex config are left alone (Codex ignores records of hooks that are gone).
+
+        Raises:
+            LorebookError: the hooks file is not valid JSON (nothing is written).
+        """
+        path = repo / hooks_file.HOOKS_PATH
+        data = hooks_file.load_hooks(path)
+        remaining = hooks_file.uninstalled(data)
+        if remaining == data:
+            return InstallReport(unchanged=(hooks_file.HOOKS_PATH,) if path.exists() else ())
+        if remaining:
+            _write(path, remaining)
+            return InstallReport(changed=(hooks_file.HOOKS_PATH,))
+        path.unlink()
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()  # only succeeds when .codex/ is now empty
+        return InstallReport(changed=(hooks_file.HOOKS_PATH,), notes=("removed empty file",))
+
+    def check(self, repo: Path) -> list[CheckItem]:
+        """One item per hook event, then one for the project's trust.
+
+        A hook is ``missing`` or ``changed`` when ``.codex/hooks.json`` does not hold
+        lorebook's entry as installed; when it does, its state is its trust record in the
+        user's Codex config: ``ok`` (trusted, hash matches), ``untrusted`` (no record, or
+        turned off), ``changed`` (trusted before it changed, so Codex skips it) or
+        ``unknown`` (the config cannot be read). The last item says whether Codex loads
+        this repository's hooks at all (project trust, hooks feature).
+        """
+        path = repo / hooks_file.HOOKS_PATH
+        try:
+            data = hooks_file.load_hooks(path)
+        except (LorebookError, OSError) as exc:
+            return [
+                CheckItem(_what(event), "unknown", fix=f"{exc}; then {hooks_file.FIX}")
+                for event, _, _ in hooks_file.HOOKS
+            ]
+        config, problem = self._codex_config()
+        wanted = dict(hooks_file.events_of(hooks_file.installed(data)))
+        items = [
+            self._hook_item(repo, event, groups, wanted[event], config, problem)
+            for event, groups in hooks_file.events_of(data)
+        ]
+        if config is None:
+            items.append(CheckItem(trust.PROJECT_WHAT, "unknown", fix=problem))
+        else:
+            items.append(trust.project_item(repo, config))
+        return items
+
+    def _codex_config(self) -> tuple[trust.CodexConfig | None, str]:
+        home = trust.codex_home(self._env)
+        try:
+            return trust.CodexConfig.load(home), ""
+        except ValueError as exc:
+            fix = (
+                f"{exc}: lorebook cannot tell whether Codex trusts the hooks. Check that "
+                "CODEX_HOME points where your Codex keeps config.toml, then "
+                + trust.APPROVE.format(repo="the repository")
+            )
+            return None, fix
+
+    def _hook_item(
+        self,
+        repo: Path,
+        event: str,
+        groups: list[Any],
+        wanted: list[Any],
+        config: trust.CodexConfig | None,
+        problem: str,
+    ) -> CheckItem:
+        if groups != wanted:
+            if hooks_file.our_commands(groups):
+                return CheckItem(_what(event), "changed", fix=hooks_file.FIX)
+            return CheckItem(_what(event), "missing", fix=hooks_file.FIX)
+        if config is None:
+            return CheckItem(_what(event), "unknown", fix=problem)
+        (group_index, handler_index, group, entry) = hooks_file.our_positions(groups)[0]
+        digest = trust.hook_hash(event, group, entry)
+        state, fix = trust.hook_state(repo, config, event, (group_index, handler_index), digest)
+        return CheckItem(_what(event), state, fix=fix)
+
+    def trust_toml(self, repo: Path) -> str:
+        """The config.toml tables that would trust lorebook's installed hooks on this machine.
+
+        lorebook never writes them; see :func:`lorebook_codex.trust.trust_toml`.
+
+        Raises:
+            LorebookError: the hooks file is not valid JSON.
+        """
+        return trust.trust_toml(repo, hooks_file.load_hooks(repo / hooks_file.HOOKS_PATH))
+
+    def parse_event(self, name: str, payload: Mapping[str, Any]) -> HookEvent:
+        """Translate one Codex hook payload (see :func:`lorebook_codex.events.parse_event`)."""
+        return events.parse_event(name, payload)
+
+    def render(self, event: HookEvent, answer: HookAnswer) -> HostOutput:
+        """Put the answer in Codex's channel (see :func:`lorebook_codex.events.render`)."""
+        return events.render(event, answer)
+
+    def read_transcript(
+        self, ref: str, since: int | None = None, until: int | None = None
+    ) -> Iterator[Turn]:
+        """Yield turns between two byte offsets; see :mod:`lorebook_codex.transcript`."""
+        return transcript.read_transcript(ref, since, until)
+
+    def transcript_end(self, ref: str) -> int:
+        """The byte offset just past the rollout's last complete line."""
+        return transcript.transcript_end(ref)
+
+    def headless(self, prompt: str, model: str | None) -> tuple[list[str], bytes | None]:
+        """Argv (and stdin bytes) for ``codex exec``, whose stdout is the final answer only.
+
+        Prompts over :data:`ARGV_PROMPT_LIMIT` bytes, starting with ``-`` (which would read
+        as an option) or holding a NUL byte go on stdin, with ``-`` as the prompt argument
+        (verified with 0.171.0 against a mock model: a 70,000-character prompt arrived
+        whole). Run it with stdin closed or empty otherwise: ``codex exec`` appends piped
+        stdin to an argument prompt.
+        """
+        options = list(HEADLESS_OPTIONS)
+        if model:
+            options += ["-m", model]
+        data = prompt.encode("utf-8", "replace")
+        if len(data) > ARGV_PROMPT_LIMIT or prompt.startswith("-") or "\0" in prompt:
+            return ["codex", "exec", *options, "-"], data
+        return ["codex", "exec", *options, prompt], None
+
+    def hook_commands(self, repo: Path) -> dict[str, str]:
+        """The installed lorebook command for each Codex event (empty when not installed)."""
+        data = hooks_file.load_hooks(repo / hooks_file.HOOKS_PATH)
+        commands: dict[str, str] = {}
+        for event, groups in hooks_file.events_of(data):
+            found = hooks_file.our_commands(groups)
+            if found:
+                commands[event] = found[0]
+        return commands
+
+    def host_env(self, repo: Path) -> dict[str, str]:
+        """Nothing: Codex gives hooks no project variable.
+
+        It sets ``CODEX_HOME``, which lorebook's hooks do not need.
+        """
+        return {}
+
+
+_TRUST_NOTE = "Codex runs these hooks only once you trust them: "
+
+
+def _what(event: str) -> str:
+    return f"Codex hook {event} in {hooks_file.HOOKS_PATH}"
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    from lorebook.kb.fsutil import atomic_write_bytes
+
+    atomic_write_bytes(path, hooks_file.dump_hooks(data))
