@@ -21,6 +21,7 @@ class Status:
     by_kind: dict[str, int] = field(default_factory=dict)
     pending_sessions: int = 0
     failed_sessions: int = 0
+    failures: list[dict[str, str]] = field(default_factory=list)
     open_conflicts: int = 0
     lint_errors: int = 0
     lint_warnings: int = 0
@@ -35,6 +36,7 @@ class Status:
             "by_kind": self.by_kind,
             "pending_sessions": self.pending_sessions,
             "failed_sessions": self.failed_sessions,
+            "failures": self.failures,
             "open_conflicts": self.open_conflicts,
             "lint": {"errors": self.lint_errors, "warnings": self.lint_warnings},
             "harnesses": self.harnesses,
@@ -46,13 +48,16 @@ def _count_sessions(paths: KBPaths, status: Status) -> None:
         return
     for path in sorted(paths.sessions.glob("*.json")):
         try:
-            state = json.loads(path.read_text(encoding="utf-8")).get("status")
+            data = json.loads(path.read_text(encoding="utf-8"))
+            state, error = data.get("status"), data.get("error")
         except (OSError, ValueError, AttributeError):
-            state = "failed"
+            state, error = "failed", "the session log is unreadable"
         if state == "pending":
             status.pending_sessions += 1
         elif state == "failed":
             status.failed_sessions += 1
+            message = str(error or "no error recorded").splitlines()[0][:200]
+            status.failures.append({"log": paths.rel(path), "error": message})
 
 
 def _count_conflicts(paths: KBPaths) -> int:
