@@ -77,7 +77,8 @@ def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
     say(f"notes: {status.notes} ({states}); by kind: {kinds}")
     say(f"sessions: {status.pending_sessions} pending, {status.failed_sessions} failed")
     for failure in status.failures:
-        say(f"  failed: {failure['log']}: {failure['error']}  (retry: lorebook extract --retry-failed)")
+        retry = "retry: lorebook extract --retry-failed"
+        say(f"  failed: {failure['log']}: {failure['error']}  ({retry})")
     say(f"conflicts: {status.open_conflicts} open")
     lint_state = "clean" if not status.lint_errors else f"{status.lint_errors} errors"
     say(f"lint: {lint_state}, {status.lint_warnings} warnings")
