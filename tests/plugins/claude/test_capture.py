@@ -185,3 +185,34 @@ def test_session_log_is_forgotten_even_if_the_id_holds_odd_characters(
     result = capture_session(paths, ClaudeHarness(), "claude", odd, str(ref))
     assert result.path.parent == paths.sessions
     assert forget_session(paths, odd).removed
+
+
+def test_hooks_capture_inline_at_stop_and_detached_at_session_end(
+    kb_repo: Path, tmp_path: Path
+) -> None:
+    import time
+
+    from lorebook.initialize import init_repo
+    from lorebook.testing import FakeHost
+
+    init_repo(kb_repo, ["claude"])
+    ref = _transcript(tmp_path)
+    host = FakeHost(kb_repo, ClaudeHarness())
+    base = {"session_id": SID, "transcript_path": str(ref), "cwd": str(kb_repo)}
+    stop = host.fire("Stop", {**base, "hook_event_name": "Stop", "stop_hook_active": False})
+    assert (stop.exit_code, stop.stdout) == (0, "")
+    staged = log_path(KBPaths(kb_repo), "claude", SID)
+    assert staged.exists()  # inline: done before the hook returned
+    with ref.open("a") as handle:
+        handle.write(_user_line("one more thing: the cache tags gotcha", "u-end"))
+    end = host.fire("SessionEnd", {**base, "hook_event_name": "SessionEnd", "reason": "other"})
+    assert (end.exit_code, end.stdout) == (0, "")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        log = load_log(staged)
+        if log is not None and log.turns[-1].text == "one more thing: the cache tags gotcha":
+            break
+        time.sleep(0.2)
+    else:
+        raise AssertionError("the detached capture did not stage the new turn within 30 s")
+    assert not (kb_repo / ".lorebook/_logs/hook-errors.log").exists()
