@@ -56,9 +56,13 @@ CONTEXT_EVENTS: frozenset[str] = frozenset(
 
 ASK_SUFFIX = (
     "A person must confirm this before it runs (Codex hooks cannot ask, so lorebook "
-    "blocked it): ask the user to approve it or to run it themselves."
+    "blocked it): ask the user to approve it or to run it themselves"
 )
-"""Appended to the reason of an ``ask`` that is rendered as a ``deny``."""
+"""Appended to the reason of an ``ask`` that is rendered as a ``deny``.
+
+No final period: Codex shows the model ``Command blocked by PreToolUse hook: <reason>.
+Command: <command>``, adding its own.
+"""
 
 _TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse"})
 _HOST_NAME: dict[EventName, str] = {name: host for host, name in EVENTS.items()}
@@ -199,10 +203,13 @@ def _encode(output: dict[str, Any]) -> bytes:
 
 
 def _deny_reason(answer: HookAnswer) -> str:
-    """A non-empty reason (Codex refuses a deny without one); an ask says who must confirm."""
-    reason = (answer.reason or "").strip()
+    """A non-empty reason (Codex refuses a deny without one); an ask says who must confirm.
+
+    A final period is dropped, as Codex adds one after the reason.
+    """
+    reason = (answer.reason or "").strip().rstrip(".").rstrip()
     if answer.decision == "ask":
-        return f"{reason} {ASK_SUFFIX}" if reason else ASK_SUFFIX
+        return f"{reason}. {ASK_SUFFIX}" if reason else ASK_SUFFIX
     return reason or _DEFAULT_DENY_REASON
 
 
