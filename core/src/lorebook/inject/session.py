@@ -43,7 +43,8 @@ def _status_line(ctx: Context, entry: str) -> str:
         counts = {}
     total = sum(counts.values())
     inactive = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if s != "active")
-    parts.append(f"{total} notes" + (f" ({inactive}, not served)" if inactive else ""))
+    noun = "note" if total == 1 else "notes"
+    parts.append(f"{total} {noun}" + (f" ({inactive}, not served)" if inactive else ""))
     pending = _pending_sessions(ctx.kb_root)
     if pending:
         parts.append(f"{pending} captured sessions wait for `lorebook extract`")

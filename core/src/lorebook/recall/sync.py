@@ -54,7 +54,10 @@ def _read(paths: KBPaths, rel: str) -> IndexedNote | None:
 def reconcile(paths: KBPaths) -> tuple[int, int]:
     """Bring the index in line with ``nodes/``; return (notes re-indexed, notes removed)."""
     on_disk = stat_notes(str(paths.nodes))
-    with NoteIndex(index_path(str(paths.root))) as index:
+    target = index_path(str(paths.root))
+    if os.path.exists(target) and _up_to_date(target, on_disk):
+        return (0, 0)  # read-only check: an index that is current is not even opened for writing
+    with NoteIndex(target) as index:
         known = index.files()
         removals = [note_id for rel, (note_id, _, _) in known.items() if rel not in on_disk]
         changed = sorted(
@@ -72,6 +75,16 @@ def reconcile(paths: KBPaths) -> tuple[int, int]:
             upserts.append(note)
         index.apply(upserts, removals)
     return (len(upserts), len(removals))
+
+
+def _up_to_date(target: str, on_disk: dict[str, tuple[int, int]]) -> bool:
+    try:
+        with NoteIndex(target, readonly=True) as index:
+            known = index.files()
+            current = index.stats() is not None or not on_disk
+    except sqlite3.Error:
+        return False
+    return current and {rel: stamp[1:] for rel, stamp in known.items()} == on_disk
 
 
 def index_written(paths: KBPaths, rel_path: str | None, removed_id: str | None = None) -> None:
