@@ -1,0 +1,47 @@
+"""What every importer shares: the error type, hashing, and safe session ids."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from lorebook.errors import LorebookError
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class ImportFormatError(LorebookError):
+    """A transcript export is not in the format it claims (names the file, line and field)."""
+
+
+def transcript_digest(data: bytes) -> str:
+    """The ``transcript_hash`` of an imported file: sha256 of its bytes, in hex."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def session_id_from_name(name: str) -> str:
+    """A session id derived from a file name: its stem, reduced to ``[A-Za-z0-9._-]``.
+
+    Deterministic, so importing the same file twice yields the same session (and the same
+    staged log). Raises ``ValueError`` when nothing usable is left.
+    """
+    stem = Path(name).name
+    for suffix in (".jsonl", ".json", ".md", ".markdown", ".txt"):
+        if stem.lower().endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    safe = _UNSAFE.sub("-", stem).strip("-.")
+    if not safe:
+        raise ValueError(f"no session id can be derived from the file name {name!r}")
+    return safe
+
+
+def decode(data: bytes, source: str) -> str:
+    """Decode UTF-8 (a byte-order mark is dropped), or fail naming the file and offset."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ImportFormatError(
+            f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})"
+        ) from exc
