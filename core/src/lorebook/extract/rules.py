@@ -1,0 +1,390 @@
+"""The built-in deterministic extractor: teaching moments, found by phrase rules. No model.
+
+It reads what the human typed (turns with role ``user``) and looks for the moments an agent
+was taught something that outlives the session: a correction that generalises, a rule or
+preference, a reason, a name, a place. :mod:`lorebook.extract.signals` judges each sentence;
+this module turns the teaching sentences of a session into candidate notes:
+
+1. Turns that are not typed prose are skipped: slash-command envelopes, expanded skill
+   documents, pasted markdown. Once the human invokes a knowledge-base skill (``/kk-add``,
+   ``/lorebook-...``, a ``note``, ``memory`` or ``curate`` command), the rest of the session
+   is that skill's dialogue and is skipped too: the skill records what it is told.
+2. A retracting sentence (*never mind*, *unapproved*, *come back to it later*) drops every
+   candidate before it: a session's end state decides what was adopted.
+3. The teaching sentences of one turn make one moment per note type (``practice`` or
+   ``map``); a moment's span runs from its first to its last teaching sentence, with at most
+   one plain sentence of context on either side, and never across a sentence left out.
+4. A later moment of the same type that shares a code identifier, a path or a multi-word
+   proper name with an earlier one joins the earliest such group; so does a confirming turn
+   ("Correct.", "Yes.") that restates the subject. One group is one candidate.
+
+The quote is a verbatim span of the group's first turn, so :func:`quote_in_session` holds.
+:func:`select_turns` reuses the same analysis to choose what an LLM extractor is shown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from lorebook.extract.base import ExtractionRequest, normalise, quote_in_session
+from lorebook.extract.sentences import (
+    Sentence,
+    command_name,
+    is_envelope,
+    is_pasted_document,
+    split_sentences,
+)
+from lorebook.extract.signals import (
+    PRECEDENCE,
+    Verdict,
+    is_confirmation,
+    judge,
+    refers_back,
+    strip_markers,
+)
+from lorebook.extract.terms import (
+    as_tag,
+    backticked,
+    code_identifiers,
+    file_anchor,
+    merge_keys,
+    paths,
+    proper_names,
+)
+from lorebook.models.note import KIND_TYPES, Anchors, NoteKind, NoteType
+from lorebook.models.session import LoggedTurn, Proposal
+
+KNOWLEDGE_SKILL = re.compile(
+    r"(?:^|[-_:/])(?:kk|lb|lorebook|kenkeep|memory|memories|remember|notes?|knowledge|kb"
+    r"|curate|curation|extract|capture|learn)(?:$|[-_:])",
+    re.IGNORECASE,
+)
+"""A slash command whose name says it records or curates project knowledge."""
+
+MAX_TITLE_WORDS = 12
+MAX_DESCRIPTION = 240
+MAX_TAGS = 8
+_CLAUSE = re.compile(r"[,;:]\s|\s[\u2014\u2013-]\s")
+_TRAILING = re.compile(r"[\s.,;:!]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A candidate note found in a session, before it becomes a :class:`Proposal`.
+
+    Attributes:
+        turn: Position (in the turns given) of the turn the quote comes from.
+        type: ``practice`` or ``map``.
+        kind: The note kind its main sentence signals.
+        quote: A verbatim span of ``turns[turn].text``.
+        main: The sentence the title and description are made from.
+        body: The teaching spans and the confirmations merged into it, in turn order.
+        turns: Positions of every turn that contributed, ascending.
+        tags: Valid tags from the identifiers and proper names it mentions.
+        files: File anchors: the repository-relative paths the human wrote, as globs.
+    """
+
+    turn: int
+    type: NoteType
+    kind: NoteKind
+    quote: str
+    main: str
+    body: tuple[str, ...]
+    turns: tuple[int, ...]
+    tags: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class _Moment:
+    """The teaching of one note type in one turn."""
+
+    turn: int
+    type: NoteType
+    kind: NoteKind
+    quote: str
+    main: str
+    spans: list[str]
+    keys: set[str]
+
+
+@dataclass(slots=True)
+class _Group:
+    """Moments (and confirmations) about one subject, merged into one candidate."""
+
+    moments: list[_Moment]
+    keys: set[str]
+    extra: list[tuple[int, str]] = field(default_factory=list)
+
+
+def _runs(verdicts: Sequence[Verdict], kind_type: NoteType) -> list[tuple[int, int]]:
+    """Index ranges ``[first, last]`` of the runs teaching ``kind_type``, with context.
+
+    A run holds teaching sentences of the type and plain sentences between them; any other
+    sentence ends it. At most one plain sentence is kept on either side of a run.
+    """
+    runs: list[tuple[int, int]] = []
+    current: list[int] = []
+    for index, verdict in enumerate([*verdicts, Verdict("meta")]):
+        if verdict.status == "neutral" or (verdict.status == "teach" and verdict.type == kind_type):
+            current.append(index)
+            continue
+        teaching = [i for i in current if verdicts[i].status == "teach"]
+        if teaching:
+            runs.append((max(teaching[0] - 1, current[0]), min(teaching[-1] + 1, current[-1])))
+        current = []
+    return runs
+
+
+def _score(sentence: Sentence, verdict: Verdict) -> int:
+    """How well a sentence sums up its moment: its signals, plus one if it names something."""
+    named = code_identifiers(sentence.text) or paths(sentence.text) or proper_names(sentence.text)
+    return len(verdict.kinds) + (1 if named else 0)
+
+
+def _moments(
+    turn: int, text: str, sentences: Sequence[Sentence], verdicts: Sequence[Verdict]
+) -> list[_Moment]:
+    """The moments of one turn: one per note type it teaches."""
+    moments: list[_Moment] = []
+    for kind_type in ("practice", "map"):
+        runs = _runs(verdicts, kind_type)
+        if not runs:
+            continue
+        teaching = [
+            i
+            for first, last in runs
+            for i in range(first, last + 1)
+            if verdicts[i].status == "teach"
+        ]
+        main = max(teaching, key=lambda i: (_score(sentences[i], verdicts[i]), -i))
+        spans = [text[sentences[first].start : sentences[last].end] for first, last in runs]
+        quote = next(
+            span for (first, last), span in zip(runs, spans, strict=True) if first <= main <= last
+        )
+        keys: set[str] = set()
+        for span in spans:
+            keys |= merge_keys(span)
+        kind = _kind({k for i in teaching for k in verdicts[i].kinds}, kind_type)
+        moments.append(_Moment(turn, kind_type, kind, quote, sentences[main].text, spans, keys))
+    return moments
+
+
+def _kind(kinds: set[NoteKind], kind_type: NoteType) -> NoteKind:
+    """The moment's kind: the first, by precedence, of its sentences' kinds of its type."""
+    return next(k for k in PRECEDENCE if k in kinds and KIND_TYPES[k] == kind_type)
+
+
+def _confirmation(
+    text: str, sentences: Sequence[Sentence], verdicts: Sequence[Verdict]
+) -> str | None:
+    """The plain text of a confirming turn ("Yes. X stays Y."), or None if it is not one."""
+    if not is_confirmation(text) or not sentences:
+        return None
+    if any(verdict.status != "neutral" for verdict in verdicts):
+        return None
+    return text[sentences[0].start : sentences[-1].end]
+
+
+def _join(groups: list[_Group], moment: _Moment, *, follow_up: bool) -> None:
+    """Add a moment to the earliest group of its type sharing a key, or start a group.
+
+    A follow-up that names nothing (a confirming turn, or one that opens with "That",
+    "This", "It", "The rule") joins the latest group of its type instead: it restates or
+    extends what was just taught.
+    """
+    same = [group for group in groups if group.moments[0].type == moment.type]
+    chosen = next((group for group in same if group.keys & moment.keys), None)
+    if chosen is None and follow_up and not moment.keys and same:
+        chosen = same[-1]
+    if chosen is None:
+        groups.append(_Group([moment], set(moment.keys)))
+        return
+    chosen.moments.append(moment)
+    chosen.keys |= moment.keys
+
+
+def _attach(groups: list[_Group], turn: int, text: str) -> None:
+    """Attach a confirmation to the earliest group it shares a key with, if any."""
+    keys = merge_keys(text)
+    for group in groups:
+        if group.keys & keys:
+            group.extra.append((turn, text))
+            return
+
+
+def _human_turns(turns: Sequence[LoggedTurn]) -> list[tuple[int, str]]:
+    """Positions and texts of the turns a human typed, until a knowledge skill is invoked."""
+    typed: list[tuple[int, str]] = []
+    for position, turn in enumerate(turns):
+        if turn.role != "user":
+            continue
+        if is_envelope(turn.text):
+            name = command_name(turn.text)
+            if name and KNOWLEDGE_SKILL.search(name):
+                break
+            continue
+        if not is_pasted_document(turn.text):
+            typed.append((position, turn.text))
+    return typed
+
+
+def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
+    """Group the teaching moments of a session, applying retractions as they come."""
+    groups: list[_Group] = []
+    for position, text in _human_turns(turns):
+        sentences = split_sentences(text)
+        verdicts = [judge(sentence.text) for sentence in sentences]
+        retracted = [i for i, verdict in enumerate(verdicts) if verdict.status == "retract"]
+        if retracted:
+            groups.clear()
+            cut = retracted[-1] + 1
+            sentences, verdicts = sentences[cut:], verdicts[cut:]
+        moments = _moments(position, text, sentences, verdicts)
+        follow_up = is_confirmation(text) or bool(sentences and refers_back(sentences[0].text))
+        for moment in moments:
+            _join(groups, moment, follow_up=follow_up)
+        confirmation = None if moments else _confirmation(text, sentences, verdicts)
+        if confirmation is not None:
+            _attach(groups, position, confirmation)
+    return groups
+
+
+def _terms(parts: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Tags and file anchors from the identifiers, paths and names the parts mention."""
+    text = "\n".join(parts)
+    tags: list[str] = []
+    for term in [*code_identifiers(text), *proper_names(text)]:
+        tag = as_tag(term)
+        if tag and tag not in tags:
+            tags.append(tag)
+    files: list[str] = []
+    for term in backticked(text):
+        anchor = file_anchor(term)
+        if anchor and anchor not in files:
+            files.append(anchor)
+    return tuple(tags[:MAX_TAGS]), tuple(files)
+
+
+def _candidate(group: _Group) -> Candidate:
+    """One group as a candidate: quote and title from its first moment."""
+    first = group.moments[0]
+    entries = [(m.turn, span) for m in group.moments for span in m.spans] + group.extra
+    entries.sort(key=lambda entry: entry[0])
+    body = tuple(dict.fromkeys(_capital(strip_markers(normalise(span))) for _, span in entries))
+    body = tuple(part for part in body if part)
+    tags, files = _terms(body)
+    turns = tuple(sorted({turn for turn, _ in entries}))
+    return Candidate(
+        first.turn, first.type, first.kind, first.quote, first.main, body, turns, tags, files
+    )
+
+
+def find_teaching_moments(turns: Sequence[LoggedTurn]) -> list[Candidate]:
+    """Find the teaching moments of a session's turns, one candidate per subject.
+
+    Args:
+        turns: The turns to read, in order (only those with role ``user`` are judged).
+
+    Returns:
+        The candidates, ordered by the turn their quote comes from.
+    """
+    candidates = [_candidate(group) for group in _groups(turns)]
+    return sorted(candidates, key=lambda candidate: (candidate.turn, candidate.type))
+
+
+def select_turns(turns: Sequence[LoggedTurn]) -> list[int]:
+    """Choose the turns an LLM extractor should see: teaching turns and their context.
+
+    Args:
+        turns: The turns of the request, in order.
+
+    Returns:
+        Ascending positions in ``turns`` (not :attr:`LoggedTurn.index`): every human turn a
+        candidate rests on, and for each the nearest assistant turn before it, the context
+        that the human was answering.
+    """
+    chosen: set[int] = set()
+    for candidate in find_teaching_moments(turns):
+        for position in candidate.turns:
+            chosen.add(position)
+            before = [i for i in range(position) if turns[i].role == "assistant"]
+            if before:
+                chosen.add(before[-1])
+    return sorted(chosen)
+
+
+def _capital(text: str) -> str:
+    """``text`` with its first character upper-cased."""
+    return text[:1].upper() + text[1:]
+
+
+def make_title(sentence: str) -> str:
+    """A title of at most ~12 words from a sentence, its leading markers and code ticks gone."""
+    text = normalise(strip_markers(sentence).replace("`", ""))
+    words = text.split(" ")
+    if len(words) > MAX_TITLE_WORDS:
+        clause = _CLAUSE.search(text)
+        head = text[: clause.start()] if clause else ""
+        if clause and 3 <= len(head.split(" ")) <= MAX_TITLE_WORDS:
+            text = head
+        else:
+            text = " ".join(words[:MAX_TITLE_WORDS])
+    return _capital(_TRAILING.sub("", text))
+
+
+def make_description(sentence: str) -> str:
+    """A one-line description: the main sentence without its markers, cut at a word."""
+    text = normalise(strip_markers(sentence))
+    if len(text) > MAX_DESCRIPTION:
+        text = text[:MAX_DESCRIPTION].rsplit(" ", 1)[0] + " …"
+    return _capital(text)
+
+
+def to_proposal(
+    candidate: Candidate, turns: Sequence[LoggedTurn], *, session: str, harness: str, number: int
+) -> Proposal:
+    """Build the :class:`Proposal` for one candidate (``id`` is ``<session>:<number>``)."""
+    return Proposal(
+        id=f"{session}:{number}",
+        origin=f"{harness}:{session}:{turns[candidate.turn].index}",
+        type=candidate.type,
+        kind=candidate.kind,
+        title=make_title(candidate.main),
+        description=make_description(candidate.main),
+        body="\n\n".join(candidate.body),
+        tags=list(candidate.tags),
+        anchors=Anchors(files=list(candidate.files)),
+        quote=candidate.quote,
+        extractor=RulesExtractor.name,
+    )
+
+
+class RulesExtractor:
+    """The ``rules`` extractor: teaching moments by phrase rules, offline and deterministic.
+
+    Proposal numbers continue after the proposals the log already holds, so a grown
+    session's new proposals never reuse an id. A proposal whose quote is not in the log
+    (the turns given are not the log's) is left out.
+    """
+
+    name = "rules"
+
+    async def extract(self, request: ExtractionRequest) -> list[Proposal]:
+        """Return one proposal per teaching moment of ``request.turns``."""
+        log = request.log
+        start = len(log.proposals)
+        proposals: list[Proposal] = []
+        for candidate in find_teaching_moments(request.turns):
+            proposal = to_proposal(
+                candidate,
+                request.turns,
+                session=log.session_id,
+                harness=log.harness,
+                number=start + len(proposals) + 1,
+            )
+            if quote_in_session(proposal.quote, log):
+                proposals.append(proposal)
+        return proposals
