@@ -32,7 +32,10 @@ from lorebook.providers import CuratorSpec, ExtractorSpec, HarnessSpec, StoreSpe
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PLUGINS: tuple[str, ...] = ("lorebook.builtin.markdown_store",)
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    "lorebook.builtin.markdown_store",
+    "lorebook.builtin.extractors",
+)
 """Built-in plugins, registered first (their impls are ``trylast``)."""
 
 PluginStatus = Literal["loaded", "failed", "disabled"]
