@@ -59,10 +59,11 @@ def main_options(
 
 
 def _register() -> None:
-    from lorebook.cli import capture, checks, folder, index, init, note, plugins, schema
+    from lorebook.cli import capture, checks, extract, folder, index, init, note, plugins, schema
 
     init.register(app)
     capture.register(app)
+    extract.register(app)
     note.register(app)
     index.register(app)
     folder.register(app)

@@ -1,0 +1,93 @@
+"""``lorebook extract``: turn staged sessions into proposals, with their quotes checked."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
+from lorebook.config import load_config
+
+if TYPE_CHECKING:
+    from lorebook.extract.run import ExtractReport, SessionOutcome
+
+
+def _progress_line(outcome: SessionOutcome) -> str:
+    where = outcome.session or outcome.log
+    if outcome.status == "failed":
+        return f"failed     {where}: {outcome.error}"
+    if outcome.status == "skipped":
+        return f"skipped    {where}: {outcome.error}"
+    return (
+        f"extracted  {where}: {outcome.kept} kept, {outcome.rejected} rejected "
+        f"({outcome.new_turns} new turns)"
+    )
+
+
+def _summary(report: ExtractReport) -> list[str]:
+    lines = [
+        f"extractor {report.extractor}: {report.count('extracted')} sessions extracted, "
+        f"{report.count('failed')} failed, {report.count('skipped')} skipped",
+        f"proposals: {report.kept} kept, {report.rejected} rejected (quote not in the session)",
+    ]
+    fraction = report.token_fraction
+    if fraction is not None:
+        lines.append(
+            f"sent to the model: {report.sent_words} of {report.total_words} words "
+            f"({fraction:.1%}) in {report.llm_calls} calls"
+        )
+    if report.rejected:
+        lines.append("rejections are listed in .lorebook/_logs/extract-rejections.log")
+    return lines
+
+
+def extract_command(
+    ctx: typer.Context,
+    extractor: Annotated[
+        str | None,
+        typer.Option(
+            "--extractor",
+            help="Extractor to use instead of extraction.extractor in config.yaml "
+            "(rules, headless, http, or one a plugin provides).",
+        ),
+    ] = None,
+    retry_failed: Annotated[
+        bool,
+        typer.Option("--retry-failed", help="Also retry sessions whose extraction failed."),
+    ] = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Extract proposals from every pending staged session.
+
+    Each proposal carries a quote from its session; one whose quote is not there is
+    rejected and logged. Progress goes to stderr, one line per session. Exits 1 if any
+    session failed (`lorebook status` shows it; rerun with --retry-failed).
+    """
+    import anyio
+
+    from lorebook.extract.run import extract_pending
+
+    paths = repo_paths(ctx)
+    config = load_config(paths)
+
+    def progress(outcome: SessionOutcome) -> None:
+        warn(_progress_line(outcome))
+
+    report = anyio.run(
+        lambda: extract_pending(
+            paths, config, extractor_name=extractor, retry=retry_failed, progress=progress
+        )
+    )
+    if json_output:
+        print_json(report.as_json())
+    else:
+        for line in _summary(report):
+            say(line)
+    if report.count("failed"):
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("extract")(extract_command)
