@@ -13,7 +13,9 @@ session's working directory, which may be a subfolder of the repository, and giv
 project-directory variable. So the committed command is a ``sh -c`` script (the same text
 parses in sh, bash, zsh and fish: single quotes, no backslash, no ``!``) that walks up from
 the working directory to the nearest ``.lorebook/bin/hook`` and ``exec``\ s it, stdin and
-all; with no launcher (a fresh clone before ``lorebook init``) it exits 0 without output.
+all. It stops at the repository root (the first folder holding ``.git``, as Codex's own
+project root), so a repository nested in another one never runs the outer one's launcher.
+With no launcher (a fresh clone before ``lorebook init``) it exits 0 without output.
 It is the same string on every machine, which matters: Codex trusts a hook by the hash of
 its definition (see :mod:`lorebook_codex.trust`).
 """
@@ -50,7 +52,7 @@ FIX = "run `lorebook init --harnesses codex`"
 _SCRIPT = (
     'd="$PWD"; while [ -n "$d" ]; do '
     '[ -x "$d/.lorebook/bin/hook" ] && exec "$d/.lorebook/bin/hook" codex {event}; '
-    'd="${{d%/*}}"; done; exit 0'
+    '[ -e "$d/.git" ] && exit 0; d="${{d%/*}}"; done; exit 0'
 )
 _OURS = re.compile(r'\.lorebook/bin/hook"?\s+codex(\s|$)')
 
