@@ -119,22 +119,34 @@ class _Group:
     extra: list[tuple[int, str]] = field(default_factory=list)
 
 
-def _runs(verdicts: Sequence[Verdict], kind_type: NoteType) -> list[tuple[int, int]]:
+def _runs(
+    sentences: Sequence[Sentence], verdicts: Sequence[Verdict], kind_type: NoteType
+) -> list[tuple[int, int]]:
     """Index ranges ``[first, last]`` of the runs teaching ``kind_type``, with context.
 
-    A run holds teaching sentences of the type and plain sentences between them; any other
-    sentence ends it. At most one plain sentence is kept on either side of a run.
+    A run holds teaching sentences of the type and plain sentences between them, within one
+    paragraph; any other sentence ends it. At most one plain sentence on the same line is kept
+    on either side, as context.
     """
     runs: list[tuple[int, int]] = []
     current: list[int] = []
+    paragraphs = [sentence.paragraph for sentence in sentences] + [-1]
     for index, verdict in enumerate([*verdicts, Verdict("meta")]):
-        if verdict.status == "neutral" or (verdict.status == "teach" and verdict.type == kind_type):
+        fits = verdict.status == "neutral" or (
+            verdict.status == "teach" and verdict.type == kind_type
+        )
+        if fits and (not current or paragraphs[current[-1]] == paragraphs[index]):
             current.append(index)
             continue
         teaching = [i for i in current if verdicts[i].status == "teach"]
         if teaching:
-            runs.append((max(teaching[0] - 1, current[0]), min(teaching[-1] + 1, current[-1])))
-        current = []
+            first, last = teaching[0], teaching[-1]
+            if first > current[0] and sentences[first - 1].line == sentences[first].line:
+                first -= 1
+            if last < current[-1] and sentences[last + 1].line == sentences[last].line:
+                last += 1
+            runs.append((first, last))
+        current = [index] if fits else []
     return runs
 
 
@@ -150,7 +162,7 @@ def _moments(
     """The moments of one turn: one per note type it teaches."""
     moments: list[_Moment] = []
     for kind_type in ("practice", "map"):
-        runs = _runs(verdicts, kind_type)
+        runs = _runs(sentences, verdicts, kind_type)
         if not runs:
             continue
         teaching = [

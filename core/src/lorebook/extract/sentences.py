@@ -22,6 +22,7 @@ _NOT_PROSE = re.compile(
     )""",
     re.VERBOSE | re.IGNORECASE,
 )
+_PROMPT = re.compile(r"^\s*(?:\u276f|\$ |[\w@.~:/-]+[$%#>] )")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _END = re.compile(r"[.!?]+[\"')\]\u2019\u201d]*(?=\s|$)")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
@@ -45,11 +46,17 @@ _COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
 
 @dataclass(frozen=True, slots=True)
 class Sentence:
-    """One sentence of a turn: ``text == turn_text[start:end]``; ``line`` counts from 0."""
+    """One sentence of a turn: ``text == turn_text[start:end]``.
+
+    ``line`` counts the turn's lines from 0. ``paragraph`` counts runs of consecutive prose
+    lines: a blank line, a list item or a line left out (code, a shell session, a quote)
+    starts the next one.
+    """
 
     start: int
     end: int
     text: str
+    paragraph: int
     line: int
 
 
@@ -76,22 +83,30 @@ def command_name(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _prose_lines(text: str) -> list[tuple[int, int, int]]:
-    """Return ``(line number, start, end)`` of each line typed as prose (not pasted)."""
-    found: list[tuple[int, int, int]] = []
-    fenced = False
-    offset = 0
+def _prose_lines(text: str) -> list[tuple[int, int, int, int]]:
+    """Return ``(paragraph, line, start, end)`` of each line typed as prose (not pasted).
+
+    Lines inside a code fence, lines that look pasted, and the output that follows a shell
+    prompt line (up to the next blank line) are left out, and each starts a new paragraph.
+    """
+    found: list[tuple[int, int, int, int]] = []
+    fenced = output = False
+    paragraph = offset = 0
     for number, line in enumerate(text.splitlines(keepends=True)):
         start, offset = offset, offset + len(line)
         body = line.rstrip("\r\n")
         if _FENCE.match(body):
             fenced = not fenced
-            continue
-        if fenced or not body.strip() or _NOT_PROSE.match(body):
+        output = (output and bool(body.strip())) or bool(_PROMPT.match(body))
+        if fenced or output or not body.strip() or _FENCE.match(body) or _NOT_PROSE.match(body):
+            paragraph += 1
             continue
         marker = _LIST_MARKER.match(body)
-        first = start + (marker.end() if marker else 0)
-        found.append((number, first, start + len(body)))
+        if marker:
+            paragraph += 1
+        found.append(
+            (paragraph, number, start + (marker.end() if marker else 0), start + len(body))
+        )
     return found
 
 
@@ -119,7 +134,7 @@ def split_sentences(text: str) -> list[Sentence]:
     never inside a code span, after a one-letter token or a common abbreviation.
     """
     sentences: list[Sentence] = []
-    for number, start, end in _prose_lines(text):
+    for paragraph, number, start, end in _prose_lines(text):
         line = text[start:end]
         cursor = 0
         for stop in [*_ends(line), len(line)]:
@@ -128,6 +143,6 @@ def split_sentences(text: str) -> list[Sentence]:
             body = piece.strip()
             if body:
                 first = start + cursor + lead
-                sentences.append(Sentence(first, first + len(body), body, number))
+                sentences.append(Sentence(first, first + len(body), body, paragraph, number))
             cursor = stop
     return sentences

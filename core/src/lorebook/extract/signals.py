@@ -29,15 +29,17 @@ Status = Literal["teach", "neutral", "question", "tentative", "meta", "ephemeral
 
 _I = re.IGNORECASE
 _APOS = "['\u2019]"
+_NT = "n" + _APOS + "?t"
+"""*n't*, with a straight or a curly apostrophe, or none."""
 
 RETRACTION = re.compile(
     r"\bnever ?mind\b|\bforget (?:it|that|this|about it)\b|\bscratch that\b|\bdisregard\b"
     r"|\bon second thought|\bunapproved\b|\bnot (?:been |yet )?approved\b"
     r"|\b(?:only|just) to see\b|\bwithout changing\b|\bcome back to\b|\bnot choosing\b"
-    r"|\bnot (?:yet )?(?:decided|settled|final|adopted)\b|\bhaven" + _APOS + r"?t decided\b"
+    rf"|\bnot (?:yet )?(?:decided|settled|final|adopted)\b|\bhave{_NT} decided\b"
     r"|\bundecided\b|\bhold off\b|\bon hold\b|\bpark (?:it|this|that)\b"
     r"|\b(?:revert|undo) (?:it|this|that|everything|all)\b"
-    r"|\bthrow (?:it|this|that) away\b|^drop (?:it|that|this)\b|\bremove the (?:draft|prototype)"
+    r"|\bthrow (?:it|this|that) away\b|^drop (?:it|that|this)\b"
     r"|\babandon (?:it|this|that|the (?:idea|approach|plan|prototype|draft|change))\b"
     r"|\b(?:drop|remove|delete|discard|revert|scrap|undo) (?:the|this|that|my|our|these|those)"
     r" (?:draft|prototype|spike|experiment|attempt|changes?)\b"
@@ -45,18 +47,25 @@ RETRACTION = re.compile(
     r"|\bnot a real\b|\S\s+after all\b",
     _I,
 )
+_AUXILIARY = (
+    rf"(?:should|could|can|ca|would|did|will|wo|is|are)(?:{_NT})?"
+    r" (?:we|i|you|it|that|this|there|they)"
+    rf"|(?:do|does)(?:{_NT})? (?:we|i|you|they)|does(?:{_NT})? it"
+)
+"""An auxiliary verb and its subject, opening a question ("Shouldn't we", "Do you")."""
 QUESTION_START = re.compile(
-    r"^(?:what about|how about|should (?:we|i)|could (?:we|you|i)|can (?:we|you|i)|do we"
-    r"|does it|is there|are there|why|how (?:do|does|can|should))\b",
+    r"^(?:what (?:about|is|are|do|does|should|would|if)|how|why"
+    rf"|where (?:is|are|do|does|should)|{_AUXILIARY})\b",
     _I,
 )
+_QUESTION_END = re.compile(r"\?[\s!?.\"')\]\u2019\u201d]*$")
 TENTATIVE = re.compile(
     r"\b(?:maybe|might|perhaps|possibly|probably|not sure|unsure|what about|wonder"
     r"|for now|for the moment|at the moment|right now|today|later|this time|yet"
     r"|temporar(?:y|ily)|just this once|i guess|i suppose|would be nice|would like"
     r"|experiment(?:al|ing)?|if possible|let(?:'s| us) see|consider|explor(?:e|ing|ation)"
     r"|brainstorm(?:ing)?|pros and cons|trade-?offs?|next (?:sprint|week|time|release|quarter))\b"
-    r"|\bi (?:do not|don" + _APOS + r"?t|dont) think\b|\bi think\b"
+    rf"|\bi (?:do not|do{_NT}) think\b|\bi think\b"
     r"|\bfor this (?:ticket|task|pr|branch|session|change|one)\b"
     r"|(?<!never )(?<!not )(?<!n't )(?<!n\u2019t )\b(?:try|trying|tried)\b",
     _I,
@@ -68,32 +77,34 @@ META = re.compile(
     _I,
 )
 EPHEMERAL = re.compile(
-    r"\b(?!(?:SHA|UTF|ISO|RFC|TLS|SSL|HTTP|PHP|ES|IPV|X)-)[A-Z][A-Z0-9]{1,9}-\d+\b|\b(?:ticket|outage|incident|postmortem|yesterday"
-    r"|last (?:week|night|sprint)|this (?:morning|week|sprint))\b",
+    r"\b(?!(?:SHA|UTF|ISO|RFC|TLS|SSL|HTTP|PHP|ES|IPV|X)-)[A-Z][A-Z0-9]{1,9}-\d+\b"
+    r"|\b(?:ticket|outage|incident|postmortem|yesterday|last (?:week|night|sprint)"
+    r"|this (?:morning|week|sprint))\b",
 )
 CONFIRMATION = re.compile(
     r"^\s*(?:yes|yep|yeah|correct|right|exactly|good|great|agreed|indeed|precisely|perfect"
-    r"|that" + _APOS + r"?s right|that is right|ok|okay)\b\s*[.!,;:]",
+    rf"|that{_APOS}?s right|that is right|ok|okay)\b\s*[.!,;:]",
     _I,
 )
 LEADING_MARKERS = re.compile(
     r"^(?:(?:no|yes|yep|yeah|correct|right|exactly|good|great|ok|okay|agreed|indeed|also"
     r"|precisely|perfect|note|remember|important)\s*[.,!:;]\s*)+"
-    r"|^(?:here(?: is|" + _APOS + r"s) (?:the|a|one|our) (?:\w+ ){0,2}"
+    rf"|^(?:here(?: is|{_APOS}s) (?:the|a|one|our) (?:\w+ )?(?:\w+ )?"
     r"(?:gotcha|rule|catch|thing|convention|trick|problem)\s*:\s*)"
     r"|^(?:the (?:\w+ )?(?:rule|convention|point|gotcha|catch|decision) (?:here )?is(?: that)?"
     r"\s*[:,]?\s*)"
     r"|^(?:(?:note|remember|keep in mind)(?: that)?\s*[:,]\s*|(?:note|remember) that\s+)"
     r"|^(?:as a rule|in general|going forward|from now on)\s*[:,]?\s*"
-    r"|^(?:we are|we" + _APOS + r"re) introducing\s+",
+    rf"|^(?:we are|we{_APOS}re) introducing\s+",
     _I,
 )
 
-_IMPERATIVE = r"^(?:please\s+)?(?:use|keep|store|put|prefer|run|avoid|never|always|do|don"
-_IMPERATIVE_RE = re.compile(_IMPERATIVE + _APOS + r"?t|dont)\b", _I)
+_IMPERATIVE_RE = re.compile(
+    rf"^(?:please\s+)?(?:use|keep|store|put|prefer|run|avoid|never|always|do|do{_NT})\b", _I
+)
 _WE_POLICY = re.compile(
     r"\bwe (?:\w+ )?(?:use|keep|store|put|run|avoid|prefer|chose|decided|never|always|only"
-    r"|do not|don" + _APOS + r"?t)\b",
+    rf"|do not|do{_NT})\b",
     _I,
 )
 _TASK_VERB = re.compile(
@@ -107,23 +118,31 @@ _COMMAND_LIKE = re.compile(
     r"|git|just|tox|nox|poetry|gradle|mvn|dotnet|php|node|deno)\b)"
 )
 
+_DONT = rf"(?:do not|do{_NT})\b"
+_NOT_A_RULE = (
+    r"(?! (?:forget|worry|bother|mind|need|have to|seem|appear|know|see|understand|care"
+    r"|let me|let us)\b)"
+)
+"""*don't* that is not a prohibition: a reminder, a reassurance, a description."""
+
 SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
     (
         "gotcha",
         re.compile(
-            r"\bgotchas?\b|\bcareful\b|\bwatch out\b|\bbeware\b|\bpitfall|\bcaveat|\bquirk"
-            r"|\bsilently\b|\bthe catch is\b|\bwill (?:\w+ )?(?:fail|break|hide|mask|crash|lose"
-            r"|drop|corrupt|overwrite|skip|hang|leak|deadlock)\b"
+            r"\bgotchas?\b|(?<!more )\bcareful\b|\bwatch out\b|\bbeware\b|\bpitfall|\bcaveat"
+            r"|\bquirk|\bsilently\b|\bthe catch is\b|\bwill (?:\w+ )?(?:fail|break|hide|mask"
+            r"|crash|lose|drop|corrupt|overwrite|skip|hang|leak|deadlock)\b"
             r"|\b(?:breaks|fails) (?:unless|whenever)\b"
             r"|\b(?:breaks|fails) (?:when|if) (?:you|we|anyone|someone|a|an)\b"
-            r"|\b(?:won" + _APOS + r"?t|does not|doesn" + _APOS + r"?t) work\b",
+            rf"|\b(?:wo{_NT}|does not|does{_NT}) work\b",
             _I,
         ),
     ),
     (
         "decision",
         re.compile(
-            r"\bso that\b|\bdeliberate(?:ly)?\b|\bintentional(?:ly)?\b|\bon purpose\b"
+            r"\bso that\b(?! (?:i|you|we) (?:can|could|may|might) (?:see|check|review|read|look)\b)"
+            r"|\bdeliberate(?:ly)?\b|\bintentional(?:ly)?\b|\bon purpose\b"
             r"|\bby design\b|\bthe reason\b|\brather than\b|\binstead of\b"
             r"|\bwe (?:chose|decided|picked|settled on|went with|standardi[sz]ed on)\b",
             _I,
@@ -132,10 +151,9 @@ SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
     (
         "prohibition",
         re.compile(
-            r"\bnever\b(?! ?mind)"
-            r"|(?<!\bi )\b(?:do not|don" + _APOS + r"?t|dont)\b(?! (?:forget|worry|bother|mind)\b)"
-            r"|\bmust not\b|\bmustn" + _APOS + r"?t\b|\bshould not\b|\bshouldn" + _APOS + r"?t\b"
-            r"|\bavoid\b|\bnot allowed\b|\bforbidden\b|\bprohibit(?:ed|ion)?\b"
+            rf"\bnever\b(?! ?mind)|(?<!\bi )\b{_DONT}{_NOT_A_RULE}|\bmust not\b|\bmust{_NT}\b"
+            rf"|\bshould not\b|\bshould{_NT}\b|\bavoid\b|\bnot allowed\b|\bforbidden\b"
+            r"|\bprohibit(?:ed|ion)?\b"
             r"|\binstead\b(?! of)",
             _I,
         ),
@@ -177,7 +195,8 @@ SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
         "vocabulary",
         re.compile(
             r"\b(?:is|are) called\b|\bwe call\b|\bwhat we call\b|\bstands? for\b|\brefers? to\b"
-            r"|\bis (?:our|the) (?:name|term|word) for\b|\bis short(?:hand)? for\b"
+            r"|\bis (?:our|the) (?:\w+ )?(?:name|term|word) for\b|\bis short(?:hand)? for\b"
+            r"|\b(?:i|we) mean\b(?!,)"
             r"|\bnamed system\b|(?<!\bThis )(?<!\bThat )(?<!\bwhich )(?<!\bIt )\bmeans\b",
             _I,
         ),
@@ -192,7 +211,11 @@ _REFERS_BACK = re.compile(
 )
 _EVERY = re.compile(r"\bevery\b", _I)
 _BECAUSE = re.compile(r"\bbecause\b", _I)
-_TOOL_VERB = re.compile(r"\b(?:use|uses|using|run|runs|invoke|switch(?:ed)? to|call)\b", _I)
+_TOOL_USE = re.compile(
+    r"\b(?:use|uses|using|invoke|call|switch(?:ed)? to|(?:is |are )?run(?:s)?"
+    r"(?: (?:with|through|via|using|in|inside|under))?)\s+(?:the )?`(?P<command>[^`]+)`",
+    _I,
+)
 MAP_KINDS: frozenset[str] = frozenset({"location", "feature", "vocabulary"})
 PRECEDENCE: tuple[NoteKind, ...] = (
     "gotcha",
@@ -252,8 +275,7 @@ def _extra_kinds(text: str) -> list[NoteKind]:
         kinds.append("convention")
     if _BECAUSE.search(text) and (_WE_POLICY.search(text) or _IMPERATIVE_RE.match(text)):
         kinds.append("decision")
-    commands = [span for span in backticked(text) if _COMMAND_LIKE.match(span)]
-    if commands and _TOOL_VERB.search(text):
+    if any(_COMMAND_LIKE.match(m.group("command")) for m in _TOOL_USE.finditer(text)):
         kinds.append("tooling")
     return kinds
 
@@ -276,7 +298,7 @@ def judge(text: str) -> Verdict:
     core = strip_markers(text)
     if RETRACTION.search(text):
         return Verdict("retract")
-    if text.rstrip().endswith("?") or QUESTION_START.match(core):
+    if _QUESTION_END.search(text) or QUESTION_START.match(core):
         return Verdict("question")
     if TENTATIVE.search(core):
         return Verdict("tentative")

@@ -73,7 +73,8 @@ def proper_names(text: str) -> list[str]:
     """Return the multi-word proper names of ``text`` (``Beacon Review Lane``).
 
     A proper name is a run of two or more capitalised words outside code spans, once the
-    common words that merely start a sentence (``The``, ``Never``, ``Use`` ...) are trimmed.
+    common words that merely start or end one (``The``, ``Never``, ``Use``, ``I`` ...) are
+    trimmed.
     """
     plain = _BACKTICK.sub(" . ", text)
     names: list[str] = []
@@ -81,6 +82,8 @@ def proper_names(text: str) -> list[str]:
         words = match.group(0).split()
         while words and words[0].lower() in COMMON_WORDS:
             words.pop(0)
+        while words and words[-1].lower() in COMMON_WORDS:
+            words.pop()
         if len(words) >= 2:
             names.append(" ".join(words))
     return _unique(names)

@@ -1,0 +1,419 @@
+"""The deterministic extractor: signals, rejections, retraction, merging, quotes, proposals."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from lorebook.extract.base import ExtractionRequest, Extractor, quote_in_session
+from lorebook.extract.rules import (
+    Candidate,
+    RulesExtractor,
+    find_teaching_moments,
+    make_description,
+    make_title,
+    select_turns,
+)
+from lorebook.extract.sentences import split_sentences
+from lorebook.extract.signals import judge, strip_markers
+from lorebook.extract.terms import as_tag, code_identifiers, file_anchor, proper_names
+from lorebook.models.note import TAG_RE
+from lorebook.models.session import LoggedTurn, Proposal, SessionLog
+
+
+def turns_of(*texts: str, first: str = "user") -> list[LoggedTurn]:
+    """Alternate user and assistant turns (``first`` says who starts)."""
+    roles = ("user", "assistant") if first == "user" else ("assistant", "user")
+    return [LoggedTurn(index=i, role=roles[i % 2], text=text) for i, text in enumerate(texts)]
+
+
+def log_of(turns: list[LoggedTurn], proposals: list[Proposal] | None = None) -> SessionLog:
+    return SessionLog(
+        harness="claude",
+        session_id="s1",
+        origin="claude:s1",
+        transcript_hash="0" * 64,
+        transcript_length=0,
+        turns=turns,
+        proposals=proposals or [],
+    )
+
+
+def extract(turns: list[LoggedTurn], log: SessionLog | None = None) -> list[Proposal]:
+    request = ExtractionRequest(log=log or log_of(turns), turns=turns)
+    return asyncio.run(RulesExtractor().extract(request))
+
+
+# -- one sentence ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("Never call the payment gateway from a unit test.", "prohibition"),
+        ("Don't edit generated files under `dist/`.", "prohibition"),
+        ("Avoid raw SQL in controllers.", "prohibition"),
+        ("Emit a `billing.updated` event instead.", "prohibition"),
+        ("Every migration ships with a rollback script.", "convention"),
+        ("API handlers must validate the tenant id first.", "convention"),
+        ("Treat `user_ref` as opaque, not as a number.", "convention"),
+        ("Fixtures belong in `tests/fixtures`, one per scenario.", "convention"),
+        ("Run the contract suite after changing a serializer.", "convention"),
+        ("Careful: the staging proxy lowercases header names.", "gotcha"),
+        ("Sorting by key will fail again after a config export.", "gotcha"),
+        ("The cron runner silently drops jobs longer than an hour.", "gotcha"),
+        ("We deliberately keep prices in integer cents.", "decision"),
+        ("Use `decimal_money` because floats lose cents on refunds.", "decision"),
+        ("Queue the refresh rather than invalidating the whole cache.", "decision"),
+        ("Tests run through `ddev exec vendor/bin/phpunit` on every machine.", "tooling"),
+        ("Use `uv run pytest` for the suite.", "tooling"),
+        ("The payment adapters live in `src/billing/adapters`.", "location"),
+        ("Partner bridges are under `modules/partner/src/Bridge`.", "location"),
+        ("We are introducing Ledger Lens, the reporting feature that totals refunds.", "feature"),
+        ("Ledger Lens is the named system for refund reports.", "vocabulary"),
+        ('In this codebase a "lane" refers to one review pipeline.', "vocabulary"),
+        ("Northwind Sync is our name for the nightly partner import.", "vocabulary"),
+    ],
+)
+def test_each_signal_kind(sentence: str, kind: str) -> None:
+    verdict = judge(sentence)
+    assert verdict.status == "teach"
+    assert verdict.kinds[0] == kind
+
+
+@pytest.mark.parametrize(
+    ("sentence", "status"),
+    [
+        ("Should we always cache the feed?", "question"),
+        ("Shouldn't we never retry here", "question"),
+        ("How do we avoid double billing", "question"),
+        ("Maybe we should always retry twice.", "tentative"),
+        ("Try never caching the feed.", "tentative"),
+        ("I think refunds must go through the queue.", "tentative"),
+        ("I do not think caching belongs in the controller.", "tentative"),
+        ("For now, always skip the slow tests.", "tentative"),
+        ("Do not merge it yet.", "tentative"),
+        ("Always add a description to every note.", "meta"),
+        ("Never put the proposal text in the knowledge base.", "meta"),
+        ("`/kk-add` must always ask first.", "meta"),
+        ("Ticket PAY-812 must never be reopened.", "ephemeral"),
+        ("After the outage we always page twice.", "ephemeral"),
+        ("Never mind, leave it as it is.", "retract"),
+        ("That rule came from an unapproved draft.", "retract"),
+        ("Let us come back to the transport question.", "retract"),
+        ("Scrap that, revert the changes.", "retract"),
+    ],
+)
+def test_each_rejection(sentence: str, status: str) -> None:
+    assert judge(sentence).status == status
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Fix the typo.",
+        "Run the focused test.",
+        "Don't forget to run the linter.",
+        "These don't seem useful to me.",
+        "I don't see the change.",
+        "Now add a `git branch` command that creates a branch using the session name.",
+        "Please re-do the task so that I can see the diff.",
+        "Run every test file again.",
+        "This means the build is green.",
+        "The cache is stale after an import.",
+    ],
+)
+def test_plain_sentences_teach_nothing(sentence: str) -> None:
+    assert judge(sentence).status == "neutral"
+
+
+def test_strip_markers() -> None:
+    assert strip_markers("No. Never do that.") == "Never do that."
+    assert strip_markers("Correct, exactly: keep it.") == "keep it."
+    assert strip_markers("Here is the gotcha: keys are strings.") == "keys are strings."
+    assert strip_markers("The durable rule is that ids never change.") == "ids never change."
+    assert strip_markers("Note that as a rule, we pin versions.") == "we pin versions."
+
+
+def test_sentences_keep_offsets_and_skip_pasted_text() -> None:
+    text = (
+        "Never edit `a.b.c` by hand. See e.g. the docs!\n\n"
+        "```\nnever run this\n```\n"
+        "\u276f make test\nFAILED: always\n\n"
+        "> quoted never\n"
+        "- always pin versions\n"
+    )
+    sentences = split_sentences(text)
+    assert [s.text for s in sentences] == [
+        "Never edit `a.b.c` by hand.",
+        "See e.g. the docs!",
+        "always pin versions",
+    ]
+    assert all(text[s.start : s.end] == s.text for s in sentences)
+    assert sentences[0].paragraph == sentences[1].paragraph != sentences[2].paragraph
+
+
+def test_terms() -> None:
+    text = "Keep `modules/custom/harbor_exchange` and resolveRepoPath; Beacon Review Lane owns it."
+    assert code_identifiers(text) == [
+        "modules/custom/harbor_exchange",
+        "harbor_exchange",
+        "resolveRepoPath",
+    ]
+    assert proper_names("When I say Rivermark Discover I mean it.") == ["Rivermark Discover"]
+    assert as_tag("Beacon Review Lane") == "beacon-review-lane"
+    assert as_tag("`/kk-add`") == "kk-add"
+    assert as_tag("!!!") is None
+    assert file_anchor("modules/custom/harbor_exchange") == "modules/custom/harbor_exchange/**"
+    assert file_anchor("src/Bridge") == "**/src/Bridge/**"
+    assert file_anchor("docs/setup.md") == "docs/setup.md"
+    for not_a_file in ("/etc/hosts", "~/x/y", "@clack/prompts", "../up/x", "a b/c", "plain"):
+        assert file_anchor(not_a_file) is None
+
+
+# -- a session --------------------------------------------------------------------------------
+
+
+def test_a_correction_becomes_one_proposal_with_a_verbatim_quote() -> None:
+    turns = turns_of(
+        "Add a refund endpoint to the billing module.",
+        "I'll add `refund()` and invalidate `billing_all`.",
+        "No. Never invalidate `billing_all` from refunds. It fans out to every invoice. "
+        "Queue a `billing_refresh` message instead.\nAlso fix the typo in the README.",
+        "Understood.",
+    )
+    [proposal] = extract(turns)
+    text = turns[2].text
+    assert proposal.quote in text
+    assert proposal.quote.startswith("No. Never invalidate")
+    assert proposal.quote.endswith("message instead.")
+    assert proposal.type == "practice"
+    assert proposal.kind == "prohibition"
+    assert proposal.title == "Never invalidate billing_all from refunds"
+    assert proposal.origin == "claude:s1:2"
+    assert proposal.id == "s1:1"
+    assert proposal.extractor == "rules"
+    assert proposal.tags == ["billing_all", "billing_refresh"]
+    assert "typo" not in proposal.body
+    assert Proposal.model_validate(proposal.model_dump()) == proposal
+
+
+def test_confirming_turn_merges_into_the_earlier_candidate() -> None:
+    turns = turns_of(
+        "Every export file includes a `schema_rev` header, even for partial exports.",
+        "Added.",
+        "Correct. Treat `schema_rev` as mandatory export metadata.",
+        "Done.",
+        "Yes. The `schema_rev` header stays first in the file.",
+    )
+    [candidate] = find_teaching_moments(turns)
+    assert candidate.turns == (0, 2, 4)
+    assert candidate.turn == 0
+    assert candidate.body[1] == "Treat `schema_rev` as mandatory export metadata."
+    assert candidate.body[2] == "The `schema_rev` header stays first in the file."
+
+
+def test_merge_on_a_shared_proper_name() -> None:
+    turns = turns_of(
+        "Never call Ledger Lens from a request handler.",
+        "ok",
+        "The prohibition applies to every Ledger Lens consumer.",
+    )
+    [candidate] = find_teaching_moments(turns)
+    assert candidate.turns == (0, 2)
+
+
+def test_follow_up_naming_nothing_joins_the_latest_group() -> None:
+    turns = turns_of(
+        "Never run `db:reset` against staging.",
+        "ok",
+        "Right. That always applies, on every shared environment.",
+    )
+    [candidate] = find_teaching_moments(turns)
+    assert candidate.turns == (0, 2)
+
+
+def test_unrelated_moments_stay_apart() -> None:
+    turns = turns_of(
+        "Never call `charge()` twice for one order.",
+        "ok",
+        "A test that builds the cart by hand will hide the rounding problem.",
+    )
+    assert [c.turns for c in find_teaching_moments(turns)] == [(0,), (2,)]
+
+
+def test_map_and_practice_of_one_subject_are_two_candidates() -> None:
+    turns = turns_of(
+        "The ledger system lives in `modules/custom/ledger`. Adapters are under `src/Adapter`.",
+        "ok",
+        "Exactly. `ledger` is the boundary. Do not put adapters in the API module.",
+        "ok",
+    )
+    found = find_teaching_moments(turns)
+    assert [(c.type, c.kind, c.turns) for c in found] == [
+        ("map", "location", (0,)),
+        ("practice", "prohibition", (2,)),
+    ]
+    assert found[0].files == ("modules/custom/ledger/**", "**/src/Adapter/**")
+
+
+def test_retraction_drops_what_came_before() -> None:
+    turns = turns_of(
+        "Ledger migrations never use direct updates. They always use a queue.",
+        "Noted.",
+        "No. That came from an unapproved outline, only to see the fields.",
+        "ok",
+        "Separately: invoices must always carry a `tenant_id`.",
+    )
+    [candidate] = find_teaching_moments(turns)
+    assert candidate.turns == (4,)
+
+
+def test_retraction_inside_a_turn_keeps_what_follows() -> None:
+    turns = turns_of("Never mind the old plan. Invoices must always carry a `tenant_id`.")
+    [candidate] = find_teaching_moments(turns)
+    assert candidate.quote == "Invoices must always carry a `tenant_id`."
+
+
+def test_envelopes_skills_and_pasted_documents_are_skipped() -> None:
+    turns = turns_of(
+        "<command-message>deploy</command-message>\n<command-name>/deploy</command-name>",
+        "ok",
+        "Base directory for this skill: /x\n\n# deploy\n\nAlways deploy on Fridays.",
+        "ok",
+        "# Notes\n\nNever do this.\n\n## More\n\nAlways that.\n\n## Even more\n",
+        "ok",
+        "Always tag releases with `vX.Y.Z`.",
+    )
+    assert [c.turns for c in find_teaching_moments(turns)] == [(6,)]
+
+
+def test_nothing_after_a_knowledge_skill_is_invoked() -> None:
+    turns = turns_of(
+        "Always tag releases with `vX.Y.Z`.",
+        "ok",
+        "<command-message>kk-add</command-message>\n<command-name>/kk-add</command-name>",
+        "What should I record?",
+        "Add this: ledger migrations never use direct updates.",
+    )
+    assert [c.turns for c in find_teaching_moments(turns)] == [(0,)]
+
+
+def test_tentative_exploratory_and_routine_sessions_yield_nothing() -> None:
+    turns = turns_of(
+        "I am trying to understand how we might expose the ledger to partners.",
+        "Here are three options.",
+        "What about versioning?",
+        "It depends.",
+        "Useful. Do not pick one yet; I will ask the team.",
+        "ok",
+        "Fix the typo and run the focused test.",
+    )
+    assert find_teaching_moments(turns) == []
+    assert select_turns(turns) == []
+
+
+def test_ticket_narrative_never_reaches_a_proposal() -> None:
+    turns = turns_of(
+        "This is for PAY-812, after the partner outage.",
+        "ok",
+        "Leave the ticket out when documenting this. The durable rule is that every retry "
+        "keeps the same `delivery_key`. Partners deduplicate on it.",
+        "ok",
+        "Do not mention PAY-812 in any description.",
+    )
+    [proposal] = extract(turns)
+    blob = " ".join([proposal.title, proposal.description, proposal.body, proposal.quote]).lower()
+    assert "pay-812" not in blob
+    assert "outage" not in blob
+    assert proposal.title == "Every retry keeps the same delivery_key"
+
+
+def test_quotes_are_verbatim_even_across_lines() -> None:
+    text = "Keep   the spacing.\nNever run  `make clean` on CI;\tit wipes the cache.  Fine?"
+    turns = turns_of(text)
+    [candidate] = find_teaching_moments(turns)
+    assert candidate.quote in text
+    assert candidate.quote == "Never run  `make clean` on CI;\tit wipes the cache."
+
+
+def test_every_proposal_validates_and_quotes_the_log() -> None:
+    turns = turns_of(
+        "We are introducing Ledger Lens, the reporting feature that totals refunds.",
+        "ok",
+        "`ledger_lens` owns the report entity, and Orchard Search only receives final totals.",
+        "ok",
+        "Careful: the export will silently drop rows over 10k. Use `make export-all` instead.",
+        "ok",
+    )
+    log = log_of(turns)
+    proposals = extract(turns, log)
+    assert len(proposals) == 3
+    for proposal in proposals:
+        assert Proposal.model_validate(proposal.model_dump()) == proposal
+        assert quote_in_session(proposal.quote, log)
+        assert all(TAG_RE.match(tag) for tag in proposal.tags)
+        assert len(proposal.title.split()) <= 12
+        assert "\n" not in proposal.description
+
+
+def test_ids_continue_after_the_logs_proposals() -> None:
+    turns = turns_of("Never call `charge()` twice.", "ok", "Always log `order_id`.")
+    first = extract(turns)
+    again = extract(turns, log_of(turns, first))
+    assert [p.id for p in first] == ["s1:1", "s1:2"]
+    assert [p.id for p in again] == ["s1:3", "s1:4"]
+
+
+def test_proposals_whose_quote_is_not_in_the_log_are_dropped() -> None:
+    turns = turns_of("Never call `charge()` twice.")
+    other = log_of(turns_of("something else"))
+    assert extract(turns, other) == []
+
+
+def test_origin_uses_the_turn_index_not_the_position() -> None:
+    turns = [
+        LoggedTurn(index=40, role="assistant", text="ok"),
+        LoggedTurn(index=41, role="user", text="Never call `charge()` twice."),
+    ]
+    [proposal] = extract(turns)
+    assert proposal.origin == "claude:s1:41"
+
+
+def test_select_turns_gives_candidates_and_the_assistant_turn_before() -> None:
+    turns = [
+        LoggedTurn(index=0, role="user", text="Add refunds."),
+        LoggedTurn(index=1, role="assistant", text="I'll invalidate `billing_all`."),
+        LoggedTurn(index=2, role="tool", text="ok"),
+        LoggedTurn(index=3, role="user", text="Never invalidate `billing_all`."),
+        LoggedTurn(index=4, role="assistant", text="ok"),
+        LoggedTurn(index=5, role="user", text="Fix the typo."),
+        LoggedTurn(index=6, role="assistant", text="ok"),
+        LoggedTurn(index=7, role="user", text="Right. `billing_all` is never touched by jobs."),
+    ]
+    assert select_turns(turns) == [1, 3, 6, 7]
+    assert select_turns(turns[5:]) == [1, 2]
+    assert select_turns(turns[:3]) == []
+
+
+def test_titles_and_descriptions() -> None:
+    long = (
+        "Harbor resource ordering must sort the `weight` value inside each entry, "
+        "never the YAML key."
+    )
+    assert (
+        make_title(long) == "Harbor resource ordering must sort the weight value inside each entry"
+    )
+    assert make_title("No. never do that.") == "Never do that"
+    assert make_title(" ".join(["word"] * 30)) == " ".join(["Word"] + ["word"] * 11)
+    assert make_description("Here is the gotcha:  keys\nare strings.") == "Keys are strings."
+    assert make_description("x " * 300).endswith(" …")
+
+
+def test_deterministic_and_protocol() -> None:
+    turns = turns_of("Never call `charge()` twice.", "ok", "Always log `order_id`.")
+    assert extract(turns) == extract(turns)
+    assert isinstance(RulesExtractor(), Extractor)
+    assert RulesExtractor.name == "rules"
+    assert all(isinstance(c, Candidate) for c in find_teaching_moments(turns))
