@@ -250,22 +250,54 @@ def test_records_keyed_by_the_path_as_given_are_accepted_too(tmp_path: Path) -> 
     assert _states(repo, home) == ["ok"] * 8
 
 
-def test_a_linked_worktree_uses_the_main_checkouts_project_trust(
-    tmp_path: Path, lorebook_home: Path
-) -> None:
+def _worktree(tmp_path: Path, *, wired_main: bool) -> tuple[Path, Path]:
     main = tmp_path / "main"
     main.mkdir()
     subprocess.run(["git", "init", "-q", str(main)], check=True)
+    if wired_main:
+        CodexHarness().install(main)
+        subprocess.run(["git", "-C", str(main), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(main), "commit", "-q", "--allow-empty", "-m", "x"], check=True)
     worktree = tmp_path / "wt"
     subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(worktree)], check=True)
     CodexHarness().install(worktree)
+    return main, worktree
+
+
+def test_a_linked_worktree_is_checked_against_the_main_checkouts_hooks_and_trust(
+    tmp_path: Path, lorebook_home: Path
+) -> None:
+    # Codex 0.171 runs the main checkout's hooks.json in a linked worktree, keyed by its path.
+    listed = _listing("worktree")
+    assert {entry["sourcePath"] for entry in listed} == {f"<PROJECT>/{HOOKS_PATH}"}
+    main, worktree = _worktree(tmp_path, wired_main=True)
+    records = CodexHarness().trust_toml(worktree)
+    assert records == CodexHarness().trust_toml(main)
+    assert f'"{os.path.realpath(main)}/.codex/hooks.json:stop:0:0"' in records
     home = tmp_path / "codexhome"
     home.mkdir()
-    config = f'[projects."{os.path.realpath(main)}"]\ntrust_level = "trusted"\n\n'
-    config += CodexHarness().trust_toml(worktree)
-    (home / "config.toml").write_text(config)
+    project = f'[projects."{os.path.realpath(main)}"]\ntrust_level = "trusted"\n\n'
+    (home / "config.toml").write_text(project + records)
     assert _states(worktree, home) == ["ok"] * 8
+    keyed_by_worktree = records.replace(os.path.realpath(main), os.path.realpath(worktree))
+    (home / "config.toml").write_text(project + keyed_by_worktree)
+    assert _states(worktree, home) == ["untrusted"] * 7 + ["ok"]
+
+
+def test_a_worktree_whose_main_checkout_lacks_our_hooks_says_so(
+    tmp_path: Path, lorebook_home: Path
+) -> None:
+    main, worktree = _worktree(tmp_path, wired_main=False)
+    home = tmp_path / "codexhome"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        f'[projects."{os.path.realpath(main)}"]\ntrust_level = "trusted"\n'
+    )
+    items = _items(worktree, home)
+    assert [item.state for item in items] == ["missing"] * 7 + ["ok"]
+    assert f"run `lorebook init --harnesses codex` in {os.path.realpath(main)}" in (
+        items[0].fix or ""
+    )
 
 
 def test_trust_toml_gives_the_records_codex_wrote_for_our_hooks(tmp_path: Path) -> None:

@@ -102,9 +102,10 @@ class CodexHarness:
                 for event, _, _ in hooks_file.HOOKS
             ]
         config, problem = self._codex_config()
+        running = self._running_hooks(repo, data)
         wanted = dict(hooks_file.events_of(hooks_file.installed(data)))
         items = [
-            self._hook_item(repo, event, groups, wanted[event], config, problem)
+            self._hook_item(repo, event, groups, wanted[event], config or problem, running)
             for event, groups in hooks_file.events_of(data)
         ]
         if config is None:
@@ -125,22 +126,46 @@ class CodexHarness:
             )
             return None, fix
 
+    @staticmethod
+    def _running_hooks(repo: Path, data: dict[str, Any]) -> dict[str, Any] | str:
+        """The hooks file Codex runs for ``repo``, or why it cannot be read.
+
+        See :func:`lorebook_codex.trust.hooks_root`.
+        """
+        root = trust.hooks_root(repo)
+        if root == repo:
+            return data
+        try:
+            return hooks_file.load_hooks(root / hooks_file.HOOKS_PATH)
+        except (LorebookError, OSError) as exc:
+            return f"{exc}; Codex runs that file for this linked worktree"
+
     def _hook_item(
         self,
         repo: Path,
         event: str,
         groups: list[Any],
         wanted: list[Any],
-        config: trust.CodexConfig | None,
-        problem: str,
+        config: trust.CodexConfig | str,
+        running: dict[str, Any] | str,
     ) -> CheckItem:
         if groups != wanted:
             if hooks_file.our_commands(groups):
                 return CheckItem(_what(event), "changed", fix=hooks_file.FIX)
             return CheckItem(_what(event), "missing", fix=hooks_file.FIX)
-        if config is None:
-            return CheckItem(_what(event), "unknown", fix=problem)
-        (group_index, handler_index, group, entry) = hooks_file.our_positions(groups)[0]
+        if isinstance(config, str):
+            return CheckItem(_what(event), "unknown", fix=config)
+        if isinstance(running, str):
+            return CheckItem(_what(event), "unknown", fix=running)
+        positions = hooks_file.our_positions(dict(hooks_file.events_of(running))[event])
+        if not positions:
+            root = trust.hooks_root(repo)
+            missing = (
+                f"Codex runs {root / hooks_file.HOOKS_PATH} for this linked worktree, and it "
+                f"holds no lorebook {event} hook: run `lorebook init --harnesses codex` in {root}"
+            )
+            return CheckItem(_what(event), "missing", fix=missing)
+        (group_index, handler_index, group, entry) = positions[0]
         digest = trust.hook_hash(event, group, entry)
         state, fix = trust.hook_state(repo, config, event, (group_index, handler_index), digest)
         return CheckItem(_what(event), state, fix=fix)
@@ -148,12 +173,14 @@ class CodexHarness:
     def trust_toml(self, repo: Path) -> str:
         """The config.toml tables that would trust lorebook's installed hooks on this machine.
 
-        lorebook never writes them; see :func:`lorebook_codex.trust.trust_toml`.
+        They are for the hooks file Codex runs here (a linked worktree's is the main
+        checkout's). lorebook never writes them; see :func:`lorebook_codex.trust.trust_toml`.
 
         Raises:
             LorebookError: the hooks file is not valid JSON.
         """
-        return trust.trust_toml(repo, hooks_file.load_hooks(repo / hooks_file.HOOKS_PATH))
+        root = trust.hooks_root(repo)
+        return trust.trust_toml(repo, hooks_file.load_hooks(root / hooks_file.HOOKS_PATH))
 
     def parse_event(self, name: str, payload: Mapping[str, Any]) -> HookEvent:
         """Translate one Codex hook payload (see :func:`lorebook_codex.events.parse_event`)."""

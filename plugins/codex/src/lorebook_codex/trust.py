@@ -109,19 +109,33 @@ def hook_key(hooks_path: str, event: str, group_index: int, handler_index: int) 
     return f"{hooks_path}:{EVENT_LABELS[event]}:{group_index}:{handler_index}"
 
 
+def hooks_root(repo: Path) -> Path:
+    """The checkout whose ``.codex/hooks.json`` Codex runs for sessions in ``repo``.
+
+    ``repo`` itself, except in a linked git worktree: Codex 0.171 reads the main checkout's
+    hooks.json there (its app server lists them with that source path).
+    """
+    main = _main_checkout(repo)
+    return main if main is not None else repo
+
+
 def hooks_paths(repo: Path) -> list[str]:
     """The hooks.json path as Codex may name it in a trust key.
 
     Resolved first (Codex starts from the resolved working directory), then as given
     when that differs.
     """
-    given = os.path.abspath(repo / hooks_file.HOOKS_PATH)
-    resolved = os.path.join(os.path.realpath(repo), hooks_file.HOOKS_PATH)
+    root = hooks_root(repo)
+    given = os.path.abspath(root / hooks_file.HOOKS_PATH)
+    resolved = os.path.join(os.path.realpath(root), hooks_file.HOOKS_PATH)
     return [resolved] if resolved == given else [resolved, given]
 
 
 def our_hooks(repo: Path, data: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(event, key, hash) of each lorebook hook in a hooks file, keyed by the resolved path."""
+    """(event, key, hash) of each lorebook hook in the hooks file Codex runs for ``repo``.
+
+    ``data`` is that file (see :func:`hooks_root`); keys use its resolved path.
+    """
     path = hooks_paths(repo)[0]
     found = []
     for event, groups in hooks_file.events_of(data):
@@ -203,7 +217,7 @@ class CodexConfig:
 
 
 def _main_checkout(repo: Path) -> Path | None:
-    """The main checkout of a linked git worktree (Codex also looks its trust up)."""
+    """The main checkout of a linked git worktree (None for any other folder)."""
     dot_git = repo / ".git"
     try:
         text = dot_git.read_text(encoding="utf-8").strip()
