@@ -1,10 +1,10 @@
-"""``lorebook note``: add, show and list notes (the manual capture path)."""
+"""``lorebook note``: add, show and list notes (the manual capture path); supersede, refute."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -16,8 +16,14 @@ from lorebook.kb.store import MarkdownStore, load_snapshot
 from lorebook.models.note import ID_RE, KIND_TYPES, NOTE_KINDS, Note
 from lorebook.slug import slugify
 
+if TYPE_CHECKING:
+    from lorebook.kb.lifecycle import LifecycleChange
+
 note_app = typer.Typer(
-    name="note", help="Add, show and list notes.", no_args_is_help=True, rich_markup_mode=None
+    name="note",
+    help="Add, show and list notes; supersede or refute one.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 Multi = list[str] | None
@@ -203,9 +209,77 @@ def list_notes(
         say(f"{s.note.id:<{width}}  {s.note.kind:<11} {s.note.status:<10} {s.note.title}")
 
 
+def _show_change(change: LifecycleChange, json_output: bool, done: str) -> None:
+    if json_output:
+        print_json(
+            {
+                "ok": True,
+                "action": change.action,
+                "already_done": change.already_done,
+                "written": list(change.written),
+                "indexes_rebuilt": change.rebuilt is not None,
+            }
+        )
+        return
+    if change.already_done:
+        say(f"{done} already; nothing changed")
+        return
+    say(done)
+    for rel in change.written:
+        say(f"  wrote {rel}")
+    if change.rebuilt is not None:
+        say(f"  rebuilt the indexes ({len(change.rebuilt.written)} generated files changed)")
+
+
+def supersede_command(
+    ctx: typer.Context,
+    old: Annotated[str, typer.Argument(metavar="OLD", help="The outdated note's id.")],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="The active note replacing it.")],
+    json_output: JsonOption = False,
+) -> None:
+    """Mark OLD superseded by NEW: OLD gives way to NEW wherever notes are served.
+
+    OLD gets lb_status superseded and NEW in lb_superseded_by; NEW gets OLD in lb_supersedes.
+    Both are validated before either is written; then the indexes are rebuilt (index.md
+    strikes OLD through and points to NEW). Refused: a note superseding itself, a missing
+    id, a NEW that is not active, a refuted OLD, a cycle. Running it again after an
+    interrupted run completes it.
+    """
+    from lorebook.config import load_config
+    from lorebook.kb.lifecycle import supersede
+
+    paths = repo_paths(ctx)
+    budget = load_config(paths).budgets.entry_chars
+    change = supersede(paths, old, new, budget=budget)
+    _show_change(change, json_output, f"{old} is superseded by {new}")
+
+
+def refute_command(
+    ctx: typer.Context,
+    note_id: Annotated[str, typer.Argument(metavar="ID", help="The id of the wrong note.")],
+    why: Annotated[str, typer.Option("--why", help="What was wrong with it (required).")],
+    json_output: JsonOption = False,
+) -> None:
+    """Mark an active note refuted, saying why: it stays as a record, never served as a fact.
+
+    The text is kept; lb_status becomes refuted and lb_refuted_because the reason, and the
+    indexes are rebuilt. lint then fails on an active note that says the same thing again.
+    For a note that is outdated rather than wrong, use `lorebook note supersede`.
+    """
+    from lorebook.config import load_config
+    from lorebook.kb.lifecycle import refute
+
+    paths = repo_paths(ctx)
+    budget = load_config(paths).budgets.entry_chars
+    change = refute(paths, note_id, why, budget=budget)
+    _show_change(change, json_output, f"{note_id} is refuted")
+
+
 def register(app: typer.Typer) -> None:
     """Add the command group to the app."""
     note_app.command("add")(add)
     note_app.command("show")(show)
     note_app.command("list")(list_notes)
+    note_app.command("supersede")(supersede_command)
+    note_app.command("refute")(refute_command)
     app.add_typer(note_app)

@@ -1,7 +1,8 @@
 """``lorebook lint``: errors (exit non-zero) and warnings for the knowledge base.
 
 Errors: unreadable or invalid notes (frontmatter, unknown ``lb_`` key, unknown schema),
-id and file name mismatches, duplicate ids, dangling edges, an invalid redirects ledger or
+id and file name mismatches, duplicate ids, dangling edges, a supersession recorded on one
+note only, an active note reasserting a refuted one, an invalid redirects ledger or
 summaries file, and stale generated files. Warnings: orphans, duplicate tags, edges to
 retired ids, stale link sections, summaries of folders that hold no note.
 """
@@ -14,6 +15,7 @@ from typing import Any, Literal
 
 from lorebook.errors import LorebookError
 from lorebook.kb.index import plan_rebuild, stale_outputs
+from lorebook.kb.lifecycle import one_sided_supersessions, reasserted_refuted
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.redirects import load_redirects, resolve
 from lorebook.kb.store import Snapshot, load_snapshot
@@ -109,6 +111,39 @@ def _check_edges(paths: KBPaths, snap: Snapshot, redirects: dict[str, list[str]]
                             f"{label}: {key} names {target!r}, which is not a note",
                         )
                     )
+    return out
+
+
+def _check_lifecycle(paths: KBPaths, snap: Snapshot) -> list[Finding]:
+    """Supersessions recorded on one side only; active notes reasserting refuted ones."""
+    out: list[Finding] = []
+    for edge in one_sided_supersessions(snap):
+        label = _note_label(paths, snap, edge.note_id)
+        out.append(
+            Finding(
+                "error",
+                "supersede-mismatch",
+                label,
+                f"{label}: {edge.key} names {edge.other_id!r}, but {edge.other_id!r} does not "
+                f"record it back; complete it with `lorebook note supersede {edge.old_id} "
+                f"{edge.new_id}`, or remove the edge",
+            )
+        )
+    for match in reasserted_refuted(stored.note for stored in snap.notes.values()):
+        label = _note_label(paths, snap, match.active_id)
+        refuted = snap.notes[match.refuted_id].note
+        out.append(
+            Finding(
+                "error",
+                "reasserts-refuted",
+                label,
+                f"{label}: {match.active_id!r} says again what refuted note "
+                f"{match.refuted_id!r} ({_note_label(paths, snap, match.refuted_id)}) said "
+                f"(similarity {match.score:.2f}): {refuted.title!r} was refuted because "
+                f"{refuted.refuted_because!r}; drop or reword it, or, if it corrects that "
+                f"note, name {match.refuted_id!r} in its lb_relates_to",
+            )
+        )
     return out
 
 
@@ -213,6 +248,7 @@ def lint(paths: KBPaths, budget: int, snap: Snapshot | None = None) -> LintRepor
         findings.append(Finding("error", "invalid-summaries", paths.rel(paths.summaries), str(exc)))
         summaries = {}
     findings += _check_edges(paths, snap, redirects)
+    findings += _check_lifecycle(paths, snap)
     findings += _check_redirects(paths, snap, redirects)
     findings += _check_warnings(paths, snap, summaries)
     digest = None
