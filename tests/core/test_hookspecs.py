@@ -47,8 +47,8 @@ def test_register_extractors_and_register_curators_build_sorted_tables() -> None
         @hookimpl
         def register_extractors(self) -> list[ExtractorSpec]:
             return [
-                ExtractorSpec(name="rules", factory=dict),
-                ExtractorSpec(name="http", factory=dict),
+                ExtractorSpec(name="mine", factory=dict),
+                ExtractorSpec(name="yours", factory=dict),
             ]
 
         @hookimpl
@@ -56,9 +56,9 @@ def test_register_extractors_and_register_curators_build_sorted_tables() -> None
             return [CuratorSpec(name="careful", factory=dict)]
 
     plugins.pm.register(Provider())
-    assert list(plugins.extractors()) == ["http", "rules"]
+    assert list(plugins.extractors()) == ["headless", "http", "mine", "rules", "yours"]
     assert list(plugins.curators()) == ["careful"]
-    assert plugins.extractor("rules").name == "rules"
+    assert plugins.extractor("mine").name == "mine"
     with pytest.raises(UnknownProviderError, match="unknown curator 'eager'; valid names: careful"):
         plugins.curator("eager")
 

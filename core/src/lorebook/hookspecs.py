@@ -139,9 +139,10 @@ def capture(log: SessionLog) -> SessionLog | None:
 def extract(log: SessionLog) -> list[Proposal] | None:
     """Propose candidate notes from one staged session log.
 
-    Called by ``lorebook extract`` once per pending log. Collected: every plugin's proposals
-    are pooled (the built-in runs the configured extractor). ``None`` contributes nothing.
-    Each proposal's quote must occur in the log; core rejects and logs any that does not.
+    Called by ``lorebook extract`` once per pending log, beside the configured extractor
+    (a ``register_extractors`` provider). Collected: every plugin's proposals are pooled with
+    the extractor's. ``None`` contributes nothing. Each proposal's quote must occur in the
+    log; core rejects and logs any that does not.
 
     Args:
         log: The staged, redacted session log.

@@ -195,7 +195,7 @@ def capture_session(
                 "transcript_hash": chain_hash(previous, ref, start, end),
                 "transcript_length": end,
                 "status": "pending" if turns or existing is None else existing.status,
-                "error": None,
+                "error": None if turns or existing is None else existing.error,
             }
         )
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -129,12 +129,21 @@ class HarnessContract:
     def test_recorded_payloads_through_the_launcher_exit_0(
         self, harness: Harness, wired_repo: Path, recorded_payloads: Payloads
     ) -> None:
-        """Every recorded payload, replayed as the host runs it, exits 0 and logs no error."""
+        """Every recorded payload, replayed as the host runs it, exits 0 and logs no error.
+
+        Recorded transcript paths name the recording machine's files, so they are pointed at
+        an empty transcript here.
+        """
         host = FakeHost(wired_repo, harness)
+        empty = wired_repo.parent / "empty-transcript.jsonl"
+        empty.write_text("")
         for host_event, payload in recorded_payloads:
             if host_event not in host.commands:
                 continue
-            run = host.fire(host_event, {**payload, "cwd": str(wired_repo)})
+            replay = {**payload, "cwd": str(wired_repo)}
+            if "transcript_path" in replay:
+                replay["transcript_path"] = str(empty)
+            run = host.fire(host_event, replay)
             assert run.exit_code == 0, run.stderr
         assert _log_lines(wired_repo) == []
 
