@@ -74,6 +74,10 @@ def extract(turns: list[LoggedTurn], log: SessionLog | None = None) -> list[Prop
         ("Ledger Lens is the named system for refund reports.", "vocabulary"),
         ('In this codebase a "lane" refers to one review pipeline.', "vocabulary"),
         ("Northwind Sync is our name for the nightly partner import.", "vocabulary"),
+        ("Northwind Sync is our nightly partner import job.", "vocabulary"),
+        ('"Lane" = one review pipeline.', "vocabulary"),
+        ("When I say Ledger Lens I mean the refund report.", "vocabulary"),
+        ("Lint with `phpcs --standard=Drupal` before pushing.", "tooling"),
     ],
 )
 def test_each_signal_kind(sentence: str, kind: str) -> None:

@@ -213,7 +213,16 @@ _EVERY = re.compile(r"\bevery\b", _I)
 _BECAUSE = re.compile(r"\bbecause\b", _I)
 _TOOL_USE = re.compile(
     r"\b(?:use|uses|using|invoke|call|switch(?:ed)? to|(?:is |are )?run(?:s)?"
-    r"(?: (?:with|through|via|using|in|inside|under))?)\s+(?:the )?`(?P<command>[^`]+)`",
+    r"(?: (?:with|through|via|using|in|inside|under))?"
+    r"|(?:lint|test|build|format|check|deploy|install)(?:s|ed)? (?:with|through|via|using))"
+    r"\s+(?:the )?`(?P<command>[^`]+)`",
+    _I,
+)
+_DEFINITION = re.compile(
+    r"^(?P<subject>[\"'\u201c`][^\"'\u201d`]{2,60}[\"'\u201d`]|(?-i:[A-Z][\w-]*(?: [A-Z][\w-]*)+))"
+    r"\s+(?:=\s*\w|(?:is|are) (?:the|our|a|an) (?:[\w-]+ ){0,4}?(?:name|term|section|system"
+    r"|subsystem|feature|service|module|component|entity|page|area|screen|product|tool|pipeline"
+    r"|process|workflow|job|queue|api|endpoint|integration)s?\b)",
     _I,
 )
 MAP_KINDS: frozenset[str] = frozenset({"location", "feature", "vocabulary"})
@@ -269,8 +278,10 @@ def _names_something(text: str) -> bool:
 
 
 def _extra_kinds(text: str) -> list[NoteKind]:
-    """Signals that depend on more than one phrase: *every*, *because*, running a tool."""
+    """Signals that depend on more than one phrase: *every*, *because*, a tool, a definition."""
     kinds: list[NoteKind] = []
+    if _defines_a_term(text):
+        kinds.append("vocabulary")
     if _EVERY.search(text) and not _TASK_VERB.match(text):
         kinds.append("convention")
     if _BECAUSE.search(text) and (_WE_POLICY.search(text) or _IMPERATIVE_RE.match(text)):
@@ -278,6 +289,20 @@ def _extra_kinds(text: str) -> list[NoteKind]:
     if any(_COMMAND_LIKE.match(m.group("command")) for m in _TOOL_USE.finditer(text)):
         kinds.append("tooling")
     return kinds
+
+
+def _defines_a_term(text: str) -> bool:
+    """True for "Rivermark Discover is our personalised front-page section" and "X = Y".
+
+    The subject must be a quoted term or a multi-word proper name opening the sentence, and
+    the complement a kind of thing a project names (a section, a system, a module ...).
+    """
+    core = strip_markers(text)
+    match = _DEFINITION.match(core)
+    if not match:
+        return False
+    subject = match.group("subject")
+    return subject[0] in "\"'\u201c`" or proper_names(subject) == [subject]
 
 
 def teaching_kinds(text: str) -> tuple[NoteKind, ...]:
