@@ -63,6 +63,12 @@ def test_a_session_is_staged_redacted_and_a_second_stop_changes_nothing(
     hook_log = e2e_repo / ".lorebook/_logs/hook-errors.log"
     assert not hook_log.exists(), hook_log.read_text()
 
+    extracted = lorebook(e2e_repo, "extract", "--json")
+    assert extracted.returncode == 0, extracted.stdout + extracted.stderr
+    proposals = json.loads(logs[0].read_text())["proposals"]
+    assert any(TEACHING in p["quote"] for p in proposals), proposals
+    assert AWS_SECRET not in json.dumps(proposals)
+
     # Fire Stop as Claude would. The first re-fire may take in records Claude appended after
     # its own Stop (bookkeeping); a second one with the transcript unchanged changes no byte.
     payload = {"session_id": session, "transcript_path": _transcript_of(claude_home, session),
