@@ -170,8 +170,8 @@ def test_an_interrupted_supersede_is_reported_by_lint_and_completed_by_a_rerun(
     two: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import lorebook.kb.lifecycle as lifecycle
+    from lorebook.kb.fsutil import atomic_write_text as real
 
-    real = lifecycle.atomic_write_text
     calls: list[Path] = []
 
     def dies_on_second_write(path: Path, text: str) -> None:
