@@ -59,14 +59,30 @@ def main_options(
 
 
 def _register() -> None:
-    from lorebook.cli import capture, checks, extract, folder, index, init, note, plugins, schema
+    from lorebook.cli import (
+        capture,
+        checks,
+        conflict,
+        curate,
+        extract,
+        folder,
+        index,
+        init,
+        note,
+        plugins,
+        review,
+        schema,
+    )
 
     init.register(app)
     capture.register(app)
     extract.register(app)
+    curate.register(app)
+    conflict.register(app)
     note.register(app)
     index.register(app)
     folder.register(app)
+    review.register(app)
     checks.register(app)
     plugins.register(app)
     schema.register(app)

@@ -1,0 +1,111 @@
+"""``lorebook review``: the proposed change to the knowledge base as one diff; reject one."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
+
+if TYPE_CHECKING:
+    from lorebook.kb.paths import KBPaths
+    from lorebook.review import Change, Rejection
+
+ACCEPT = "accept: git add .lorebook && git commit"
+REJECT = "reject one change: lorebook review --reject PATH"
+
+
+def _summary(changes: list[Change], generated: bool) -> list[str]:
+    width = max(len(c.kind) for c in changes)
+    lines = [f"proposed changes to the knowledge base since HEAD ({len(changes)} files):"]
+    for change in changes:
+        new = "" if change.tracked else " (untracked)"
+        lines.append(f"  {change.kind:<{width}}  {change.category:<9}  {change.path}{new}")
+    if any(c.category == "generated" for c in changes) and not generated:
+        lines.append(
+            "generated files follow from the notes (`lorebook index rebuild`); "
+            "--generated shows their diff too"
+        )
+    lines += [f"{ACCEPT}; {REJECT}", ""]
+    return lines
+
+
+def _show(paths: KBPaths, generated: bool, json_output: bool) -> None:
+    from lorebook.review import list_changes, render_diff
+
+    changes = list_changes(paths)
+    if json_output:
+        print_json({"ok": True, "changes": [c.as_json() for c in changes]})
+        return
+    if not changes:
+        say("no proposed changes: .lorebook/ matches HEAD")
+        return
+    for line in _summary(changes, generated):
+        say(line)
+    diff = render_diff(paths, changes, generated=generated, color=sys.stdout.isatty())
+    sys.stdout.write(diff)
+
+
+def _show_rejection(rejection: Rejection, json_output: bool) -> None:
+    change = rejection.change
+    if json_output:
+        print_json(
+            {
+                "ok": True,
+                "rejected": change.as_json(),
+                "action": rejection.action,
+                "dangling": list(rejection.dangling),
+            }
+        )
+    else:
+        say(f"rejected: {rejection.action} {change.path}; indexes rebuilt")
+    if rejection.dangling:
+        warn(
+            f"lorebook: warning: {', '.join(rejection.dangling)} still name "
+            f"{change.note_id!r} in their edges; `lorebook lint` reports them"
+        )
+
+
+def review_command(
+    ctx: typer.Context,
+    reject: Annotated[
+        str | None,
+        typer.Option(
+            "--reject",
+            metavar="PATH",
+            help="Undo the change to this file under .lorebook/ (a path as listed, or a "
+            "note id): delete it if new, restore it from HEAD if changed; then rebuild "
+            "the indexes.",
+        ),
+    ] = None,
+    generated: Annotated[
+        bool,
+        typer.Option("--generated", help="Also show the diff of generated files (last)."),
+    ] = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Show every uncommitted change under .lorebook/ as one diff, notes first.
+
+    Curation and `lorebook note` write to the working tree and stage nothing: the proposal
+    is what git sees changed since HEAD, new files included. Accept it with
+    `git add .lorebook && git commit` (or stage only what you want). Reject one change with
+    `--reject PATH`; generated files (ENTRY.md, GRAPH.md, index.md) are not rejected on
+    their own, they follow from the notes. With --json: the changed paths and their kinds.
+    """
+    paths = repo_paths(ctx)
+    if reject is None:
+        _show(paths, generated, json_output)
+        return
+    from lorebook.config import load_config
+    from lorebook.review import reject as reject_change
+
+    budget = load_config(paths).budgets.entry_chars
+    _show_rejection(reject_change(paths, reject, Path.cwd(), budget=budget), json_output)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("review")(review_command)
