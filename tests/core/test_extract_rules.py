@@ -410,6 +410,9 @@ def test_titles_and_descriptions() -> None:
         make_title(long) == "Harbor resource ordering must sort the weight value inside each entry"
     )
     assert make_title("No. never do that.") == "Never do that"
+    assert make_title("The seams are deliberate: `ledger` owns the entity, and more.") == (
+        "ledger owns the entity, and more"
+    )
     assert make_title(" ".join(["word"] * 30)) == " ".join(["Word"] + ["word"] * 11)
     assert make_description("Here is the gotcha:  keys\nare strings.") == "Keys are strings."
     assert make_description("x " * 300).endswith(" …")

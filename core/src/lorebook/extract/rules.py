@@ -64,6 +64,8 @@ KNOWLEDGE_SKILL = re.compile(
 """A slash command whose name says it records or curates project knowledge."""
 
 MAX_TITLE_WORDS = 12
+MAX_LEAD_IN = 5
+"""A title skips a lead-in this short before a colon ("The seams are deliberate: ...")."""
 MAX_DESCRIPTION = 240
 MAX_TAGS = 8
 _CLAUSE = re.compile(r"[,;:]\s|\s[\u2014\u2013-]\s")
@@ -334,8 +336,17 @@ def _capital(text: str) -> str:
 
 
 def make_title(sentence: str) -> str:
-    """A title of at most ~12 words from a sentence, its leading markers and code ticks gone."""
-    text = normalise(strip_markers(sentence).replace("`", ""))
+    """A title of at most ~12 words from a sentence, its leading markers and code ticks gone.
+
+    A short lead-in before a colon is skipped; a long sentence is cut at its first clause
+    boundary when that leaves 3 to 12 words, else after 12 words.
+    """
+    text = normalise(strip_markers(sentence))
+    head, colon, tail = text.partition(": ")
+    if colon and len(head.split(" ")) <= MAX_LEAD_IN and len(tail.split(" ")) >= 3:
+        text = tail
+    code_first = text.startswith("`")
+    text = text.replace("`", "")
     words = text.split(" ")
     if len(words) > MAX_TITLE_WORDS:
         clause = _CLAUSE.search(text)
@@ -344,7 +355,8 @@ def make_title(sentence: str) -> str:
             text = head
         else:
             text = " ".join(words[:MAX_TITLE_WORDS])
-    return _capital(_TRAILING.sub("", text))
+    text = _TRAILING.sub("", text)
+    return text if code_first else _capital(text)
 
 
 def make_description(sentence: str) -> str:

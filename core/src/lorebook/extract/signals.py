@@ -109,7 +109,8 @@ _WE_POLICY = re.compile(
 )
 _TASK_VERB = re.compile(
     r"^(?:please\s+)?(?:run|rerun|re-run|check|fix|update|test|review|look|read|open|scan|grep"
-    r"|search|go|start|finish|list|show)\b",
+    r"|search|go|start|finish|list|show|add|make|create|implement|write|build|change|rename"
+    r"|remove|delete|move|refactor|translate|cover)\b",
     _I,
 )
 _COMMAND_LIKE = re.compile(
@@ -141,8 +142,7 @@ SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
     (
         "decision",
         re.compile(
-            r"\bso that\b(?! (?:i|you|we) (?:can|could|may|might) (?:see|check|review|read|look)\b)"
-            r"|\bdeliberate(?:ly)?\b|\bintentional(?:ly)?\b|\bon purpose\b"
+            r"\bdeliberate(?:ly)?\b|\bintentional(?:ly)?\b|\bon purpose\b"
             r"|\bby design\b|\bthe reason\b|\brather than\b|\binstead of\b"
             r"|\bwe (?:chose|decided|picked|settled on|went with|standardi[sz]ed on)\b",
             _I,
@@ -163,8 +163,10 @@ SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
         re.compile(
             r"\balways\b|\bmust\b(?! not)|\btreat(?:s|ed)?\b.{1,60}?\bas\b"
             r"|\bbelongs? (?:in|to|under)\b"
-            r"|\bowns?\b|\bconventions?\b|\bpolicy\b|\binvariant\b|\bprefer(?:s|red)?\b"
-            r"|\b(?:the|a|as a|our|durable|general|project|house) rule\b|\brule is\b"
+            r"|\bowns?\b|\bconventions?\b|\bpolicy\b|\binvariant\b|\bwe prefer\b|\bpreferred\b"
+            r"|\bprefer\b.{1,60}?\b(?:over|to|rather than)\b"
+            r"|\b(?:as a|our|durable|general|project|house) rule\b|\brule (?:is|of thumb)\b"
+            r"|\b(?:the|this|that|same) rule (?:applies|holds)\b"
             r"|\bfrom now on\b|\bgoing forward\b|\bwhenever\b|\b(?:every|each) time\b"
             r"|\bafter (?:adding|changing|editing|updating|modifying|touching|renaming|moving"
             r"|deleting|removing|upgrading|installing|merging|pulling|rebasing|deploying)\b"
