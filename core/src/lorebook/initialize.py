@@ -8,6 +8,7 @@ from typing import Any
 
 from lorebook.config import load_config, write_config
 from lorebook.errors import NotSupportedYetError
+from lorebook.gitmerge import install_merge_support
 from lorebook.kb.fsutil import kb_lock, write_if_changed
 from lorebook.kb.index import rebuild_indexes
 from lorebook.kb.paths import KBPaths
@@ -17,6 +18,7 @@ from lorebook.plugins import get_plugins
 from lorebook.pointer import install_pointer, remove_pointer
 from lorebook.providers import HarnessSpec
 from lorebook.recall.sync import reconcile
+from lorebook.skills import sync_skills
 
 GITIGNORE = (
     "# Per-machine and per-user files: never committed.\n"
@@ -102,10 +104,16 @@ def init_repo(repo: Path, harnesses: list[str]) -> InitReport:
         gitignore = paths.root / ".gitignore"
         if write_if_changed(gitignore, GITIGNORE):
             report.changed.append(paths.rel(gitignore))
+        merge = install_merge_support(paths)  # .gitattributes + this clone's merge driver
+        report.changed += merge.changed
+        report.notes += merge.notes
     for name in wired:
         installed = specs[name].factory()  # type: ignore[misc]
         report.changed += list(installed.install(repo).changed)
     report.changed += _sync_pointers(paths, specs, wired)
+    skills = sync_skills(repo, wired)  # the in-session curation skill, where hosts look
+    report.changed += skills.changed
+    report.notes += skills.notes
     rebuilt = rebuild_indexes(paths, config.budgets.entry_chars)
     report.changed += list(rebuilt.written) + list(rebuilt.notes_relinked)
     reconcile(paths)
@@ -128,6 +136,7 @@ def uninstall_repo(repo: Path, harnesses: list[str]) -> InitReport:
     for name in names:
         report.changed += list(specs[name].factory().uninstall(repo).changed)  # type: ignore[misc]
     report.changed += _sync_pointers(paths, specs, remaining)
+    report.changed += sync_skills(repo, remaining).changed  # removed with the last that reads it
     with kb_lock(paths.lock):
         if write_config(paths, config.model_copy(update={"harnesses": remaining})):
             report.changed.append(paths.rel(paths.config))
