@@ -320,13 +320,16 @@ def select_turns(turns: Sequence[LoggedTurn]) -> list[int]:
         candidate rests on, and for each the nearest assistant turn before it, the context
         that the human was answering.
     """
+    wanted = {position for c in find_teaching_moments(turns) for position in c.turns}
     chosen: set[int] = set()
-    for candidate in find_teaching_moments(turns):
-        for position in candidate.turns:
+    answered: int | None = None
+    for position, turn in enumerate(turns):
+        if position in wanted:
             chosen.add(position)
-            before = [i for i in range(position) if turns[i].role == "assistant"]
-            if before:
-                chosen.add(before[-1])
+            if answered is not None:
+                chosen.add(answered)
+        if turn.role == "assistant":
+            answered = position
     return sorted(chosen)
 
 

@@ -120,7 +120,7 @@ def _ends(line: str) -> list[int]:
     ends: list[int] = []
     masked = _masked(line)
     for match in _END.finditer(masked):
-        before = masked[: match.start() + 1]
+        before = masked[max(0, match.start() - 15) : match.start() + 1]
         if _ABBREVIATION.search(before) and match.group(0) == ".":
             continue
         ends.append(match.end())
