@@ -66,6 +66,7 @@ def extract(turns: list[LoggedTurn], log: SessionLog | None = None) -> list[Prop
         ("We deliberately keep prices in integer cents.", "decision"),
         ("Use `decimal_money` because floats lose cents on refunds.", "decision"),
         ("Queue the refresh rather than invalidating the whole cache.", "decision"),
+        ("Right, use `money_cents` because floats drift.", "decision"),
         ("Tests run through `ddev exec vendor/bin/phpunit` on every machine.", "tooling"),
         ("Use `uv run pytest` for the suite.", "tooling"),
         ("The payment adapters live in `src/billing/adapters`.", "location"),

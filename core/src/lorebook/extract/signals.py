@@ -97,7 +97,7 @@ TENTATIVE = _phrases(
 META = _phrases(
     r"(?:knowledge(?: base)?|curat(?:e|ed|es|ing|ion|or)|proposals?|extract(?:ed|ing|ion)?"
     r"|skills?|documenting|document (?:this|that|it)|descriptions?)\b",
-    r"notes?\b(?!\s+that\b)",
+    r"(?<!release )notes?\b(?!\s+that\b)",
     tail=r"|(?:^|\s)`?/[a-z][\w-]*`?(?=[\s.,]|$)",
 )
 EPHEMERAL = re.compile(
@@ -334,6 +334,7 @@ def _names_something(text: str) -> bool:
 def _extra_kinds(text: str) -> list[NoteKind]:
     """Signals that depend on more than one phrase: *every*, *because*, a tool, a definition."""
     kinds: list[NoteKind] = []
+    text = strip_markers(text)
     if _defines_a_term(text):
         kinds.append("vocabulary")
     if _EVERY.search(text) and not _TASK_VERB.match(text):
@@ -350,9 +351,9 @@ def _defines_a_term(text: str) -> bool:
 
     The subject must be a quoted term or a multi-word proper name opening the sentence, and
     the complement a kind of thing a project names (a section, a system, a module ...).
+    ``text`` has its leading markers stripped already.
     """
-    core = strip_markers(text)
-    match = _DEFINITION.match(core)
+    match = _DEFINITION.match(text)
     if not match:
         return False
     subject = match.group("subject")
