@@ -425,3 +425,141 @@ def test_deterministic_and_protocol() -> None:
     assert isinstance(RulesExtractor(), Extractor)
     assert RulesExtractor.name == "rules"
     assert all(isinstance(c, Candidate) for c in find_teaching_moments(turns))
+
+
+# -- sessions shaped like each labelled category (our own wording, not the eval files) ------
+
+SESSIONS: dict[str, tuple[list[str], int]] = {
+    "convention": (
+        [
+            "Add the author to the episode API response.",
+            "Added `author_name`.",
+            "One thing you could not know: every Harbor Media response exposes "
+            "`owner_uuid`, never the numeric owner id. Partner caches key on the UUID.",
+            "Switched to `owner_uuid`.",
+            "Right. Treat `owner_uuid` as the only owner identifier partners see.",
+            "Done.",
+            "Run the kernel tests.",
+        ],
+        1,
+    ),
+    "prohibition": (
+        [
+            "The nightly export times out.",
+            "I'll raise the memory limit in `settings.php`.",
+            "Do not raise the memory limit in `settings.php`. Stream rows through "
+            "`export_batch` instead.",
+            "Streaming now.",
+            "That applies to every export job.",
+            "ok",
+        ],
+        1,
+    ),
+    "gotcha": (
+        [
+            "The new logo does not show on staging.",
+            "Uploaded again; still missing.",
+            "Watch out: the staging CDN caches 404 responses for an hour, so a missing asset "
+            "keeps failing after you upload it.",
+            "Purged.",
+        ],
+        1,
+    ),
+    "salvage": (
+        [
+            "Context: JIRA-77 double-counted partners during the March incident.",
+            "Looking.",
+            "Leave the incident story out. What should survive is that partner imports always "
+            "upsert on `partner_key`.",
+            "Done.",
+            "Yes. A re-run may touch the same rows, but `partner_key` keeps them unique.",
+        ],
+        1,
+    ),
+    "tooling": (
+        [
+            "Run static analysis.",
+            "Running phpstan on the host.",
+            "No. Static analysis runs through `ddev phpstan`, never the host binary, because the "
+            "container pins the extension set.",
+            "ok",
+        ],
+        1,
+    ),
+    "vocabulary": (
+        [
+            "Wire the search page to Lantern.",
+            "What is Lantern?",
+            'In this project, "Lantern" means the editorial search index built by `lantern_index`.',
+            "ok",
+        ],
+        1,
+    ),
+    "abandoned": (
+        [
+            "Let's try a GraphQL endpoint for teasers.",
+            "Prototype added.",
+            "Add a resolver; it must return plain text.",
+            "Added.",
+            "Actually, let's not do this. Revert the branch and we will pick an API next sprint.",
+            "Reverted.",
+        ],
+        0,
+    ),
+    "exploratory": (
+        [
+            "Could you compare caching strategies for the partner feed?",
+            "Three options: ...",
+            "Which one would you pick?",
+            "The second.",
+            "Interesting. Do not change anything yet, I will ask the platform team.",
+            "ok",
+        ],
+        0,
+    ),
+    "noise": (
+        [
+            "Rename `durationSecs` to `durationSeconds`.",
+            "Done.",
+            "Run the focused test, and don't forget the linter.",
+            "Both pass.",
+            "Fix the typo in the fixture too.",
+            "Fixed.",
+        ],
+        0,
+    ),
+    "meta": (
+        [
+            "<command-message>kk-curate</command-message>\n<command-name>/kk-curate</command-name>",
+            "One pending proposal: dashboards must always check access.",
+            "Show me why that proposal was extracted.",
+            "It came from a planning session.",
+            "Drop it. Never keep unapproved planning candidates.",
+            "Dropped.",
+        ],
+        0,
+    ),
+    "unrelated": (
+        [
+            "Explain the difference between a mutex and a semaphore.",
+            "A mutex ...",
+            "Thanks. What is a good book on operating systems?",
+            "Try ...",
+            "Great, that is all for today.",
+            "Bye.",
+        ],
+        0,
+    ),
+}
+
+
+@pytest.mark.parametrize("category", sorted(SESSIONS))
+def test_sessions_shaped_like_each_category(category: str) -> None:
+    texts, expected = SESSIONS[category]
+    turns = turns_of(*texts)
+    found = find_teaching_moments(turns)
+    assert len(found) == expected, [c.quote for c in found]
+    for proposal in extract(turns):
+        assert proposal.quote in "\n".join(texts)
+        assert "incident" not in proposal.body.lower()
+        assert "jira-77" not in proposal.body.lower()

@@ -64,7 +64,8 @@ RETRACTION = _phrases(
     r"throw (?:it|this|that) away\b",
     r"abandon (?:it|this|that|the (?:idea|approach|plan|prototype|draft|change))\b",
     r"(?:drop|remove|delete|discard|revert|scrap|undo) (?:the|this|that|my|our|these|those)"
-    r" (?:draft|prototype|spike|experiment|attempt|changes?)\b",
+    r" (?:draft|prototype|spike|experiment|attempt|branch|changes?)\b",
+    r"let(?:'s|\u2019s| us) not\b",
     r"just (?:testing|an example|a test|exploring|curious)\b",
     r"hypothetical",
     r"not a real\b",
@@ -78,10 +79,10 @@ _AUXILIARY = (
 )
 """An auxiliary verb and its subject, opening a question ("Shouldn't we", "Do you")."""
 QUESTION_START = re.compile(
-    r"^(?:what (?:about|is|are|do|does|should|would|if)|how|why"
-    rf"|where (?:is|are|do|does|should)|{_AUXILIARY})\b",
+    rf"^(?:what about|how about|why|(?:(?:how|what|where|which|when|who) )?(?:{_AUXILIARY}))\b",
     _I,
 )
+"""A question without its question mark: "why ...", "how do we ...", "shouldn't we ..."."""
 _QUESTION_END = re.compile(r"\?[\s!?.\"')\]\u2019\u201d]*$")
 TENTATIVE = _phrases(
     r"(?:maybe|might|perhaps|possibly|probably|not sure|unsure|what about|wonder|for now"
@@ -118,6 +119,7 @@ LEADING_MARKERS = re.compile(
     r"|^(?:the (?:\w+ )?(?:rule|convention|point|gotcha|catch|decision) (?:here )?is(?: that)?"
     r"\s*[:,]?\s*)"
     r"|^(?:(?:note|remember|keep in mind)(?: that)?\s*[:,]\s*|(?:note|remember) that\s+)"
+    r"|^(?:[\w'\u2019]+ ){1,4}is that\s+"
     r"|^(?:as a rule|in general|going forward|from now on)\s*[:,]?\s*"
     rf"|^(?:we are|we{_APOS}re) introducing\s+",
     _I,
