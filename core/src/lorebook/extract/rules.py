@@ -12,8 +12,9 @@ this module turns the teaching sentences of a session into candidate notes:
 2. A retracting sentence (*never mind*, *unapproved*, *come back to it later*) drops every
    candidate before it: a session's end state decides what was adopted.
 3. The teaching sentences of one turn make one moment per note type (``practice`` or
-   ``map``); a moment's span runs from its first to its last teaching sentence, with at most
-   one plain sentence of context on either side, and never across a sentence left out.
+   ``map``); a moment's span runs from its first to its last teaching sentence within one
+   paragraph, with at most one plain sentence of context on either side (on the same line),
+   and never across a sentence left out.
 4. A later moment of the same type that shares a code identifier, a path or a multi-word
    proper name with an earlier one joins the earliest such group; so does a confirming turn
    ("Correct.", "Yes.") that restates the subject. One group is one candidate.

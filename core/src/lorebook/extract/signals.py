@@ -13,7 +13,13 @@ then for teaching signals:
   *every*, *must*, *treat X as*, *belongs in*, *owns*), gotcha (*careful*, *will fail*,
   *silently*), decision (*because*, *deliberately*, *rather than*), tooling (run or use a
   command), location (*lives in*, *is under* + a path), feature (*we are introducing*, *the
-  ... feature that*), vocabulary (*is called*, *means*, *the named system*).
+  ... feature that*), vocabulary (*is called*, *means*, *the named system*, "*Rivermark
+  Discover* is our ... section").
+
+Map kinds count only in a sentence that names something (a code span, a path, a quoted
+term, a multi-word proper name). Several signals need more than one phrase: *every* not in a
+task request ("Run every test"), *because* with a policy ("we use X because", "Use X
+because"), a tool verb right before a command in backticks.
 """
 
 from __future__ import annotations
