@@ -104,6 +104,7 @@ def test_each_signal_kind(sentence: str, kind: str) -> None:
         ("`/kk-add` must always ask first.", "meta"),
         ("Ticket PAY-812 must never be reopened.", "ephemeral"),
         ("After the outage we always page twice.", "ephemeral"),
+        ("Always use the key AWS_SECRET_ACCESS_KEY=[REDACTED] here.", "ephemeral"),
         ("Never mind, leave it as it is.", "retract"),
         ("That rule came from an unapproved draft.", "retract"),
         ("Let us come back to the transport question.", "retract"),

@@ -8,7 +8,7 @@ then for teaching signals:
   before in the session;
 - **question**, **tentative or temporary** (*maybe*, *try*, *I think*, *for now*, *yet*),
   **meta** (about documenting or the knowledge base itself), **ephemeral** (ticket numbers,
-  outage narrative): never a note;
+  outage narrative, a secret capture redacted): never a note;
 - **teaching**: prohibition (*never*, *do not*, *avoid*, *instead*), convention (*always*,
   *every*, *must*, *treat X as*, *belongs in*, *owns*), gotcha (*careful*, *will fail*,
   *silently*), decision (*because*, *deliberately*, *rather than*), tooling (run or use a
@@ -110,8 +110,9 @@ META = _phrases(
 EPHEMERAL = re.compile(
     r"\b(?!(?:SHA|UTF|ISO|RFC|TLS|SSL|HTTP|PHP|ES|IPV|X)-)[A-Z][A-Z0-9]{1,9}-\d+\b"
     r"|\b(?:ticket|outage|incident|postmortem|yesterday|last (?:week|night|sprint)"
-    r"|this (?:morning|week|sprint))\b",
+    r"|this (?:morning|week|sprint))\b|\[REDACTED\]",
 )
+"""Session history rather than knowledge: ticket ids, incident narrative, redacted secrets."""
 CONFIRMATION = re.compile(
     r"^\s*(?:yes|yep|yeah|correct|right|exactly|good|great|agreed|indeed|precisely|perfect"
     rf"|that{_APOS}?s right|that is right|ok|okay)\b\s*[.!,;:]",
