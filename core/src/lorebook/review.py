@@ -94,6 +94,7 @@ def git(repo: Path, *args: str, ok: tuple[int, ...] = (0,), stdin: str | None = 
             capture_output=True,
             text=True,
             encoding="utf-8",
+            errors="replace",  # a note that is not UTF-8 still shows (lint reports it)
             check=False,
         )
     except OSError as exc:
