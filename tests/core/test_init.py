@@ -35,6 +35,7 @@ def test_init_creates_a_committable_knowledge_base(tmp_path: Path, cli: CliRunne
     assert (kb / "nodes/index.md").exists()
     tracked = git(repo, "status", "--porcelain", "--untracked-files=all")
     assert sorted(line[3:] for line in tracked.splitlines()) == [
+        ".lorebook/.gitattributes",
         ".lorebook/.gitignore",
         ".lorebook/ENTRY.md",
         ".lorebook/GRAPH.md",

@@ -119,6 +119,15 @@ def _kb_checks(start: Path) -> list[Check]:
     else:
         checks.append(Check("indexes", "ok", f"up to date ({live[:19]}…)"))
     checks += _harness_checks(paths, config.harnesses)
+    from lorebook.gitmerge import driver_problem
+
+    problem = driver_problem(paths.repo)
+    if problem:
+        checks.append(
+            Check("merge driver", "warning", problem, "run `lorebook init` in this clone")
+        )
+    else:
+        checks.append(Check("merge driver", "ok", "generated files merge without conflicts"))
     return checks
 
 

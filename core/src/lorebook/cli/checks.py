@@ -19,7 +19,8 @@ def lint_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
     """Check every note, edge, ledger and generated file; exit 1 on any error.
 
     Errors: invalid notes, id/file name mismatches, duplicate ids, dangling edges, an invalid
-    redirects ledger or summaries file, stale generated files. Warnings (exit 0): orphans,
+    redirects ledger or summaries file, stale generated files, an active note reasserting a
+    refuted one, a supersession recorded on one note only. Warnings (exit 0): orphans,
     duplicate tags, edges to retired ids, stale link sections.
     """
     paths = repo_paths(ctx)
