@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "lorebook.builtin.markdown_store",
     "lorebook.builtin.extractors",
+    "lorebook.builtin.curators",
 )
 """Built-in plugins, registered first (their impls are ``trylast``)."""
 

@@ -62,6 +62,8 @@ def _register() -> None:
     from lorebook.cli import (
         capture,
         checks,
+        conflict,
+        curate,
         extract,
         folder,
         index,
@@ -75,6 +77,8 @@ def _register() -> None:
     init.register(app)
     capture.register(app)
     extract.register(app)
+    curate.register(app)
+    conflict.register(app)
     note.register(app)
     index.register(app)
     folder.register(app)

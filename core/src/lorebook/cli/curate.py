@@ -1,0 +1,86 @@
+"""``lorebook curate``: pending proposals become notes, merges and conflict files."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
+from lorebook.config import load_config
+
+if TYPE_CHECKING:
+    from lorebook.curate.journal import StepResult
+    from lorebook.curate.run import CurateReport
+
+_VERBS = {"add": "added", "modify": "merged", "contradict": "conflict", "drop": "dropped"}
+
+
+def _line(result: StepResult) -> str:
+    verb = _VERBS.get(result.action, result.action)
+    if result.status == "failed":
+        return f"failed     {result.proposal_id}: {result.detail}"
+    where = result.path or result.note_id or ""
+    suffix = " (already applied)" if result.status == "already-applied" else ""
+    if result.action == "drop":
+        return f"{verb:<10} {result.proposal_id}: {result.detail}{suffix}"
+    return f"{verb:<10} {result.proposal_id} -> {where}{suffix}"
+
+
+def _summary(report: CurateReport) -> list[str]:
+    counts = report.counts()
+    if report.run is None and report.resumed is None:
+        return ["nothing to curate: no session log awaits curation (run `lorebook extract`)"]
+    lines = [_line(r) for r in report.results]
+    if report.resumed:
+        lines.append(f"finished the interrupted run {report.resumed}")
+    lines.append(
+        f"curator {report.curator}: {counts['add']} added, {counts['modify']} merged, "
+        f"{counts['contradict']} conflicts, {counts['drop']} dropped, {counts['failed']} failed"
+    )
+    curated = sum(1 for s in report.sessions.values() if s in ("curated", "already"))
+    lines.append(f"sessions curated: {curated} of {len(report.sessions)}")
+    if counts["contradict"]:
+        lines.append("decide the conflicts: `lorebook conflict list`, then `conflict resolve`")
+    lines.append("review with `git diff .lorebook/`, then commit or restore")
+    return lines
+
+
+def curate_command(
+    ctx: typer.Context,
+    curator: Annotated[
+        str | None,
+        typer.Option(
+            "--curator",
+            help="Curator to use: rules (default; offline), headless (the wired harness's "
+            "CLI), http (an OpenAI-compatible endpoint, from extraction.* in config.yaml), "
+            "or one a plugin provides.",
+        ),
+    ] = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Turn every pending proposal into one batch of actions and apply it.
+
+    Near-duplicates are merged into the note they repeat; a contradiction never overwrites
+    a note: it becomes a conflict file in .lorebook/conflicts/ for you to decide. The whole
+    batch is validated before the first write; an interrupted run is finished by the next
+    one. Sessions whose proposals all landed are marked curated. Exits 1 if a step failed.
+    """
+    from lorebook.curate.run import curate_pending
+
+    paths = repo_paths(ctx)
+    report = curate_pending(paths, load_config(paths), curator_name=curator)
+    for problem in report.problems:
+        warn(f"lorebook: warning: {problem}")
+    if json_output:
+        print_json(report.as_json())
+    else:
+        for line in _summary(report):
+            say(line)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("curate")(curate_command)

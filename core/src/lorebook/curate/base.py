@@ -1,0 +1,153 @@
+"""The curator contract, the curator a run uses, and the view of the notes curators read.
+
+A curator turns pending proposals into one batch of actions (add / modify / contradict /
+drop); it never writes. The ``curate`` pipeline hook receives only ``proposals`` and
+``store``, so the run names the configured curator through a context variable
+(:func:`curator_in_use`) that the built-in hook implementation reads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from lorebook.errors import LorebookError
+
+if TYPE_CHECKING:
+    from lorebook.kb.paths import KBPaths
+    from lorebook.models.config import Config
+    from lorebook.models.curation import CuratorAction
+    from lorebook.models.note import Note
+    from lorebook.models.session import Proposal
+    from lorebook.plugins import Plugins
+    from lorebook.providers import CuratorSpec
+    from lorebook.store import NoteStore
+
+DEFAULT_CURATOR = "rules"
+"""The curator ``lorebook curate`` uses when ``--curator`` is not given."""
+
+
+class CurationError(LorebookError):
+    """A curator's batch is invalid, or curation cannot run (nothing was written)."""
+
+
+@runtime_checkable
+class Curator(Protocol):
+    """Judges proposals against the notes; returns one action per proposal, in order."""
+
+    name: str
+
+    def curate(self, proposals: Sequence[Proposal], store: NoteStore) -> list[CuratorAction]:
+        """Return the batch of actions for ``proposals`` (read ``store``, never write it)."""
+        ...
+
+
+_ACTIVE: ContextVar[Curator | None] = ContextVar("lorebook_curator", default=None)
+
+
+@contextlib.contextmanager
+def curator_in_use(curator: Curator) -> Iterator[None]:
+    """Make ``curator`` the one the built-in ``curate`` hook runs, for the block."""
+    token = _ACTIVE.set(curator)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def active_curator() -> Curator | None:
+    """The curator the current run chose (None outside a run)."""
+    return _ACTIVE.get()
+
+
+def build_curator(
+    spec: CuratorSpec, *, config: Config, paths: KBPaths, plugins: Plugins
+) -> Curator:
+    """Build a curator from its record, passing the factory what its signature names.
+
+    A factory receives, by keyword, those of ``config``, ``paths`` and ``plugins`` it names
+    (all of them if it takes ``**kwargs``), like a hook implementation.
+
+    Raises:
+        CurationError: the factory built something that is not a curator.
+    """
+    offered: dict[str, Any] = {"config": config, "paths": paths, "plugins": plugins}
+    try:
+        params = list(inspect.signature(spec.factory).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        kwargs = offered
+    else:
+        kwargs = {p.name: offered[p.name] for p in params if p.name in offered}
+    curator = spec.factory(**kwargs)
+    if not isinstance(curator, Curator):
+        raise CurationError(
+            f"curator {spec.name!r} built a {type(curator).__name__}, which has no 'name' "
+            "and 'curate(proposals, store)'"
+        )
+    return curator
+
+
+@dataclass(slots=True)
+class KbView:
+    """The notes a curator judges against, with their folders; updated as a batch builds.
+
+    Attributes:
+        notes: Every readable note by id (any status).
+        folders: Note id -> folder under ``nodes/`` ("" at the root).
+        origins: Note id -> its ``lb_derived_from`` before this batch.
+    """
+
+    notes: dict[str, Note] = field(default_factory=dict)
+    folders: dict[str, str] = field(default_factory=dict)
+    origins: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @classmethod
+    def from_store(cls, store: NoteStore) -> KbView:
+        """Read every note of ``store`` (the markdown store also gives their folders)."""
+        from lorebook.kb.store import MarkdownStore, load_snapshot
+
+        view = cls()
+        if isinstance(store, MarkdownStore):
+            for stored in load_snapshot(store.paths).notes.values():
+                view.put(stored.note, stored.folder)
+        else:
+            for note in store.iter_notes():
+                view.put(note, "")
+        view.origins = {i: frozenset(n.derived_from) for i, n in view.notes.items()}
+        return view
+
+    def put(self, note: Note, folder: str | None = None) -> None:
+        """Add or replace a note (``folder`` None keeps the note's current folder)."""
+        self.notes[note.id] = note
+        if folder is not None or note.id not in self.folders:
+            self.folders[note.id] = folder or ""
+
+    def active(self) -> list[Note]:
+        """The active notes, in id order (superseded and refuted ones are not judged)."""
+        return [self.notes[i] for i in sorted(self.notes) if self.notes[i].status == "active"]
+
+    def by_folder(self) -> dict[str, list[Note]]:
+        """Folder -> its notes, folders and notes sorted (the root "" is left out)."""
+        out: dict[str, list[Note]] = {}
+        for note_id in sorted(self.notes):
+            folder = self.folders.get(note_id, "")
+            if folder:
+                out.setdefault(folder, []).append(self.notes[note_id])
+        return dict(sorted(out.items()))
+
+
+__all__ = [
+    "DEFAULT_CURATOR",
+    "CurationError",
+    "Curator",
+    "KbView",
+    "active_curator",
+    "build_curator",
+    "curator_in_use",
+]

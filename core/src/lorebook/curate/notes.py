@@ -1,0 +1,204 @@
+"""The notes curation writes, and the folder a new note goes to.
+
+A proposal made a note, a near-duplicate merged into one, an accepted conflict rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from lorebook.curate.text import adds_something, clauses
+from lorebook.kb.notes import parse_note, render_note
+from lorebook.models.note import MAX_ID_LENGTH, Anchors, Note
+from lorebook.models.session import Proposal
+from lorebook.slug import slugify
+
+KIND_SUMMARIES: dict[str, str] = {
+    "convention": "Conventions: how things are done in this project.",
+    "prohibition": "Prohibitions: what never to do in this project, and why.",
+    "gotcha": "Gotchas: traps in this project and how to avoid them.",
+    "decision": "Decisions: choices made for this project, and their reasons.",
+    "tooling": "Tooling: which tools and commands to use here, and how.",
+    "feature": "Features: what the parts of the system do.",
+    "vocabulary": "Vocabulary: what this project's terms mean.",
+    "location": "Locations: where things live in the repository.",
+}
+"""The summary of a folder curation creates for a kind (``FOLDER_SUMMARIES.md``)."""
+
+TAG_WEIGHT = 3
+IDENTIFIER_WEIGHT = 2
+WORD_WEIGHT = 1
+MIN_FOLDER_FIT = 3
+"""A new note joins an existing folder when it shares at least this much with the folder's
+notes: a tag weighs 3, an identifier 2, a word 1 (so one shared tag, or an identifier and a
+word, or three words). Below it, the note goes to the folder named after its kind."""
+
+
+def canonical(note: Note) -> tuple[Note, str]:
+    """The note as it reads back from disk, and the sha256 of its text (links excluded).
+
+    Raises:
+        NoteFormatError: the note cannot be written and read back (the message says why).
+    """
+    text = render_note(note, None)
+    return parse_note(text, source=f"note {note.id}")[0], content_digest(note)
+
+
+def content_digest(note: Note) -> str:
+    """sha256 of the note's file text without its link section."""
+    return hashlib.sha256(render_note(note, None).encode("utf-8")).hexdigest()
+
+
+def new_note_id(note_type: str, title: str, taken: Iterable[str]) -> str:
+    """``<type>-<slug of title>``, with ``-2``, ``-3`` ... when the id is taken."""
+    used = set(taken)
+    slug = slugify(title) or "note"
+    base = f"{note_type}-{slug}"
+    candidate, n = base, 1
+    while candidate in used:
+        n += 1
+        suffix = f"-{n}"
+        candidate = base[: MAX_ID_LENGTH - len(suffix)].rstrip("-") + suffix
+    return candidate
+
+
+def _body_of(proposal: Proposal) -> str:
+    body = proposal.body.strip()
+    return body or "> " + " ".join(proposal.quote.split())
+
+
+def note_from_proposal(proposal: Proposal, note_id: str) -> Note:
+    """A new note saying what the proposal says, derived from the proposal's origin."""
+    return Note.model_validate(
+        {
+            "type": proposal.type,
+            "title": proposal.title,
+            "description": proposal.description,
+            "tags": list(dict.fromkeys(proposal.tags)),
+            "lb_id": note_id,
+            "lb_kind": proposal.kind,
+            "lb_derived_from": [proposal.origin],
+            "lb_anchors": proposal.anchors.model_dump(),
+            "body": _body_of(proposal),
+        }
+    )
+
+
+def _union(first: Sequence[str], second: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys([*first, *second]))
+
+
+def merged_anchors(first: Anchors, second: Anchors) -> Anchors:
+    """Every anchor of both, first ones first, without repeats."""
+    return Anchors(
+        files=_union(first.files, second.files),
+        tools=_union(first.tools, second.tools),
+        errors=_union(first.errors, second.errors),
+        commands=_union(first.commands, second.commands),
+    )
+
+
+def merge_duplicate(target: Note, proposal: Proposal) -> Note:
+    """Fold a near-duplicate proposal into ``target``: same id, title and claim.
+
+    The proposal's origin is appended to ``lb_derived_from``, its new tags and anchors are
+    added, and its body is appended when it says something the note's body does not.
+    """
+    body = target.body.strip("\n")
+    extra = proposal.body.strip()
+    if extra and adds_something(extra, body):
+        body = f"{body}\n\n{extra}" if body else extra
+    update: dict[str, Any] = {
+        "derived_from": _union(target.derived_from, [proposal.origin]),
+        "tags": _union(target.tags, proposal.tags),
+        "anchors": merged_anchors(target.anchors, proposal.anchors),
+        "body": body,
+    }
+    return Note.model_validate({**target.model_dump(), **update})
+
+
+def claim_dependencies(proposal: Proposal) -> list[Any]:
+    """The dependencies the new claim itself declares (none when the proposal has none).
+
+    A proposal carries no ``lb_dependencies`` today; a future field of that name is honoured.
+    """
+    return list(getattr(proposal, "dependencies", None) or [])
+
+
+def accepted_rewrite(target: Note, proposal: Proposal) -> Note:
+    """The target rewritten to say what an accepted contradicting proposal says.
+
+    Kept from the target: id, type (the id's prefix), status, confidence, edges, other
+    tools' keys, and every origin (the proposal's is appended). Taken from the proposal:
+    title, description, kind, tags, anchors, body, and its dependencies only, so an old
+    justification never carries over to a claim it did not support; ``lb_enforce`` is reset
+    to ``none``, because a policy enforced for the old claim was not decided for the new one.
+    """
+    data = target.model_dump()
+    data.update(
+        title=proposal.title,
+        description=proposal.description,
+        kind=proposal.kind,
+        tags=list(dict.fromkeys(proposal.tags)),
+        anchors=proposal.anchors.model_dump(),
+        body=_body_of(proposal),
+        derived_from=_union(target.derived_from, [proposal.origin]),
+        dependencies=claim_dependencies(proposal),
+        enforce="none",
+    )
+    return Note.model_validate(data)
+
+
+def _features(note: Note) -> dict[str, int]:
+    """What a note offers for placement: tags, identifiers and words, with their weight."""
+    weights: dict[str, int] = {}
+    for clause in clauses(f"{note.title}\n{note.description}\n{note.body}"):
+        for token in clause:
+            if token.term:
+                weight = IDENTIFIER_WEIGHT if token.identifier else WORD_WEIGHT
+                key = f"w:{token.term}"
+                weights[key] = max(weights.get(key, 0), weight)
+    for tag in note.tags:
+        weights[f"t:{tag}"] = TAG_WEIGHT
+    return weights
+
+
+def folder_fit(note: Note, folder_notes: Sequence[Note]) -> int:
+    """How much ``note`` shares with the notes of one folder (see :data:`MIN_FOLDER_FIT`)."""
+    mine = _features(note)
+    theirs: set[str] = set()
+    for other in folder_notes:
+        theirs.update(_features(other))
+    return sum(weight for key, weight in mine.items() if key in theirs)
+
+
+def choose_folder(note: Note, folders: Mapping[str, Sequence[Note]]) -> tuple[str, str | None]:
+    """The best-fitting existing folder, else the kind's folder; with a summary if it is new.
+
+    Returns:
+        (folder, summary): ``summary`` is None unless the folder does not exist yet.
+    """
+    scored = sorted((-folder_fit(note, notes), folder) for folder, notes in folders.items())
+    if scored and -scored[0][0] >= MIN_FOLDER_FIT:
+        return scored[0][1], None
+    if note.kind in folders:
+        return note.kind, None
+    return note.kind, KIND_SUMMARIES[note.kind]
+
+
+__all__ = [
+    "KIND_SUMMARIES",
+    "MIN_FOLDER_FIT",
+    "accepted_rewrite",
+    "canonical",
+    "choose_folder",
+    "claim_dependencies",
+    "content_digest",
+    "folder_fit",
+    "merge_duplicate",
+    "merged_anchors",
+    "new_note_id",
+    "note_from_proposal",
+]

@@ -1,0 +1,115 @@
+"""``lorebook conflict resolve``: apply a person's decision to one conflict.
+
+See :mod:`lorebook.curate.conflicts` for what each decision does. The conflict file is
+rewritten last, so a decision interrupted after the note was rewritten can be given again
+(the note is rewritten to the same text, then the status is recorded).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lorebook.curate.conflicts import (
+    DECISION_STATUS,
+    UNDECIDED,
+    Decision,
+    conflict_path,
+    decided_text,
+    read_conflict,
+)
+from lorebook.curate.journal import curate_lock
+from lorebook.curate.notes import accepted_rewrite, canonical
+from lorebook.errors import LorebookError
+from lorebook.kb.fsutil import atomic_write_text
+from lorebook.kb.index import rebuild_indexes
+from lorebook.kb.paths import KBPaths
+from lorebook.kb.store import open_store
+from lorebook.store import NoteNotFoundError
+
+
+@dataclass(slots=True)
+class Resolution:
+    """What a decision did."""
+
+    conflict_id: str
+    decision: Decision
+    status: str
+    target_id: str
+    changed: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        """The resolution as ``--json`` prints it."""
+        return {
+            "ok": True,
+            "id": self.conflict_id,
+            "decision": self.decision,
+            "status": self.status,
+            "target_id": self.target_id,
+            "changed": self.changed,
+        }
+
+
+def _accept(paths: KBPaths, target_id: str, conflict_id: str, proposal: Any) -> str:
+    """Rewrite the target note in place; return its path."""
+    store = open_store(paths.repo)
+    try:
+        target = store.get(target_id)
+    except NoteNotFoundError:
+        raise LorebookError(
+            f"conflict {conflict_id}: its target {target_id!r} no longer exists; "
+            "nothing was changed and the conflict stays open",
+            hint="reject or keep it, or restore the note with git",
+        ) from None
+    rewritten, _ = canonical(accepted_rewrite(target, proposal))
+    store.update(rewritten)
+    rel = store.locate(target_id)
+    return paths.rel(paths.nodes / rel) if rel is not None else target_id
+
+
+def resolve_conflict(
+    paths: KBPaths, conflict_id: str, decision: Decision, why: str | None, *, entry_budget: int
+) -> Resolution:
+    """Apply ``decision`` to the conflict ``conflict_id``.
+
+    Raises:
+        LorebookError: no such conflict, it is decided already, or accept cannot find the
+            target note (nothing is changed then).
+    """
+    path = conflict_path(paths, conflict_id)
+    if not path.is_file():
+        raise LorebookError(
+            f"no conflict {conflict_id!r} ({paths.rel(path)} does not exist)",
+            hint="`lorebook conflict list` shows the open ones",
+        )
+    with curate_lock(paths):
+        conflict, body = read_conflict(path, source=paths.rel(path))
+        if conflict.status not in UNDECIDED:
+            raise LorebookError(
+                f"conflict {conflict_id} is decided already ({conflict.status}: "
+                f"{conflict.decided_because or 'no reason given'})",
+                hint="a decided conflict is a record; edit the note itself to change it",
+            )
+        resolution = Resolution(
+            conflict_id, decision, DECISION_STATUS[decision], conflict.target_id
+        )
+        if decision == "accept":
+            resolution.changed.append(
+                _accept(paths, conflict.target_id, conflict_id, conflict.proposal)
+            )
+        reason = " ".join((why or "").split()) or None
+        decided = conflict.model_copy(
+            update={"status": resolution.status, "decided_because": reason}
+        )
+        atomic_write_text(path, decided_text(decided, body))
+        resolution.changed.append(paths.rel(path))
+    if decision == "accept":
+        from lorebook.recall.sync import reconcile
+
+        rebuilt = rebuild_indexes(paths, entry_budget)
+        reconcile(paths)
+        resolution.changed += [r for r in rebuilt.written if r not in resolution.changed]
+    return resolution
+
+
+__all__ = ["Resolution", "resolve_conflict"]

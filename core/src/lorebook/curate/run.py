@@ -1,0 +1,280 @@
+"""``lorebook curate``: every pending proposal becomes one batch, applied crash-safely.
+
+A proposal is pending while the session log holding it has status ``extracted``. One run:
+
+1. takes the curate lock (``.lorebook/.state/curate.lock``), and first finishes the batch of
+   a run that was interrupted (its journal is still there);
+2. reads the pending logs (sorted by file name) and their proposals, in order;
+3. asks the ``curate`` pipeline hook for the batch (first result; the built-in runs the
+   curator chosen by ``--curator``, default ``rules``) and validates the whole batch
+   (:mod:`lorebook.curate.validate`) before anything is written;
+4. writes the journal (:mod:`lorebook.curate.journal`), then applies the steps in order,
+   each idempotent (:mod:`lorebook.curate.apply`), recording each result in the journal;
+5. stamps the consumed logs ``curated`` (only those whose steps all landed), rebuilds the
+   indexes, and deletes the journal.
+
+A run killed at any point leaves every note whole (each write is an atomic rename); the
+next run resumes the journal and skips what landed, so nothing is written twice. The batch
+is a deterministic function of the proposals and the notes, so a run killed before its
+journal was written computes the same batch (and the same run id) again.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from lorebook.capture.stage import load_log
+from lorebook.curate.apply import Applier, stamp_log
+from lorebook.curate.base import (
+    DEFAULT_CURATOR,
+    CurationError,
+    KbView,
+    build_curator,
+    curator_in_use as _curator_in_use,
+)
+from lorebook.curate.journal import (
+    ConsumedLog,
+    Journal,
+    StepResult,
+    curate_lock,
+    delete_journal,
+    new_journal,
+    read_journal,
+    read_results,
+    record_result,
+    write_journal,
+)
+from lorebook.curate.validate import parse_batch, validate_batch
+from lorebook.kb.index import rebuild_indexes, refuse_broken
+from lorebook.kb.store import MarkdownStore, load_snapshot, open_store
+from lorebook.models.session import Proposal, SessionLog
+
+if TYPE_CHECKING:
+    from lorebook.kb.paths import KBPaths
+    from lorebook.models.config import Config
+    from lorebook.plugins import Plugins
+
+
+@dataclass(slots=True)
+class CurateReport:
+    """What a curate run did."""
+
+    curator: str
+    run: str | None = None
+    resumed: str | None = None
+    proposals: int = 0
+    results: list[StepResult] = field(default_factory=list)
+    sessions: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[StepResult]:
+        """The steps that failed (their proposals stay pending)."""
+        return [r for r in self.results if r.status == "failed"]
+
+    def counts(self) -> dict[str, int]:
+        """Steps by action, and how many were already applied or failed."""
+        counts = {"add": 0, "modify": 0, "contradict": 0, "drop": 0}
+        for result in self.results:
+            counts[result.action] = counts.get(result.action, 0) + 1
+        counts["already-applied"] = sum(r.status == "already-applied" for r in self.results)
+        counts["failed"] = len(self.failed)
+        return counts
+
+    def as_json(self) -> dict[str, Any]:
+        """The report as ``lorebook curate --json`` prints it."""
+        return {
+            "ok": not self.failed,
+            "curator": self.curator,
+            "run": self.run,
+            "resumed": self.resumed,
+            "proposals": self.proposals,
+            "actions": self.counts(),
+            "results": [r.model_dump(mode="json") for r in self.results],
+            "sessions": dict(sorted(self.sessions.items())),
+            "conflicts": [
+                r.path for r in self.results if r.action == "contradict" and r.path is not None
+            ],
+            "problems": self.problems,
+        }
+
+
+def pending_logs(paths: KBPaths, problems: list[str]) -> list[tuple[Path, SessionLog]]:
+    """Session logs whose proposals await curation (status ``extracted``), by file name."""
+    found = []
+    for path in sorted(paths.sessions.glob("*.json")) if paths.sessions.is_dir() else []:
+        try:
+            log = load_log(path)
+        except (OSError, ValueError, ValidationError) as exc:
+            problems.append(f"{paths.rel(path)}: not a valid session log ({type(exc).__name__})")
+            continue
+        if log is not None and log.status == "extracted":
+            found.append((path, log))
+    return found
+
+
+def _collect(logs: list[tuple[Path, SessionLog]]) -> tuple[list[Proposal], list[ConsumedLog]]:
+    proposals: list[Proposal] = []
+    consumed = []
+    owners: dict[str, str] = {}
+    for path, log in logs:
+        for proposal in log.proposals:
+            if proposal.id in owners:
+                raise CurationError(
+                    f"proposal id {proposal.id!r} is in both {owners[proposal.id]} and "
+                    f"{path.name}; proposal ids must be unique across pending sessions",
+                    hint="extract one of the sessions again, or remove its log",
+                )
+            owners[proposal.id] = path.name
+            proposals.append(proposal)
+        consumed.append(
+            ConsumedLog(
+                log=path.name,
+                transcript_hash=log.transcript_hash,
+                proposals=[p.id for p in log.proposals],
+            )
+        )
+    return proposals, consumed
+
+
+def ask_curator(
+    plugins: Plugins, curator: Any, proposals: list[Proposal], store: MarkdownStore
+) -> Any:
+    """Call the ``curate`` pipeline hook with ``curator`` as the configured one."""
+    with _curator_in_use(curator):
+        answer = plugins.hook.curate(proposals=list(proposals), store=store)
+    if answer is None:
+        raise CurationError("no curate hook answered (the built-in one is missing)")
+    return answer
+
+
+def _plan(
+    paths: KBPaths, config: Config, plugins: Plugins, name: str, report: CurateReport
+) -> Journal | None:
+    """Compute and validate the batch of the pending proposals (None: nothing pending)."""
+    logs = pending_logs(paths, report.problems)
+    if not logs:
+        return None
+    proposals, consumed = _collect(logs)
+    refuse_broken(load_snapshot(paths))
+    store = open_store(paths.repo)
+    view = KbView.from_store(store)
+    actions: list[Any] = []
+    if proposals:
+        curator = build_curator(plugins.curator(name), config=config, paths=paths, plugins=plugins)
+        actions = parse_batch(ask_curator(plugins, curator, proposals, store))
+    planned = validate_batch(actions, proposals, view)
+    report.proposals += len(proposals)
+    return new_journal(name, planned, consumed)
+
+
+def _finish(paths: KBPaths, journal: Journal, report: CurateReport, budget: int) -> None:
+    """Apply every step not applied yet, stamp the logs, rebuild, delete the journal."""
+    applier = Applier(open_store(paths.repo), journal)
+    results = read_results(paths, journal.run)
+    for index, step in enumerate(journal.steps):
+        if index not in results:
+            results[index] = applier.apply(index, step)
+            record_result(paths, journal.run, results[index])
+        report.results.append(results[index])
+    failed = {r.proposal_id for r in results.values() if r.status == "failed"}
+    for consumed in journal.consumed:
+        if failed.intersection(consumed.proposals):
+            report.sessions[consumed.log] = "a step failed; left pending for the next run"
+        else:
+            report.sessions[consumed.log] = stamp_log(paths, consumed)
+    from lorebook.recall.sync import reconcile
+
+    rebuild_indexes(paths, budget)
+    reconcile(paths)
+    delete_journal(paths)
+
+
+_TEMP_NAME = re.compile(r"^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$")
+"""What :func:`lorebook.kb.fsutil.atomic_write_bytes` names a file before renaming it."""
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def sweep_temp_files(paths: KBPaths) -> list[str]:
+    """Remove the temporary files of atomic writes whose process died (a killed run's).
+
+    POSIX only: elsewhere a dead process cannot be told from a live one cheaply, and the
+    files are only litter (dot-files every reader skips).
+    """
+    if os.name != "posix":
+        return []
+    removed = []
+    folders = [paths.root, paths.conflicts, paths.state, paths.sessions]
+    for folder in folders + ([paths.nodes] if paths.nodes.is_dir() else []):
+        found = folder.rglob(".*.tmp") if folder == paths.nodes else folder.glob(".*.tmp")
+        for path in sorted(found) if folder.is_dir() else []:
+            match = _TEMP_NAME.match(path.name)
+            if match and not _alive(int(match.group(1))):
+                path.unlink(missing_ok=True)
+                removed.append(paths.rel(path))
+    return removed
+
+
+def curate_pending(
+    paths: KBPaths,
+    config: Config,
+    *,
+    curator_name: str | None = None,
+    plugins: Plugins | None = None,
+) -> CurateReport:
+    """Curate every pending proposal (see the module docstring).
+
+    Args:
+        paths: The knowledge base.
+        config: Its config (the index budget; LLM curators read ``extraction``).
+        curator_name: The curator provider to use (default ``rules``).
+        plugins: The plugin host (default: the process-wide one).
+
+    Returns:
+        What the run did: each step's result, each consumed log's stamp.
+
+    Raises:
+        CurationError: the batch is invalid, or cannot be computed (nothing was written).
+    """
+    if plugins is None:
+        from lorebook.plugins import get_plugins
+
+        plugins = get_plugins()
+    name = curator_name or DEFAULT_CURATOR
+    plugins.curator(name)  # an unknown name fails before anything is read
+    report = CurateReport(curator=name)
+    budget = config.budgets.entry_chars
+    with curate_lock(paths):
+        unfinished = read_journal(paths)
+        if unfinished is not None:
+            report.resumed = unfinished.run
+            sweep_temp_files(paths)
+            _finish(paths, unfinished, report, budget)
+            if report.failed:  # say so; the next run plans those proposals afresh
+                return report
+        journal = _plan(paths, config, plugins, name, report)
+        if journal is not None:
+            report.run = journal.run
+            write_journal(paths, journal)
+            _finish(paths, journal, report, budget)
+    return report
+
+
+__all__ = ["CurateReport", "ask_curator", "curate_pending", "pending_logs", "sweep_temp_files"]
