@@ -18,6 +18,7 @@ from lorebook.plugins import get_plugins
 from lorebook.pointer import install_pointer, remove_pointer
 from lorebook.providers import HarnessSpec
 from lorebook.recall.sync import reconcile
+from lorebook.skills import sync_skills
 
 GITIGNORE = (
     "# Per-machine and per-user files: never committed.\n"
@@ -110,6 +111,9 @@ def init_repo(repo: Path, harnesses: list[str]) -> InitReport:
         installed = specs[name].factory()  # type: ignore[misc]
         report.changed += list(installed.install(repo).changed)
     report.changed += _sync_pointers(paths, specs, wired)
+    skills = sync_skills(repo, wired)  # the in-session curation skill, where hosts look
+    report.changed += skills.changed
+    report.notes += skills.notes
     rebuilt = rebuild_indexes(paths, config.budgets.entry_chars)
     report.changed += list(rebuilt.written) + list(rebuilt.notes_relinked)
     reconcile(paths)
@@ -132,6 +136,7 @@ def uninstall_repo(repo: Path, harnesses: list[str]) -> InitReport:
     for name in names:
         report.changed += list(specs[name].factory().uninstall(repo).changed)  # type: ignore[misc]
     report.changed += _sync_pointers(paths, specs, remaining)
+    report.changed += sync_skills(repo, remaining).changed  # removed with the last that reads it
     with kb_lock(paths.lock):
         if write_config(paths, config.model_copy(update={"harnesses": remaining})):
             report.changed.append(paths.rel(paths.config))
