@@ -122,6 +122,10 @@ class KbView:
         view.origins = {i: frozenset(n.derived_from) for i, n in view.notes.items()}
         return view
 
+    def copy(self) -> KbView:
+        """An independent view of the same notes (a draft batch can grow it freely)."""
+        return KbView(dict(self.notes), dict(self.folders), dict(self.origins))
+
     def put(self, note: Note, folder: str | None = None) -> None:
         """Add or replace a note (``folder`` None keeps the note's current folder)."""
         self.notes[note.id] = note

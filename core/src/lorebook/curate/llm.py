@@ -111,9 +111,8 @@ def relevant_notes(
 
 def user_message(proposals: Sequence[Proposal], store: NoteStore) -> str:
     """The request's content: proposals, relevant notes, folders and the draft, as JSON."""
-    draft_view = KbView.from_store(store)
     view = KbView.from_store(store)
-    draft = judge_all(proposals, draft_view)
+    draft = judge_all(proposals, view.copy())
     payload = {
         "proposals": [p.model_dump(mode="json") for p in proposals],
         "notes": [_note_json(n) for n in relevant_notes(proposals, view, draft)],
