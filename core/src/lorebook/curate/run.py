@@ -34,6 +34,7 @@ from lorebook.curate.apply import Applier, stamp_log
 from lorebook.curate.base import (
     DEFAULT_CURATOR,
     CurationError,
+    Curator,
     KbView,
     build_curator,
     curator_in_use as _curator_in_use,
@@ -144,7 +145,7 @@ def _collect(logs: list[tuple[Path, SessionLog]]) -> tuple[list[Proposal], list[
 
 
 def ask_curator(
-    plugins: Plugins, curator: Any, proposals: list[Proposal], store: MarkdownStore
+    plugins: Plugins, curator: Curator, proposals: list[Proposal], store: MarkdownStore
 ) -> Any:
     """Call the ``curate`` pipeline hook with ``curator`` as the configured one."""
     with _curator_in_use(curator):
