@@ -69,7 +69,7 @@ def _count_conflicts(paths: KBPaths) -> int:
             data, _ = frontmatter.split(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if data.get("status", "open") == "open":
+        if data.get("status", "open") in ("open", "skipped"):
             count += 1
     return count
 
