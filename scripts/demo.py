@@ -1,10 +1,10 @@
-"""A guided run of what lorebook does today, in a throwaway git repository.
+"""The whole lorebook loop, in a throwaway git repository, with the real commands.
 
-Notes are added by hand (capture and curation of sessions come in a later release), then
-Claude Code's hooks are wired and replayed with payloads of the shapes Claude Code sends.
-
-Every step runs the real `lorebook` command and prints what it printed, so what you see is
-what a user gets. Pass --keep to keep the repository afterwards.
+Two recorded sessions (scripts/demo_sessions/, normalised-turns JSONL) go in: the first
+teaches how tests are run and where billing code lives, the second, a week later,
+contradicts the first. In between, Claude Code's hooks are replayed exactly as Claude Code
+runs them (the committed hook command, the payload on stdin), showing what the assistant
+would be told. Pass --keep to keep the repository afterwards.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 LOREBOOK = [sys.executable, "-m", "lorebook"]
+SESSIONS = Path(__file__).resolve().parent / "demo_sessions"
 
 
 def step(title: str) -> None:
@@ -35,30 +36,36 @@ def run(repo: Path, *args: str, check: bool = True) -> str:
         print("  " + out.replace("\n", "\n  "))
     if check and proc.returncode != 0:
         raise SystemExit(f"demo failed: lorebook {shown} exited {proc.returncode}")
-    if not check:
-        print(f"  (exit code {proc.returncode})")
     return proc.stdout
 
 
-def replay(repo: Path, event: str, fields: dict[str, object]) -> None:
+def git(repo: Path, *args: str) -> str:
+    """Run git quietly and return its stdout."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "demo", "GIT_AUTHOR_EMAIL": "demo@example.invalid",
+           "GIT_COMMITTER_NAME": "demo", "GIT_COMMITTER_EMAIL": "demo@example.invalid"}  # fmt: skip
+    return subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=True, env=env
+    ).stdout
+
+
+def replay(repo: Path, event: str, session: str, fields: dict[str, object]) -> None:
     """Run the hook command Claude Code would run for ``event``, with a payload of its shape."""
     settings = json.loads((repo / ".claude/settings.json").read_text())
     command = settings["hooks"][event][0]["hooks"][0]["command"]
-    payload = {"session_id": "demo-session", "transcript_path": "/dev/null", "cwd": str(repo),
+    payload = {"session_id": session, "transcript_path": "/dev/null", "cwd": str(repo),
                "hook_event_name": event, **fields}  # fmt: skip
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(repo)}
     proc = subprocess.run(["bash", "-c", command], input=json.dumps(payload), cwd=repo,
                           capture_output=True, text=True, env=env, check=False)  # fmt: skip
     shown = {k: v for k, v in fields.items() if k != "source"}
-    print(f"$ {event} {json.dumps(shown)}  (exit code {proc.returncode})")
+    print(f"$ Claude Code fires {event} {json.dumps(shown)}  (exit code {proc.returncode})")
     if not proc.stdout.strip():
-        print("  (nothing injected)\n")
+        print("  (nothing injected)")
         return
     answer = json.loads(proc.stdout)["hookSpecificOutput"]
     for key in ("permissionDecision", "permissionDecisionReason", "additionalContext"):
         if key in answer:
             print(f"  {key}:\n    " + str(answer[key]).replace("\n", "\n    "))
-    print()
 
 
 def main() -> None:
@@ -66,114 +73,45 @@ def main() -> None:
     keep = "--keep" in sys.argv[1:]
     repo = Path(tempfile.mkdtemp(prefix="lorebook-demo-"))
     try:
-        subprocess.run(["git", "init", "-q", str(repo)], check=True)
-        step("1. Create the knowledge base")
-        run(repo, "init")
-
-        step("2. Teach it three things (the manual capture path)")
-        run(
-            repo,
-            "note",
-            "add",
-            "--title",
-            "Run tests with uv run pytest",
-            "--description",
-            "Running the test suite",
-            "--kind",
-            "convention",
-            "--tag",
-            "testing",
-            "--anchor-command",
-            r"^pytest\b",
-            "--body",
-            "Always `uv run pytest`; bare `pytest` misses the workspace packages.",
-        )
-        run(
-            repo,
-            "note",
-            "add",
-            "--title",
-            "Never push to main",
-            "--description",
-            "Publishing changes",
-            "--kind",
-            "prohibition",
-            "--enforce",
-            "deny",
-            "--anchor-command",
-            r"git push .*\bmain\b",
-            "--body",
-            "Open a pull request instead.",
-            "--relates-to",
-            "practice-run-tests-with-uv-run-pytest",
-        )
-        run(
-            repo,
-            "note",
-            "add",
-            "--title",
-            "Billing lives in src/pay",
-            "--description",
-            "Finding the billing code",
-            "--kind",
-            "location",
-            "--folder",
-            "backend",
-            "--anchor-file",
-            "src/pay/**",
-        )
-        run(repo, "folder", "describe", "backend", "Server-side code: billing, cache, data.")
-
-        step("3. Generate the catalog and indexes, then lint")
-        run(repo, "index", "rebuild")
-        run(repo, "lint")
-        print("\nENTRY.md, the catalog a new session starts from:\n")
-        print((repo / ".lorebook/ENTRY.md").read_text())
-        note = repo / ".lorebook/nodes/prohibition/practice-never-push-to-main.md"
-        print(f"A note, as git shows it ({note.relative_to(repo)}):\n")
-        print(note.read_text())
-
-        step("4. Review with git: notes are plain files in the repository")
-        print(
-            subprocess.run(
-                ["git", "status", "--short", "--untracked-files=all"],
-                cwd=repo,
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-        )
-
-        step("5. A hand edit that breaks a link is caught")
-        note.write_text(
-            note.read_text().replace(
-                "lb_relates_to: [practice-run-tests-with-uv-run-pytest]",
-                "lb_relates_to: [practice-run-tests-with-uv-run-pytest, practice-deleted-note]",
-            )
-        )
-        run(repo, "lint", check=False)
-        run(repo, "doctor", check=False)
-
-        step("6. Fix it, then wire Claude Code")
-        note.write_text(note.read_text().replace(", practice-deleted-note]", "]"))
-        run(repo, "index", "rebuild")
+        git(repo, "init", "-q")
+        step("1. Wire the repository for Claude Code")
         run(repo, "init", "--harnesses", "claude")
 
-        step(
-            "7. What Claude Code's hooks would inject (recorded payloads, replayed as it runs them)"
-        )
-        replay(repo, "SessionStart", {"source": "startup"})
-        replay(repo, "UserPromptSubmit", {"prompt": "how do I run the pytest suite?"})
-        replay(repo, "UserPromptSubmit", {"prompt": "what a sunny day for a picnic"})
-        replay(
-            repo,
-            "PreToolUse",
-            {"tool_name": "Bash", "tool_input": {"command": "git push origin main"}},
-        )
+        step("2. A session comes in (recorded), and its teaching moments are extracted")
+        run(repo, "import", str(SESSIONS / "01-tests-and-billing.jsonl"))
+        run(repo, "extract")
 
-        step("8. Status")
+        step("3. Curation turns proposals into notes; review is git")
+        run(repo, "curate")
+        run(repo, "review")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "lorebook: what we taught the assistant in session 1")
+
+        step("4. The next session: what the assistant is told")
+        replay(repo, "SessionStart", "next-1", {"source": "startup"})
+        replay(repo, "UserPromptSubmit", "next-1", {"prompt": "how do I run the tests?"})
+        replay(repo, "UserPromptSubmit", "next-1", {"prompt": "what a sunny day for a picnic"})
+
+        step("5. A later session contradicts a note: it becomes a conflict, never an overwrite")
+        run(repo, "import", str(SESSIONS / "02-hatch.jsonl"))
+        run(repo, "extract")
+        run(repo, "curate")
+        run(repo, "conflict", "list")
+        listed = subprocess.run([*LOREBOOK, "conflict", "list", "--json"], cwd=repo,
+                                capture_output=True, text=True, check=True).stdout  # fmt: skip
+        conflict = json.loads(listed)["conflicts"][0]["id"]
+        run(repo, "conflict", "resolve", conflict, "--decision", "accept",
+            "--why", "we moved to hatch last week")  # fmt: skip
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "lorebook: tests run with hatch now")
+
+        step("6. The session after that is told the new rule")
+        replay(repo, "SessionStart", "next-2", {"source": "startup"})
+        replay(repo, "UserPromptSubmit", "next-2", {"prompt": "how do I run the tests?"})
+
+        step("7. Health")
+        run(repo, "lint")
         run(repo, "status")
-        run(repo, "doctor")
         print("\nThe demo repository is", repo if keep else "removed now (pass --keep to keep it).")
     finally:
         if not keep:

@@ -10,9 +10,11 @@ KB_PREFIX = ".lorebook/nodes/"
 def whole(note: IndexedNote) -> str:
     """The whole note: title, kind, description, body, and where it lives."""
     head = f"### {note.title} ({note.kind}; {KB_PREFIX}{note.path})"
-    parts = [head, note.description]
-    if note.body.strip():
-        parts.append(note.body.strip())
+    body = note.body.strip()
+    # A body that already opens with the description (as extracted notes do) says it once.
+    parts = [head] if body.startswith(note.description.strip()) else [head, note.description]
+    if body:
+        parts.append(body)
     return "\n".join(parts)
 
 

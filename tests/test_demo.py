@@ -1,0 +1,24 @@
+"""The README's demo runs the whole loop and shows what a newcomer is promised."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import REPO_ROOT
+
+
+def test_the_demo_runs_the_whole_loop() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / "demo.py")],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "curator rules: 3 added, 0 merged, 0 conflicts" in out
+    assert "### We always run the tests with uv run pytest here" in out  # served at the next prompt
+    assert "(nothing injected)" in out  # the unrelated prompt
+    assert "1 conflicts" in out
+    assert ": accepted" in out
+    assert "We always run them with `hatch test` now." in out  # the decided rule is served
+    assert "0 errors" in out
