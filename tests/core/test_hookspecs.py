@@ -59,7 +59,10 @@ def test_register_extractors_and_register_curators_build_sorted_tables() -> None
     assert list(plugins.extractors()) == ["headless", "http", "mine", "rules", "yours"]
     assert list(plugins.curators()) == ["careful", "headless", "http", "rules"]
     assert plugins.extractor("mine").name == "mine"
-    with pytest.raises(UnknownProviderError, match="unknown curator 'eager'; valid names: careful, headless, http, rules"):
+    with pytest.raises(
+        UnknownProviderError,
+        match="unknown curator 'eager'; valid names: careful, headless, http, rules",
+    ):
         plugins.curator("eager")
 
 
