@@ -137,12 +137,18 @@ def test_forget_session_removes_every_trace(kb_repo: Path, tmp_path: Path, cli: 
     llm.mkdir(parents=True)
     trace = llm / f"{result.path.stem}-1.json"
     trace.write_text("{}")
+    curation_trace = llm / "curate-1.json"
+    curation_trace.write_text(json.dumps({"proposals": [{"origin": f"claude:{SID}:3"}]}))
+    other_trace = llm / "curate-2.json"
+    other_trace.write_text(json.dumps({"proposals": [{"origin": "claude:someone-else:1"}]}))
     conflicts = paths.conflicts
     conflicts.mkdir()
     (conflicts / "run-1.md").write_text(f"---\nstatus: open\n---\nquoting claude:{SID}:3\n")
     doc = cli("forget-session", SID, "--json", cwd=kb_repo).json()
     assert paths.rel(result.path) in doc["removed"]
     assert paths.rel(trace) in doc["removed"]
+    assert paths.rel(curation_trace) in doc["removed"]
+    assert other_trace.exists()
     assert doc["conflicts_quoting"] == [".lorebook/conflicts/run-1.md"]
     assert not result.path.exists()
     assert (conflicts / "run-1.md").exists()  # never rewritten or deleted silently

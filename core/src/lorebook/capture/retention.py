@@ -95,13 +95,25 @@ def forget_session(paths: KBPaths, session_id: str) -> ForgetReport:
     candidates += [lock_path(paths, stem) for stem in stems]
     llm = paths.logs / "llm"
     if llm.is_dir():
-        candidates += [p for p in sorted(llm.iterdir()) if any(p.name.startswith(s) for s in stems)]
+        # Extraction traces are named after the session's log; curation traces pool many
+        # sessions, so any trace that quotes the session goes too.
+        candidates += [
+            p for p in sorted(llm.iterdir())
+            if any(p.name.startswith(s) for s in stems) or _mentions(p, session_id)
+        ]  # fmt: skip
     for path in candidates:
         if path.exists():
             path.unlink()
             report.removed.append(paths.rel(path))
     _list_citations(paths, session_id, report)
     return report
+
+
+def _mentions(path: Path, session_id: str) -> bool:
+    try:
+        return session_id in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 def _list_citations(paths: KBPaths, session_id: str, report: ForgetReport) -> None:
