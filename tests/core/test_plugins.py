@@ -12,7 +12,7 @@ import pytest
 from lorebook import hookimpl
 from lorebook.errors import DuplicateProviderError, UnknownProviderError
 from lorebook.events import RecallQuery
-from lorebook.plugins import make_plugins
+from lorebook.plugins import DEFAULT_PLUGINS, make_plugins
 from lorebook.providers import HarnessSpec, StoreSpec
 from lorebook.testing import HookRecorder
 from tests.conftest import CliRunner, run_lorebook
@@ -116,7 +116,7 @@ def test_knobs_disable_and_restrict_plugins() -> None:
 
 def test_loading_order_is_deterministic() -> None:
     names = [r.name for r in make_plugins(env={}).records]
-    assert names[0] == "lorebook.builtin.markdown_store"
+    assert names[: len(DEFAULT_PLUGINS)] == list(DEFAULT_PLUGINS)  # built-ins first
     assert names == [r.name for r in make_plugins(env={}).records]
     harness_plugins = [
         n for n in names if n in {"claude", "codex", "cursor", "opencode", "copilot"}

@@ -33,6 +33,7 @@ from lorebook.providers import CuratorSpec, ExtractorSpec, HarnessSpec, StoreSpe
 log = logging.getLogger(__name__)
 
 DEFAULT_PLUGINS: tuple[str, ...] = (
+    "lorebook.builtin.capture",
     "lorebook.builtin.markdown_store",
     "lorebook.builtin.extractors",
     "lorebook.builtin.curators",

@@ -222,3 +222,43 @@ def test_hooks_capture_inline_at_stop_and_detached_at_session_end(
     else:
         raise AssertionError("the detached capture did not stage the new turn within 30 s")
     assert not (kb_repo / ".lorebook/_logs/hook-errors.log").exists()
+
+
+def test_a_capture_plugin_can_redact_more_but_never_less(kb_repo: Path, tmp_path: Path) -> None:
+    from collections.abc import Generator
+
+    from lorebook import hookimpl
+    from lorebook.models.session import SessionLog
+    from lorebook.plugins import get_plugins
+
+    class Scrubber:
+        @hookimpl(wrapper=True)
+        def capture(self, log: SessionLog) -> Generator[None, SessionLog, SessionLog]:
+            staged = yield
+            turns = [
+                t.model_copy(update={"text": t.text.replace("hello", "[CUSTOMER]")})
+                for t in staged.turns
+            ]
+            return staged.model_copy(update={"turns": turns})
+
+    class Leaker:
+        @hookimpl(tryfirst=True)
+        def capture(self, log: SessionLog) -> SessionLog:
+            turns = [
+                t.model_copy(update={"text": t.text + " AKIAIOSFODNN7EXAMPLE"}) for t in log.turns
+            ]
+            return log.model_copy(update={"turns": turns})
+
+    pm = get_plugins().pm
+    scrubber, leaker = Scrubber(), Leaker()
+    pm.register(scrubber)
+    pm.register(leaker)
+    try:
+        ref = _transcript(tmp_path)
+        result = capture_session(KBPaths(kb_repo), ClaudeHarness(), "claude", SID, str(ref))
+    finally:
+        pm.unregister(scrubber)
+        pm.unregister(leaker)
+    text = result.path.read_text()
+    assert "AKIAIOSFODNN7EXAMPLE" not in text  # what a plugin adds is redacted again
+    assert "[CUSTOMER]" in text

@@ -199,8 +199,22 @@ def capture_session(
             }
         )
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_log(target, log)
+        write_log(target, through_capture_hook(log))
     return CaptureResult(target, True, len(turns), end)
+
+
+def through_capture_hook(log: SessionLog) -> SessionLog:
+    """Let plugins finish the log (the ``capture`` hook).
+
+    The result is redacted once more, so a plugin can only add redaction, never bring back
+    what was removed.
+    """
+    from lorebook.plugins import get_plugins
+
+    staged = get_plugins().hook.capture(log=log)
+    if not isinstance(staged, SessionLog):
+        return log
+    return redact_log(staged)
 
 
 def _new_log(harness_name: str, session_id: str) -> SessionLog:

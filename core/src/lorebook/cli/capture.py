@@ -56,14 +56,14 @@ def import_command(
     """
     import importlib
 
-    from lorebook.capture.stage import log_path, redact_log, write_log
+    from lorebook.capture.stage import log_path, redact_log, through_capture_hook, write_log
 
     import_file = importlib.import_module("lorebook.importers").import_file
 
     paths = repo_paths(ctx)
     staged = []
     for file in files:
-        log = redact_log(import_file(file, fmt))
+        log = through_capture_hook(redact_log(import_file(file, fmt)))
         target = log_path(paths, log.harness, log.session_id)
         target.parent.mkdir(parents=True, exist_ok=True)
         write_log(target, log)

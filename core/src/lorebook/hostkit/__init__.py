@@ -1,0 +1,15 @@
+"""Building blocks for harness plugins: the parts every Claude-style host shares.
+
+Each module is small and imports nothing heavy, so a third-party harness plugin can use it
+without slowing its hook path:
+
+* :mod:`lorebook.hostkit.jsonl`: read the complete lines of a JSONL transcript between two
+  byte offsets, numbered by their line in the file (stable indexes across re-reads), and
+  find where the last complete line ends.
+* :mod:`lorebook.hostkit.hookfile`: merge lorebook's entries into a JSON hooks file of the
+  shape ``{"hooks": {Event: [{"matcher"?, "hooks": [{"type": "command", ...}]}]}}``
+  (Claude Code, Codex CLI and hosts that copied them): idempotent install, exact
+  uninstall, and the per-event state for ``check``.
+
+This package imports none of its modules eagerly.
+"""

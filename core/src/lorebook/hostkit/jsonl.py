@@ -1,0 +1,97 @@
+"""Complete lines of a JSONL file that a host is still appending to, between byte offsets.
+
+Hosts write transcripts one JSON record per line and keep appending while a session runs.
+A reader remembers a byte offset (:func:`transcript_end`) and resumes from it; a trailing
+line without its newline is the host's unfinished write and is left for the next read.
+A line's index is its 0-based line number in the file, so it is stable across re-reads.
+
+Only the standard library is imported, and not ``typing`` at run time.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ms
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import IO
+
+CHUNK = 1 << 20
+"""Bytes read at a time when scanning for newlines."""
+
+
+def transcript_end(ref: str) -> int:
+    """Return the byte offset just past the last complete line of the file.
+
+    Remember it as ``since`` for the next :func:`read_lines`; pass it as ``until`` to this
+    read so that lines the host appends meanwhile are read next time, not twice.
+
+    Args:
+        ref: Path of the ``.jsonl`` file.
+
+    Returns:
+        The offset; 0 when the file holds no complete line.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    with open(ref, "rb") as handle:
+        end = handle.seek(0, 2)
+        while end > 0:
+            start = max(0, end - CHUNK)
+            handle.seek(start)
+            found = handle.read(end - start).rfind(b"\n")
+            if found >= 0:
+                return start + found + 1
+            end = start
+    return 0
+
+
+def read_lines(
+    ref: str, since: int | None = None, until: int | None = None
+) -> Iterator[tuple[int, bytes]]:
+    """Yield the complete lines of a file between two byte offsets, one at a time.
+
+    Args:
+        ref: Path of the ``.jsonl`` file.
+        since: Byte offset to start at (from :func:`transcript_end`); None reads from the
+            start. An offset inside a line skips the rest of that line.
+        until: Byte offset to stop at; lines that end after it are left for the next read.
+
+    Yields:
+        (0-based line number in the file, the line's bytes with its newline), in file
+        order. A trailing line without its newline ends the read.
+
+    Raises:
+        ValueError: ``since`` is negative.
+        OSError: the file cannot be read.
+    """
+    start = since or 0
+    if start < 0:
+        raise ValueError(f"since must be a byte offset >= 0, not {start}")
+    with open(ref, "rb") as handle:
+        index, at_line_start = _lines_before(handle, start)
+        handle.seek(start)
+        pos = start
+        if not at_line_start:
+            pos += len(handle.readline())
+            index += 1
+        for line in handle:
+            pos += len(line)
+            if not line.endswith(b"\n") or (until is not None and pos > until):
+                return
+            yield index, line
+            index += 1
+
+
+def _lines_before(handle: IO[bytes], offset: int) -> tuple[int, bool]:
+    """Count complete lines before ``offset``, and tell whether ``offset`` starts a line."""
+    count, last, done = 0, b"\n", 0
+    handle.seek(0)
+    while done < offset:
+        chunk = handle.read(min(CHUNK, offset - done))
+        if not chunk:
+            return count, True
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+        done += len(chunk)
+    return count, last == b"\n"
