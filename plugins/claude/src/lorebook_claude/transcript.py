@@ -33,9 +33,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from lorebook.events import ToolCall, Turn
+from lorebook.hostkit import jsonl
+from lorebook.hostkit.jsonl import transcript_end as transcript_end
 
 if TYPE_CHECKING:
     from lorebook.events import Role
@@ -46,7 +48,6 @@ EXCERPT_CHARS = 500
 UNKNOWN_TOOL = "unknown"
 """Tool name of a result whose ``tool_use`` lies before the offset reading started at."""
 
-_CHUNK = 1 << 20
 _INJECTED_SPAN = re.compile(r"<(system-reminder|user-prompt-submit-hook)>(.*?)</\1>", re.S)
 _COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
@@ -56,27 +57,6 @@ _CAVEAT = "<local-command-caveat>"
 _INJECTING_ATTACHMENTS = frozenset({"hook_success", "hook_additional_context"})
 
 _Tools = dict[str, tuple[str, Mapping[str, Any]]]
-
-
-def transcript_end(ref: str) -> int:
-    """Return the byte offset just past the last complete line of the transcript.
-
-    Remember it as ``since`` for the next :func:`read_transcript`; pass it as ``until``
-    to this read so that lines Claude appends meanwhile are read next time, not twice.
-
-    Raises:
-        OSError: the file cannot be read.
-    """
-    with open(ref, "rb") as handle:
-        end = handle.seek(0, 2)
-        while end > 0:
-            start = max(0, end - _CHUNK)
-            handle.seek(start)
-            found = handle.read(end - start).rfind(b"\n")
-            if found >= 0:
-                return start + found + 1
-            end = start
-    return 0
 
 
 def read_transcript(ref: str, since: int | None = None, until: int | None = None) -> Iterator[Turn]:
@@ -95,39 +75,11 @@ def read_transcript(ref: str, since: int | None = None, until: int | None = None
         ValueError: ``since`` is negative.
         OSError: the file cannot be read.
     """
-    start = since or 0
-    if start < 0:
-        raise ValueError(f"since must be a byte offset >= 0, not {start}")
-    with open(ref, "rb") as handle:
-        index, at_line_start = _lines_before(handle, start)
-        handle.seek(start)
-        pos = start
-        if not at_line_start:
-            pos += len(handle.readline())
-            index += 1
-        tools: _Tools = {}
-        for line in handle:
-            pos += len(line)
-            if not line.endswith(b"\n") or (until is not None and pos > until):
-                return
-            turn = _turn_of_line(line, index, tools)
-            index += 1
-            if turn is not None:
-                yield turn
-
-
-def _lines_before(handle: IO[bytes], offset: int) -> tuple[int, bool]:
-    """Count complete lines before ``offset``, and tell whether ``offset`` starts a line."""
-    count, last, done = 0, b"\n", 0
-    handle.seek(0)
-    while done < offset:
-        chunk = handle.read(min(_CHUNK, offset - done))
-        if not chunk:
-            return count, True
-        count += chunk.count(b"\n")
-        last = chunk[-1:]
-        done += len(chunk)
-    return count, last == b"\n"
+    tools: _Tools = {}
+    for index, line in jsonl.read_lines(ref, since, until):
+        turn = _turn_of_line(line, index, tools)
+        if turn is not None:
+            yield turn
 
 
 def _turn_of_line(line: bytes, index: int, tools: _Tools) -> Turn | None:

@@ -41,9 +41,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import IO, Any
+from typing import Any
 
 from lorebook.events import ToolCall, Turn
+from lorebook.hostkit import jsonl
+from lorebook.hostkit.jsonl import transcript_end as transcript_end
 
 EXCERPT_CHARS = 500
 """Tool results are cut to this many characters."""
@@ -65,7 +67,6 @@ INJECTED_PREFIXES = (
 )
 """Harness text in ``user`` messages, recognised by its start when metadata is missing."""
 
-_CHUNK = 1 << 20
 _HOOK_KIND = "hooks.additional_context"
 _SUMMARY_KIND = "compaction.summary"
 _CALLS = frozenset({"function_call", "custom_tool_call"})
@@ -76,27 +77,6 @@ _OUTPUT_LINE = "Output:\n"
 _BLOCKED = "Command blocked by PreToolUse hook:"
 
 _Tools = dict[str, tuple[str, Mapping[str, Any]]]
-
-
-def transcript_end(ref: str) -> int:
-    """Return the byte offset just past the last complete line of the rollout.
-
-    Remember it as ``since`` for the next :func:`read_transcript`; pass it as ``until``
-    to this read so that lines Codex appends meanwhile are read next time, not twice.
-
-    Raises:
-        OSError: the file cannot be read.
-    """
-    with open(ref, "rb") as handle:
-        end = handle.seek(0, 2)
-        while end > 0:
-            start = max(0, end - _CHUNK)
-            handle.seek(start)
-            found = handle.read(end - start).rfind(b"\n")
-            if found >= 0:
-                return start + found + 1
-            end = start
-    return 0
 
 
 def read_transcript(ref: str, since: int | None = None, until: int | None = None) -> Iterator[Turn]:
@@ -115,39 +95,11 @@ def read_transcript(ref: str, since: int | None = None, until: int | None = None
         ValueError: ``since`` is negative.
         OSError: the file cannot be read.
     """
-    start = since or 0
-    if start < 0:
-        raise ValueError(f"since must be a byte offset >= 0, not {start}")
-    with open(ref, "rb") as handle:
-        index, at_line_start = _lines_before(handle, start)
-        handle.seek(start)
-        pos = start
-        if not at_line_start:
-            pos += len(handle.readline())
-            index += 1
-        tools: _Tools = {}
-        for line in handle:
-            pos += len(line)
-            if not line.endswith(b"\n") or (until is not None and pos > until):
-                return
-            turn = _turn_of_line(line, index, tools)
-            index += 1
-            if turn is not None:
-                yield turn
-
-
-def _lines_before(handle: IO[bytes], offset: int) -> tuple[int, bool]:
-    """Count complete lines before ``offset``, and tell whether ``offset`` starts a line."""
-    count, last, done = 0, b"\n", 0
-    handle.seek(0)
-    while done < offset:
-        chunk = handle.read(min(_CHUNK, offset - done))
-        if not chunk:
-            return count, True
-        count += chunk.count(b"\n")
-        last = chunk[-1:]
-        done += len(chunk)
-    return count, last == b"\n"
+    tools: _Tools = {}
+    for index, line in jsonl.read_lines(ref, since, until):
+        turn = _turn_of_line(line, index, tools)
+        if turn is not None:
+            yield turn
 
 
 def _turn_of_line(line: bytes, index: int, tools: _Tools) -> Turn | None:
