@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from lorebook.errors import LorebookError
 from lorebook.events import HookAnswer, HookEvent, HostOutput, Turn
 from lorebook.harness import CheckItem, InstallReport
+from lorebook.hostkit import headless
 
 from . import events, settings, transcript
 
@@ -32,19 +32,16 @@ class ClaudeHarness:
 
         Keeps every hook, matcher group and setting the user has, in their order; a second
         run changes no byte; an older lorebook entry is replaced, never duplicated. The
-        file is rewritten (2-space indent) only when its content changes.
+        file is rewritten (2-space indent) only when its content changes (see
+        :meth:`lorebook.hostkit.hookfile.HookFile.install`).
 
         Raises:
             LorebookError: the settings file exists but is not valid JSON (nothing is
                 written).
         """
-        path = repo / settings.SETTINGS_PATH
-        data = settings.load_settings(path)
-        wanted = settings.installed(data)
-        if path.exists() and wanted == data:
-            return InstallReport(unchanged=(settings.SETTINGS_PATH,))
-        _write(path, wanted)
-        return InstallReport(changed=(settings.SETTINGS_PATH,))
+        if settings.FILE.install(repo):
+            return InstallReport(changed=(settings.SETTINGS_PATH,))
+        return InstallReport(unchanged=(settings.SETTINGS_PATH,))
 
     def uninstall(self, repo: Path) -> InstallReport:
         """Remove exactly lorebook's hook entries from ``<repo>/.claude/settings.json``.
@@ -57,39 +54,27 @@ class ClaudeHarness:
         Raises:
             LorebookError: the settings file is not valid JSON (nothing is written).
         """
-        path = repo / settings.SETTINGS_PATH
-        data = settings.load_settings(path)
-        remaining = settings.uninstalled(data)
-        if remaining == data:
-            return InstallReport(unchanged=(settings.SETTINGS_PATH,) if path.exists() else ())
-        if remaining:
-            _write(path, remaining)
+        changed, deleted = settings.FILE.uninstall(repo)
+        if deleted:
+            return InstallReport(changed=(settings.SETTINGS_PATH,), notes=("removed empty file",))
+        if changed:
             return InstallReport(changed=(settings.SETTINGS_PATH,))
-        path.unlink()
-        with contextlib.suppress(OSError):
-            path.parent.rmdir()  # only succeeds when .claude/ is now empty
-        return InstallReport(changed=(settings.SETTINGS_PATH,), notes=("removed empty file",))
+        exists = (repo / settings.SETTINGS_PATH).exists()
+        return InstallReport(unchanged=(settings.SETTINGS_PATH,) if exists else ())
 
     def check(self, repo: Path) -> list[CheckItem]:
         """One item per hook event: ``ok``, ``missing`` or ``changed`` (or ``unknown``)."""
-        path = repo / settings.SETTINGS_PATH
         try:
-            data = settings.load_settings(path)
+            data = settings.FILE.load(repo / settings.SETTINGS_PATH)
         except (LorebookError, OSError) as exc:
             return [
                 CheckItem(_what(event), "unknown", fix=f"{exc}; then {settings.FIX}")
-                for event, _, _ in settings.HOOKS
+                for event in settings.FILE.events
             ]
-        wanted = dict(settings.events_of(settings.installed(data)))
-        items: list[CheckItem] = []
-        for event, groups in settings.events_of(data):
-            if groups == wanted[event]:
-                items.append(CheckItem(_what(event), "ok"))
-            elif settings.our_commands(groups):
-                items.append(CheckItem(_what(event), "changed", fix=settings.FIX))
-            else:
-                items.append(CheckItem(_what(event), "missing", fix=settings.FIX))
-        return items
+        return [
+            CheckItem(_what(event), state, fix=None if state == "ok" else settings.FIX)
+            for event, state, _ in settings.FILE.states(data)
+        ]
 
     def parse_event(self, name: str, payload: Mapping[str, Any]) -> HookEvent:
         """Translate one Claude hook payload (see :func:`lorebook_claude.events.parse_event`)."""
@@ -120,20 +105,14 @@ class ClaudeHarness:
         options = ["--output-format", "text"]
         if model:
             options += ["--model", model]
-        data = prompt.encode("utf-8", "replace")
-        if len(data) > ARGV_PROMPT_LIMIT or prompt.startswith("-") or "\0" in prompt:
+        data = headless.prompt_on_stdin(prompt, ARGV_PROMPT_LIMIT)
+        if data is not None:
             return ["claude", "-p", *options], data
         return ["claude", "-p", prompt, *options], None
 
     def hook_commands(self, repo: Path) -> dict[str, str]:
         """The installed lorebook command for each Claude event (empty when not installed)."""
-        data = settings.load_settings(repo / settings.SETTINGS_PATH)
-        commands: dict[str, str] = {}
-        for event, groups in settings.events_of(data):
-            found = settings.our_commands(groups)
-            if found:
-                commands[event] = found[0]
-        return commands
+        return settings.FILE.hook_commands(repo)
 
     def host_env(self, repo: Path) -> dict[str, str]:
         """The variable Claude sets for hook commands: ``CLAUDE_PROJECT_DIR``."""
@@ -142,9 +121,3 @@ class ClaudeHarness:
 
 def _what(event: str) -> str:
     return f"Claude Code hook {event} in {settings.SETTINGS_PATH}"
-
-
-def _write(path: Path, data: dict[str, Any]) -> None:
-    from lorebook.kb.fsutil import atomic_write_bytes
-
-    atomic_write_bytes(path, settings.dump_settings(data))

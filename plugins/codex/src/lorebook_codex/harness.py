@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from lorebook.errors import LorebookError
 from lorebook.events import HookAnswer, HookEvent, HostOutput, Turn
-from lorebook.harness import CheckItem, InstallReport
+from lorebook.harness import CheckItem, CheckState, InstallReport
+from lorebook.hostkit import headless
 
 from . import events, hooks_file, transcript, trust
 
@@ -47,12 +47,8 @@ class CodexHarness:
         Raises:
             LorebookError: the hooks file exists but is not valid JSON (nothing is written).
         """
-        path = repo / hooks_file.HOOKS_PATH
-        data = hooks_file.load_hooks(path)
-        wanted = hooks_file.installed(data)
-        if path.exists() and wanted == data:
+        if not hooks_file.FILE.install(repo):
             return InstallReport(unchanged=(hooks_file.HOOKS_PATH,))
-        _write(path, wanted)
         return InstallReport(
             changed=(hooks_file.HOOKS_PATH,),
             notes=(_TRUST_NOTE + trust.APPROVE.format(repo=repo),),
@@ -70,18 +66,13 @@ class CodexHarness:
         Raises:
             LorebookError: the hooks file is not valid JSON (nothing is written).
         """
-        path = repo / hooks_file.HOOKS_PATH
-        data = hooks_file.load_hooks(path)
-        remaining = hooks_file.uninstalled(data)
-        if remaining == data:
-            return InstallReport(unchanged=(hooks_file.HOOKS_PATH,) if path.exists() else ())
-        if remaining:
-            _write(path, remaining)
+        changed, deleted = hooks_file.FILE.uninstall(repo)
+        if deleted:
+            return InstallReport(changed=(hooks_file.HOOKS_PATH,), notes=("removed empty file",))
+        if changed:
             return InstallReport(changed=(hooks_file.HOOKS_PATH,))
-        path.unlink()
-        with contextlib.suppress(OSError):
-            path.parent.rmdir()  # only succeeds when .codex/ is now empty
-        return InstallReport(changed=(hooks_file.HOOKS_PATH,), notes=("removed empty file",))
+        exists = (repo / hooks_file.HOOKS_PATH).exists()
+        return InstallReport(unchanged=(hooks_file.HOOKS_PATH,) if exists else ())
 
     def check(self, repo: Path) -> list[CheckItem]:
         """One item per hook event, then one for the project's trust.
@@ -93,20 +84,18 @@ class CodexHarness:
         ``unknown`` (the config cannot be read). The last item says whether Codex loads
         this repository's hooks at all (project trust, hooks feature).
         """
-        path = repo / hooks_file.HOOKS_PATH
         try:
-            data = hooks_file.load_hooks(path)
+            data = hooks_file.FILE.load(repo / hooks_file.HOOKS_PATH)
         except (LorebookError, OSError) as exc:
             return [
                 CheckItem(_what(event), "unknown", fix=f"{exc}; then {hooks_file.FIX}")
-                for event, _, _ in hooks_file.HOOKS
+                for event in hooks_file.FILE.events
             ]
         config, problem = self._codex_config()
         running = self._running_hooks(repo, data)
-        wanted = dict(hooks_file.events_of(hooks_file.installed(data)))
         items = [
-            self._hook_item(repo, event, groups, wanted[event], config or problem, running)
-            for event, groups in hooks_file.events_of(data)
+            self._hook_item(repo, event, state, config or problem, running)
+            for event, state, _ in hooks_file.FILE.states(data)
         ]
         if config is None:
             items.append(CheckItem(trust.PROJECT_WHAT, "unknown", fix=problem))
@@ -136,7 +125,7 @@ class CodexHarness:
         if root == repo:
             return data
         try:
-            return hooks_file.load_hooks(root / hooks_file.HOOKS_PATH)
+            return hooks_file.FILE.load(root / hooks_file.HOOKS_PATH)
         except (LorebookError, OSError) as exc:
             return f"{exc}; Codex runs that file for this linked worktree"
 
@@ -144,20 +133,17 @@ class CodexHarness:
         self,
         repo: Path,
         event: str,
-        groups: list[Any],
-        wanted: list[Any],
+        state: CheckState,
         config: trust.CodexConfig | str,
         running: dict[str, Any] | str,
     ) -> CheckItem:
-        if groups != wanted:
-            if hooks_file.our_commands(groups):
-                return CheckItem(_what(event), "changed", fix=hooks_file.FIX)
-            return CheckItem(_what(event), "missing", fix=hooks_file.FIX)
+        if state != "ok":  # the file does not hold our entry as installed
+            return CheckItem(_what(event), state, fix=hooks_file.FIX)
         if isinstance(config, str):
             return CheckItem(_what(event), "unknown", fix=config)
         if isinstance(running, str):
             return CheckItem(_what(event), "unknown", fix=running)
-        positions = hooks_file.our_positions(dict(hooks_file.events_of(running))[event])
+        positions = hooks_file.FILE.our_positions(dict(hooks_file.FILE.events_of(running))[event])
         if not positions:
             root = trust.hooks_root(repo)
             missing = (
@@ -180,7 +166,7 @@ class CodexHarness:
             LorebookError: the hooks file is not valid JSON.
         """
         root = trust.hooks_root(repo)
-        return trust.trust_toml(repo, hooks_file.load_hooks(root / hooks_file.HOOKS_PATH))
+        return trust.trust_toml(repo, hooks_file.FILE.load(root / hooks_file.HOOKS_PATH))
 
     def parse_event(self, name: str, payload: Mapping[str, Any]) -> HookEvent:
         """Translate one Codex hook payload (see :func:`lorebook_codex.events.parse_event`)."""
@@ -212,20 +198,14 @@ class CodexHarness:
         options = list(HEADLESS_OPTIONS)
         if model:
             options += ["-m", model]
-        data = prompt.encode("utf-8", "replace")
-        if len(data) > ARGV_PROMPT_LIMIT or prompt.startswith("-") or "\0" in prompt:
+        data = headless.prompt_on_stdin(prompt, ARGV_PROMPT_LIMIT)
+        if data is not None:
             return ["codex", "exec", *options, "-"], data
         return ["codex", "exec", *options, prompt], None
 
     def hook_commands(self, repo: Path) -> dict[str, str]:
         """The installed lorebook command for each Codex event (empty when not installed)."""
-        data = hooks_file.load_hooks(repo / hooks_file.HOOKS_PATH)
-        commands: dict[str, str] = {}
-        for event, groups in hooks_file.events_of(data):
-            found = hooks_file.our_commands(groups)
-            if found:
-                commands[event] = found[0]
-        return commands
+        return hooks_file.FILE.hook_commands(repo)
 
     def host_env(self, repo: Path) -> dict[str, str]:
         """Nothing: Codex gives hooks no project variable.
@@ -240,9 +220,3 @@ _TRUST_NOTE = "Codex runs these hooks only once you trust them: "
 
 def _what(event: str) -> str:
     return f"Codex hook {event} in {hooks_file.HOOKS_PATH}"
-
-
-def _write(path: Path, data: dict[str, Any]) -> None:
-    from lorebook.kb.fsutil import atomic_write_bytes
-
-    atomic_write_bytes(path, hooks_file.dump_hooks(data))

@@ -138,8 +138,8 @@ def our_hooks(repo: Path, data: dict[str, Any]) -> list[tuple[str, str, str]]:
     """
     path = hooks_paths(repo)[0]
     found = []
-    for event, groups in hooks_file.events_of(data):
-        for group_index, handler_index, group, entry in hooks_file.our_positions(groups):
+    for event, groups in hooks_file.FILE.events_of(data):
+        for group_index, handler_index, group, entry in hooks_file.FILE.our_positions(groups):
             key = hook_key(path, event, group_index, handler_index)
             found.append((event, key, hook_hash(event, group, entry)))
     return found
