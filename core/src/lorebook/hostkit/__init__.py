@@ -10,6 +10,8 @@ without slowing its hook path:
   shape ``{"hooks": {Event: [{"matcher"?, "hooks": [{"type": "command", ...}]}]}}``
   (Claude Code, Codex CLI and hosts that copied them): idempotent install, exact
   uninstall, and the per-event state for ``check``.
+* :mod:`lorebook.hostkit.headless`: whether a headless run passes the prompt in argv or on
+  stdin.
 
 This package imports none of its modules eagerly.
 """
