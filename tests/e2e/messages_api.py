@@ -12,6 +12,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tests.mockserver import JSON, estimate_tokens, leaf_strings
+
 __all__ = [
     "JSON",
     "Reply",
@@ -25,7 +27,6 @@ __all__ = [
     "tool_result_texts",
 ]
 
-JSON = dict[str, Any]
 
 # ---------------------------------------------------------------- replies
 
@@ -70,21 +71,10 @@ def _strings(node: Any) -> Iterator[str]:
             yield from _strings(item)
     elif isinstance(node, dict):
         if node.get("type") == "tool_use":
-            yield from _leaf_strings(node.get("input"))
+            yield from leaf_strings(node.get("input"))
         for key in ("text", "content"):
             if key in node:
                 yield from _strings(node[key])
-
-
-def _leaf_strings(node: Any) -> Iterator[str]:
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, list):
-        for item in node:
-            yield from _leaf_strings(item)
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from _leaf_strings(value)
 
 
 def all_text(request: Mapping[str, Any]) -> str:
@@ -150,11 +140,6 @@ def offers_tool(request: Mapping[str, Any], name: str) -> bool:
 
 
 # ---------------------------------------------------------------- wire format
-
-
-def estimate_tokens(body: Any) -> int:
-    """A rough token count: four characters of JSON per token."""
-    return max(1, len(json.dumps(body)) // 4)
 
 
 def _usage(request: JSON, output_tokens: int) -> JSON:

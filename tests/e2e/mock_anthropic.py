@@ -29,16 +29,8 @@ Example::
 
 from __future__ import annotations
 
-import contextlib
-import json
-import socket
-import threading
-import zlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, cast
+from typing import Any
 
 from tests.e2e.messages_api import (
     JSON,
@@ -52,6 +44,7 @@ from tests.e2e.messages_api import (
     stream_events,
     tool_result_texts,
 )
+from tests.mockserver import MockServer, RecordedCall, RecordingHandler, route
 
 __all__ = [
     "DEFAULT_TOOL_INPUT",
@@ -68,27 +61,59 @@ __all__ = [
 
 DEFAULT_TOOL_TRIGGER = "PROBE_TOOL"
 DEFAULT_TOOL_INPUT: Mapping[str, Any] = {"command": "cat hello.txt"}
-_REDACTED_HEADERS = frozenset({"x-api-key", "authorization", "proxy-authorization", "cookie"})
 
 Responder = Callable[[JSON], Reply | None]
-
-
-@dataclass(frozen=True)
-class RecordedCall:
-    """One HTTP request the mock received (any method and path), with the reply it chose."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
-    reply: Reply | None = field(default=None)
 
 
 # ---------------------------------------------------------------- the server
 
 
-class MockAnthropic:
+class _Handler(RecordingHandler["MockAnthropic"]):
+    server_version = "lorebook-mock-anthropic/1"
+    redacted_headers = frozenset({"x-api-key", "authorization", "proxy-authorization", "cookie"})
+
+    def _not_found(self) -> None:
+        error = {"type": "not_found_error", "message": f"mock: no route for {self.path}"}
+        self.send_json({"type": "error", "error": error}, status=404)
+
+    def do_POST(self) -> None:
+        try:
+            body = self.read_body()
+            path = route(self.path)
+            if path == "/v1/messages" and isinstance(body, dict):
+                reply = self.mock.reply_for(body)
+                self.record(body, reply)
+                if body.get("stream"):
+                    self.send_events(stream_events(body, reply))
+                else:
+                    self.send_json(message_json(body, reply))
+            elif path == "/v1/messages":
+                self.record(body)
+                error = {"type": "invalid_request_error", "message": "mock: body is not JSON"}
+                self.send_json({"type": "error", "error": error}, status=400)
+            elif path == "/v1/messages/count_tokens":
+                self.record(body)
+                self.send_json({"input_tokens": estimate_tokens(body)})
+            else:
+                self.record(body)
+                self._not_found()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def do_GET(self) -> None:
+        self.record(None)
+        if route(self.path) == "/v1/models":
+            model = {"type": "model", "id": "claude-sonnet-4-5", "display_name": "Mock"}
+            self.send_json({"data": [model], "has_more": False})
+        else:
+            self._not_found()
+
+
+class MockAnthropic(MockServer[RecordedCall[Reply]]):
     """A Messages API mock on 127.0.0.1 (random port), used as a context manager.
+
+    ``url`` is the base URL for ``ANTHROPIC_BASE_URL`` (no trailing slash); ``calls`` holds
+    every HTTP request received (any method and path) and ``clear`` forgets them.
 
     Args:
         reply_text: the text answered when no other rule applies.
@@ -100,6 +125,8 @@ class MockAnthropic:
             script".
     """
 
+    handler = _Handler
+
     def __init__(
         self,
         *,
@@ -110,6 +137,7 @@ class MockAnthropic:
         result_chars: int = 200,
         responder: Responder | None = None,
     ) -> None:
+        super().__init__()
         self.reply_text = reply_text
         self.tool_trigger = tool_trigger
         self.tool_name = tool_name
@@ -118,64 +146,8 @@ class MockAnthropic:
         )
         self.result_chars = result_chars
         self.responder = responder
-        self._lock = threading.Lock()
-        self._calls: list[RecordedCall] = []
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    # -- lifecycle
-
-    def start(self) -> MockAnthropic:
-        """Bind 127.0.0.1 on a free port and serve in a background thread."""
-        if self._server is not None:
-            raise RuntimeError("MockAnthropic is already running")
-        server = _Server(("127.0.0.1", 0), _Handler)
-        server.mock = self
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving, cut open connections and wait for every handler thread."""
-        server, thread = self._server, self._thread
-        if server is None:
-            return
-        server.shutdown()
-        server.close_connections()
-        server.server_close()  # joins the handler threads
-        if thread is not None:
-            thread.join(timeout=5)
-        self._server = self._thread = None
-
-    def __enter__(self) -> MockAnthropic:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     # -- what was received
-
-    @property
-    def url(self) -> str:
-        """Base URL for ``ANTHROPIC_BASE_URL`` (no trailing slash)."""
-        if self._server is None:
-            raise RuntimeError("MockAnthropic is not running")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    @property
-    def calls(self) -> list[RecordedCall]:
-        """Every HTTP request received so far, in arrival order (a copy)."""
-        with self._lock:
-            return list(self._calls)
 
     @property
     def requests(self) -> list[JSON]:
@@ -193,15 +165,6 @@ class MockAnthropic:
     def side_requests(self) -> list[JSON]:
         """The ``/v1/messages`` bodies that offer no tools (titles, quota checks, ...)."""
         return [r for r in self.requests if not is_main_request(r)]
-
-    def clear(self) -> None:
-        """Forget what was recorded (between two runs of the client in one test)."""
-        with self._lock:
-            self._calls.clear()
-
-    def _record(self, call: RecordedCall) -> None:
-        with self._lock:
-            self._calls.append(call)
 
     # -- the script
 
@@ -222,164 +185,3 @@ class MockAnthropic:
         ):
             return Reply.call_tool(self.tool_name, self.tool_input)
         return Reply.say(self.reply_text)
-
-
-def _route(path: str) -> str:
-    return path.split("?", 1)[0].rstrip("/")
-
-
-class _Server(ThreadingHTTPServer):
-    """Threaded server that can cut its keep-alive connections on stop."""
-
-    daemon_threads = False
-    block_on_close = True
-    mock: MockAnthropic
-
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
-        super().__init__(address, handler)
-        self._open: set[socket.socket] = set()
-        self._open_lock = threading.Lock()
-
-    def track(self, conn: socket.socket, *, open_: bool) -> None:
-        with self._open_lock:
-            if open_:
-                self._open.add(conn)
-            else:
-                self._open.discard(conn)
-
-    def close_connections(self) -> None:
-        with self._open_lock:
-            conns = list(self._open)
-        for conn in conns:
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # The client hanging up mid-stream is normal (it exits); stay quiet about it.
-        pass
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = "lorebook-mock-anthropic/1"
-    timeout = 60  # an idle keep-alive connection ends by itself
-
-    @property
-    def mock(self) -> MockAnthropic:
-        return cast(_Server, self.server).mock
-
-    def setup(self) -> None:
-        super().setup()
-        cast(_Server, self.server).track(self.connection, open_=True)
-
-    def finish(self) -> None:
-        cast(_Server, self.server).track(self.connection, open_=False)
-        with contextlib.suppress(OSError):
-            super().finish()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # requests are recorded, not printed
-
-    # -- reading
-
-    def _read_raw(self) -> bytes:
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            chunks = []
-            while True:
-                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass
-                    break
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-            return b"".join(chunks)
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
-
-    def _read_body(self) -> Any:
-        raw = self._read_raw()
-        encoding = (self.headers.get("Content-Encoding") or "identity").lower()
-        if raw and encoding in ("gzip", "deflate"):
-            raw = zlib.decompress(raw, 47)  # 47: auto-detect gzip or zlib header
-        elif raw and encoding != "identity":
-            return {"_undecoded": encoding, "_bytes": len(raw)}
-        if not raw:
-            return None
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return {"_raw": raw.decode("utf-8", "replace")}
-
-    def _record(self, body: Any, reply: Reply | None = None) -> None:
-        headers = {
-            k: ("<redacted>" if k.lower() in _REDACTED_HEADERS else v)
-            for k, v in self.headers.items()
-        }
-        self.mock._record(RecordedCall(self.command, self.path, headers, body, reply))
-
-    # -- writing
-
-    def _send_json(self, obj: Any, status: int = 200) -> None:
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
-
-    def _send_events(self, events: list[JSON]) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")  # the stream ends when the connection does
-        self.end_headers()
-        for event in events:
-            self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
-            self.wfile.flush()
-        self.close_connection = True
-
-    def _not_found(self) -> None:
-        error = {"type": "not_found_error", "message": f"mock: no route for {self.path}"}
-        self._send_json({"type": "error", "error": error}, status=404)
-
-    # -- routes
-
-    def do_POST(self) -> None:
-        try:
-            body = self._read_body()
-            route = _route(self.path)
-            if route == "/v1/messages" and isinstance(body, dict):
-                reply = self.mock.reply_for(body)
-                self._record(body, reply)
-                if body.get("stream"):
-                    self._send_events(stream_events(body, reply))
-                else:
-                    self._send_json(message_json(body, reply))
-            elif route == "/v1/messages":
-                self._record(body)
-                error = {"type": "invalid_request_error", "message": "mock: body is not JSON"}
-                self._send_json({"type": "error", "error": error}, status=400)
-            elif route == "/v1/messages/count_tokens":
-                self._record(body)
-                self._send_json({"input_tokens": estimate_tokens(body)})
-            else:
-                self._record(body)
-                self._not_found()
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
-
-    def do_GET(self) -> None:
-        self._record(None)
-        if _route(self.path) == "/v1/models":
-            model = {"type": "model", "id": "claude-sonnet-4-5", "display_name": "Mock"}
-            self._send_json({"data": [model], "has_more": False})
-        else:
-            self._not_found()
-
-    def do_HEAD(self) -> None:
-        self._record(None)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()

@@ -32,16 +32,8 @@ Example::
 
 from __future__ import annotations
 
-import contextlib
-import json
-import socket
-import threading
-import zlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, cast
+from typing import Any
 
 from tests.e2e.responses_api import (
     JSON,
@@ -58,6 +50,7 @@ from tests.e2e.responses_api import (
     response_json,
     stream_events,
 )
+from tests.mockserver import MockServer, RecordedCall, RecordingHandler, route
 
 __all__ = [
     "DEFAULT_TOOL_ARGUMENTS",
@@ -82,29 +75,61 @@ DEFAULT_TOOL_TRIGGER = "PROBE_TOOL"
 DEFAULT_TOOL_NAME = "exec_command"
 DEFAULT_TOOL_ARGUMENTS: Mapping[str, Any] = {"cmd": "cat hello.txt"}
 MOCK_MODEL = "mock-model"
-_REDACTED_HEADERS = frozenset(
-    {"authorization", "api-key", "x-api-key", "proxy-authorization", "cookie"}
-)
 
 Responder = Callable[[JSON], Reply | None]
-
-
-@dataclass(frozen=True)
-class RecordedCall:
-    """One HTTP request the mock received (any method and path), with the reply it chose."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
-    reply: Reply | None = field(default=None)
 
 
 # ---------------------------------------------------------------- the server
 
 
-class MockResponses:
+class _Handler(RecordingHandler["MockResponses"]):
+    server_version = "lorebook-mock-responses/1"
+    redacted_headers = frozenset(
+        {"authorization", "api-key", "x-api-key", "proxy-authorization", "cookie"}
+    )
+
+    def _send_error(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
+        error = {"message": f"mock: {message}", "type": kind, "param": None, "code": None}
+        self.send_json({"error": error}, status=status)
+
+    def do_POST(self) -> None:
+        try:
+            body = self.read_body()
+            path = route(self.path)
+            if path == "/v1/responses" and isinstance(body, dict):
+                reply = self.mock.reply_for(body)
+                self.record(body, reply)
+                if body.get("stream"):
+                    self.send_events(stream_events(body, reply))
+                else:
+                    self.send_json(response_json(body, reply))
+            elif path == "/v1/responses":
+                self.record(body)
+                self._send_error(400, "body is not a JSON object")
+            else:
+                self.record(body)
+                self._send_error(404, f"no route for POST {self.path}", "not_found_error")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def do_GET(self) -> None:
+        self.record(None)
+        try:
+            if route(self.path) == "/v1/models":
+                model = {"id": MOCK_MODEL, "object": "model", "created": 0, "owned_by": "mock"}
+                self.send_json({"object": "list", "data": [model]})
+            else:
+                self._send_error(404, f"no route for GET {self.path}", "not_found_error")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+
+class MockResponses(MockServer[RecordedCall[Reply]]):
     """A Responses API mock on 127.0.0.1 (random port), used as a context manager.
+
+    ``url`` is the server's root URL, no trailing slash (a provider's ``base_url`` adds
+    ``/v1``); ``calls`` holds every HTTP request received (any method and path) and ``clear``
+    forgets them.
 
     Args:
         reply_text: the text answered when no other rule applies.
@@ -116,6 +141,8 @@ class MockResponses:
             script".
     """
 
+    handler = _Handler
+
     def __init__(
         self,
         *,
@@ -126,6 +153,7 @@ class MockResponses:
         result_chars: int = 200,
         responder: Responder | None = None,
     ) -> None:
+        super().__init__()
         self.reply_text = reply_text
         self.tool_trigger = tool_trigger
         self.tool_name = tool_name
@@ -134,64 +162,8 @@ class MockResponses:
         )
         self.result_chars = result_chars
         self.responder = responder
-        self._lock = threading.Lock()
-        self._calls: list[RecordedCall] = []
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    # -- lifecycle
-
-    def start(self) -> MockResponses:
-        """Bind 127.0.0.1 on a free port and serve in a background thread."""
-        if self._server is not None:
-            raise RuntimeError("MockResponses is already running")
-        server = _Server(("127.0.0.1", 0), _Handler)
-        server.mock = self
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving, cut open connections and wait for every handler thread."""
-        server, thread = self._server, self._thread
-        if server is None:
-            return
-        server.shutdown()
-        server.close_connections()
-        server.server_close()  # joins the handler threads
-        if thread is not None:
-            thread.join(timeout=5)
-        self._server = self._thread = None
-
-    def __enter__(self) -> MockResponses:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     # -- what was received
-
-    @property
-    def url(self) -> str:
-        """The server's root URL, no trailing slash (a provider's ``base_url`` adds ``/v1``)."""
-        if self._server is None:
-            raise RuntimeError("MockResponses is not running")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    @property
-    def calls(self) -> list[RecordedCall]:
-        """Every HTTP request received so far, in arrival order (a copy)."""
-        with self._lock:
-            return list(self._calls)
 
     @property
     def requests(self) -> list[JSON]:
@@ -206,18 +178,9 @@ class MockResponses:
         """The other ``/v1/responses`` bodies (compaction summaries, ...)."""
         return [r for r in self.requests if not is_main_request(r)]
 
-    def other_calls(self) -> list[RecordedCall]:
+    def other_calls(self) -> list[RecordedCall[Reply]]:
         """The requests to any route but ``POST /v1/responses`` (model lists, ...)."""
         return [c for c in self.calls if c.reply is None]
-
-    def clear(self) -> None:
-        """Forget what was recorded (between two runs of the client in one test)."""
-        with self._lock:
-            self._calls.clear()
-
-    def _record(self, call: RecordedCall) -> None:
-        with self._lock:
-            self._calls.append(call)
 
     # -- the script
 
@@ -238,163 +201,3 @@ class MockResponses:
         ):
             return Reply.call_function(self.tool_name, self.tool_arguments)
         return Reply.say(self.reply_text)
-
-
-def _route(path: str) -> str:
-    return path.split("?", 1)[0].rstrip("/")
-
-
-class _Server(ThreadingHTTPServer):
-    """Threaded server that can cut its keep-alive connections on stop."""
-
-    daemon_threads = False
-    block_on_close = True
-    mock: MockResponses
-
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
-        super().__init__(address, handler)
-        self._open: set[socket.socket] = set()
-        self._open_lock = threading.Lock()
-
-    def track(self, conn: socket.socket, *, open_: bool) -> None:
-        with self._open_lock:
-            if open_:
-                self._open.add(conn)
-            else:
-                self._open.discard(conn)
-
-    def close_connections(self) -> None:
-        with self._open_lock:
-            conns = list(self._open)
-        for conn in conns:
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # The client hanging up mid-stream is normal (it exits); stay quiet about it.
-        pass
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = "lorebook-mock-responses/1"
-    timeout = 60  # an idle keep-alive connection ends by itself
-
-    @property
-    def mock(self) -> MockResponses:
-        return cast(_Server, self.server).mock
-
-    def setup(self) -> None:
-        super().setup()
-        cast(_Server, self.server).track(self.connection, open_=True)
-
-    def finish(self) -> None:
-        cast(_Server, self.server).track(self.connection, open_=False)
-        with contextlib.suppress(OSError):
-            super().finish()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # requests are recorded, not printed
-
-    # -- reading
-
-    def _read_raw(self) -> bytes:
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            chunks = []
-            while True:
-                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass
-                    break
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-            return b"".join(chunks)
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
-
-    def _read_body(self) -> Any:
-        raw = self._read_raw()
-        encoding = (self.headers.get("Content-Encoding") or "identity").lower()
-        if raw and encoding in ("gzip", "deflate"):
-            raw = zlib.decompress(raw, 47)  # 47: auto-detect gzip or zlib header
-        elif raw and encoding != "identity":  # zstd: not in the 3.11 standard library
-            return {"_undecoded": encoding, "_bytes": len(raw)}
-        if not raw:
-            return None
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return {"_raw": raw.decode("utf-8", "replace")}
-
-    def _record(self, body: Any, reply: Reply | None = None) -> None:
-        headers = {
-            k: ("<redacted>" if k.lower() in _REDACTED_HEADERS else v)
-            for k, v in self.headers.items()
-        }
-        self.mock._record(RecordedCall(self.command, self.path, headers, body, reply))
-
-    # -- writing
-
-    def _send_json(self, obj: Any, status: int = 200) -> None:
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
-
-    def _send_events(self, events: list[JSON]) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")  # the stream ends when the connection does
-        self.end_headers()
-        for event in events:
-            self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
-            self.wfile.flush()
-        self.close_connection = True
-
-    def _send_error(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
-        error = {"message": f"mock: {message}", "type": kind, "param": None, "code": None}
-        self._send_json({"error": error}, status=status)
-
-    # -- routes
-
-    def do_POST(self) -> None:
-        try:
-            body = self._read_body()
-            route = _route(self.path)
-            if route == "/v1/responses" and isinstance(body, dict):
-                reply = self.mock.reply_for(body)
-                self._record(body, reply)
-                if body.get("stream"):
-                    self._send_events(stream_events(body, reply))
-                else:
-                    self._send_json(response_json(body, reply))
-            elif route == "/v1/responses":
-                self._record(body)
-                self._send_error(400, "body is not a JSON object")
-            else:
-                self._record(body)
-                self._send_error(404, f"no route for POST {self.path}", "not_found_error")
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
-
-    def do_GET(self) -> None:
-        self._record(None)
-        try:
-            if _route(self.path) == "/v1/models":
-                model = {"id": MOCK_MODEL, "object": "model", "created": 0, "owned_by": "mock"}
-                self._send_json({"object": "list", "data": [model]})
-            else:
-                self._send_error(404, f"no route for GET {self.path}", "not_found_error")
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
-
-    def do_HEAD(self) -> None:
-        self._record(None)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()

@@ -20,6 +20,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tests.mockserver import JSON, estimate_tokens, leaf_strings
+
 __all__ = [
     "JSON",
     "Reply",
@@ -39,7 +41,6 @@ __all__ = [
     "trailing_function_call_outputs",
 ]
 
-JSON = dict[str, Any]
 
 _TEXT_PARTS = frozenset({"input_text", "output_text", "text", "summary_text", "reasoning_text"})
 _TOOL_OUTPUTS = frozenset(
@@ -128,17 +129,6 @@ def _content_texts(content: Any) -> Iterator[str]:
                 yield part["text"]
 
 
-def _leaf_strings(node: Any) -> Iterator[str]:
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, list):
-        for item in node:
-            yield from _leaf_strings(item)
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from _leaf_strings(value)
-
-
 def _arguments(item: Mapping[str, Any]) -> Any:
     raw = item.get("arguments")
     if not isinstance(raw, str):
@@ -162,7 +152,7 @@ def _item_texts(item: Mapping[str, Any]) -> Iterator[str]:
     if kind == "message":
         yield from _content_texts(item.get("content"))
     elif kind == "function_call":
-        yield from _leaf_strings(_arguments(item))
+        yield from leaf_strings(_arguments(item))
     elif kind == "custom_tool_call" and isinstance(item.get("input"), str):
         yield item["input"]
     elif kind in _TOOL_OUTPUTS:
@@ -300,11 +290,6 @@ def offers_tool(request: Mapping[str, Any], name: str) -> bool:
 
 
 # ---------------------------------------------------------------- wire format
-
-
-def estimate_tokens(body: Any) -> int:
-    """A rough token count: four characters of JSON per token."""
-    return max(1, len(json.dumps(body)) // 4)
 
 
 def _usage(request: Mapping[str, Any], reply: Reply) -> JSON:
