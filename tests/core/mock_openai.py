@@ -22,9 +22,9 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, cast
+from typing import Any
+
+from tests.mockserver import MockHandler, MockServer, route
 
 
 @dataclass(frozen=True)
@@ -71,100 +71,6 @@ class Recorded:
 Responder = Callable[[Any], Reply | None]
 
 
-class MockOpenAI:
-    """A Chat Completions mock on 127.0.0.1, used as a context manager.
-
-    Args:
-        script: Replies given in order, one per request, before ``default``.
-        default: The reply once the script is used up.
-        responder: Asked first for every request; ``None`` means "use the script".
-    """
-
-    def __init__(
-        self,
-        script: Sequence[Reply] = (),
-        *,
-        default: Reply | None = None,
-        responder: Responder | None = None,
-    ) -> None:
-        self.script = list(script)
-        self.default = default or Reply()
-        self.responder = responder
-        self.received = threading.Event()
-        self._lock = threading.Lock()
-        self._calls: list[Recorded] = []
-        self._waits: list[threading.Event] = []
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._url: str | None = None
-
-    def start(self) -> MockOpenAI:
-        """Bind a free port on 127.0.0.1 and serve in a background thread."""
-        server = _Server(("127.0.0.1", 0), _Handler)
-        server.mock = self
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        host, port = server.server_address[:2]
-        self._url = f"http://{host!s}:{port}/v1"
-        return self
-
-    def stop(self) -> None:
-        """Release held requests, stop serving and wait for the handler threads."""
-        server, thread = self._server, self._thread
-        if server is None:
-            return
-        with self._lock:
-            for event in self._waits:
-                event.set()
-        server.shutdown()
-        server.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
-        self._server = self._thread = None
-
-    def __enter__(self) -> MockOpenAI:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        """The API base URL, ending in ``/v1`` (still known after ``stop``)."""
-        if self._url is None:
-            raise RuntimeError("MockOpenAI was never started")
-        return self._url
-
-    @property
-    def requests(self) -> list[Recorded]:
-        """Every request received so far, in arrival order (a copy)."""
-        with self._lock:
-            return list(self._calls)
-
-    def reply_for(self, body: Any) -> Reply:
-        """Choose the reply to one request (and remember it was received)."""
-        reply = self.responder(body) if self.responder is not None else None
-        with self._lock:
-            if reply is None:
-                reply = self.script.pop(0) if self.script else self.default
-            if reply.wait is not None:
-                self._waits.append(reply.wait)
-        return reply
-
-    def _record(self, call: Recorded) -> None:
-        with self._lock:
-            self._calls.append(call)
-        self.received.set()
-
-
 def completion(body: Any, content: str) -> dict[str, Any]:
     """A Chat Completions answer carrying ``content``."""
     model = body.get("model", "mock") if isinstance(body, dict) else "mock"
@@ -184,42 +90,16 @@ def completion(body: Any, content: str) -> dict[str, Any]:
     }
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    mock: MockOpenAI
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(MockHandler["MockOpenAI"]):
     server_version = "lorebook-mock-openai/1"
 
-    @property
-    def mock(self) -> MockOpenAI:
-        return cast(_Server, self.server).mock
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # requests are recorded, not printed
-
-    def _body(self) -> Any:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            return json.loads(raw) if raw else None
-        except ValueError:
-            return {"_raw": raw.decode("utf-8", "replace")}
-
     def _send(self, status: int, text: str) -> None:
-        data = text.encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_bytes(text.encode("utf-8"), status)
 
     def do_POST(self) -> None:
-        body = self._body()
-        self.mock._record(Recorded("POST", self.path, dict(self.headers.items()), body))
-        if self.path.split("?", 1)[0].rstrip("/") != "/v1/chat/completions":
+        body = self.read_body()
+        self.mock._record(Recorded("POST", self.path, self.recorded_headers(), body))
+        if route(self.path) != "/v1/chat/completions":
             self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
             return
         reply = self.mock.reply_for(body)
@@ -232,3 +112,65 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(reply.status, json.dumps(completion(body, reply.content or "")))
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+
+class MockOpenAI(MockServer[Recorded]):
+    """A Chat Completions mock on 127.0.0.1, used as a context manager.
+
+    Each connection is served by a daemon thread, which ``stop`` does not wait for.
+
+    Args:
+        script: Replies given in order, one per request, before ``default``.
+        default: The reply once the script is used up.
+        responder: Asked first for every request; ``None`` means "use the script".
+    """
+
+    handler = _Handler
+    daemon_threads = True
+
+    def __init__(
+        self,
+        script: Sequence[Reply] = (),
+        *,
+        default: Reply | None = None,
+        responder: Responder | None = None,
+    ) -> None:
+        super().__init__()
+        self.script = list(script)
+        self.default = default or Reply()
+        self.responder = responder
+        self.received = threading.Event()
+        self._waits: list[threading.Event] = []
+
+    def stop(self) -> None:
+        """Release held requests, stop serving and wait for the serving thread."""
+        with self._lock:
+            for event in self._waits:
+                event.set()
+        super().stop()
+
+    @property
+    def url(self) -> str:
+        """The API base URL, ending in ``/v1`` (still known after ``stop``)."""
+        if self._root_url is None:
+            raise RuntimeError("MockOpenAI was never started")
+        return f"{self._root_url}/v1"
+
+    @property
+    def requests(self) -> list[Recorded]:
+        """Every request received so far, in arrival order (a copy)."""
+        return self.calls
+
+    def reply_for(self, body: Any) -> Reply:
+        """Choose the reply to one request (and remember it was received)."""
+        reply = self.responder(body) if self.responder is not None else None
+        with self._lock:
+            if reply is None:
+                reply = self.script.pop(0) if self.script else self.default
+            if reply.wait is not None:
+                self._waits.append(reply.wait)
+        return reply
+
+    def _record(self, call: Recorded) -> None:
+        super()._record(call)
+        self.received.set()
