@@ -10,17 +10,33 @@ together.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import signal
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-import pytest
+from tests.e2e.clients import describe, find_client, isolated_env, run_process
 
-from tests.conftest import REPO_ROOT
+__all__ = [
+    "CODEX_API_KEY_ENV",
+    "CODEX_INSTALL_HINT",
+    "CODEX_MODEL",
+    "CODEX_VERSION",
+    "DEFAULT_SANDBOX",
+    "CodexRunner",
+    "codex_command",
+    "codex_env",
+    "completed_items",
+    "describe",
+    "final_message",
+    "find_codex",
+    "home_of",
+    "json_events",
+    "run_process",
+    "thread_id",
+    "trust_project",
+    "write_codex_config",
+]
 
 # Keep in step with CODEX_VERSION in .ci/run.
 CODEX_VERSION = "0.171.0"
@@ -58,14 +74,7 @@ class CodexRunner(Protocol):
 
 def find_codex() -> Path | None:
     """The codex executable: $LOREBOOK_CODEX_BIN, else ``.clients/``, else PATH."""
-    configured = os.environ.get("LOREBOOK_CODEX_BIN")
-    if configured:
-        return Path(configured)
-    pinned = REPO_ROOT / ".clients" / "node_modules" / ".bin" / "codex"
-    if pinned.exists():
-        return pinned
-    found = shutil.which("codex")
-    return Path(found) if found else None
+    return find_client("codex", "LOREBOOK_CODEX_BIN")
 
 
 def home_of(codex_home: Path) -> Path:
@@ -80,24 +89,8 @@ def codex_env(codex_home: Path, extra: Mapping[str, str] | None = None) -> dict[
     set, the provider's key is a dummy, the loopback address bypasses any proxy, and the
     inherited ``OPENAI_*``, ``CODEX_*`` and ``LOREBOOK_INTERNAL`` variables are gone.
     """
-    home = home_of(codex_home)
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(_DROPPED_PREFIXES) and k not in _DROPPED_NAMES
-    }
-    no_proxy = ",".join(filter(None, [env.get("NO_PROXY"), "127.0.0.1", "localhost"]))
-    env.update(
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_CACHE_HOME=str(home / ".cache"),
-        XDG_DATA_HOME=str(home / ".local" / "share"),
-        XDG_STATE_HOME=str(home / ".local" / "state"),
-        CODEX_HOME=str(codex_home),
-        NO_PROXY=no_proxy,
-        no_proxy=no_proxy,
-        NO_COLOR="1",
-    )
+    env = isolated_env(home_of(codex_home), _DROPPED_PREFIXES, _DROPPED_NAMES)
+    env.update(CODEX_HOME=str(codex_home), NO_COLOR="1")
     env[CODEX_API_KEY_ENV] = "sk-e2e-mock-not-a-secret"
     env.update(extra or {})
     return env
@@ -170,41 +163,6 @@ def codex_command(
         cmd += ["resume", "--last"]
     cmd.append(prompt)
     return cmd
-
-
-def describe(proc: subprocess.CompletedProcess[str]) -> str:
-    """A failure message: the command, its exit code, stdout and stderr."""
-    return (
-        f"{' '.join(map(str, proc.args))}\nexit code {proc.returncode}\n"
-        f"--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
-    )
-
-
-def run_process(
-    cmd: list[str], cwd: Path, env: Mapping[str, str], timeout: float
-) -> subprocess.CompletedProcess[str]:
-    """Run a command with stdin closed, in its own process group, killed whole on timeout.
-
-    Codex appends whatever stdin holds to the prompt, so stdin is always ``/dev/null``.
-    """
-    with subprocess.Popen(
-        cmd,
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    ) as child:
-        try:
-            stdout, stderr = child.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            stdout, stderr = child.communicate()
-            proc = subprocess.CompletedProcess(cmd, -signal.SIGKILL, stdout, stderr)
-            pytest.fail(f"{cmd[0]} timed out after {timeout}s\n{describe(proc)}", pytrace=False)
-    return subprocess.CompletedProcess(cmd, child.returncode, stdout, stderr)
 
 
 # ---------------------------------------------------------------- the --json event stream

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import signal
 import subprocess
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -22,7 +20,13 @@ from typing import Any, NoReturn, Protocol
 
 import pytest
 
-from tests.conftest import REPO_ROOT, git
+from tests.conftest import git
+from tests.e2e.clients import (
+    describe as describe,  # re-exported: the Claude tests import it from here
+    find_client,
+    isolated_env,
+    run_process,
+)
 from tests.e2e.codex_cli import (
     CODEX_INSTALL_HINT,
     CODEX_VERSION,
@@ -30,7 +34,6 @@ from tests.e2e.codex_cli import (
     codex_command,
     codex_env,
     find_codex,
-    run_process,
     trust_project,
     write_codex_config,
 )
@@ -85,46 +88,19 @@ def _unavailable(message: str) -> NoReturn:
 
 def find_claude() -> Path | None:
     """The claude executable: $LOREBOOK_CLAUDE_BIN, else ``.clients/``, else PATH."""
-    configured = os.environ.get("LOREBOOK_CLAUDE_BIN")
-    if configured:
-        return Path(configured)
-    pinned = REPO_ROOT / ".clients" / "node_modules" / ".bin" / "claude"
-    if pinned.exists():
-        return pinned
-    found = shutil.which("claude")
-    return Path(found) if found else None
+    return find_client("claude", "LOREBOOK_CLAUDE_BIN")
 
 
 def claude_env(home: Path, base_url: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment for one client run: isolated HOME, mock endpoint, quiet flags."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(_DROPPED_PREFIXES) and k not in _DROPPED_NAMES
-    }
-    no_proxy = ",".join(filter(None, [env.get("NO_PROXY"), "127.0.0.1", "localhost"]))
+    env = isolated_env(home, _DROPPED_PREFIXES, _DROPPED_NAMES)
     env.update(
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_CACHE_HOME=str(home / ".cache"),
-        XDG_DATA_HOME=str(home / ".local" / "share"),
-        XDG_STATE_HOME=str(home / ".local" / "state"),
         ANTHROPIC_BASE_URL=base_url,
         ANTHROPIC_API_KEY="sk-ant-e2e-mock-not-a-secret",
-        NO_PROXY=no_proxy,
-        no_proxy=no_proxy,
         **QUIET_ENV,
     )
     env.update(extra or {})
     return env
-
-
-def describe(proc: subprocess.CompletedProcess[str]) -> str:
-    """A failure message: the command, its exit code, stdout and stderr."""
-    return (
-        f"{' '.join(map(str, proc.args))}\nexit code {proc.returncode}\n"
-        f"--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
-    )
 
 
 def stream_json_events(stdout: str) -> list[dict[str, Any]]:
@@ -139,30 +115,6 @@ def result_event(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     return results[-1]
 
 
-def _run(
-    cmd: list[str], cwd: Path, env: Mapping[str, str], timeout: float
-) -> subprocess.CompletedProcess[str]:
-    """Run the client in its own process group, killing the whole group on timeout."""
-    with subprocess.Popen(
-        cmd,
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    ) as child:
-        try:
-            stdout, stderr = child.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            stdout, stderr = child.communicate()
-            proc = subprocess.CompletedProcess(cmd, -signal.SIGKILL, stdout, stderr)
-            pytest.fail(f"claude timed out after {timeout}s\n{describe(proc)}", pytrace=False)
-    return subprocess.CompletedProcess(cmd, child.returncode, stdout, stderr)
-
-
 @pytest.fixture(scope="session")
 def claude_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The pinned Claude Code executable (skips locally, fails in CI when it is missing)."""
@@ -171,7 +123,8 @@ def claude_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
         where = f" (LOREBOOK_CLAUDE_BIN={path})" if path else ""
         _unavailable(INSTALL_HINT + where)
     home = tmp_path_factory.mktemp("claude-version-home")
-    proc = _run([str(path), "--version"], Path.cwd(), claude_env(home, "http://127.0.0.1:9"), 60)
+    env = claude_env(home, "http://127.0.0.1:9")
+    proc = run_process([str(path), "--version"], Path.cwd(), env, 60, name="claude")
     version = proc.stdout.split()[0] if proc.stdout.split() else ""
     if proc.returncode != 0 or version != CLAUDE_CODE_VERSION:
         pytest.fail(
@@ -222,7 +175,9 @@ def run_claude(claude_bin: Path, mock_anthropic: MockAnthropic, claude_home: Pat
         if resume is not None:
             cmd += ["--resume", resume]
         cmd += extra_args
-        proc = _run(cmd, repo, claude_env(claude_home, mock_anthropic.url, env), timeout)
+        proc = run_process(
+            cmd, repo, claude_env(claude_home, mock_anthropic.url, env), timeout, name="claude"
+        )
         if check and proc.returncode != 0:
             pytest.fail(describe(proc), pytrace=False)
         return proc
