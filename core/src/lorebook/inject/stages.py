@@ -16,7 +16,7 @@ from lorebook.inject import anchors as match
 from lorebook.inject.render import KB_PREFIX, fit
 from lorebook.inject.state import remember_notes, seen_notes
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
-from lorebook.recall.tokenize import tokenize
+from lorebook.recall.serve import choose, live_notes
 
 SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "run_shell_command", "run_terminal_cmd"})
 
@@ -58,53 +58,19 @@ class Context:
         return NoteIndex(index_path(self.kb_root), readonly=True)
 
 
-def live_notes(index: NoteIndex, ids: list[str]) -> list[IndexedNote]:
-    """Resolve ids to active notes, in order: superseded ones give way to their successors."""
-    found = index.get(ids)
-    result: dict[str, IndexedNote] = {}
-    for note_id in ids:
-        note = found.get(note_id)
-        if note is None:
-            continue
-        if note.status == "superseded":
-            for succ in index.get(note.superseded_by).values():
-                if succ.status == "active":
-                    result.setdefault(succ.id, succ)
-        elif note.status == "active":
-            result.setdefault(note.id, note)
-    return list(result.values())
-
-
 def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
-    """Rank notes against the prompt; inject the best ones above the relevance floor."""
-    tokens = tokenize(event.prompt or "")
-    if not tokens:
+    """Inject the notes :func:`lorebook.recall.serve.choose` serves for this prompt."""
+    prompt = event.prompt or ""
+    if not prompt.strip():
         return HookAnswer()
-    cfg = ctx.config
     with ctx.index() as index:
-        found = index.search_with_coverage(tokens)
-        ctx.deadline.check("ranking")
-        if not found:
-            return HookAnswer()
-        best = max(score for score, _ in found.values())
-        floor = max(cfg.min_score, cfg.relative_floor * best)
-        ranked = sorted(
-            (s for s in found.items() if s[1][0] >= floor and s[1][1] >= cfg.min_coverage),
-            key=lambda s: (-s[1][0], s[0]),
-        )
-        notes = live_notes(index, [note_id for note_id, _ in ranked[: cfg.max_notes * 3]])
-    seen = seen_notes(ctx.kb_root, event.session_id)
-    fresh = [n for n in notes if n.id not in seen][: cfg.max_notes]
-    header = (
-        "lorebook: notes the team keeps for this project (.lorebook/) that match this "
-        "prompt. Follow them unless the user says otherwise."
-    )
-    text, ids = fit(header, fresh, cfg.prompt_chars)
-    ctx.deadline.check("rendering notes")
-    if not ids:
+        seen = seen_notes(ctx.kb_root, event.session_id)
+        served = choose(index, prompt, ctx.config, seen)
+    ctx.deadline.check("ranking and rendering notes")
+    if not served.shown:
         return HookAnswer()
-    remember_notes(ctx.kb_root, event.session_id, set(ids))
-    return HookAnswer(context=text)
+    remember_notes(ctx.kb_root, event.session_id, set(served.shown))
+    return HookAnswer(context=served.text)
 
 
 def _deny_reason(note: IndexedNote) -> str:
