@@ -327,7 +327,7 @@ def test_import_file_guesses_or_obeys(tmp_path: Path) -> None:
         import_file(path, "csv")
     with pytest.raises(ImportFormatError, match="no '_\\*\\*User"):
         import_bytes(path.read_bytes(), str(path), "specstory")
-    assert set(FORMATS) == {"specstory", "jsonl", "kenkeep"}
+    assert set(FORMATS) == {"specstory", "jsonl", "kenkeep", "console"}
 
 
 def test_importers_write_nothing(tmp_path: Path) -> None:

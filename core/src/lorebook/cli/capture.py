@@ -46,7 +46,7 @@ def import_command(
     files: Annotated[list[Path], typer.Argument(help="Transcript exports to import.")],
     fmt: Annotated[
         str | None,
-        typer.Option("--format", help="specstory, jsonl or kenkeep (default: guessed)."),
+        typer.Option("--format", help="specstory, jsonl, kenkeep or console (default: guessed)."),
     ] = None,
     json_output: JsonOption = False,
 ) -> None:

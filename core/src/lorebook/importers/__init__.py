@@ -9,7 +9,8 @@ Formats:
 
 - ``specstory``: SpecStory markdown exports of Cursor chats (:mod:`.specstory`);
 - ``jsonl``: plain normalised turns, one JSON object per line (:mod:`.jsonl`);
-- ``kenkeep``: kenkeep's labelled sessions, ``[USER]:`` / ``[AGENT]:`` (:mod:`.kenkeep`).
+- ``kenkeep``: kenkeep's labelled sessions, ``[USER]:`` / ``[AGENT]:`` (:mod:`.kenkeep`);
+- ``console``: text copied from a Claude Code or Gemini CLI terminal (:mod:`.console`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lorebook.importers.common import ImportFormatError, decode
+from lorebook.importers.console import looks_like_console, parse_console
 from lorebook.importers.jsonl import parse_jsonl
 from lorebook.importers.kenkeep import looks_like_kenkeep, parse_kenkeep
 from lorebook.importers.specstory import looks_like_specstory, parse_specstory
@@ -28,6 +30,7 @@ FORMATS: dict[str, Callable[[bytes, str], SessionLog]] = {
     "specstory": lambda data, name: parse_specstory(data, name).log,
     "jsonl": parse_jsonl,
     "kenkeep": parse_kenkeep,
+    "console": parse_console,
 }
 """Every import format by name: a function of the file's bytes and its name."""
 
@@ -56,6 +59,8 @@ def guess_format(data: bytes, name: str) -> str:
         return "specstory"
     if looks_like_kenkeep(text):
         return "kenkeep"
+    if looks_like_console(text):
+        return "console"
     if _first_object(text):
         return "jsonl"
     raise ImportFormatError(
@@ -85,7 +90,8 @@ def import_file(path: Path, fmt: str | None = None) -> SessionLog:
 
     Args:
         path: The file to read.
-        fmt: ``specstory``, ``jsonl`` or ``kenkeep``; None guesses from the content.
+        fmt: ``specstory``, ``jsonl``, ``kenkeep`` or ``console``; None guesses from the
+            content.
 
     Raises:
         ImportFormatError: As :func:`import_bytes`.
