@@ -1,0 +1,103 @@
+"""``lorebook eval extraction``: per-input figures of the rules extractor and the pre-selection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from lorebook.cli.output import JsonOption, print_json, say
+
+if TYPE_CHECKING:
+    from lorebook.evaluation.extraction import Counts, ExtractionEval
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _row(name: str, counts: Counts, share: float | None = None) -> str:
+    words = "" if share is None else f" {share:>6.1%}"
+    return (
+        f"{name:44.44} {counts.inputs:6} {counts.teaching:8} {counts.flagged:7}"
+        f" {_pct(counts.precision):>9} {_pct(counts.recall):>6}"
+        f" {_pct(counts.selection_recall):>10}{words}"
+    )
+
+
+def _lines(report: ExtractionEval) -> list[str]:
+    from lorebook.evaluation.extraction import Counts, by_label_kind, by_proposed_kind
+
+    lines: list[str] = []
+    if report.sessions:
+        header = f"{'session':44} {'inputs':>6} {'teaching':>8} {'flagged':>7}"
+        lines.append(f"{header} {'precision':>9} {'recall':>6} {'pre-recall':>10} {'words':>6}")
+        for session in report.sessions:
+            share = session.sent_words / session.total_words if session.total_words else 0.0
+            lines.append(_row(session.file, Counts.of(session.inputs), share))
+        lines.append(_row("total", Counts.of(report.results), report.word_share or 0.0))
+        lines.append("")
+        lines.append("recall by labelled kind:")
+        lines += ["  " + _row(k, c) for k, c in by_label_kind(report.results).items()]
+        lines.append("precision by proposed kind:")
+        lines += ["  " + _row(k, c) for k, c in by_proposed_kind(report.results).items()]
+    if report.prompt_eval is not None:
+        figures = report.prompt_eval
+        if lines:
+            lines.append("")
+        lines.append(
+            f"prompt-eval: {figures.matched} of {figures.points} expected points matched "
+            f"(deterministic proxy); {figures.empty_proposals} proposals from the "
+            f"{figures.empty_sessions} sessions that expect none"
+        )
+    return lines
+
+
+def extraction_command(
+    sessions: Annotated[
+        list[Path] | None,
+        typer.Option("--sessions", help="Session files to measure (repeat, or give several)."),
+    ] = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option("--labels", help="JSON Lines labels of the sessions' human inputs."),
+    ] = None,
+    prompt_eval: Annotated[
+        Path | None,
+        typer.Option(
+            "--prompt-eval",
+            help="A kenkeep prompt-eval folder (sessions/, expected/): count matched points "
+            "and the proposals from sessions that expect none.",
+            file_okay=False,
+        ),
+    ] = None,
+    extra: Annotated[
+        list[Path] | None,
+        typer.Argument(help="More session files, as after --sessions.", show_default=False),
+    ] = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Measure the rules extractor and the LLM pre-selection against labelled inputs.
+
+    Per input: precision and recall of the rules extractor (an input is flagged when a
+    proposal quotes it), by labelled kind and by proposed kind; the pre-selection's recall
+    and the share of the sessions' words it would send to a model.
+    """
+    from lorebook.evaluation.extraction import evaluate_extraction, report_json
+    from lorebook.evaluation.extraction_labels import LabelError
+
+    paths = [*(sessions or []), *(extra or [])]
+    if not paths and prompt_eval is None:
+        raise LabelError("nothing to measure: give --sessions with --labels, or --prompt-eval")
+    report = evaluate_extraction(paths, labels, prompt_eval)
+    if json_output:
+        print_json(report_json(report))
+        return
+    for line in _lines(report):
+        say(line)
+
+
+def register(eval_app: typer.Typer) -> None:
+    """Add ``extraction`` to the ``lorebook eval`` group."""
+    eval_app.command("extraction")(extraction_command)
