@@ -64,6 +64,7 @@ def _register() -> None:
         checks,
         conflict,
         curate,
+        evaluate,
         extract,
         folder,
         index,
@@ -86,6 +87,7 @@ def _register() -> None:
     checks.register(app)
     plugins.register(app)
     schema.register(app)
+    evaluate.register(app)
 
 
 _register()

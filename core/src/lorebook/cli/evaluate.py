@@ -1,19 +1,85 @@
-"""``lorebook eval``: measure lorebook against labelled data and baselines."""
+"""``lorebook eval``: measure lorebook against labelled data and baselines.
+
+``eval retrieval`` ranks a note collection for a query set with the prompt hook's own code
+(:mod:`lorebook.evaluation.retrieval`) and with grep and plain BM25, and prints one table;
+``eval extraction`` (:mod:`lorebook.cli.eval_extraction`) scores the extractor.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from lorebook.cli import eval_extraction
+from lorebook.cli.output import JsonOption, print_json, say, warn
 
 eval_app = typer.Typer(
     name="eval",
-    help="Measure lorebook: extraction against labelled sessions.",
+    help="Measure lorebook: retrieval against grep and plain BM25, extraction against "
+    "labelled sessions.",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
 )
 eval_extraction.register(eval_app)
+
+
+@eval_app.command("retrieval")
+def retrieval(
+    notes: Annotated[
+        Path,
+        typer.Option(
+            "--notes",
+            help="A .lorebook/nodes folder, an OKF bundle (kenkeep pack), a folder of Cursor "
+            "rule files, or a LoCoMo .json file (which brings its own questions).",
+        ),
+    ],
+    queries: Annotated[
+        Path | None,
+        typer.Option(
+            "--queries",
+            help='JSON Lines of {"query": ..., "expected": [ids]} ([] = nothing should be '
+            "injected), or kenkeep's golden-queries.yaml.",
+        ),
+    ] = None,
+    distractors: Annotated[
+        list[Path] | None,
+        typer.Option("--distractors", help="A folder of notes added to the store (repeatable)."),
+    ] = None,
+    k: Annotated[int, typer.Option("--k", min=1, help="The window of recall@k.")] = 5,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="A lorebook config.yaml whose settings the hook uses."),
+    ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", help="List what each system served for each query.")
+    ] = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Rank NOTES for QUERIES: our ranker as the hook injects it and raw, grep, plain BM25."""
+    from lorebook.evaluation.report import json_document, summary_line, table, verbose_lines
+    from lorebook.evaluation.retrieval import hook_config, load_evalset, run_retrieval
+
+    settings = hook_config(config)
+    evalset = load_evalset(notes, queries, list(distractors or []))
+    for problem in evalset.skipped:
+        warn(f"skipped (not served by the hook either): {problem}")
+    report = run_retrieval(evalset, settings, k)
+    if json_output:
+        values = {name: getattr(settings, name) for name in type(settings).__slots__}
+        values = {n: list(v) if isinstance(v, tuple) else v for n, v in values.items()}
+        values["source"] = str(config) if config is not None else "defaults"
+        print_json(json_document(report, values, verbose))
+        return
+    if verbose:
+        for line in verbose_lines(report):
+            say(line)
+        say()
+    say(summary_line(report))
+    say(f"hook settings: {config if config is not None else 'defaults'}")
+    say(table(report))
 
 
 def register(app: typer.Typer) -> None:
