@@ -4,7 +4,8 @@ Curation and ``note`` commands write to the working tree and stage nothing, so t
 proposal is exactly what git sees changed under ``.lorebook/`` since ``HEAD``: tracked files
 that differ from it, and new files git does not ignore. Accepting is ``git add`` and
 ``git commit``; rejecting one change restores that file from ``HEAD`` (or deletes it when it
-is new) and rebuilds the indexes. Generated files are never reviewed one by one: they follow
+is new), records the claims it rejects in the rejections ledger (so curation never brings
+them back), and rebuilds the indexes. Generated files are never reviewed one by one: they follow
 from the notes.
 """
 
@@ -14,11 +15,14 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from lorebook.constants import KB_DIRNAME
 from lorebook.errors import LorebookError
 from lorebook.kb.paths import KBPaths
+
+if TYPE_CHECKING:
+    from lorebook.curate.rejections import RejectedClaim
 
 ChangeKind = Literal["added", "modified", "deleted"]
 Category = Literal["note", "other", "conflict", "generated"]
@@ -219,11 +223,14 @@ class Rejection:
         action: ``deleted`` (a new file) or ``restored`` (from ``HEAD``).
         dangling: Notes whose edges still name the rejected note's id, which no longer
             exists (``lint`` reports them).
+        remembered: Fingerprints of the rejected claims newly recorded in the rejections
+            ledger (:mod:`lorebook.curate.rejections`), so curation drops them from now on.
     """
 
     change: Change
     action: Literal["deleted", "restored"]
     dangling: tuple[str, ...] = ()
+    remembered: tuple[str, ...] = ()
 
 
 def _candidates(paths: KBPaths, target: str, cwd: Path) -> list[str]:
@@ -282,6 +289,59 @@ def _prune_empty_dirs(paths: KBPaths, start: Path) -> None:
         current = current.parent
 
 
+def _head_text(paths: KBPaths, change: Change) -> str | None:
+    """The file as ``HEAD`` has it (None for a file new since ``HEAD``)."""
+    if change.kind == "added":
+        return None
+    return git(paths.repo, "show", f"HEAD:./{change.path}")
+
+
+def _claims_of_note(paths: KBPaths, change: Change, text: str) -> list[tuple[str, str]]:
+    """The claims a note change brought from sessions (none when it gained no origin)."""
+    from lorebook.curate.rejections import proposals_with_origins
+    from lorebook.kb.notes import parse_note
+
+    note = parse_note(text, source=change.path)[0]
+    head = _head_text(paths, change)
+    old = None if head is None else parse_note(head, source=f"HEAD:{change.path}")[0]
+    new_origins = set(note.derived_from) - set(old.derived_from if old else ())
+    if not new_origins:  # a hand edit: undoing it is not a verdict on a claim
+        return []
+    claims = [(p.title, p.description) for p in proposals_with_origins(paths, new_origins)]
+    if old is None or (old.title, old.description) != (note.title, note.description):
+        claims.append((note.title, note.description))
+    return claims
+
+
+def rejected_claims(paths: KBPaths, change: Change) -> list[RejectedClaim]:
+    """The claims undoing ``change`` rejects, read before it is undone.
+
+    A new or changed note that gained origins (``lb_derived_from``) since ``HEAD`` rejects
+    the proposals behind them (their claims, as staged in ``_sessions/``), and its own
+    claim when it is new or reworded; a new conflict file rejects its proposal. A note
+    change without a new origin (a hand edit, ``note add``), a deleted file, another file,
+    or one that does not parse rejects nothing (undoing it still works).
+    """
+    from lorebook.curate.rejections import RejectedClaim, fingerprint
+
+    if change.kind == "deleted" or change.category not in ("note", "conflict"):
+        return []
+    try:
+        text = (paths.repo / change.path).read_text(encoding="utf-8")
+        if change.category == "note":
+            claims = _claims_of_note(paths, change, text)
+        elif change.kind == "added":
+            from lorebook.curate.conflicts import read_conflict
+
+            proposal = read_conflict(paths.repo / change.path, source=change.path)[0].proposal
+            claims = [(proposal.title, proposal.description)]
+        else:
+            claims = []
+    except (OSError, UnicodeDecodeError, LorebookError):
+        return []
+    return [RejectedClaim(fingerprint(title, desc), "review") for title, desc in claims]
+
+
 def undo(paths: KBPaths, change: Change) -> Literal["deleted", "restored"]:
     """Undo one change in the working tree (and index); the caller holds the lock."""
     target = paths.repo / change.path
@@ -309,6 +369,7 @@ def reject(paths: KBPaths, target: str, cwd: Path, *, budget: int) -> Rejection:
         ReviewError: see :func:`find_change`; or the indexes could not be rebuilt after the
             change was undone (the message says so).
     """
+    from lorebook.curate.rejections import load_ledger, record_rejections
     from lorebook.kb.fsutil import kb_lock
     from lorebook.kb.index import rebuild_indexes
     from lorebook.kb.store import load_snapshot
@@ -316,7 +377,10 @@ def reject(paths: KBPaths, target: str, cwd: Path, *, budget: int) -> Rejection:
 
     with kb_lock(paths.lock):
         change = find_change(paths, list_changes(paths), target, cwd)
+        load_ledger(paths)  # a malformed ledger fails here, before anything is undone
+        claims = rejected_claims(paths, change)
         action = undo(paths, change)
+        remembered = tuple(r.fingerprint for r in record_rejections(paths, claims))
     try:
         rebuild_indexes(paths, budget)
     except LorebookError as exc:
@@ -335,7 +399,7 @@ def reject(paths: KBPaths, target: str, cwd: Path, *, budget: int) -> Rejection:
             for note_id, stored in snap.notes.items()
             if any(change.note_id in ids for ids in stored.note.edges().values())
         )
-    return Rejection(change, action, dangling)
+    return Rejection(change, action, dangling, remembered)
 
 
 __all__ = [
@@ -347,5 +411,6 @@ __all__ = [
     "find_change",
     "list_changes",
     "reject",
+    "rejected_claims",
     "render_diff",
 ]

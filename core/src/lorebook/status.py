@@ -1,4 +1,4 @@
-"""``lorebook status``: notes, pending sessions, open conflicts, lint state."""
+"""``lorebook status``: notes, pending sessions, open conflicts, rejected claims, lint state."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ class Status:
     failed_sessions: int = 0
     failures: list[dict[str, str]] = field(default_factory=list)
     open_conflicts: int = 0
+    rejected_claims: int = 0
     lint_errors: int = 0
     lint_warnings: int = 0
     harnesses: list[str] = field(default_factory=list)
@@ -38,6 +39,7 @@ class Status:
             "failed_sessions": self.failed_sessions,
             "failures": self.failures,
             "open_conflicts": self.open_conflicts,
+            "rejected_claims": self.rejected_claims,
             "lint": {"errors": self.lint_errors, "warnings": self.lint_warnings},
             "harnesses": self.harnesses,
         }
@@ -74,6 +76,17 @@ def _count_conflicts(paths: KBPaths) -> int:
     return count
 
 
+def _count_rejected(paths: KBPaths) -> int:
+    """Distinct rejected claims in the ledger (0 when it is malformed: lint says so)."""
+    from lorebook.curate.rejections import rejected_fingerprints
+    from lorebook.errors import LorebookError
+
+    try:
+        return len(rejected_fingerprints(paths))
+    except LorebookError:
+        return 0
+
+
 def compute_status(paths: KBPaths, budget: int, harnesses: list[str]) -> Status:
     """Gather the status of the knowledge base at ``paths``."""
     status = Status(harnesses=list(harnesses))
@@ -87,6 +100,7 @@ def compute_status(paths: KBPaths, budget: int, harnesses: list[str]) -> Status:
     status.by_kind = dict(sorted(status.by_kind.items()))
     _count_sessions(paths, status)
     status.open_conflicts = _count_conflicts(paths)
+    status.rejected_claims = _count_rejected(paths)
     report = lint(paths, budget, snap)
     remember_lint(paths, report)
     status.lint_errors = len(report.errors)

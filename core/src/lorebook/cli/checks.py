@@ -19,9 +19,9 @@ def lint_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
     """Check every note, edge, ledger and generated file; exit 1 on any error.
 
     Errors: invalid notes, id/file name mismatches, duplicate ids, dangling edges, an invalid
-    redirects ledger or summaries file, stale generated files, an active note reasserting a
-    refuted one, a supersession recorded on one note only. Warnings (exit 0): orphans,
-    duplicate tags, edges to retired ids, stale link sections.
+    redirects ledger, rejections ledger or summaries file, stale generated files, an active
+    note reasserting a refuted one, a supersession recorded on one note only. Warnings
+    (exit 0): orphans, duplicate tags, edges to retired ids, stale link sections.
     """
     paths = repo_paths(ctx)
     config = load_config(paths)
@@ -66,7 +66,7 @@ def doctor_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
 
 
 def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
-    """Summarise the knowledge base: notes, pending sessions, open conflicts, lint state."""
+    """Summarise the knowledge base: notes, sessions, conflicts, rejected claims, lint state."""
     paths = repo_paths(ctx)
     config = load_config(paths)
     status = compute_status(paths, config.budgets.entry_chars, config.harnesses)
@@ -81,6 +81,10 @@ def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
         retry = "retry: lorebook extract --retry-failed"
         say(f"  failed: {failure['log']}: {failure['error']}  ({retry})")
     say(f"conflicts: {status.open_conflicts} open")
+    say(
+        f"rejected claims: {status.rejected_claims} "
+        "(curation drops them; .lorebook/rejected-claims.txt)"
+    )
     lint_state = "clean" if not status.lint_errors else f"{status.lint_errors} errors"
     say(f"lint: {lint_state}, {status.lint_warnings} warnings")
     say(f"harnesses: {', '.join(status.harnesses) or 'none wired'}")

@@ -38,6 +38,11 @@ def _summary(report: CurateReport) -> list[str]:
         f"curator {report.curator}: {counts['add']} added, {counts['modify']} merged, "
         f"{counts['contradict']} conflicts, {counts['drop']} dropped, {counts['failed']} failed"
     )
+    if report.rejected:
+        lines.append(
+            f"{len(report.rejected)} dropped as rejected before (.lorebook/rejected-claims.txt): "
+            + ", ".join(report.rejected)
+        )
     curated = sum(1 for s in report.sessions.values() if s in ("curated", "already"))
     lines.append(f"sessions curated: {curated} of {len(report.sessions)}")
     if counts["contradict"]:

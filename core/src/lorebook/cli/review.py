@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 ACCEPT = "accept: git add .lorebook && git commit"
 REJECT = "reject one change: lorebook review --reject PATH"
+LEDGER = ".lorebook/rejected-claims.txt"
 
 
 def _summary(changes: list[Change], generated: bool) -> list[str]:
@@ -58,10 +59,18 @@ def _show_rejection(rejection: Rejection, json_output: bool) -> None:
                 "rejected": change.as_json(),
                 "action": rejection.action,
                 "dangling": list(rejection.dangling),
+                "remembered": list(rejection.remembered),
             }
         )
     else:
         say(f"rejected: {rejection.action} {change.path}; indexes rebuilt")
+        if rejection.remembered:
+            count = len(rejection.remembered)
+            say(
+                f"remembered {count} rejected claim{'' if count == 1 else 's'} in "
+                f"{LEDGER}: curation drops {'it' if count == 1 else 'them'} from now on "
+                "(commit the file so your team's curation does too)"
+            )
     if rejection.dangling:
         warn(
             f"lorebook: warning: {', '.join(rejection.dangling)} still name "
@@ -77,8 +86,9 @@ def review_command(
             "--reject",
             metavar="PATH",
             help="Undo the change to this file under .lorebook/ (a path as listed, or a "
-            "note id): delete it if new, restore it from HEAD if changed; then rebuild "
-            "the indexes.",
+            "note id): delete it if new, restore it from HEAD if changed; remember the "
+            "rejected claim in .lorebook/rejected-claims.txt so curation drops it when it "
+            "is extracted again; then rebuild the indexes.",
         ),
     ] = None,
     generated: Annotated[
@@ -92,8 +102,10 @@ def review_command(
     Curation and `lorebook note` write to the working tree and stage nothing: the proposal
     is what git sees changed since HEAD, new files included. Accept it with
     `git add .lorebook && git commit` (or stage only what you want). Reject one change with
-    `--reject PATH`; generated files (ENTRY.md, GRAPH.md, index.md) are not rejected on
-    their own, they follow from the notes. With --json: the changed paths and their kinds.
+    `--reject PATH` (a rejected note's or conflict's claim is remembered, so re-importing
+    the session does not bring it back); generated files (ENTRY.md, GRAPH.md, index.md)
+    are not rejected on their own, they follow from the notes. With --json: the changed
+    paths and their kinds.
     """
     paths = repo_paths(ctx)
     if reject is None:

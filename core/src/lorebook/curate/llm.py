@@ -62,8 +62,9 @@ Answer with one JSON object and nothing else: {{"actions": [...]}}, exactly one 
 proposal, in the order of the proposals. Actions:
 - {{"action": "add", "proposal_id": ..., "note": <note>, "folder": ..., \
 "folder_summary": null or one line}}: a new note. lb_id is "<type>-<slug>" and must not be \
-taken; lb_derived_from is [the proposal's origin]; folder is an existing folder that fits, \
-else the kind's name (then give a folder_summary).
+taken; lb_derived_from is [the proposal's origin]; folder is the note's lb_kind, or an \
+existing folder of that kind that fits it better, as in the draft (a folder of another kind \
+is replaced by the draft's choice); give a folder_summary for a new folder.
 - {{"action": "modify", "proposal_id": ..., "target_id": <note id>, "note": <the whole \
 note>, "rationale": ...}}: the proposal says the same as the note (a near-duplicate); keep \
 the note's lb_id, title and claim, keep every lb_derived_from origin and append the \

@@ -1,39 +1,20 @@
-"""The notes curation writes, and the folder a new note goes to.
+"""The notes curation writes.
 
 A proposal made a note, a near-duplicate merged into one, an accepted conflict rewritten.
+Where a new note goes is :mod:`lorebook.curate.placement`.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from lorebook.curate.text import adds_something, clauses
+from lorebook.curate.text import adds_something
 from lorebook.kb.notes import parse_note, render_note
 from lorebook.models.note import MAX_ID_LENGTH, Anchors, Note
 from lorebook.models.session import Proposal
 from lorebook.slug import slugify
-
-KIND_SUMMARIES: dict[str, str] = {
-    "convention": "Conventions: how things are done in this project.",
-    "prohibition": "Prohibitions: what never to do in this project, and why.",
-    "gotcha": "Gotchas: traps in this project and how to avoid them.",
-    "decision": "Decisions: choices made for this project, and their reasons.",
-    "tooling": "Tooling: which tools and commands to use here, and how.",
-    "feature": "Features: what the parts of the system do.",
-    "vocabulary": "Vocabulary: what this project's terms mean.",
-    "location": "Locations: where things live in the repository.",
-}
-"""The summary of a folder curation creates for a kind (``FOLDER_SUMMARIES.md``)."""
-
-TAG_WEIGHT = 3
-IDENTIFIER_WEIGHT = 2
-WORD_WEIGHT = 1
-MIN_FOLDER_FIT = 3
-"""A new note joins an existing folder when it shares at least this much with the folder's
-notes: a tag weighs 3, an identifier 2, a word 1 (so one shared tag, or an identifier and a
-word, or three words). Below it, the note goes to the folder named after its kind."""
 
 
 def canonical(note: Note) -> tuple[Note, str]:
@@ -151,52 +132,11 @@ def accepted_rewrite(target: Note, proposal: Proposal) -> Note:
     return Note.model_validate(data)
 
 
-def _features(note: Note) -> dict[str, int]:
-    """What a note offers for placement: tags, identifiers and words, with their weight."""
-    weights: dict[str, int] = {}
-    for clause in clauses(f"{note.title}\n{note.description}\n{note.body}"):
-        for token in clause:
-            if token.term:
-                weight = IDENTIFIER_WEIGHT if token.identifier else WORD_WEIGHT
-                key = f"w:{token.term}"
-                weights[key] = max(weights.get(key, 0), weight)
-    for tag in note.tags:
-        weights[f"t:{tag}"] = TAG_WEIGHT
-    return weights
-
-
-def folder_fit(note: Note, folder_notes: Sequence[Note]) -> int:
-    """How much ``note`` shares with the notes of one folder (see :data:`MIN_FOLDER_FIT`)."""
-    mine = _features(note)
-    theirs: set[str] = set()
-    for other in folder_notes:
-        theirs.update(_features(other))
-    return sum(weight for key, weight in mine.items() if key in theirs)
-
-
-def choose_folder(note: Note, folders: Mapping[str, Sequence[Note]]) -> tuple[str, str | None]:
-    """The best-fitting existing folder, else the kind's folder; with a summary if it is new.
-
-    Returns:
-        (folder, summary): ``summary`` is None unless the folder does not exist yet.
-    """
-    scored = sorted((-folder_fit(note, notes), folder) for folder, notes in folders.items())
-    if scored and -scored[0][0] >= MIN_FOLDER_FIT:
-        return scored[0][1], None
-    if note.kind in folders:
-        return note.kind, None
-    return note.kind, KIND_SUMMARIES[note.kind]
-
-
 __all__ = [
-    "KIND_SUMMARIES",
-    "MIN_FOLDER_FIT",
     "accepted_rewrite",
     "canonical",
-    "choose_folder",
     "claim_dependencies",
     "content_digest",
-    "folder_fit",
     "merge_duplicate",
     "merged_anchors",
     "new_note_id",

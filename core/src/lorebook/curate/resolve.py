@@ -2,7 +2,9 @@
 
 See :mod:`lorebook.curate.conflicts` for what each decision does. The conflict file is
 rewritten last, so a decision interrupted after the note was rewritten can be given again
-(the note is rewritten to the same text, then the status is recorded).
+(the note is rewritten to the same text, then the status is recorded). A rejection records
+the proposal's claim in the rejections ledger (:mod:`lorebook.curate.rejections`) first, so
+curation drops it when a session says it again.
 """
 
 from __future__ import annotations
@@ -20,11 +22,19 @@ from lorebook.curate.conflicts import (
 )
 from lorebook.curate.journal import curate_lock
 from lorebook.curate.notes import accepted_rewrite, canonical
+from lorebook.curate.rejections import (
+    RejectedClaim,
+    fingerprint,
+    ledger_path,
+    load_ledger,
+    record_rejections,
+)
 from lorebook.errors import LorebookError
-from lorebook.kb.fsutil import atomic_write_text
+from lorebook.kb.fsutil import atomic_write_text, kb_lock
 from lorebook.kb.index import rebuild_indexes
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import open_store
+from lorebook.models.session import Proposal
 from lorebook.store import NoteNotFoundError
 
 
@@ -67,6 +77,16 @@ def _accept(paths: KBPaths, target_id: str, conflict_id: str, proposal: Any) -> 
     return paths.rel(paths.nodes / rel) if rel is not None else target_id
 
 
+def _remember(paths: KBPaths, conflict_id: str, proposal: Proposal) -> list[str]:
+    """Record the rejected proposal's claim in the ledger; return the file if it changed."""
+    claim = RejectedClaim(
+        fingerprint(proposal.title, proposal.description), f"conflict:{conflict_id}"
+    )
+    with kb_lock(paths.lock):
+        new = record_rejections(paths, [claim])
+    return [paths.rel(ledger_path(paths))] if new else []
+
+
 def resolve_conflict(
     paths: KBPaths, conflict_id: str, decision: Decision, why: str | None, *, entry_budget: int
 ) -> Resolution:
@@ -84,6 +104,8 @@ def resolve_conflict(
         )
     with curate_lock(paths):
         conflict, body = read_conflict(path, source=paths.rel(path))
+        if decision == "reject":
+            load_ledger(paths)  # a malformed ledger fails here, before anything is written
         if conflict.status not in UNDECIDED:
             raise LorebookError(
                 f"conflict {conflict_id} is decided already ({conflict.status}: "
@@ -97,6 +119,8 @@ def resolve_conflict(
             resolution.changed.append(
                 _accept(paths, conflict.target_id, conflict_id, conflict.proposal)
             )
+        elif decision == "reject":
+            resolution.changed += _remember(paths, conflict_id, conflict.proposal)
         reason = " ".join((why or "").split()) or None
         decided = conflict.model_copy(
             update={"status": resolution.status, "decided_because": reason}

@@ -12,8 +12,8 @@ thresholds):
   body appended when it adds something), or a ``drop`` when the note already cited the
   proposal's origin before this batch (the same turns extracted again).
 - otherwise an ``add``: a new note ``<type>-<slug of title>`` (``-2`` ... when taken),
-  derived from the proposal's origin, in the best-fitting existing folder or a new folder
-  named after its kind (:func:`lorebook.curate.notes.choose_folder`).
+  derived from the proposal's origin, in the folder of its kind: the one named after it, or
+  another folder of that kind it fits better (:func:`lorebook.curate.placement.choose_folder`).
 
 A proposal that names its note (``target_id``) is judged against that note only: opposite
 polarity or stance is a contradiction, anything else a merge.
@@ -26,12 +26,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lorebook.curate.base import KbView
-from lorebook.curate.notes import (
-    choose_folder,
-    merge_duplicate,
-    new_note_id,
-    note_from_proposal,
-)
+from lorebook.curate.notes import merge_duplicate, new_note_id, note_from_proposal
+from lorebook.curate.placement import choose_folder
 from lorebook.curate.text import Claim, Verdict, compare
 from lorebook.models.curation import (
     AddAction,

@@ -5,8 +5,11 @@ A proposal is pending while the session log holding it has status ``extracted``.
 1. takes the curate lock (``.lorebook/.state/curate.lock``), and first finishes the batch of
    a run that was interrupted (its journal is still there);
 2. reads the pending logs (sorted by file name) and their proposals, in order;
-3. asks the ``curate`` pipeline hook for the batch (first result; the built-in runs the
-   curator chosen by ``--curator``, default ``rules``) and validates the whole batch
+3. drops the proposals whose claim a person rejected before
+   (:mod:`lorebook.curate.rejections`), asks the ``curate`` pipeline hook for the batch of
+   the others (first result; the built-in runs the curator chosen by ``--curator``, default
+   ``rules``), files every new note in a folder of its kind
+   (:mod:`lorebook.curate.placement`), and validates the whole batch
    (:mod:`lorebook.curate.validate`) before anything is written;
 4. writes the journal (:mod:`lorebook.curate.journal`), then applies the steps in order,
    each idempotent (:mod:`lorebook.curate.apply`), recording each result in the journal;
@@ -51,6 +54,8 @@ from lorebook.curate.journal import (
     record_result,
     write_journal,
 )
+from lorebook.curate.placement import place_adds
+from lorebook.curate.rejections import drop_rejected
 from lorebook.curate.validate import parse_batch, validate_batch
 from lorebook.kb.index import rebuild_indexes, refuse_broken
 from lorebook.kb.store import MarkdownStore, load_snapshot, open_store
@@ -70,6 +75,8 @@ class CurateReport:
     run: str | None = None
     resumed: str | None = None
     proposals: int = 0
+    rejected: list[str] = field(default_factory=list)
+    """Proposals dropped because a person rejected their claim before (the ledger)."""
     results: list[StepResult] = field(default_factory=list)
     sessions: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
@@ -96,6 +103,7 @@ class CurateReport:
             "run": self.run,
             "resumed": self.resumed,
             "proposals": self.proposals,
+            "rejected": self.rejected,
             "actions": self.counts(),
             "results": [r.model_dump(mode="json") for r in self.results],
             "sessions": dict(sorted(self.sessions.items())),
@@ -164,14 +172,16 @@ def _plan(
         return None
     proposals, consumed = _collect(logs)
     refuse_broken(load_snapshot(paths))
+    fresh, drops = drop_rejected(paths, proposals)
     store = open_store(paths.repo)
     view = KbView.from_store(store)
-    actions: list[Any] = []
-    if proposals:
+    actions: list[Any] = list(drops)
+    if fresh:
         curator = build_curator(plugins.curator(name), config=config, paths=paths, plugins=plugins)
-        actions = parse_batch(ask_curator(plugins, curator, proposals, store))
+        actions += place_adds(parse_batch(ask_curator(plugins, curator, fresh, store)), view)
     planned = validate_batch(actions, proposals, view)
     report.proposals += len(proposals)
+    report.rejected += [drop.proposal_id for drop in drops]
     return new_journal(name, planned, consumed)
 
 

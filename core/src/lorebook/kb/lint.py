@@ -2,9 +2,10 @@
 
 Errors: unreadable or invalid notes (frontmatter, unknown ``lb_`` key, unknown schema),
 id and file name mismatches, duplicate ids, dangling edges, a supersession recorded on one
-note only, an active note reasserting a refuted one, an invalid redirects ledger or
-summaries file, and stale generated files. Warnings: orphans, duplicate tags, edges to
-retired ids, stale link sections, summaries of folders that hold no note.
+note only, an active note reasserting a refuted one, an invalid redirects ledger,
+rejections ledger or summaries file, and stale generated files. Warnings: orphans,
+duplicate tags, edges to retired ids, stale link sections, summaries of folders that hold
+no note.
 """
 
 from __future__ import annotations
@@ -172,6 +173,17 @@ def _check_redirects(
     return out
 
 
+def _check_rejections(paths: KBPaths) -> list[Finding]:
+    """The rejections ledger (``.lorebook/rejected-claims.txt``) must parse."""
+    from lorebook.curate.rejections import ledger_path, load_ledger
+
+    try:
+        load_ledger(paths)
+    except LorebookError as exc:
+        return [Finding("error", "invalid-rejections", paths.rel(ledger_path(paths)), str(exc))]
+    return []
+
+
 def _norm_tag(tag: str) -> str:
     return re.sub(r"[-_.\s]+", "-", tag.casefold())
 
@@ -247,6 +259,7 @@ def lint(paths: KBPaths, budget: int, snap: Snapshot | None = None) -> LintRepor
     except LorebookError as exc:
         findings.append(Finding("error", "invalid-summaries", paths.rel(paths.summaries), str(exc)))
         summaries = {}
+    findings += _check_rejections(paths)
     findings += _check_edges(paths, snap, redirects)
     findings += _check_lifecycle(paths, snap)
     findings += _check_redirects(paths, snap, redirects)
