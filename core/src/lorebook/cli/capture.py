@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
 from lorebook.config import load_config
 from lorebook.errors import LorebookError
+
+if TYPE_CHECKING:
+    from lorebook.importers.staging import Staged
+    from lorebook.kb.paths import KBPaths
 
 
 def capture_command(
@@ -43,35 +47,110 @@ def capture_command(
 
 def import_command(
     ctx: typer.Context,
-    files: Annotated[list[Path], typer.Argument(help="Transcript exports to import.")],
+    files: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Transcript files to import.", metavar="FILE...", show_default=False),
+    ] = None,
     fmt: Annotated[
         str | None,
-        typer.Option("--format", help="specstory, jsonl, kenkeep or console (default: guessed)."),
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="claude, codex, console, specstory, jsonl or kenkeep (default: guessed).",
+        ),
+    ] = None,
+    from_harness: Annotated[
+        str | None,
+        typer.Option(
+            "--from-harness", metavar="NAME", help="Read past sessions from this host's store."
+        ),
+    ] = None,
+    list_only: Annotated[
+        bool, typer.Option("--list", help="With --from-harness: list, stage nothing.")
+    ] = False,
+    sessions: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--session", metavar="ID", help="With --from-harness: stage only this session."
+        ),
     ] = None,
     json_output: JsonOption = False,
 ) -> None:
-    """Turn transcript exports (SpecStory markdown, normalised-turns JSONL) into session logs.
+    """Turn transcripts into redacted session logs that wait for `lorebook extract`.
 
-    Imported sessions are redacted like captured ones and wait for `lorebook extract`.
-    """
-    import importlib
+    Formats, guessed from the content (or named with --format): Claude Code session
+    files and Codex rollouts (read by the installed harness plugin, as capture reads
+    them), console copies of a Claude Code or Gemini CLI terminal (line 1 names the
+    tool), SpecStory exports, kenkeep sessions (front matter with session_id, then
+    [USER]: / [AGENT]: lines), and normalised-turns JSONL, one JSON object per line:
 
-    from lorebook.capture.stage import log_path, redact_log, through_capture_hook, write_log
+    \b
+      {"session_id": "review-1", "harness": "import"}   (optional first line)
+      {"role": "user", "text": "Never call the billing API from tests."}
+      {"role": "assistant", "text": "...", "tool_calls": [{"name": "Bash", "input": {}}]}
 
-    import_file = importlib.import_module("lorebook.importers").import_file
+    --from-harness claude|codex finds this repository's past sessions in the host's own
+    store; --list shows them, --session ID stages only those. Every file is checked
+    before anything is staged: a missing file, a folder or an unknown format stops the
+    run with nothing staged. docs/import.md has the details.
+    """  # noqa: D301 (\b is click's "do not rewrap this paragraph" mark)
+    from lorebook.importers.sources import plan_files, plan_history
+    from lorebook.importers.staging import stage_sources
 
     paths = repo_paths(ctx)
-    staged = []
-    for file in files:
-        log = through_capture_hook(redact_log(import_file(file, fmt)))
-        target = log_path(paths, log.harness, log.session_id)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_log(target, log)
-        staged.append({"file": str(file), "log": paths.rel(target), "turns": len(log.turns)})
-        if not json_output:
-            say(f"imported {file}: {len(log.turns)} turns -> {paths.rel(target)}")
+    if from_harness is None:
+        if list_only or sessions:
+            raise LorebookError("--list and --session go with --from-harness claude|codex")
+        if not files:
+            raise LorebookError("name transcript files to import, or use --from-harness")
+        planned = plan_files(files, fmt)
+    elif files or fmt:
+        raise LorebookError("--from-harness reads the host's store: give no files or --format")
+    elif list_only:
+        _list_history(paths, from_harness, sessions or [], json_output)
+        return
+    else:
+        planned = plan_history(from_harness, paths.repo, sessions or [])
+    _report_staged(paths, stage_sources(paths, planned), json_output)
+
+
+def _report_staged(paths: KBPaths, staged: list[Staged], json_output: bool) -> None:
     if json_output:
-        print_json({"ok": True, "imported": staged})
+        print_json({"ok": True, "imported": [
+            {"file": s.source, "harness": s.harness, "session_id": s.session_id,
+             "log": paths.rel(s.log), "turns": s.turns, "changed": s.changed}
+            for s in staged
+        ]})  # fmt: skip
+        return
+    for s in staged:
+        what = f"{s.turns} turns -> {paths.rel(s.log)}" if s.changed else "already staged"
+        say(f"imported {s.source}: {what}")
+    if not staged:
+        say("nothing to import")
+
+
+def _list_history(paths: KBPaths, harness_name: str, wanted: list[str], json_output: bool) -> None:
+    from lorebook.capture.stage import log_path
+    from lorebook.hostkit.history import SessionHistory
+    from lorebook.importers.sources import choose_sessions, history_harness, summarise
+
+    harness = history_harness(harness_name)
+    found = harness.past_sessions(paths.repo) if isinstance(harness, SessionHistory) else []
+    rows = []
+    for past in choose_sessions(found, wanted, harness_name):
+        summary = summarise(harness, past)
+        staged = log_path(paths, harness_name, past.session_id).exists()
+        rows.append({"session_id": past.session_id, "started": past.started, "cwd": past.cwd,
+                     "transcript": str(past.path), "prompts": summary.prompts,
+                     "first_prompt": summary.first_prompt, "staged": staged})  # fmt: skip
+    if json_output:
+        print_json({"ok": True, "harness": harness_name, "sessions": rows})
+        return
+    say(f"{len(rows)} {harness_name} sessions of this repository")
+    for row in rows:
+        mark = "  (staged)" if row["staged"] else ""
+        say(f"  {row['session_id']}  {row['started'] or '-'}  {row['prompts']} prompts  "
+            f"{row['first_prompt'] or ''}{mark}")  # fmt: skip
 
 
 def forget_command(

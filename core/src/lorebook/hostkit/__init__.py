@@ -12,6 +12,10 @@ without slowing its hook path:
   uninstall, and the per-event state for ``check``.
 * :mod:`lorebook.hostkit.headless`: whether a headless run passes the prompt in argv or on
   stdin.
+* :mod:`lorebook.hostkit.history`: the optional :class:`~lorebook.hostkit.history.SessionHistory`
+  methods a harness adds when its host keeps session transcripts on disk, so that
+  ``lorebook import`` recognises them and ``--from-harness`` finds a repository's past
+  sessions (not for the hook path: it imports ``dataclasses`` and ``pathlib``).
 
 This package imports none of its modules eagerly.
 """

@@ -10,8 +10,9 @@ from lorebook.errors import LorebookError
 from lorebook.events import HookAnswer, HookEvent, HostOutput, Turn
 from lorebook.harness import CheckItem, InstallReport
 from lorebook.hostkit import headless
+from lorebook.hostkit.history import PastSession
 
-from . import events, settings, transcript
+from . import events, history, settings, transcript
 
 ARGV_PROMPT_LIMIT = 64 * 1024
 """Prompts longer than this many UTF-8 bytes go to ``claude -p`` on stdin, not in argv."""
@@ -93,6 +94,14 @@ class ClaudeHarness:
     def transcript_end(self, ref: str) -> int:
         """The byte offset just past the transcript's last complete line."""
         return transcript.transcript_end(ref)
+
+    def transcript_info(self, path: Path) -> PastSession | None:
+        """Describe a Claude Code transcript, or None (see :mod:`lorebook_claude.history`)."""
+        return history.transcript_info(path)
+
+    def past_sessions(self, repo: Path) -> list[PastSession]:
+        """This repository's sessions in Claude Code's ``projects/`` folder."""
+        return history.past_sessions(repo)
 
     def headless(self, prompt: str, model: str | None) -> tuple[list[str], bytes | None]:
         """Argv (and stdin bytes) for ``claude -p`` with plain text output.

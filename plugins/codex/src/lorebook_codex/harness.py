@@ -10,8 +10,9 @@ from lorebook.errors import LorebookError
 from lorebook.events import HookAnswer, HookEvent, HostOutput, Turn
 from lorebook.harness import CheckItem, CheckState, InstallReport
 from lorebook.hostkit import headless
+from lorebook.hostkit.history import PastSession
 
-from . import events, hooks_file, transcript, trust
+from . import events, history, hooks_file, transcript, trust
 
 ARGV_PROMPT_LIMIT = 64 * 1024
 """Prompts longer than this many UTF-8 bytes go to ``codex exec -`` on stdin, not in argv."""
@@ -185,6 +186,14 @@ class CodexHarness:
     def transcript_end(self, ref: str) -> int:
         """The byte offset just past the rollout's last complete line."""
         return transcript.transcript_end(ref)
+
+    def transcript_info(self, path: Path) -> PastSession | None:
+        """Describe a Codex rollout, or None (see :mod:`lorebook_codex.history`)."""
+        return history.transcript_info(path)
+
+    def past_sessions(self, repo: Path) -> list[PastSession]:
+        """This repository's rollouts under ``CODEX_HOME`` (see :mod:`lorebook_codex.history`)."""
+        return history.past_sessions(repo, self._env)
 
     def headless(self, prompt: str, model: str | None) -> tuple[list[str], bytes | None]:
         """Argv (and stdin bytes) for ``codex exec``, whose stdout is the final answer only.

@@ -1,0 +1,226 @@
+"""What one ``lorebook import`` run will stage, decided and checked before anything is.
+
+Every input is validated first (it exists, is a file, is in a known format, parses), so a
+run that stops on an error has staged nothing. Two kinds of source come out:
+
+* a text export (SpecStory, normalised-turns JSONL, kenkeep, console copy), parsed in
+  memory into a :class:`~lorebook.models.session.SessionLog`;
+* a host's native transcript (a Claude Code session file, a Codex rollout), which an
+  installed harness plugin recognises (:class:`~lorebook.hostkit.history.SessionHistory`)
+  and reads with its own ``read_transcript``, exactly as capture does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lorebook.errors import LorebookError
+from lorebook.hostkit.history import PastSession, SessionHistory
+from lorebook.importers import FORMATS, guess_format, import_bytes
+from lorebook.importers.common import ImportFormatError, decode
+
+if TYPE_CHECKING:
+    from lorebook.harness import Harness
+    from lorebook.models.session import SessionLog
+
+
+@dataclass(frozen=True, slots=True)
+class NativeSource:
+    """A host transcript to stage through its harness: which harness, which session."""
+
+    harness_name: str
+    harness: Harness
+    session: PastSession
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSource:
+    """One thing to stage: a parsed export (``log``) or a native transcript (``native``)."""
+
+    name: str
+    log: SessionLog | None = None
+    native: NativeSource | None = None
+
+
+def history_harnesses() -> dict[str, Harness]:
+    """Installed harnesses whose host keeps transcripts lorebook can find, by name."""
+    from lorebook.plugins import get_plugins
+
+    found: dict[str, Harness] = {}
+    for name, spec in get_plugins().harnesses().items():
+        if spec.factory is None:
+            continue
+        harness = spec.factory()
+        if isinstance(harness, SessionHistory):
+            found[name] = harness
+    return found
+
+
+def history_harness(name: str) -> Harness:
+    """The installed harness ``name``, when its host keeps a session store lorebook reads.
+
+    Raises:
+        LorebookError: No such harness is installed, or it keeps no such store.
+    """
+    harnesses = history_harnesses()
+    if name not in harnesses:
+        known = ", ".join(sorted(harnesses)) or "none installed"
+        raise LorebookError(f"--from-harness {name}: no session store to read ({known})")
+    return harnesses[name]
+
+
+def _describe(harness: Harness, path: Path) -> PastSession | None:
+    return harness.transcript_info(path) if isinstance(harness, SessionHistory) else None
+
+
+def _first_object(text: str) -> Mapping[str, object] | None:
+    for line in text.splitlines():
+        if line.strip():
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError:
+                return None
+            return value if isinstance(value, dict) else None
+    return None
+
+
+def _native(path: Path, fmt: str | None, harnesses: Mapping[str, Harness]) -> NativeSource | None:
+    """The harness that recognises ``path`` (only ``fmt`` when it names one), or None."""
+    names = [fmt] if fmt is not None and fmt in harnesses else sorted(harnesses)
+    for name in names:
+        session = _describe(harnesses[name], path)
+        if session is not None:
+            return NativeSource(name, harnesses[name], session)
+    if fmt in harnesses:
+        raise ImportFormatError(f"{path}: not a {fmt} transcript")
+    return None
+
+
+def _plain_turns(first: Mapping[str, object]) -> bool:
+    """True when the first JSON object is a normalised turn or that format's header."""
+    return "role" in first or set(first) <= {"session_id", "harness"}
+
+
+def read_source(path: Path, fmt: str | None, harnesses: Mapping[str, Harness]) -> ImportSource:
+    """Check one file and read it into a source (nothing is written).
+
+    Raises:
+        LorebookError: The file is missing or a folder, its format is unknown, or it is
+            not valid in its format (each message is one line naming the file).
+    """
+    if not path.exists():
+        raise LorebookError(f"{path}: no such file")
+    if path.is_dir():
+        raise LorebookError(f"{path}: is a folder; name the transcript files in it")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LorebookError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if fmt is not None and fmt not in FORMATS and fmt not in harnesses:
+        known = ", ".join([*FORMATS, *sorted(harnesses)])
+        raise ImportFormatError(f"unknown import format {fmt!r}; known formats: {known}")
+    if fmt is None or fmt in harnesses:
+        first = _first_object(decode(data, str(path)))
+        if fmt is not None or (first is not None and not _plain_turns(first)):
+            native = _native(path, fmt, harnesses)
+            if native is not None:
+                return ImportSource(str(path), native=native)
+            raise ImportFormatError(_unknown_json(path, harnesses))
+        fmt = _guess(data, path, harnesses)
+    return ImportSource(str(path), log=import_bytes(data, str(path), fmt))
+
+
+def _guess(data: bytes, path: Path, harnesses: Mapping[str, Harness]) -> str:
+    """The text format of ``data``, or one line naming the file and every known format."""
+    try:
+        return guess_format(data, str(path))
+    except ImportFormatError:
+        known = ", ".join([*FORMATS, *sorted(harnesses)])
+        raise ImportFormatError(
+            f"{path}: not a format lorebook can import (known formats: {known})"
+        ) from None
+
+
+def _unknown_json(path: Path, harnesses: Mapping[str, Harness]) -> str:
+    installed = ", ".join(sorted(harnesses)) or "none installed"
+    return (
+        f"{path}: JSON lines, but neither normalised turns nor a transcript of an installed "
+        f"harness ({installed})"
+    )
+
+
+def plan_files(files: Iterable[Path], fmt: str | None) -> list[ImportSource]:
+    """Check and read every file before any is staged; the first error stops the run."""
+    harnesses = history_harnesses()
+    return [read_source(Path(file), fmt, harnesses) for file in files]
+
+
+def choose_sessions(
+    sessions: Sequence[PastSession], wanted: Sequence[str], harness_name: str
+) -> list[PastSession]:
+    """The sessions named in ``wanted`` (all when it is empty), in ``sessions``' order.
+
+    A wanted id matches a session id exactly or as its unique prefix.
+
+    Raises:
+        LorebookError: An id matches no session of this repository, or several.
+    """
+    if not wanted:
+        return list(sessions)
+    chosen: list[PastSession] = []
+    for key in wanted:
+        hits = [s for s in sessions if s.session_id == key] or [
+            s for s in sessions if s.session_id.startswith(key)
+        ]
+        if len(hits) != 1:
+            what = "no" if not hits else f"{len(hits)}"
+            raise LorebookError(
+                f"--session {key}: {what} {harness_name} sessions of this repository match; "
+                f"`lorebook import --from-harness {harness_name} --list` shows them"
+            )
+        if hits[0] not in chosen:
+            chosen.append(hits[0])
+    return [session for session in sessions if session in chosen]
+
+
+def plan_history(harness_name: str, repo: Path, wanted: Sequence[str]) -> list[ImportSource]:
+    """The chosen past sessions of ``repo`` in the host's own store, as sources."""
+    harness = history_harness(harness_name)
+    found = harness.past_sessions(repo) if isinstance(harness, SessionHistory) else []
+    sessions = choose_sessions(found, wanted, harness_name)
+    return [
+        ImportSource(str(s.path), native=NativeSource(harness_name, harness, s)) for s in sessions
+    ]
+
+
+PROMPT_CHARS = 80
+"""A listed session's first prompt is cut to this many characters."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """A past session as ``--list`` shows it: its prompts, read by its harness."""
+
+    session: PastSession
+    prompts: int
+    first_prompt: str | None
+
+
+def summarise(harness: Harness, session: PastSession) -> SessionSummary:
+    """Count the human prompts of a past session; keep the first (redacted, cut, one line)."""
+    prompts, first = 0, None
+    for turn in harness.read_transcript(str(session.path)):
+        if turn.role == "user" and not turn.injected:
+            prompts += 1
+            if first is None:
+                line = " ".join(turn.text.split())
+                first = line if len(line) <= PROMPT_CHARS else line[: PROMPT_CHARS - 1] + "…"
+    if first is not None:
+        from lorebook.capture.redact import redact_many
+
+        first = redact_many([first])[0]
+    return SessionSummary(session, prompts, first)

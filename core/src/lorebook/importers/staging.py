@@ -1,0 +1,80 @@
+"""Stage what :mod:`lorebook.importers.sources` planned: redacted session logs, like capture.
+
+A parsed export is redacted, passed through the ``capture`` hook and written atomically;
+the same file imported again (same ``transcript_hash``) leaves its log as it is, with its
+extraction state and proposals.
+A native transcript goes through :func:`lorebook.capture.stage.capture_session` with its
+harness, so it is read, filtered (no hook-injected text, no successful tool output),
+redacted and staged exactly as a hook capture of the same session would be, in the same
+log: importing a session the hooks already captured adds only what they had not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lorebook.capture.stage import (
+    capture_session,
+    load_log,
+    log_path,
+    redact_log,
+    through_capture_hook,
+    write_log,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from lorebook.importers.sources import ImportSource, NativeSource
+    from lorebook.kb.paths import KBPaths
+    from lorebook.models.session import SessionLog
+
+
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """What staging one source did: the log written, its turns, whether it changed."""
+
+    source: str
+    harness: str
+    session_id: str
+    log: Path
+    turns: int
+    changed: bool
+
+
+def _stage_log(paths: KBPaths, name: str, log: SessionLog) -> Staged:
+    """Write a parsed export's log, unless the same bytes were imported before."""
+    target = log_path(paths, log.harness, log.session_id)
+    before = load_log(target)
+    if before is not None and before.transcript_hash == log.transcript_hash:
+        return Staged(name, log.harness, log.session_id, target, len(before.turns), False)
+    clean = through_capture_hook(redact_log(log))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_log(target, clean)
+    return Staged(name, clean.harness, clean.session_id, target, len(clean.turns), True)
+
+
+def _stage_native(paths: KBPaths, name: str, native: NativeSource) -> Staged:
+    session = native.session
+    result = capture_session(
+        paths, native.harness, native.harness_name, session.session_id, str(session.path)
+    )
+    staged = load_log(result.path)
+    turns = len(staged.turns) if staged is not None else 0
+    return Staged(name, native.harness_name, session.session_id, result.path, turns, result.changed)
+
+
+def stage_sources(paths: KBPaths, sources: Sequence[ImportSource]) -> list[Staged]:
+    """Stage every source in order; a session named twice is staged once."""
+    done: dict[tuple[str, str], Staged] = {}
+    for source in sources:
+        if source.native is not None:
+            key = (source.native.harness_name, source.native.session.session_id)
+            if key not in done:
+                done[key] = _stage_native(paths, source.name, source.native)
+        elif source.log is not None:
+            key = (source.log.harness, source.log.session_id)
+            done[key] = _stage_log(paths, source.name, source.log)
+    return list(done.values())

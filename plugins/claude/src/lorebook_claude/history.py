@@ -1,0 +1,92 @@
+"""Claude Code's own store of past sessions: ``<config dir>/projects/<slug>/<session>.jsonl``.
+
+The config dir is ``$CLAUDE_CONFIG_DIR``, else ``~/.claude`` (shared/HARNESSES.md 1.1).
+The slug is the session's absolute working directory with every character other than a
+letter or digit replaced by ``-`` (``/home/user/proj`` → ``-home-user-proj``; section
+1.4). A session started in a folder inside the repository lives under that folder's
+slug, so every project folder whose name extends the repository's slug is looked at, and
+a transcript counts when the ``cwd`` its records carry is the repository or inside it.
+Subagent transcripts (``<slug>/<session>/subagents/``) are not sessions of their own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from lorebook.hostkit.history import PastSession, head_records, in_start_order, ran_inside
+
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+_RECORD_TYPES = frozenset(
+    {"user", "assistant", "attachment", "system", "summary", "queue-operation", "last-prompt"}
+)
+
+
+def config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Claude Code's config folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    env = os.environ if env is None else env
+    value = env.get("CLAUDE_CONFIG_DIR")
+    return Path(value).expanduser() if value else Path.home() / ".claude"
+
+
+def project_slug(folder: Path) -> str:
+    """The name of the ``projects/`` folder Claude Code uses for an absolute path."""
+    return _NOT_ALNUM.sub("-", str(folder))
+
+
+def transcript_info(path: Path) -> PastSession | None:
+    """Describe a Claude Code transcript from its first records; None: not one.
+
+    Claude writes one JSON object per line with a string ``type`` (no Codex ``payload``
+    envelope, no ``role`` of a plain turn list), and its records carry a ``sessionId``;
+    the session id, working directory and start time come from the first that say.
+    """
+    session_id = cwd = started = None
+    for position, record in enumerate(head_records(path)):
+        if position == 0 and not _claude_shaped(record):
+            return None
+        session_id = session_id or _text(record.get("sessionId"))
+        cwd = cwd or _text(record.get("cwd"))
+        started = started or _text(record.get("timestamp"))
+        if session_id and cwd and started:
+            break
+    if session_id is None:
+        return None
+    return PastSession(session_id, path, cwd, started)
+
+
+def _claude_shaped(record: Mapping[str, object]) -> bool:
+    kind = record.get("type")
+    if not isinstance(kind, str) or "payload" in record or "role" in record:
+        return False
+    return kind in _RECORD_TYPES or "sessionId" in record or "uuid" in record
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def past_sessions(repo: Path, env: Mapping[str, str] | None = None) -> list[PastSession]:
+    """Every Claude Code session that ran in ``repo`` or a folder inside it."""
+    projects = config_dir(env) / "projects"
+    slug = project_slug(repo.resolve())
+    try:
+        folders = [
+            folder
+            for folder in projects.iterdir()
+            if folder.is_dir() and (folder.name == slug or folder.name.startswith(slug + "-"))
+        ]
+    except OSError:
+        return []
+    found = []
+    for folder in folders:
+        for path in sorted(folder.glob("*.jsonl")):
+            info = transcript_info(path)
+            if info is None:
+                continue
+            exact = folder.name == slug and info.cwd is None
+            if exact or ran_inside(info.cwd, repo):
+                found.append(info)
+    return in_start_order(found)

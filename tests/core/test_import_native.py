@@ -1,0 +1,178 @@
+"""`lorebook import FILE` for every format: the staged turns match the source file.
+
+Claude Code session files and Codex rollouts are recorded fixtures of the real clients
+(tests/plugins/*/fixtures); the other formats are read from shared/eval where present.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO_ROOT, SHARED, CliRunner
+
+CLAUDE = REPO_ROOT / "tests/plugins/claude/fixtures/transcripts"
+CODEX = REPO_ROOT / "tests/plugins/codex/fixtures/transcripts"
+CLAUDE_SESSION = CLAUDE / "11111111-2222-4333-8444-555555555555.jsonl"
+CODEX_ROLLOUT = CODEX / "rollout-2026-11-30T04-20-36-01a22aae-ea9d-76a3-b0dc-9cdfc95edea7.jsonl"
+EVAL = SHARED / "eval"
+CONSOLE = EVAL / "transcripts/claude-console"
+SPECSTORY = EVAL / "transcripts/cursor-specstory/history"
+KENKEEP = EVAL / "extraction/kenkeep-prompt-eval/sessions"
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _import(cli: CliRunner, repo: Path, *args: str) -> dict[str, Any]:
+    result = cli("import", *args, "--json", cwd=repo)
+    assert result.exit_code == 0, result.stderr
+    return dict(result.json()["imported"][0])
+
+
+def _staged(repo: Path, entry: dict[str, Any]) -> dict[str, Any]:
+    return dict(json.loads((repo / entry["log"]).read_text(encoding="utf-8")))
+
+
+def _roles(log: dict[str, Any], role: str) -> list[str]:
+    return [turn["text"] for turn in log["turns"] if turn["role"] == role]
+
+
+def _no_sessions(repo: Path) -> bool:
+    folder = repo / ".lorebook/_sessions"
+    return not folder.exists() or not any(folder.iterdir())
+
+
+def test_a_claude_session_file_is_staged_like_a_capture(kb_repo: Path, cli: CliRunner) -> None:
+    entry = _import(cli, kb_repo, str(CLAUDE_SESSION))
+    assert (entry["harness"], entry["session_id"]) == ("claude", CLAUDE_SESSION.stem)
+    log = _staged(kb_repo, entry)
+    # Claude enqueues each prompt once: the file's own count of what the person typed.
+    typed = [r["content"] for r in _records(CLAUDE_SESSION) if r.get("operation") == "enqueue"]
+    assert (
+        _roles(log, "user")
+        == typed
+        == [
+            "say hi",
+            "PROBE_TOOL please print hello.txt",
+            "/compact",
+            "say hi again",
+        ]
+    )
+    assert len(_roles(log, "summary")) == 1
+    assert not any("PROBEINJECT" in turn["text"] for turn in log["turns"])  # hook text
+    again = cli("import", str(CLAUDE_SESSION), "--json", cwd=kb_repo).json()["imported"][0]
+    assert again["changed"] is False
+
+
+def test_a_codex_rollout_is_staged_like_a_capture(kb_repo: Path, cli: CliRunner) -> None:
+    entry = _import(cli, kb_repo, str(CODEX_ROLLOUT))
+    assert (entry["harness"], entry["session_id"]) == (
+        "codex",
+        "01a22aae-ea9d-76a3-b0dc-9cdfc95edea7",
+    )
+    log = _staged(kb_repo, entry)
+    items = [
+        r["payload"]["item"]["type"]
+        for r in _records(CODEX_ROLLOUT)
+        if r["type"] == "event_msg" and r["payload"].get("type") == "item_completed"
+    ]
+    assert len(_roles(log, "user")) == items.count("UserMessage") == 2
+    assert len(_roles(log, "summary")) == items.count("ContextCompaction") == 1
+    assert not any("AGENTS.md instructions" in turn["text"] for turn in log["turns"])
+
+
+def test_native_format_can_be_named_and_must_then_match(kb_repo: Path, cli: CliRunner) -> None:
+    assert _import(cli, kb_repo, str(CODEX_ROLLOUT), "--format", "codex")["turns"] > 0
+    wrong = cli("import", str(CODEX_ROLLOUT), "--format", "claude", cwd=kb_repo)
+    assert wrong.exit_code == 1
+    assert wrong.stderr.strip().endswith(f"{CODEX_ROLLOUT}: not a claude transcript")
+
+
+@pytest.mark.skipif(not CONSOLE.is_dir(), reason=f"evaluation data absent: {CONSOLE}")
+@pytest.mark.parametrize(("name", "harness"), [("day-002.md", "claude"), ("day-014.md", "gemini")])
+def test_a_console_copy_stages_one_user_turn_per_prompt_line(
+    kb_repo: Path, cli: CliRunner, name: str, harness: str
+) -> None:
+    source = CONSOLE / name
+    entry = _import(cli, kb_repo, str(source))
+    log = _staged(kb_repo, entry)
+    lines = source.read_text(encoding="utf-8").splitlines()
+    prompts = [n for n, line in enumerate(lines) if line.startswith("> ")]
+    human = [t["index"] for t in log["turns"] if t["role"] in ("user", "summary")]
+    assert log["harness"] == harness
+    assert human == prompts  # a turn's index is its 0-based line in the file
+    assert "/Users/" not in json.dumps(log)  # no home path comes back
+
+
+@pytest.mark.skipif(not SPECSTORY.is_dir(), reason=f"evaluation data absent: {SPECSTORY}")
+def test_a_specstory_export_stages_one_turn_per_header(kb_repo: Path, cli: CliRunner) -> None:
+    source = SPECSTORY / "2025-04-27_20-17-minsky-task-workflow-rule-creation.md"
+    log = _staged(kb_repo, _import(cli, kb_repo, str(source)))
+    lines = source.read_text(encoding="utf-8").splitlines()
+    assert len(_roles(log, "user")) == lines.count("_**User**_") == 5
+    assert len(_roles(log, "assistant")) == lines.count("_**Assistant**_") == 5
+
+
+@pytest.mark.skipif(not KENKEEP.is_dir(), reason=f"evaluation data absent: {KENKEEP}")
+def test_a_kenkeep_session_stages_one_turn_per_marker(kb_repo: Path, cli: CliRunner) -> None:
+    source = KENKEEP / "admit-convention-01.md"
+    log = _staged(kb_repo, _import(cli, kb_repo, str(source)))
+    lines = source.read_text(encoding="utf-8").splitlines()
+    assert len(_roles(log, "user")) == sum(line.startswith("[USER]:") for line in lines)
+    assert len(_roles(log, "assistant")) == sum(line.startswith("[AGENT]:") for line in lines)
+
+
+def test_a_jsonl_export_stages_one_turn_per_line(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    source = tmp_path / "review.jsonl"
+    turns = [{"role": "user", "text": f"rule {n}"} for n in range(3)]
+    source.write_text("".join(json.dumps(turn) + "\n" for turn in turns), encoding="utf-8")
+    log = _staged(kb_repo, _import(cli, kb_repo, str(source)))
+    assert _roles(log, "user") == ["rule 0", "rule 1", "rule 2"]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: d / "gone.jsonl", "gone.jsonl: no such file"),
+        (lambda d: d, ": is a folder; name the transcript files in it"),
+        (lambda d: _write(d / "notes.txt", "hello\n"), "notes.txt: not a format lorebook can"),
+        (lambda d: _write(d / "x.jsonl", '{"kind": 1}\n'), "x.jsonl: JSON lines, but neither"),
+    ],
+)
+def test_a_bad_input_is_one_line_and_nothing_is_staged(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner, make: Any, message: str
+) -> None:
+    bad = make(tmp_path / "in")
+    result = cli("import", str(CLAUDE_SESSION), str(bad), cwd=kb_repo)
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert str(bad) in lines[0]
+    assert message in lines[0]
+    assert "Traceback" not in result.stderr
+    assert _no_sessions(kb_repo)  # the good file before it was not staged either
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _input_folder(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+
+
+def test_an_import_needs_files_or_a_harness(kb_repo: Path, cli: CliRunner) -> None:
+    assert "name transcript files" in cli("import", cwd=kb_repo).stderr
+    mixed = cli("import", str(CLAUDE_SESSION), "--from-harness", "claude", cwd=kb_repo)
+    assert mixed.exit_code == 1
+    assert "give no files" in mixed.stderr
+    assert "go with --from-harness" in cli("import", "--list", cwd=kb_repo).stderr
