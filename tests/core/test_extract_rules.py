@@ -13,7 +13,6 @@ from lorebook.extract.rules import (
     find_teaching_moments,
     make_description,
     make_title,
-    select_turns,
 )
 from lorebook.extract.sentences import split_sentences
 from lorebook.extract.signals import judge, strip_markers
@@ -317,7 +316,6 @@ def test_tentative_exploratory_and_routine_sessions_yield_nothing() -> None:
         "Fix the typo and run the focused test.",
     )
     assert find_teaching_moments(turns) == []
-    assert select_turns(turns) == []
 
 
 def test_ticket_narrative_never_reaches_a_proposal() -> None:
@@ -385,22 +383,6 @@ def test_origin_uses_the_turn_index_not_the_position() -> None:
     ]
     [proposal] = extract(turns)
     assert proposal.origin == "claude:s1:41"
-
-
-def test_select_turns_gives_candidates_and_the_assistant_turn_before() -> None:
-    turns = [
-        LoggedTurn(index=0, role="user", text="Add refunds."),
-        LoggedTurn(index=1, role="assistant", text="I'll invalidate `billing_all`."),
-        LoggedTurn(index=2, role="tool", text="ok"),
-        LoggedTurn(index=3, role="user", text="Never invalidate `billing_all`."),
-        LoggedTurn(index=4, role="assistant", text="ok"),
-        LoggedTurn(index=5, role="user", text="Fix the typo."),
-        LoggedTurn(index=6, role="assistant", text="ok"),
-        LoggedTurn(index=7, role="user", text="Right. `billing_all` is never touched by jobs."),
-    ]
-    assert select_turns(turns) == [1, 3, 6, 7]
-    assert select_turns(turns[5:]) == [1, 2]
-    assert select_turns(turns[:3]) == []
 
 
 def test_titles_and_descriptions() -> None:

@@ -1,7 +1,7 @@
 """LLM extractors: an OpenAI-compatible HTTP endpoint, or the wired harness's own CLI.
 
-Both send the model only the turns the deterministic extractor pre-selects
-(:func:`lorebook.extract.rules.select_turns`), ask for a JSON object of proposals, and trace
+Both send the model only the pre-selected turns (:func:`preselect`: every human turn that
+could teach, with the agent turns it answers), ask for a JSON object of proposals, and trace
 every exchange through the request's ``trace`` callable (the run writes each one to
 ``.lorebook/_logs/llm/<log-stem>-<n>.json``). A trace record holds:
 
@@ -73,11 +73,14 @@ class Selection:
 
 
 def preselect(turns: Sequence[LoggedTurn]) -> Selection:
-    """Keep the turns the deterministic extractor selects (with their context)."""
-    from lorebook.extract.rules import select_turns
+    """Keep the human turns that could teach, each with the agent turns it answers.
 
-    picked = sorted({i for i in select_turns(list(turns)) if 0 <= i < len(turns)})
-    chosen = tuple(turns[i] for i in picked)
+    The choice is :func:`lorebook.extract.preselect.select_turns`: recall first, and
+    independent of what the deterministic extractor proposes.
+    """
+    from lorebook.extract.preselect import select_turns
+
+    chosen = tuple(select_turns(turns))
     return Selection(chosen, count_words(chosen), count_words(turns))
 
 

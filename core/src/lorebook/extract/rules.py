@@ -20,7 +20,6 @@ this module turns the teaching sentences of a session into candidate notes:
    ("Correct.", "Yes.") that restates the subject. One group is one candidate.
 
 The quote is a verbatim span of the group's first turn, so :func:`quote_in_session` holds.
-:func:`select_turns` reuses the same analysis to choose what an LLM extractor is shown.
 """
 
 from __future__ import annotations
@@ -308,30 +307,6 @@ def find_teaching_moments(turns: Sequence[LoggedTurn]) -> list[Candidate]:
     """
     candidates = [_candidate(group) for group in _groups(turns)]
     return sorted(candidates, key=lambda candidate: (candidate.turn, candidate.type))
-
-
-def select_turns(turns: Sequence[LoggedTurn]) -> list[int]:
-    """Choose the turns an LLM extractor should see: teaching turns and their context.
-
-    Args:
-        turns: The turns of the request, in order.
-
-    Returns:
-        Ascending positions in ``turns`` (not :attr:`LoggedTurn.index`): every human turn a
-        candidate rests on, and for each the nearest assistant turn before it, the context
-        that the human was answering.
-    """
-    wanted = {position for c in find_teaching_moments(turns) for position in c.turns}
-    chosen: set[int] = set()
-    answered: int | None = None
-    for position, turn in enumerate(turns):
-        if position in wanted:
-            chosen.add(position)
-            if answered is not None:
-                chosen.add(answered)
-        if turn.role == "assistant":
-            answered = position
-    return sorted(chosen)
 
 
 def _capital(text: str) -> str:

@@ -1,0 +1,241 @@
+"""How a human turn reads: its mood, its polarity, its scope, and what it answers.
+
+These are properties of how people address an agent, read from grammar rather than from
+topic words: a sentence in the imperative or with a deontic modal (*should*, *must*, *need
+to*) directs; a negated one prohibits; a yes/no question whose auxiliary is negated
+(*shouldn't we*, *doesn't git have*) or that ends on a tag (*..., right?*) carries the rule
+it asks about; a preference is stated in the first person (*I'd rather*, *I want*, *I
+don't want*); emphasis is punctuation and capitals; a reason is a subordinate clause
+(*because*, *since*, *so that*). The agent's turn before it says whether the human is
+answering an action (a tool call) and whether that action was refused or interrupted.
+
+:mod:`lorebook.extract.preselect` reads these cues loosely (could this turn teach?);
+:mod:`lorebook.extract.rules` reads them strictly (does it?). Each function is a pure
+function of its text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lorebook.extract.sentences import Sentence, is_envelope, split_sentences
+from lorebook.models.session import LoggedTurn
+
+_I = re.IGNORECASE
+_APOS = "['\u2019]"
+_NEG = rf"(?:n{_APOS}?t|not)"
+_AUX = r"(?:should|could|can|ca|would|wo|will|did|do|does|is|are|was|were|have|has|must|may)"
+_SUBJECT = r"(?:we|i|you|it|that|this|there|they|git|the\s+\w+|\w+)"
+
+NEGATIVE_QUESTION = re.compile(
+    rf"^(?:\w+,?\s+){{0,3}}?(?:{_AUX}{_NEG}\s+{_SUBJECT}|{_AUX}\s+{_SUBJECT}\s+not"
+    rf"|why\s+not|why\s+(?:do|did|are|is)\s+you|why\s+(?:don{_APOS}?t|didn{_APOS}?t)\b)",
+    _I,
+)
+"""A yes/no question with a negated auxiliary ("shouldn't we", "doesn't git have")."""
+TAG_QUESTION = re.compile(rf"[,.]\s*(?:right|correct|no|isn{_APOS}?t it|ok|yes)\s*\?+\s*$", _I)
+"""A statement asking for agreement: "..., right?"."""
+MODAL_QUESTION = re.compile(r"^(?:\w+,?\s+){0,2}?(?:should|must)\s+\S", _I)
+"""A question about what ought to be ("should `x` be in tasks?")."""
+INFO_QUESTION = re.compile(
+    r"^(?:\w+,?\s+){0,2}?(?:what|how|where|which|when|who|explain|tell me|can you explain)\b", _I
+)
+"""A request for information: "what is", "how does", "explain"."""
+
+DEONTIC = re.compile(
+    r"\b(?:should(?:n['\u2019]?t| not)?|must(?:n['\u2019]?t| not)?|need(?:s)? to|have to|has to"
+    r"|ought to|supposed to|(?:is|are) (?:not )?(?:allowed|meant) to|make sure|ensure)\b",
+    _I,
+)
+"""Modal verbs of obligation and permission."""
+PROHIBITIVE = re.compile(
+    rf"(?:^|[.!?;:,]\s+|\b(?:please|and|but|so|just)\s+)(?:do{_NEG}|don{_APOS}?t|never|stop|avoid"
+    rf"|no more)\b|\b(?:never|shouldn{_APOS}?t|mustn{_APOS}?t|should not|must not"
+    rf"|(?:you|we) (?:do{_NEG}|don{_APOS}?t) (?:need|want|have) to)\b",
+    _I,
+)
+"""A prohibition: a negated imperative or a negated modal."""
+PREFERENCE = re.compile(
+    rf"\bi(?:{_APOS}d| would)? (?:rather|prefer)\b"
+    rf"|\bi (?:do{_NEG} |don{_APOS}?t )?(?:want|like|hate|love)\b|\bi{_APOS}d like\b"
+    rf"|\bi would like\b|\b(?:i|we) (?:do{_NEG}|don{_APOS}?t) need\b"
+    rf"|\b(?:is|are) (?:preferred|preferable)\b|\b(?:instead of|rather than)\b"
+    rf"|\bi(?:{_APOS}m| am) (?:\w+ )?(?:afraid|worried|paranoid|nervous|uncomfortable|scared)\b",
+    _I,
+)
+"""A preference in the first person."""
+HABIT = re.compile(
+    rf"\b(?:always|never|every ?time|whenever|in general|as a rule|from now on|going forward"
+    rf"|(?:you|we) keep|again|still|each time|by default|in this project"
+    rf"|our (?:rule|convention|process)"
+    rf"|we(?:{_APOS}re| are) using|we use)\b",
+    _I,
+)
+"""Scope beyond the task: a habit, a standing rule, a repeated correction."""
+ONE_OFF = re.compile(
+    r"\b(?:go ahead|let(?:'s|\u2019s| us) (?:do|go|move|get|try|continue|proceed)|proceed"
+    r"|for now|this time|not yet|yet|right now|at the moment|in the meantime|next|first)\b",
+    _I,
+)
+"""Scope bound to the task at hand."""
+CONTRAST = re.compile(
+    r",\s*(?:but\s+|and\s+)?not\s+(?:the\s+|a\s+|an\s+)?\w+|\b(?:specifically|instead|rather than"
+    r"|only)\b",
+    _I,
+)
+"""A choice stated against its alternative: "X, not Y", "instead", "only"."""
+CODIFY = re.compile(
+    r"\b(?:rules?|conventions?|guidelines?|guidance|policy|process|memory|CLAUDE\.md|AGENTS\.md)\b"
+    r"|\.mdc\b",
+    _I,
+)
+"""Talk about the project's written rules: asking to record or follow one."""
+AGENCY = re.compile(r"\b(?:yourself|your own)\b", _I)
+"""Who is to act: "do it yourself"."""
+REASON = re.compile(r"\b(?:because|since|so that|otherwise|the reason)\b|\s--\s", _I)
+DEFINITION = re.compile(
+    r"\b(?:means|i meant|by \S+ i mean|is called|stands for|refers to"
+    r"|is (?:our|the) (?:\w+ )?(?:name|term|word) for|(?:is|are) represented by"
+    r"|represented (?:in|by|as))\b",
+    _I,
+)
+_CAPS = re.compile(r"(?:\b(?P<before>[A-Za-z]+)\s+)?\b(?P<word>[A-Z]{2,})\b(?!-)")
+_SHOUTED = frozenset(
+    {"you", "me", "we", "us", "i", "it", "not", "no", "never", "always", "yet", "now", "so"}
+    | {"do", "don", "dont", "stop", "wait", "must", "all", "this", "that", "is", "are", "be"}
+)
+"""Function words that, in capitals, can only be emphasis ("I want YOU to", "NOT yet")."""
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "our", "your", "my", "its", "their"})
+_ACK = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|yep|yeah|sure|no|good|great|fine|cool|thanks?|thank you|thanx|thx"
+    r"|please|pls|perfect|nice|right|correct|agreed|done|retry|continue|proceed|go(?: ahead)?"
+    r"|let(?:'s|\u2019s| us)(?: go| do (?:it|that|this)| proceed| continue)?|do (?:it|that|this)"
+    r"|try again|again|sounds good|looks good|lgtm|ship it|\d{1,2}|and|so|then|now|that|it)"
+    r"[\s.,!:;)-]*)+$",
+    _I,
+)
+"""A turn made only of acknowledgements and go-aheads ("OK", "yes, go ahead", "1")."""
+REFUSAL = re.compile(
+    r"(?:tell \w+ what to do differently|user rejected|interrupted by user|request interrupted"
+    r"|rejected by (?:the )?user|declined|cancel(?:l)?ed by (?:the )?user)",
+    _I,
+)
+"""How a harness records that the human refused or stopped the agent's action."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnCues:
+    """What a human turn's prose says about it, and what it answers."""
+
+    sentences: tuple[Sentence, ...]
+    prose_words: int
+    words: int
+    slash: bool
+    bare: bool
+    memory: bool
+    after_action: bool
+    after_refusal: bool
+    emphatic: bool
+    rule_question: bool
+    info_question: bool
+    directive: bool
+    preference: bool
+    habit: bool
+    one_off: bool
+    reason: bool
+    definition: bool
+    contrast: bool
+    codify: bool
+    agency: bool
+
+    @property
+    def pasted(self) -> bool:
+        """Mostly pasted output: under a third of its words are prose."""
+        return self.prose_words * 3 < self.words
+
+
+def emphatic(text: str) -> bool:
+    """An exclamation, ``?!``, or a word in capitals used for emphasis, not as a name.
+
+    A function word in capitals is emphasis; so is a longer word in capitals that no
+    determiner introduces ("ULTRATHINK", not "the README").
+    """
+    if "!" in text:
+        return True
+    for match in _CAPS.finditer(text):
+        word, before = match.group("word"), (match.group("before") or "").lower()
+        if word.lower() in _SHOUTED or (len(word) >= 6 and before not in _DETERMINERS):
+            return True
+    return False
+
+
+def rule_question(sentence: str) -> bool:
+    """A question carrying a rule: negated auxiliary, a tag, or a modal of obligation."""
+    if not sentence.rstrip().endswith("?") and not NEGATIVE_QUESTION.match(sentence):
+        return False
+    return bool(
+        NEGATIVE_QUESTION.match(sentence)
+        or TAG_QUESTION.search(sentence)
+        or MODAL_QUESTION.match(sentence)
+    )
+
+
+def directive(sentence: str) -> bool:
+    """A sentence that directs: a deontic modal or a prohibition (statements only)."""
+    if sentence.rstrip().endswith("?"):
+        return False
+    return bool(DEONTIC.search(sentence) or PROHIBITIVE.search(sentence))
+
+
+def _answered(turns: Sequence[LoggedTurn], position: int) -> list[LoggedTurn]:
+    """The agent's turns between the previous human turn and the one at ``position``."""
+    answered: list[LoggedTurn] = []
+    for turn in reversed(turns[:position]):
+        if turn.role in ("user", "summary"):
+            break
+        answered.append(turn)
+    answered.reverse()
+    return answered
+
+
+def _refused(turns: Sequence[LoggedTurn]) -> bool:
+    """True when the last action of these agent turns was refused or interrupted."""
+    for turn in reversed(turns):
+        for call in reversed(turn.tool_calls):
+            return bool(REFUSAL.search(call.result_excerpt or ""))
+        if REFUSAL.search(turn.text[-300:]):
+            return True
+    return False
+
+
+def read_turn(turns: Sequence[LoggedTurn], position: int) -> TurnCues:
+    """Read the human turn at ``position`` of ``turns`` with the agent turns it answers."""
+    text = turns[position].text
+    sentences = tuple(split_sentences(text))
+    prose = [s.text for s in sentences]
+    answered = _answered(turns, position)
+    stripped = text.strip()
+    return TurnCues(
+        sentences=sentences,
+        prose_words=sum(len(s.split()) for s in prose),
+        words=len(text.split()),
+        slash=stripped.startswith("/") or is_envelope(text),
+        bare=bool(_ACK.match(stripped)),
+        memory=stripped.startswith("#") and not stripped.startswith("##"),
+        after_action=any(turn.tool_calls for turn in answered[-3:]),
+        after_refusal=_refused(answered),
+        emphatic=any(emphatic(s) for s in prose),
+        rule_question=any(rule_question(s) for s in prose),
+        info_question=bool(prose) and all(INFO_QUESTION.match(s) for s in prose),
+        directive=any(directive(s) for s in prose),
+        preference=any(PREFERENCE.search(s) for s in prose),
+        habit=any(HABIT.search(s) for s in prose),
+        one_off=any(ONE_OFF.search(s) for s in prose),
+        reason=any(REASON.search(s) for s in prose),
+        definition=any(DEFINITION.search(s) for s in prose),
+        contrast=any(CONTRAST.search(s) for s in prose),
+        codify=any(CODIFY.search(s) for s in prose),
+        agency=any(AGENCY.search(s) for s in prose),
+    )
