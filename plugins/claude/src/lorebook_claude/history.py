@@ -1,11 +1,12 @@
 """Claude Code's own store of past sessions: ``<config dir>/projects/<slug>/<session>.jsonl``.
 
 The config dir is ``$CLAUDE_CONFIG_DIR``, else ``~/.claude`` (shared/HARNESSES.md 1.1).
-The slug is the session's absolute working directory with every character other than a
-letter or digit replaced by ``-`` (``/home/user/proj`` → ``-home-user-proj``; section
-1.4). A session started in a folder inside the repository lives under that folder's
-slug, so every project folder whose name extends the repository's slug is looked at, and
-a transcript counts when the ``cwd`` its records carry is the repository or inside it.
+The slug is the session's absolute working directory with ``/`` replaced by ``-``
+(``/home/user/proj`` → ``-home-user-proj``; section 1.4, which also reports that every
+character other than a letter or digit becomes ``-``: both spellings are looked for). A
+session started in a folder inside the repository lives under that folder's slug, so
+every project folder whose name extends the repository's slug is looked at, and a
+transcript counts when the ``cwd`` its records carry is the repository or inside it.
 Subagent transcripts (``<slug>/<session>/subagents/``) are not sessions of their own.
 """
 
@@ -34,6 +35,15 @@ def config_dir(env: Mapping[str, str] | None = None) -> Path:
 def project_slug(folder: Path) -> str:
     """The name of the ``projects/`` folder Claude Code uses for an absolute path."""
     return _NOT_ALNUM.sub("-", str(folder))
+
+
+def _slugs(repo: Path) -> set[str]:
+    """Folder names the repository may have: every non-alphanumeric, or only ``/``, as ``-``."""
+    return {project_slug(repo), str(repo).replace("/", "-").replace("\\", "-")}
+
+
+def _may_hold(name: str, slugs: set[str]) -> bool:
+    return any(name == slug or name.startswith(slug + "-") for slug in slugs)
 
 
 def transcript_info(path: Path) -> PastSession | None:
@@ -71,13 +81,9 @@ def _text(value: object) -> str | None:
 def past_sessions(repo: Path, env: Mapping[str, str] | None = None) -> list[PastSession]:
     """Every Claude Code session that ran in ``repo`` or a folder inside it."""
     projects = config_dir(env) / "projects"
-    slug = project_slug(repo.resolve())
+    slugs = _slugs(repo.resolve())
     try:
-        folders = [
-            folder
-            for folder in projects.iterdir()
-            if folder.is_dir() and (folder.name == slug or folder.name.startswith(slug + "-"))
-        ]
+        folders = [f for f in projects.iterdir() if f.is_dir() and _may_hold(f.name, slugs)]
     except OSError:
         return []
     found = []
@@ -86,7 +92,7 @@ def past_sessions(repo: Path, env: Mapping[str, str] | None = None) -> list[Past
             info = transcript_info(path)
             if info is None:
                 continue
-            exact = folder.name == slug and info.cwd is None
+            exact = folder.name in slugs and info.cwd is None
             if exact or ran_inside(info.cwd, repo):
                 found.append(info)
     return in_start_order(found)
