@@ -161,9 +161,10 @@ def extract(log: SessionLog) -> list[Proposal] | None:
 def curate(proposals: list[Proposal], store: NoteStore) -> list[CuratorAction] | None:
     """Turn pending proposals into one batch of add / modify / contradict / drop actions.
 
-    Called by ``lorebook curate`` with every pending proposal. First result: the built-in
-    (``trylast``) runs the configured curator; ``None`` passes to the next plugin. Core
-    validates the whole batch before the first write.
+    Called by ``lorebook curate`` with every pending proposal whose claim a person has not
+    rejected (core drops those itself). First result: the built-in (``trylast``) runs the
+    configured curator; ``None`` passes to the next plugin. Core files every ``add`` in a
+    folder of its note's kind and validates the whole batch before the first write.
 
     Args:
         proposals: Pending proposals, in session then proposal order.
