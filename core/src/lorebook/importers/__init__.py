@@ -11,6 +11,10 @@ Formats:
 - ``jsonl``: plain normalised turns, one JSON object per line (:mod:`.jsonl`);
 - ``kenkeep``: kenkeep's labelled sessions, ``[USER]:`` / ``[AGENT]:`` (:mod:`.kenkeep`);
 - ``console``: text copied from a Claude Code or Gemini CLI terminal (:mod:`.console`).
+
+A host's native transcripts (Claude Code session files, Codex rollouts) are not parsed
+here: :mod:`.sources` hands them to the harness plugin that recognises them, and
+:mod:`.staging` stages them through capture.
 """
 
 from __future__ import annotations
