@@ -185,3 +185,27 @@ def test_no_store_lists_nothing_and_an_unknown_harness_is_one_line(
     assert bad.exit_code == 1
     assert len(bad.stderr.strip().splitlines()) == 1
     assert "--from-harness vim: no session store to read (claude, codex" in bad.stderr
+
+
+def test_each_harness_recognises_only_its_own_transcripts(tmp_path: Path) -> None:
+    from lorebook_claude.history import transcript_info as claude_info
+    from lorebook_codex.history import transcript_info as codex_info
+
+    claude_file = CLAUDE / f"{MAIN}.jsonl"
+    rollout = sorted(CODEX.glob("rollout-*.jsonl"))[0]
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text('{"session_id": "s", "harness": "import"}\n{"role": "user", "text": "hi"}\n')
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("not json\n")
+    claude = claude_info(claude_file)
+    assert claude is not None
+    assert (claude.session_id, claude.cwd) == (MAIN, "<PROJECT>")
+    assert claude.started == "2026-11-30T04:20:31.633Z"
+    codex = codex_info(rollout)
+    assert codex is not None
+    assert rollout.stem.endswith("-" + codex.session_id)  # the thread id ends the name
+    assert codex.cwd == "<PROJECT>"
+    for other in (rollout, plain, broken, tmp_path / "missing.jsonl"):
+        assert claude_info(other) is None
+    for other in (claude_file, plain, broken, tmp_path / "missing.jsonl"):
+        assert codex_info(other) is None
