@@ -110,17 +110,18 @@ def _golden(text: str, path: Path) -> list[Query]:
 def _case(case: Any, where: str) -> Query:
     if not isinstance(case, dict):
         raise EvalInputError(f"{where}: a case must be a mapping")
+    if isinstance(case.get("id"), str):
+        where = f"{where} {case['id']}"
     prompt = case.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         raise EvalInputError(f"{where}: field 'prompt': must be a non-empty string")
-    label = f"{where} {case['id']}" if isinstance(case.get("id"), str) else where
     if case.get("expect_empty") is True:
-        return Query(prompt, (), "refusal", label)
+        return Query(prompt, (), "refusal", where)
     boost = case.get("expect_id_present_only_via_boost")
     if boost is not None:
         if not isinstance(boost, str):
             raise EvalInputError(f"{where}: field 'expect_id_present_only_via_boost': an id")
-        return Query(prompt, (boost,), "multi-hop", label)
+        return Query(prompt, (boost,), "multi-hop", where)
     ids = case.get("expect_ids_in_top_k")
     if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
         raise EvalInputError(
@@ -128,7 +129,7 @@ def _case(case: Any, where: str) -> Query:
             "(or set expect_empty: true)"
         )
     group: Group = "multi-hop" if case.get("category") == "multi-hop" else "answerable"
-    return Query(prompt, tuple(ids), group, label)
+    return Query(prompt, tuple(ids), group, where)
 
 
 def resolve_expected(
