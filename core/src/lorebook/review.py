@@ -371,9 +371,6 @@ def reject(paths: KBPaths, target: str, cwd: Path, *, budget: int) -> Rejection:
     """
     from lorebook.curate.rejections import load_ledger, record_rejections
     from lorebook.kb.fsutil import kb_lock
-    from lorebook.kb.index import rebuild_indexes
-    from lorebook.kb.store import load_snapshot
-    from lorebook.recall.sync import reconcile
 
     with kb_lock(paths.lock):
         change = find_change(paths, list_changes(paths), target, cwd)
@@ -381,6 +378,18 @@ def reject(paths: KBPaths, target: str, cwd: Path, *, budget: int) -> Rejection:
         claims = rejected_claims(paths, change)
         action = undo(paths, change)
         remembered = tuple(r.fingerprint for r in record_rejections(paths, claims))
+    dangling = _rebuild_after(paths, change, action, budget)
+    return Rejection(change, action, dangling, remembered)
+
+
+def _rebuild_after(
+    paths: KBPaths, change: Change, action: Literal["deleted", "restored"], budget: int
+) -> tuple[str, ...]:
+    """Rebuild the indexes after ``change`` was undone; return the notes left dangling."""
+    from lorebook.kb.index import rebuild_indexes
+    from lorebook.kb.store import load_snapshot
+    from lorebook.recall.sync import reconcile
+
     try:
         rebuild_indexes(paths, budget)
     except LorebookError as exc:
@@ -391,15 +400,14 @@ def reject(paths: KBPaths, target: str, cwd: Path, *, budget: int) -> Rejection:
     if action == "deleted":  # after the rebuild, which removes an emptied folder's index.md
         _prune_empty_dirs(paths, (paths.repo / change.path).parent)
     reconcile(paths)
-    dangling: tuple[str, ...] = ()
     snap = load_snapshot(paths)
-    if change.note_id and change.note_id not in snap.notes:
-        dangling = tuple(
-            note_id
-            for note_id, stored in snap.notes.items()
-            if any(change.note_id in ids for ids in stored.note.edges().values())
-        )
-    return Rejection(change, action, dangling, remembered)
+    if not change.note_id or change.note_id in snap.notes:
+        return ()
+    return tuple(
+        note_id
+        for note_id, stored in snap.notes.items()
+        if any(change.note_id in ids for ids in stored.note.edges().values())
+    )
 
 
 __all__ = [

@@ -22,18 +22,13 @@ from lorebook.curate.conflicts import (
 )
 from lorebook.curate.journal import curate_lock
 from lorebook.curate.notes import accepted_rewrite, canonical
-from lorebook.curate.rejections import (
-    RejectedClaim,
-    fingerprint,
-    ledger_path,
-    load_ledger,
-    record_rejections,
-)
+from lorebook.curate.rejections import RejectedClaim, fingerprint, ledger_path, record_rejections
 from lorebook.errors import LorebookError
 from lorebook.kb.fsutil import atomic_write_text, kb_lock
 from lorebook.kb.index import rebuild_indexes
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import open_store
+from lorebook.models.curation import Conflict
 from lorebook.models.session import Proposal
 from lorebook.store import NoteNotFoundError
 
@@ -87,6 +82,15 @@ def _remember(paths: KBPaths, conflict_id: str, proposal: Proposal) -> list[str]
     return [paths.rel(ledger_path(paths))] if new else []
 
 
+def _refuse_decided(conflict: Conflict) -> None:
+    if conflict.status not in UNDECIDED:
+        raise LorebookError(
+            f"conflict {conflict.id} is decided already ({conflict.status}: "
+            f"{conflict.decided_because or 'no reason given'})",
+            hint="a decided conflict is a record; edit the note itself to change it",
+        )
+
+
 def resolve_conflict(
     paths: KBPaths, conflict_id: str, decision: Decision, why: str | None, *, entry_budget: int
 ) -> Resolution:
@@ -104,14 +108,7 @@ def resolve_conflict(
         )
     with curate_lock(paths):
         conflict, body = read_conflict(path, source=paths.rel(path))
-        if decision == "reject":
-            load_ledger(paths)  # a malformed ledger fails here, before anything is written
-        if conflict.status not in UNDECIDED:
-            raise LorebookError(
-                f"conflict {conflict_id} is decided already ({conflict.status}: "
-                f"{conflict.decided_because or 'no reason given'})",
-                hint="a decided conflict is a record; edit the note itself to change it",
-            )
+        _refuse_decided(conflict)
         resolution = Resolution(
             conflict_id, decision, DECISION_STATUS[decision], conflict.target_id
         )
@@ -119,7 +116,7 @@ def resolve_conflict(
             resolution.changed.append(
                 _accept(paths, conflict.target_id, conflict_id, conflict.proposal)
             )
-        elif decision == "reject":
+        elif decision == "reject":  # a malformed ledger fails here, before any write
             resolution.changed += _remember(paths, conflict_id, conflict.proposal)
         reason = " ".join((why or "").split()) or None
         decided = conflict.model_copy(
