@@ -168,3 +168,46 @@ def test_review_reject_refuses_before_undoing_when_the_ledger_is_malformed(
     assert result.exit_code == 1
     assert f"{LEDGER}:1: expected" in result.stderr
     assert "practice-use-tabs-in-makefiles" in notes_of(kb_repo)  # nothing was undone
+
+
+def test_conflict_reject_with_a_malformed_ledger_changes_nothing(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    from tests.core.test_curate import add_note
+
+    add_note(kb_repo, "Always rebase feature branches")
+    stage(kb_repo, "s1", [proposal("s1", 1, "Never rebase feature branches")])
+    (conflict,) = curate(kb_repo).results
+    _reject_ledger(kb_repo, "garbage")
+    result = cli("conflict", "resolve", conflict.detail, "--decision", "reject", cwd=kb_repo)
+    assert result.exit_code == 1
+    assert f"{LEDGER}:1: expected" in result.stderr
+    assert "status: open" in (kb_repo / conflict.path).read_text()
+
+
+_RECORD = """
+import sys
+from pathlib import Path
+from lorebook.curate.rejections import RejectedClaim, record_rejections
+from lorebook.kb.fsutil import kb_lock
+from lorebook.kb.paths import KBPaths
+paths = KBPaths(Path(sys.argv[1]))
+for n in range(10):
+    with kb_lock(paths.lock):
+        record_rejections(paths, [RejectedClaim(f"{int(sys.argv[2]):08x}{n:08x}", "review")])
+"""
+
+
+def test_concurrent_rejections_lose_no_line(kb_repo: Path) -> None:
+    import subprocess
+    import sys
+
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _RECORD, str(kb_repo), str(worker)])
+        for worker in range(4)
+    ]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0, 0]
+    from lorebook.curate.rejections import load_ledger
+    from lorebook.kb.paths import KBPaths
+
+    assert len(load_ledger(KBPaths(kb_repo))) == 40
