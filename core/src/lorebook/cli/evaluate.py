@@ -26,41 +26,54 @@ eval_app = typer.Typer(
 eval_extraction.register(eval_app)
 
 
+NotesOption = Annotated[
+    Path,
+    typer.Option(
+        "--notes",
+        help="A .lorebook/nodes folder, an OKF bundle (kenkeep pack), a folder of Cursor rule "
+        "files, or a LoCoMo .json file (which brings its own questions).",
+    ),
+]
+QueriesOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--queries",
+        help='JSON Lines of {"query": ..., "expected": [ids]} ([] = nothing should be '
+        "injected), or kenkeep's golden-queries.yaml.",
+    ),
+]
+DistractorsOption = Annotated[
+    list[Path] | None,
+    typer.Option("--distractors", help="A folder of notes added to the store (repeatable)."),
+]
+KOption = Annotated[int, typer.Option("--k", min=1, help="The window of recall@k.")]
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option("--config", help="A lorebook config.yaml whose settings the hook uses."),
+]
+VerboseOption = Annotated[
+    bool, typer.Option("--verbose", help="List what each system served for each query.")
+]
+
+
 @eval_app.command("retrieval")
 def retrieval(
-    notes: Annotated[
-        Path,
-        typer.Option(
-            "--notes",
-            help="A .lorebook/nodes folder, an OKF bundle (kenkeep pack), a folder of Cursor "
-            "rule files, or a LoCoMo .json file (which brings its own questions).",
-        ),
-    ],
-    queries: Annotated[
-        Path | None,
-        typer.Option(
-            "--queries",
-            help='JSON Lines of {"query": ..., "expected": [ids]} ([] = nothing should be '
-            "injected), or kenkeep's golden-queries.yaml.",
-        ),
-    ] = None,
-    distractors: Annotated[
-        list[Path] | None,
-        typer.Option("--distractors", help="A folder of notes added to the store (repeatable)."),
-    ] = None,
-    k: Annotated[int, typer.Option("--k", min=1, help="The window of recall@k.")] = 5,
-    config: Annotated[
-        Path | None,
-        typer.Option("--config", help="A lorebook config.yaml whose settings the hook uses."),
-    ] = None,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", help="List what each system served for each query.")
-    ] = False,
+    notes: NotesOption,
+    queries: QueriesOption = None,
+    distractors: DistractorsOption = None,
+    k: KOption = 5,
+    config: ConfigOption = None,
+    verbose: VerboseOption = False,
     json_output: JsonOption = False,
 ) -> None:
     """Rank NOTES for QUERIES: our ranker as the hook injects it and raw, grep, plain BM25."""
     from lorebook.evaluation.report import json_document, summary_line, table, verbose_lines
-    from lorebook.evaluation.retrieval import hook_config, load_evalset, run_retrieval
+    from lorebook.evaluation.retrieval import (
+        hook_config,
+        load_evalset,
+        run_retrieval,
+        settings_values,
+    )
 
     settings = hook_config(config)
     evalset = load_evalset(notes, queries, list(distractors or []))
@@ -68,8 +81,7 @@ def retrieval(
         warn(f"skipped (not served by the hook either): {problem}")
     report = run_retrieval(evalset, settings, k)
     if json_output:
-        values = {name: getattr(settings, name) for name in type(settings).__slots__}
-        values = {n: list(v) if isinstance(v, tuple) else v for n, v in values.items()}
+        values = settings_values(settings)
         values["source"] = str(config) if config is not None else "defaults"
         print_json(json_document(report, values, verbose))
         return

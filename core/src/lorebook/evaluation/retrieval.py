@@ -12,7 +12,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lorebook.evaluation.baselines import Grep, PlainBm25
 from lorebook.evaluation.corpus import (
@@ -96,6 +96,13 @@ def hook_config(config_file: Path | None) -> HookConfig:
             paths.cache.mkdir(parents=True)
             refresh_compiled(paths, config)
         return load_hook_config(str(paths.root))
+
+
+def settings_values(config: HookConfig) -> dict[str, Any]:
+    """The hook settings a run used, as JSON values."""
+    names = getattr(type(config), "__slots__", None) or list(vars(config))
+    values = {name: getattr(config, name) for name in names}
+    return {n: list(v) if isinstance(v, tuple) else v for n, v in values.items()}
 
 
 def load_evalset(notes: Path, queries: Path | None, distractors: list[Path]) -> EvalSet:
