@@ -50,6 +50,16 @@ DEONTIC = re.compile(
     _I,
 )
 """Modal verbs of obligation and permission."""
+COUNTERFACTUAL = re.compile(
+    rf"\b(?:should|shouldn{_APOS}?t|should not|must|could)(?: not)? (?:have|{_APOS}ve)\b", _I
+)
+"""What ought to have happened and did not: "you should have addressed the warning"."""
+POLAR_TO_AGENT = re.compile(r"^(?:\w+,?\s+){0,3}?(?:did|have|has|were|are|will)\s+(?:you|we)\b", _I)
+"""A yes/no question about what the agent (or "we") did: "did you gather requirements?"."""
+ACCUSING = re.compile(
+    rf"\b(?:why|how|what) (?:(?:the \w+ )?(?:are|did|were|do) you|{_APOS}re you)\b", _I
+)
+"""A question at the agent's own conduct: "why are you ...", "how did you verify ..."."""
 PROHIBITIVE = re.compile(
     rf"(?:^|[.!?;:,]\s+|\b(?:please|and|but|so|just)\s+)(?:do{_NEG}|don{_APOS}?t|never|stop|avoid"
     rf"|no more)\b|\b(?:never|shouldn{_APOS}?t|mustn{_APOS}?t|should not|must not"
@@ -59,10 +69,12 @@ PROHIBITIVE = re.compile(
 """A prohibition: a negated imperative or a negated modal."""
 PREFERENCE = re.compile(
     rf"\bi(?:{_APOS}d| would)? (?:rather|prefer)\b"
-    rf"|\bi (?:do{_NEG} |don{_APOS}?t )?(?:want|like|hate|love)\b|\bi{_APOS}d like\b"
-    rf"|\bi would like\b|\b(?:i|we) (?:do{_NEG}|don{_APOS}?t) need\b"
+    rf"|\bi (?:do{_NEG} |don{_APOS}?t )?want\b|\bi(?:{_APOS}d| would) like\b(?! (?:it|this|that)\b)"
+    rf"|\bi (?:will not|won{_APOS}?t|do{_NEG}|don{_APOS}?t) let you\b"
+    rf"|\b(?:i|we) (?:do{_NEG}|don{_APOS}?t) need\b"
     rf"|\b(?:is|are) (?:preferred|preferable)\b|\b(?:instead of|rather than)\b"
-    rf"|\bi(?:{_APOS}m| am) (?:\w+ )?(?:afraid|worried|paranoid|nervous|uncomfortable|scared)\b",
+    rf"|\bi(?:{_APOS}m| am) (?:\w+ ){{0,2}}"
+    r"(?:afraid|worried|paranoid|nervous|uncomfortable|scared)\b",
     _I,
 )
 """A preference in the first person."""
@@ -76,7 +88,7 @@ HABIT = re.compile(
 """Scope beyond the task: a habit, a standing rule, a repeated correction."""
 ONE_OFF = re.compile(
     r"\b(?:go ahead|let(?:'s|\u2019s| us) (?:do|go|move|get|try|continue|proceed)|proceed"
-    r"|for now|this time|not yet|yet|right now|at the moment|in the meantime|next|first)\b",
+    r"|for now|this time|not yet|yet|right now|at the moment|in the meantime)\b",
     _I,
 )
 """Scope bound to the task at hand."""
@@ -92,8 +104,21 @@ CODIFY = re.compile(
     _I,
 )
 """Talk about the project's written rules: asking to record or follow one."""
+CITES = re.compile(
+    r"\(see\b|\bsee <|<[a-z][a-z0-9]*(?:_[a-z0-9]+)+>"
+    r"|\b(?:per|as in|according to|follow(?:ing)?) (?:the |our )?"
+    r"(?:CLAUDE\.md|AGENTS\.md|rules?|guidelines?|conventions?|process|instructions)\b",
+    _I,
+)
+"""Pointing the agent at the project's written instructions: "(see <git_workflow>!)"."""
 AGENCY = re.compile(r"\b(?:yourself|your own)\b", _I)
 """Who is to act: "do it yourself"."""
+HEDGE = re.compile(
+    r"\b(?:maybe|perhaps|might|not sure|unsure|i wonder|wondering|contemplating|i guess"
+    r"|i suppose|what do you think|or did i|did i misunderstand|if so)\b",
+    _I,
+)
+"""Thinking aloud rather than teaching: "I'm not sure", "maybe", "what do you think"."""
 REASON = re.compile(r"\b(?:because|since|so that|otherwise|the reason)\b|\s--\s", _I)
 DEFINITION = re.compile(
     r"\b(?:means|i meant|by \S+ i mean|is called|stands for|refers to"
@@ -149,6 +174,10 @@ class TurnCues:
     contrast: bool
     codify: bool
     agency: bool
+    counterfactual: bool
+    cites: bool
+    checks_agent: bool
+    accuses: bool
 
     @property
     def pasted(self) -> bool:
@@ -172,9 +201,15 @@ def emphatic(text: str) -> bool:
 
 
 def rule_question(sentence: str) -> bool:
-    """A question carrying a rule: negated auxiliary, a tag, or a modal of obligation."""
-    if not sentence.rstrip().endswith("?") and not NEGATIVE_QUESTION.match(sentence):
-        return False
+    """A question carrying a rule: negated auxiliary, a tag, or a modal of obligation.
+
+    Without a question mark only a sentence that opens with the negated auxiliary counts
+    ("doesn't git have `mv`"), so "I don't understand" is not a question.
+    """
+    if re.search(r"\bwhy not\b", sentence, _I):
+        return True
+    if not sentence.rstrip().endswith("?"):
+        return bool(re.match(rf"{_AUX}{_NEG}\s+{_SUBJECT}\b", sentence, _I))
     return bool(
         NEGATIVE_QUESTION.match(sentence)
         or TAG_QUESTION.search(sentence)
@@ -238,4 +273,8 @@ def read_turn(turns: Sequence[LoggedTurn], position: int) -> TurnCues:
         contrast=any(CONTRAST.search(s) for s in prose),
         codify=any(CODIFY.search(s) for s in prose),
         agency=any(AGENCY.search(s) for s in prose),
+        counterfactual=any(COUNTERFACTUAL.search(s) for s in prose),
+        cites=any(CITES.search(s) for s in prose),
+        checks_agent=any(s.endswith("?") and POLAR_TO_AGENT.match(s) for s in prose),
+        accuses=any(s.endswith(("?", "?!", "!?")) and ACCUSING.search(s) for s in prose),
     )

@@ -7,8 +7,9 @@ human turn's cues (:mod:`lorebook.extract.cues`) and keeps every turn that
 - answers an agent action that was refused or interrupted (a correction, very often);
 - is emphatic, states a preference, directs (a modal or a prohibition), asks a question
   that carries a rule, states a habit, a reason or a choice against its alternative
-  ("X, not Y"), defines a term, talks about the project's written rules, or says who is to
-  act ("do it yourself");
+  ("X, not Y"), defines a term, talks about or points at the project's written rules, says
+  who is to act ("do it yourself"), says what the agent should have done, or questions
+  what it did ("did you gather the requirements?", "why are you ...?");
 - is a ``#`` memory line;
 
 and leaves out what cannot teach: slash commands and harness envelopes, turns made only
@@ -51,7 +52,11 @@ def could_teach(cues: TurnCues) -> bool:
         or cues.definition
         or cues.contrast
         or cues.codify
+        or cues.cites
         or cues.agency
+        or cues.counterfactual
+        or cues.checks_agent
+        or cues.accuses
     )
 
 

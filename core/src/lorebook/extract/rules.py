@@ -10,14 +10,19 @@ this module turns the teaching sentences of a session into candidate notes:
    ``/lorebook-...``, a ``note``, ``memory`` or ``curate`` command), the rest of the session
    is that skill's dialogue and is skipped too: the skill records what it is told.
 2. A retracting sentence (*never mind*, *unapproved*, *come back to it later*) drops every
-   candidate before it: a session's end state decides what was adopted.
+   candidate before it: a session's end state decides what was adopted. A question never
+   retracts ("did you revert that change?" asks; it does not undo).
 3. The teaching sentences of one turn make one moment per note type (``practice`` or
    ``map``); a moment's span runs from its first to its last teaching sentence within one
    paragraph, with at most one plain sentence of context on either side (on the same line),
    and never across a sentence left out.
 4. A later moment of the same type that shares a code identifier, a path or a multi-word
-   proper name with an earlier one joins the earliest such group; so does a confirming turn
-   ("Correct.", "Yes.") that restates the subject. One group is one candidate.
+   proper name with one of the last few human turns' joins the earliest such group; so
+   does a confirming turn ("Correct.", "Yes.") that restates the subject. One group is one
+   candidate.
+5. A turn with no teaching sentence may still teach as a whole: a correction right after
+   a refused action, a rule-carrying question, a preference
+   (:mod:`lorebook.extract.teaching`); its main sentence is its quote.
 
 The quote is a verbatim span of the group's first turn, so :func:`quote_in_session` holds.
 """
@@ -29,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lorebook.extract.base import ExtractionRequest, normalise, quote_in_session
+from lorebook.extract.cues import read_turn
 from lorebook.extract.sentences import (
     Sentence,
     command_name,
@@ -44,6 +50,7 @@ from lorebook.extract.signals import (
     refers_back,
     strip_markers,
 )
+from lorebook.extract.teaching import main_sentence, teaches, turn_kind
 from lorebook.extract.terms import (
     as_tag,
     backticked,
@@ -63,6 +70,8 @@ KNOWLEDGE_SKILL = re.compile(
 )
 """A slash command whose name says it records or curates project knowledge."""
 
+MERGE_WINDOW = 3
+"""Human turns back within which two moments sharing a name are one piece of knowledge."""
 MAX_TITLE_WORDS = 12
 MAX_LEAD_IN = 5
 """A title skips a lead-in this short before a colon ("The seams are deliberate: ...")."""
@@ -202,15 +211,18 @@ def _confirmation(
     return text[sentences[0].start : sentences[-1].end]
 
 
-def _join(groups: list[_Group], moment: _Moment, *, follow_up: bool) -> None:
-    """Add a moment to the earliest group of its type sharing a key, or start a group.
+def _join(groups: list[_Group], moment: _Moment, *, follow_up: bool, near: set[int]) -> None:
+    """Add a moment to the earliest near group of its type sharing a key, or start a group.
 
-    A follow-up that names nothing (a confirming turn, or one that opens with "That",
-    "This", "It", "The rule") joins the latest group of its type instead: it restates or
-    extends what was just taught.
+    A group is near when its latest moment is in one of the human turns ``near`` holds
+    (the last :data:`MERGE_WINDOW`): a long session mentions the same tool in many
+    unrelated rules, and only a rule taught again right away is the same rule. A follow-up
+    that names nothing (a confirming turn, or one that opens with "That", "This", "It",
+    "The rule") joins the latest group of its type instead: it restates or extends what was
+    just taught.
     """
     same = [group for group in groups if group.moments[0].type == moment.type]
-    chosen = next((group for group in same if group.keys & moment.keys), None)
+    chosen = next((g for g in same if g.keys & moment.keys and g.moments[-1].turn in near), None)
     if chosen is None and follow_up and not moment.keys and same:
         chosen = same[-1]
     if chosen is None:
@@ -245,21 +257,50 @@ def _human_turns(turns: Sequence[LoggedTurn]) -> list[tuple[int, str]]:
     return typed
 
 
+def _turn_moment(turns: Sequence[LoggedTurn], position: int, text: str) -> list[_Moment]:
+    """The moment of a turn that teaches as a whole (:mod:`lorebook.extract.teaching`).
+
+    Its quote is the sentence that carries the rule
+    (:func:`lorebook.extract.teaching.main_sentence`).
+    """
+    cues = read_turn(turns, position)
+    if not teaches(cues):
+        return []
+    index = main_sentence(cues.sentences)
+    if index is None:
+        return []
+    sentence = cues.sentences[index]
+    kind = turn_kind(cues, sentence.text)
+    quote = text[sentence.start : sentence.end]
+    keys = merge_keys(quote)
+    note_type: NoteType = "map" if KIND_TYPES[kind] == "map" else "practice"
+    return [_Moment(position, note_type, kind, quote, sentence.text, [quote], keys)]
+
+
 def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
     """Group the teaching moments of a session, applying retractions as they come."""
     groups: list[_Group] = []
+    seen: list[int] = []
     for position, text in _human_turns(turns):
+        seen.append(position)
+        near = set(seen[-MERGE_WINDOW - 1 :])
         sentences = split_sentences(text)
         verdicts = [judge(sentence.text) for sentence in sentences]
-        retracted = [i for i, verdict in enumerate(verdicts) if verdict.status == "retract"]
+        retracted = [
+            i
+            for i, verdict in enumerate(verdicts)
+            if verdict.status == "retract" and not sentences[i].text.endswith("?")
+        ]
         if retracted:
             groups.clear()
             cut = retracted[-1] + 1
             sentences, verdicts = sentences[cut:], verdicts[cut:]
         moments = _moments(position, text, sentences, verdicts)
+        if not moments:
+            moments = _turn_moment(turns, position, text)
         follow_up = is_confirmation(text) or bool(sentences and refers_back(sentences[0].text))
         for moment in moments:
-            _join(groups, moment, follow_up=follow_up)
+            _join(groups, moment, follow_up=follow_up, near=near)
         confirmation = None if moments else _confirmation(text, sentences, verdicts)
         if confirmation is not None:
             _attach(groups, position, confirmation)

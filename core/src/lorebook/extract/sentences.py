@@ -127,14 +127,41 @@ def _ends(line: str) -> list[int]:
     return ends
 
 
+def _wrapped(text: str) -> list[tuple[int, int, int, int]]:
+    """Prose lines joined where a sentence wraps: ``(paragraph, line, start, end)``.
+
+    A line of a paragraph that does not end a sentence (no ``.``, ``!``, ``?`` or ``:`` at
+    its end) goes on over the next line of the same paragraph: terminals and chat boxes
+    hard-wrap long prompts.
+    """
+    joined: list[tuple[int, int, int, int]] = []
+    last_number = -2
+    for paragraph, number, start, end in _prose_lines(text):
+        if joined:
+            previous = joined[-1]
+            tail = text[previous[2] : previous[3]].rstrip("\"')]\u2019\u201d ")
+            if (
+                previous[0] == paragraph
+                and number == last_number + 1
+                and not tail.endswith((".", "!", "?", ":"))
+            ):
+                joined[-1] = (previous[0], previous[1], previous[2], end)
+                last_number = number
+                continue
+        joined.append((paragraph, number, start, end))
+        last_number = number
+    return joined
+
+
 def split_sentences(text: str) -> list[Sentence]:
     """Split the prose lines of ``text`` into sentences, each with its offsets.
 
-    Sentences end at ``.``, ``!`` or ``?`` followed by a space, and at the end of a line;
-    never inside a code span, after a one-letter token or a common abbreviation.
+    Sentences end at ``.``, ``!`` or ``?`` followed by a space, and at the end of a line
+    that ends one; a line that does not goes on over the next (hard-wrapped prose). Never
+    inside a code span, after a one-letter token or a common abbreviation.
     """
     sentences: list[Sentence] = []
-    for paragraph, number, start, end in _prose_lines(text):
+    for paragraph, number, start, end in _wrapped(text):
         line = text[start:end]
         cursor = 0
         for stop in [*_ends(line), len(line)]:

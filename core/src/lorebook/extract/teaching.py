@@ -1,0 +1,131 @@
+"""Whether a whole human turn teaches, read from its cues, and which sentence says what.
+
+The sentence rules of :mod:`lorebook.extract.signals` find rules written as rules ("Never
+call the gateway from a unit test."). People at a terminal teach more often in passing: an
+emphatic line typed right after refusing the agent's action, a question whose answer is the
+rule ("doesn't git have `mv`?"), a preference ("I'd rather exclude the diary folder"), a
+restated rule the agent just broke. This module reads a turn's cues
+(:mod:`lorebook.extract.cues`) and decides, by mechanism rather than by topic:
+
+- a **correction**: the agent's action was refused or interrupted and the human pushes
+  back (emphasis, a directive, a rule-carrying question, a choice against an alternative,
+  a repeated failing: "you keep", "again", a check on what it did: "did you ...?"); or,
+  after any turn, what the agent should have done ("you should have ...") or a question at
+  its conduct ("why are you ...?", "how did you verify ...?");
+- a **correction** too: pointing the agent at the project's written instructions ("see
+  <git_workflow>!") after an action, with emphasis, or about a repeated failing;
+- a **rule**: a directive (modal or prohibition) with a scope beyond the task (a habit, a
+  reason, a contrast), or emphatic; an emphatic statement of a standing practice ("we're
+  using BDD lingo!");
+- a **rule-carrying question** answering an agent's action;
+- a **preference** in the first person, or a **definition** of what a term means.
+
+A turn whose main sentence is bound to the task ("not yet", "for now", "go ahead", "let's
+do") teaches only when the turn also states a habit; one that thinks aloud ("maybe", "I'm
+not sure", "what do you think", twice in the turn or in its main sentence) does not; a
+plain request for information, an acknowledgement, a slash command or pasted output never
+does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lorebook.extract import cues as c
+from lorebook.extract.cues import TurnCues
+from lorebook.extract.sentences import Sentence
+from lorebook.extract.signals import judge
+from lorebook.models.note import NoteKind
+
+
+def _correction(cues: TurnCues) -> bool:
+    """Pushing back on what the agent just did, or saying what it should have done."""
+    if cues.counterfactual or cues.accuses:
+        return True
+    if cues.cites and (cues.after_action or cues.habit or cues.emphatic):
+        return True
+    pushback = cues.emphatic or cues.rule_question or cues.contrast or cues.habit
+    checks = cues.checks_agent or cues.directive
+    return cues.after_refusal and (pushback or checks)
+
+
+def _rule(cues: TurnCues) -> bool:
+    scoped = cues.habit or cues.reason or cues.contrast or cues.emphatic or cues.codify
+    return (cues.directive and scoped) or (cues.emphatic and cues.habit)
+
+
+def teaches(cues: TurnCues) -> bool:
+    """True when the turn, read as a whole, teaches something that outlives the task."""
+    if cues.slash or cues.bare or cues.pasted or not cues.sentences:
+        return cues.memory
+    if cues.memory:
+        return True
+    if cues.info_question and not (cues.rule_question or cues.emphatic or cues.accuses):
+        return False
+    index = main_sentence(cues.sentences)
+    if index is None:
+        return False
+    main = cues.sentences[index].text
+    if c.ONE_OFF.search(main) and not cues.habit:
+        return False
+    if c.HEDGE.search(main) or sum(bool(c.HEDGE.search(s.text)) for s in cues.sentences) > 1:
+        return False
+    return (
+        _correction(cues)
+        or _rule(cues)
+        or (cues.rule_question and cues.after_action)
+        or cues.preference
+        or cues.definition
+    )
+
+
+def _weight(sentence: str) -> int:
+    """How much of the rule one sentence carries: its cues, counted."""
+    return sum(
+        (
+            2 * bool(c.PROHIBITIVE.search(sentence)),
+            2 * c.directive(sentence),
+            2 * c.rule_question(sentence),
+            2 * bool(c.PREFERENCE.search(sentence)),
+            2 * bool(c.COUNTERFACTUAL.search(sentence)),
+            bool(c.ACCUSING.search(sentence)),
+            bool(c.HABIT.search(sentence)),
+            bool(c.CONTRAST.search(sentence)),
+            bool(c.DEFINITION.search(sentence)),
+            c.emphatic(sentence),
+            -2 * bool(c.INFO_QUESTION.match(sentence)),
+        )
+    )
+
+
+def main_sentence(sentences: Sequence[Sentence]) -> int | None:
+    """Index of the sentence that carries the turn's rule (the first of the heaviest).
+
+    A sentence about the knowledge base itself with no directive in it, session history or
+    a retraction is never the one; None when no sentence is left.
+    """
+    allowed = [i for i, sentence in enumerate(sentences) if _may_carry(sentence.text)]
+    if not allowed:
+        return None
+    weights = {i: _weight(sentences[i].text) for i in allowed}
+    return max(allowed, key=lambda i: (weights[i], -i))
+
+
+def _may_carry(sentence: str) -> bool:
+    status = judge(sentence).status
+    if status == "meta":
+        return c.directive(sentence)
+    return status not in ("ephemeral", "retract")
+
+
+def turn_kind(cues: TurnCues, sentence: str) -> NoteKind:
+    """The note kind a teaching turn suggests, from its main sentence and its cues."""
+    if c.PROHIBITIVE.search(sentence):
+        return "prohibition"
+    if c.DEFINITION.search(sentence) or (cues.definition and not cues.directive):
+        return "vocabulary"
+    if "`" in sentence and (c.CONTRAST.search(sentence) or c.PREFERENCE.search(sentence)):
+        return "tooling"
+    if cues.reason and not cues.directive:
+        return "decision"
+    return "convention"
