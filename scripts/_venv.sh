@@ -8,6 +8,6 @@ install_lorebook() {
     fi
     .venv/bin/python -m pip install --quiet --disable-pip-version-check "pip==${PIP_VERSION}"
     .venv/bin/python -m pip install --quiet --disable-pip-version-check \
-        -e "./core[eval]" -e ./plugins/claude -e ./plugins/codex -e ./plugins/cursor \
+        -e "./core[eval,semantic]" -e ./plugins/claude -e ./plugins/codex -e ./plugins/cursor \
         -e ./plugins/opencode -e ./plugins/copilot "$@"
 }

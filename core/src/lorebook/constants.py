@@ -21,6 +21,8 @@ ENV_TRACE_PLUGINS = "LOREBOOK_TRACE_PLUGINS"
 """When set to a non-empty value, every hook call is traced to stderr."""
 ENV_HOME = "LOREBOOK_HOME"
 """Overrides the per-user data folder (personal store, user state)."""
+ENV_CACHE_DIR = "LOREBOOK_CACHE_DIR"
+"""Overrides the per-machine cache folder (the semantic model's piece table)."""
 ENV_INTERNAL = "LOREBOOK_INTERNAL"
 """Set to 1 in sessions lorebook runs itself; hooks do nothing in such a session."""
 

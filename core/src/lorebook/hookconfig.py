@@ -23,10 +23,13 @@ DEFAULTS: dict[str, Any] = {
     "prompt_ms": 1000,
     "tool_ms": 1000,
     "capture_ms": 5000,
-    "max_notes": 3,
+    "max_notes": 5,
     "min_score": 2.0,
     "relative_floor": 0.4,
     "min_coverage": 0.25,
+    "semantic": True,
+    "min_relevance": 0.4,
+    "relevance_ratio": 0.7,
 }
 
 
@@ -46,6 +49,9 @@ class HookConfig:
     min_score: float
     relative_floor: float
     min_coverage: float
+    semantic: bool
+    min_relevance: float
+    relevance_ratio: float
 
     def __init__(self, **values: Any) -> None:
         for name, default in DEFAULTS.items():
@@ -54,6 +60,8 @@ class HookConfig:
 
 def _coerce(name: str, value: object) -> object | None:
     default = DEFAULTS[name]
+    if isinstance(default, bool):
+        return value if isinstance(value, bool) else None
     if isinstance(default, tuple):
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
         return tuple(value) if ok else None  # type: ignore[arg-type]

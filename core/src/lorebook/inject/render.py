@@ -24,22 +24,27 @@ def pointer(note: IndexedNote) -> str:
 
 
 def fit(header: str, notes: list[IndexedNote], budget: int) -> tuple[str, list[str]]:
-    """Render as many notes as fit in ``budget`` characters; return (text, ids rendered).
+    """Render notes in rank order within ``budget`` characters; return (text, ids rendered).
 
-    Each note goes in whole if it fits, else as a pointer if that fits, else not at all.
-    Returns ("", []) when not even one pointer fits.
+    Notes go in whole until one does not fit; from then on that note and every later one
+    is a pointer (title, description, path), so the budget never reorders the ranking: a
+    small note never jumps ahead of a better one that was too long. A pointer that does
+    not fit ends the list. Returns ("", []) when not even one pointer fits.
     """
     blocks: list[str] = []
     used = len(header)
     ids: list[str] = []
+    whole_ok = True
     for note in notes:
-        for candidate in (whole(note), pointer(note)):
-            cost = len(candidate) + 2
-            if used + cost <= budget:
-                blocks.append(candidate)
-                used += cost
-                ids.append(note.id)
-                break
+        candidate = whole(note) if whole_ok else pointer(note)
+        if whole_ok and used + len(candidate) + 2 > budget:
+            whole_ok = False
+            candidate = pointer(note)
+        if used + len(candidate) + 2 > budget:
+            break
+        blocks.append(candidate)
+        used += len(candidate) + 2
+        ids.append(note.id)
     if not blocks:
         return "", []
     return header + "\n\n" + "\n\n".join(blocks), ids

@@ -30,7 +30,7 @@ def _refresh(ctx: Context) -> None:
         load_config(paths)
     from lorebook.recall.sync import reconcile
 
-    reconcile(paths)
+    reconcile(paths, build_pieces=False)
 
 
 def _status_line(ctx: Context, entry: str) -> str:

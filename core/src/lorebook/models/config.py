@@ -25,7 +25,11 @@ class Budgets(BaseModel):
         description="ENTRY.md (the catalog injected at session start) stays within this.",
     )
     prompt_chars: int = Field(
-        default=3000, ge=200, le=100_000, description="Notes injected for one prompt."
+        default=3000,
+        ge=200,
+        le=9000,
+        description="Notes injected for one prompt (at most 9,000: Claude Code cuts one hook "
+        "output at 10,000 characters).",
     )
     tool_chars: int = Field(
         default=1500, ge=200, le=100_000, description="Notes injected for one tool event."
@@ -53,17 +57,43 @@ class Recall(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_notes: int = Field(default=3, ge=1, le=50, description="At most this many notes a prompt.")
+    max_notes: int = Field(
+        default=5,
+        ge=1,
+        le=50,
+        description="At most this many notes a prompt: the first whole, the rest as pointers "
+        "once the character budget is reached.",
+    )
+    semantic: bool = Field(
+        default=True,
+        description="Rank with the semantic signal when it is installed "
+        "(`pip install 'lorebook[semantic]'`); false: lexical BM25 only.",
+    )
+    min_relevance: float = Field(
+        default=0.4,
+        ge=0.0,
+        le=2.5,
+        description="Semantic ranking: a note whose relevance (cosine x (1 + 1.5 x "
+        "coverage)) is below this is not injected.",
+    )
+    relevance_ratio: float = Field(
+        default=0.7,
+        ge=0.0,
+        le=1.0,
+        description="Semantic ranking: a note below this fraction of the best note's "
+        "relevance is dropped.",
+    )
     min_score: float = Field(
         default=2.0,
         ge=0.0,
-        description="Relevance floor: a note whose BM25 score is below it is not injected.",
+        description="Lexical ranking: a note whose BM25 score is below it is not injected.",
     )
     relative_floor: float = Field(
         default=0.4,
         ge=0.0,
         le=1.0,
-        description="A note scoring below this fraction of the best note's score is dropped.",
+        description="Lexical ranking: a note scoring below this fraction of the best note's "
+        "score is dropped.",
     )
     min_coverage: float = Field(
         default=0.25,

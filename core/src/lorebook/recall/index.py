@@ -22,7 +22,9 @@ TYPE_CHECKING = False  # the hook path avoids importing typing (and dataclasses,
 if TYPE_CHECKING:
     from typing import Any
 
-INDEX_VERSION = "3"
+    from lorebook.recall.semantic import Embedder
+
+INDEX_VERSION = "4"
 INDEX_NAME = "index.sqlite"
 PRIOR_DOCS = 16
 """Documents of average length, holding no query term, added to the corpus BM25 sees.
@@ -38,11 +40,12 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (
     id TEXT PRIMARY KEY, path TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
     len INTEGER NOT NULL, status TEXT NOT NULL, kind TEXT NOT NULL, enforce TEXT NOT NULL,
-    title TEXT NOT NULL, description TEXT NOT NULL, body TEXT NOT NULL, extra TEXT NOT NULL
+    title TEXT NOT NULL, description TEXT NOT NULL, body TEXT NOT NULL, extra TEXT NOT NULL,
+    vec BLOB
 );
 CREATE TABLE IF NOT EXISTS postings (
-    term TEXT NOT NULL, id TEXT NOT NULL, tf INTEGER NOT NULL, len INTEGER NOT NULL,
-    PRIMARY KEY (term, id)
+    term TEXT NOT NULL, id TEXT NOT NULL, sec INTEGER NOT NULL, tf INTEGER NOT NULL,
+    len INTEGER NOT NULL, PRIMARY KEY (term, id, sec)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS postings_by_id ON postings (id);
 CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
@@ -106,10 +109,70 @@ class IndexedNote:
     def __repr__(self) -> str:
         return f"IndexedNote(id={self.id!r}, path={self.path!r}, status={self.status!r})"
 
-    def tokens(self) -> list[str]:
-        """The document BM25 sees: title twice (it names the knowledge), tags, text."""
-        text = " ".join((self.title, self.title, " ".join(self.tags), self.description, self.body))
-        return tokenize(text)
+    def head(self) -> str:
+        """Title, tags and description: what the note is about, in its author's words."""
+        return " ".join((self.title, " ".join(self.tags), self.description))
+
+    def sections(self) -> list[list[str]]:
+        """The documents BM25 scores, one per section of the body (see :func:`sections`)."""
+        head = tokenize(self.title) * TITLE_WEIGHT
+        head += tokenize(" ".join(self.tags)) * TAGS_WEIGHT
+        head += tokenize(self.description) * DESCRIPTION_WEIGHT
+        return [head + part for part in body_sections(self.body)]
+
+
+TITLE_WEIGHT = 3
+TAGS_WEIGHT = 2
+DESCRIPTION_WEIGHT = 2
+"""Field weights: each section's document repeats the note's title, tags and description
+this many times (BM25's saturating term frequency makes a repeat worth less than a new
+word, so the head weighs more than the body without drowning it)."""
+SECTION_TOKENS = 160
+"""A body longer than this many tokens is scored by its best section: paragraphs are
+grouped up to this size (headings start a new section), so a 30 KB note competes with the
+one part of it that matches, not with its whole vocabulary."""
+
+
+def body_sections(body: str) -> list[list[str]]:
+    """The body's tokens cut into sections of about :data:`SECTION_TOKENS` tokens.
+
+    A markdown heading starts a new section; paragraphs are grouped until the next would
+    pass the size; a single longer paragraph is cut into windows. An empty body is one
+    empty section (the head alone is then the document).
+    """
+    result: list[list[str]] = []
+    current: list[str] = []
+    for block in _blocks(body):
+        tokens = tokenize(block)
+        starts_heading = block.lstrip().startswith("#")
+        if current and (starts_heading or len(current) + len(tokens) > SECTION_TOKENS):
+            result.append(current)
+            current = []
+        while len(tokens) > SECTION_TOKENS:
+            result.append(tokens[:SECTION_TOKENS])
+            tokens = tokens[SECTION_TOKENS:]
+        current += tokens
+    if current or not result:
+        result.append(current)
+    return result
+
+
+def _blocks(body: str) -> list[str]:
+    """Paragraphs of ``body``; a heading line is a block of its own."""
+    blocks: list[str] = []
+    current: list[str] = []
+    for line in body.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            if current:
+                blocks.append("\n".join(current))
+                current = []
+            if line.strip():
+                current = [line]
+            continue
+        current.append(line)
+    if current:
+        blocks.append("\n".join(current))
+    return blocks
 
 
 def _note_from_row(row: tuple[Any, ...]) -> IndexedNote:
@@ -130,8 +193,12 @@ _DOC_COLUMNS = (
 class NoteIndex:
     """A connection to one index file. Use as a context manager."""
 
-    def __init__(self, path: str, *, readonly: bool = False) -> None:
+    def __init__(
+        self, path: str, *, readonly: bool = False, embedder: Embedder | None = None
+    ) -> None:
         self.path = path
+        self.embedder = embedder
+        """Embeds notes as they are written (None: the index is lexical only)."""
         if readonly:
             if not os.path.exists(path):
                 raise FileNotFoundError(f"no note index at {path}; it is built at session start")
@@ -166,35 +233,49 @@ class NoteIndex:
 
     def _delete(self, note_id: str) -> None:
         terms = [
-            t for (t,) in self.db.execute("SELECT term FROM postings WHERE id = ?", (note_id,))
+            (t,)
+            for (t,) in self.db.execute(
+                "SELECT DISTINCT term FROM postings WHERE id = ?", (note_id,)
+            )
         ]
-        self.db.executemany("UPDATE df SET n = n - 1 WHERE term = ?", [(t,) for t in terms])
+        self.db.executemany("UPDATE df SET n = n - 1 WHERE term = ?", terms)
         self.db.execute("DELETE FROM df WHERE n <= 0")
         self.db.execute("DELETE FROM postings WHERE id = ?", (note_id,))
         self.db.execute("DELETE FROM anchors WHERE id = ?", (note_id,))
         self.db.execute("DELETE FROM docs WHERE id = ?", (note_id,))
 
     def _insert(self, note: IndexedNote) -> None:
-        counts = Counter(note.tokens())
+        sections = [Counter(part) for part in note.sections()]
         extra = {
             "tags": list(note.tags),
             "superseded_by": list(note.superseded_by),
             "refuted_because": note.refuted_because,
             "anchors": note.anchors,
+            "sections": len(sections),
         }
+        vec = None
+        if self.embedder is not None:
+            from lorebook.recall.semantic import embed_note
+
+            vec = embed_note(self.embedder, note.head(), note.body)
+        total = sum(sum(c.values()) for c in sections)
         self.db.execute(
-            f"INSERT INTO docs ({_DOC_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (note.id, note.path, note.mtime_ns, note.size, sum(counts.values()), note.status,
-             note.kind, note.enforce, note.title, note.description, note.body, json.dumps(extra)),
+            f"INSERT INTO docs ({_DOC_COLUMNS}, vec) VALUES ({', '.join('?' * 13)})",
+            (note.id, note.path, note.mtime_ns, note.size, total, note.status, note.kind,
+             note.enforce, note.title, note.description, note.body, json.dumps(extra), vec),
         )  # fmt: skip
-        length = sum(counts.values())
         self.db.executemany(
-            "INSERT INTO postings (term, id, tf, len) VALUES (?, ?, ?, ?)",
-            [(term, note.id, tf, length) for term, tf in counts.items()],
+            "INSERT INTO postings (term, id, sec, tf, len) VALUES (?, ?, ?, ?, ?)",
+            [
+                (term, note.id, sec, tf, sum(counts.values()))
+                for sec, counts in enumerate(sections)
+                for term, tf in counts.items()
+            ],
         )
+        distinct = {term for counts in sections for term in counts}
         self.db.executemany(
             "INSERT INTO df (term, n) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET n = n + 1",
-            [(term,) for term in counts],
+            [(term,) for term in sorted(distinct)],
         )
         self.db.executemany(
             "INSERT INTO anchors (kind, pattern, id) VALUES (?, ?, ?)",
@@ -203,12 +284,17 @@ class NoteIndex:
 
     def _refresh_stats(self) -> None:
         size, total = self.db.execute("SELECT COUNT(*), COALESCE(SUM(len), 0) FROM docs").fetchone()
+        (sections,) = self.db.execute(
+            "SELECT COUNT(*) FROM (SELECT DISTINCT id, sec FROM postings)"
+        ).fetchone()
+        sections = max(sections, size)
         histogram = self.db.execute("SELECT n, COUNT(*) FROM df GROUP BY n").fetchall()
         # The prior: PRIOR_DOCS documents of average length made only of a token no query
-        # holds (see PRIOR_DOCS). BM25Okapi is then computed exactly on notes + prior.
-        pad_len = max(1, round(total / size)) if size else 1
+        # holds (see PRIOR_DOCS). BM25Okapi is then computed exactly on notes + prior, with
+        # a section's length measured against the average section.
+        pad_len = max(1, round(total / sections)) if sections else 1
         corpus = size + PRIOR_DOCS
-        avgdl = (total + PRIOR_DOCS * pad_len) / corpus
+        avgdl = (total + PRIOR_DOCS * pad_len) / (sections + PRIOR_DOCS)
         avg_idf = bm25.average_idf(corpus, [*histogram, (PRIOR_DOCS, 1)]) if size else 0.0
         rows = [
             ("version", INDEX_VERSION),
@@ -216,6 +302,7 @@ class NoteIndex:
             ("corpus_size", str(corpus)),
             ("avgdl", repr(avgdl)),
             ("average_idf", repr(avg_idf)),
+            ("pieces", self.embedder.table if self.embedder is not None else ""),
         ]
         self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", rows)
 
@@ -261,15 +348,17 @@ class NoteIndex:
         return found
 
     def search(self, query: list[str]) -> dict[str, float]:
-        """Return BM25 scores (as rank-bm25's BM25Okapi computes them) of matching notes."""
+        """Return the lexical score of every matching note (its best section's BM25)."""
         return {note_id: score for note_id, (score, _) in self.search_with_coverage(query).items()}
 
     def search_with_coverage(self, query: list[str]) -> dict[str, tuple[float, float]]:
-        """Return (BM25 score, query coverage) of every note matching the query.
+        """Return (score, query coverage) of every note matching the query.
 
-        Coverage is the share of the query's idf mass the note matches: each distinct query
-        token weighs its idf (a token no note holds weighs the idf of a document frequency of
-        0, the most a token can weigh). A note sharing one common word with a long prompt
+        A note's score is the BM25Okapi score of its best section (idf over notes, length
+        normalised against the average section; see :func:`body_sections`). Coverage is
+        the share of the query's idf mass that section matches: each distinct query token
+        weighs its idf (a token no note holds weighs the idf of a document frequency of 0,
+        the most a token can weigh). A note sharing one common word with a long prompt
         scores above zero but covers little of it.
         """
         stats = self.stats()
@@ -281,19 +370,34 @@ class NoteIndex:
         postings: dict[str, dict[str, int]] = {}
         lens: dict[str, int] = {}
         rows = self.db.execute(
-            f"SELECT term, id, tf, len FROM postings WHERE term IN ({marks})", terms
+            f"SELECT term, id, sec, tf, len FROM postings WHERE term IN ({marks})", terms
         )
-        for term, note_id, tf, length in rows:
-            postings.setdefault(term, {})[note_id] = tf
-            lens[note_id] = length
+        for term, note_id, sec, tf, length in rows:
+            key = f"{note_id}\x00{sec}"
+            postings.setdefault(term, {})[key] = tf
+            lens[key] = length
         scores = bm25.score(query, stats, doc_freqs, postings, lens)
         weights = {t: max(0.0, bm25.raw_idf(stats.corpus_size, doc_freqs.get(t, 0))) for t in terms}
         total = sum(weights.values()) or 1.0
         matched: dict[str, float] = {}
         for term, docs in postings.items():
-            for note_id in docs:
-                matched[note_id] = matched.get(note_id, 0.0) + weights[term]
-        return {note_id: (score, matched[note_id] / total) for note_id, score in scores.items()}
+            for key in docs:
+                matched[key] = matched.get(key, 0.0) + weights[term]
+        best: dict[str, tuple[float, float]] = {}
+        for key, score in scores.items():
+            note_id = key.split("\x00", 1)[0]
+            if note_id not in best or score > best[note_id][0]:
+                best[note_id] = (score, matched[key] / total)
+        return best
+
+    def vectors(self) -> Iterator[tuple[str, bytes]]:
+        """Yield (note id, unit vector as float32 bytes) of every embedded note."""
+        yield from self.db.execute("SELECT id, vec FROM docs WHERE vec IS NOT NULL")
+
+    def pieces(self) -> str:
+        """The piece table the notes were embedded with ("" for a lexical-only index)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'pieces'").fetchone()
+        return str(row[0]) if row else ""
 
     def anchors(self, kind: str) -> Iterator[tuple[str, str]]:
         """Yield (pattern, note id) for one kind of anchor: files, tools, errors or commands."""

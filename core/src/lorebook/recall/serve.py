@@ -32,15 +32,24 @@ PROMPT_HEADER = (
 class Candidate:
     """One note as the ranker scored it for a prompt."""
 
-    __slots__ = ("coverage", "id", "score")
+    __slots__ = ("coverage", "id", "lexical", "score", "similarity")
 
-    def __init__(self, id: str, score: float, coverage: float) -> None:
+    def __init__(self, id: str, lexical: float, coverage: float, similarity: float) -> None:
         self.id = id
-        self.score = score
+        self.lexical = lexical
+        """BM25 of the note's best section (0: no prompt word in it)."""
         self.coverage = coverage
+        """Share of the prompt's idf mass that section matches."""
+        self.similarity = similarity
+        """Cosine of the prompt's and the note's embeddings (0 without the semantic model)."""
+        self.score = 0.0
+        """The fused rank score (reciprocal-rank fusion of the two signals)."""
 
     def __repr__(self) -> str:
-        return f"Candidate({self.id!r}, score={self.score:.3f}, coverage={self.coverage:.3f})"
+        return (
+            f"Candidate({self.id!r}, score={self.score:.4f}, lexical={self.lexical:.2f}, "
+            f"coverage={self.coverage:.2f}, similarity={self.similarity:.3f})"
+        )
 
 
 class Served:
@@ -78,30 +87,75 @@ def live_notes(index: NoteIndex, ids: list[str]) -> list[IndexedNote]:
     return list(result.values())
 
 
-def rank_prompt(index: NoteIndex, prompt: str) -> list[Candidate]:
-    """Every note matching ``prompt``, best first (ties by id)."""
+COVERAGE_WEIGHT = 1.5
+"""How much the lexical signal lifts the semantic one: a note's relevance is
+``similarity * (1 + COVERAGE_WEIGHT * coverage)``, so a note whose best section holds the
+whole of the prompt's information counts 2.5 times its cosine, one sharing no word its
+cosine alone. Both factors are size-free: a cosine does not depend on the other notes,
+and coverage is a share of the prompt, so the same prompt makes the same call about the
+same note in a store of 50 notes or of 300."""
+
+
+def similarities(index: NoteIndex, prompt: str) -> dict[str, float]:
+    """Cosine of the prompt with every embedded note ({} without the semantic model)."""
+    from lorebook.recall.semantic import dot, open_embedder
+
+    embedder = open_embedder(index.pieces())
+    if embedder is None:
+        return {}
+    try:
+        query = embedder.embed(prompt)
+    finally:
+        embedder.close()
+    if not any(query):
+        return {}
+    return {note_id: dot(query, blob) for note_id, blob in index.vectors()}
+
+
+def rank_prompt(index: NoteIndex, prompt: str, *, semantic: bool = True) -> list[Candidate]:
+    """Every candidate note for ``prompt``, best first (ties by id).
+
+    With the semantic model (``lorebook[semantic]``) every embedded note is a candidate,
+    scored by :data:`COVERAGE_WEIGHT`'s formula; without it, the notes sharing a word with
+    the prompt, scored by the BM25 of their best section.
+    """
     tokens = tokenize(prompt)
-    if not tokens:
-        return []
-    found = index.search_with_coverage(tokens)
-    ranked = [Candidate(note_id, s, c) for note_id, (s, c) in found.items()]
+    found = index.search_with_coverage(tokens) if tokens else {}
+    sims = similarities(index, prompt) if semantic else {}
+    ranked = [
+        Candidate(i, *found.get(i, (0.0, 0.0)), sims.get(i, 0.0))
+        for i in sorted(set(found) | set(sims))
+    ]
+    for cand in ranked:
+        if sims:
+            cand.score = cand.similarity * (1 + COVERAGE_WEIGHT * cand.coverage)
+        else:
+            cand.score = cand.lexical
     ranked.sort(key=lambda c: (-c.score, c.id))
     return ranked
 
 
 def relevant(ranked: list[Candidate], config: HookConfig) -> list[Candidate]:
-    """The candidates the relevance decision keeps, in rank order."""
+    """The candidates the relevance decision keeps, in rank order.
+
+    Semantic ranking (candidates carry a similarity): a note is kept when its relevance is
+    at least ``min_relevance`` and at least ``relevance_ratio`` of the best note's.
+    Lexical ranking: BM25 at least ``min_score`` and ``relative_floor`` of the best, and
+    at least ``min_coverage`` of the prompt's idf mass.
+    """
     if not ranked:
         return []
-    floor = max(config.min_score, config.relative_floor * ranked[0].score)
+    top = ranked[0].score
+    if any(c.similarity for c in ranked):
+        floor = max(config.min_relevance, config.relevance_ratio * top)
+        return [c for c in ranked if c.score >= floor]
+    floor = max(config.min_score, config.relative_floor * top)
     return [c for c in ranked if c.score >= floor and c.coverage >= config.min_coverage]
 
 
-def choose(
-    index: NoteIndex, prompt: str, config: HookConfig, seen: Collection[str] = ()
-) -> Served:
+def choose(index: NoteIndex, prompt: str, config: HookConfig, seen: Collection[str] = ()) -> Served:
     """What the prompt hook injects for ``prompt``, given the notes the session has seen."""
-    ranked = rank_prompt(index, prompt)
+    ranked = rank_prompt(index, prompt, semantic=config.semantic)
     kept = relevant(ranked, config)
     notes = live_notes(index, [c.id for c in kept[: config.max_notes * 3]])
     fresh = [n for n in notes if n.id not in seen][: config.max_notes]
@@ -109,10 +163,20 @@ def choose(
     return Served(ranked, fresh, text, shown)
 
 
-def build_index(path: str, notes: list[IndexedNote]) -> None:
-    """Write a new index holding exactly ``notes`` at ``path`` (``lorebook eval`` uses it)."""
+def build_index(path: str, notes: list[IndexedNote], *, semantic: bool = True) -> None:
+    """Write a new index holding exactly ``notes`` at ``path`` (``lorebook eval`` uses it).
+
+    Notes are embedded as ``lorebook index rebuild`` embeds them when the semantic model is
+    installed and ``semantic`` is true.
+    """
+    from lorebook.recall.semantic import ensure_piece_table, open_embedder
+
     for suffix in ("", "-journal", "-wal", "-shm"):
         if os.path.exists(path + suffix):
             os.remove(path + suffix)
-    with NoteIndex(path) as index:
+    table = ensure_piece_table() if semantic else None
+    embedder = open_embedder(table, bulk=True) if table else None
+    with NoteIndex(path, embedder=embedder) as index:
         index.apply(notes)
+    if embedder is not None:
+        embedder.close()

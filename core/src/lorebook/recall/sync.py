@@ -51,14 +51,31 @@ def _read(paths: KBPaths, rel: str) -> IndexedNote | None:
     return to_indexed(note, rel, stat.st_mtime_ns, stat.st_size)
 
 
-def reconcile(paths: KBPaths) -> tuple[int, int]:
-    """Bring the index in line with ``nodes/``; return (notes re-indexed, notes removed)."""
+BULK_EMBED = 32
+"""Above this many notes to embed, the embedder loads the whole piece table at once."""
+
+
+def reconcile(paths: KBPaths, *, build_pieces: bool = True) -> tuple[int, int]:
+    """Bring the index in line with ``nodes/``; return (notes re-indexed, notes removed).
+
+    Notes are embedded when the semantic model is installed (``lorebook[semantic]``).
+    With ``build_pieces`` (every command), the machine's piece table is built if needed
+    and an index embedded with another table (or none) is re-embedded whole; the
+    session-start hook passes False and embeds changed notes with the table the index
+    already names, if any.
+    """
+    from lorebook.recall import semantic
+
     on_disk = stat_notes(str(paths.nodes))
     target = index_path(str(paths.root))
-    if os.path.exists(target) and _up_to_date(target, on_disk):
+    wanted = semantic.ensure_piece_table() if build_pieces else None
+    if os.path.exists(target) and _up_to_date(target, on_disk, wanted):
         return (0, 0)  # read-only check: an index that is current is not even opened for writing
     with NoteIndex(target) as index:
+        table = wanted or index.pieces()
         known = index.files()
+        if table and os.path.exists(table) and index.pieces() != table:
+            known = {}  # embedded with another table, or not at all: re-embed every note
         removals = [note_id for rel, (note_id, _, _) in known.items() if rel not in on_disk]
         changed = sorted(
             rel for rel, stamp in on_disk.items() if known.get(rel, ("", -1, -1))[1:] != stamp
@@ -73,15 +90,19 @@ def reconcile(paths: KBPaths) -> tuple[int, int]:
                     removals.append(known[rel][0])
                 continue
             upserts.append(note)
+        index.embedder = semantic.open_embedder(table, bulk=len(upserts) > BULK_EMBED)
         index.apply(upserts, removals)
+        if index.embedder is not None:
+            index.embedder.close()
     return (len(upserts), len(removals))
 
 
-def _up_to_date(target: str, on_disk: dict[str, tuple[int, int]]) -> bool:
+def _up_to_date(target: str, on_disk: dict[str, tuple[int, int]], pieces: str | None) -> bool:
     try:
         with NoteIndex(target, readonly=True) as index:
             known = index.files()
             current = index.stats() is not None or not on_disk
+            current = current and (pieces is None or index.pieces() == pieces)
     except sqlite3.Error:
         return False
     return current and {rel: stamp[1:] for rel, stamp in known.items()} == on_disk
@@ -103,8 +124,13 @@ def index_written(paths: KBPaths, rel_path: str | None, removed_id: str | None =
         note = _read(paths, rel_path)
         if note is not None:
             upserts.append(note)
+    from lorebook.recall.semantic import open_embedder
+
     with contextlib.suppress(sqlite3.Error), NoteIndex(target) as index:
+        index.embedder = open_embedder(index.pieces())
         index.apply(upserts, [removed_id] if removed_id else [])
+        if index.embedder is not None:
+            index.embedder.close()
 
 
 def rebuild_index(paths: KBPaths) -> Path:

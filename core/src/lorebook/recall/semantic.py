@@ -1,0 +1,272 @@
+"""The semantic signal: static word-piece embeddings, so other words still find a note.
+
+The vectors are WordLlama's (MIT): a 32,000 x 256 table, one vector per piece of the
+Llama 2 tokenizer, shipped inside the ``wordllama`` wheel (``pip install
+'lorebook[semantic]'``). A text's embedding is the mean of its pieces' vectors, as
+WordLlama computes it; similarity is the cosine. Nothing here imports ``wordllama``,
+numpy or a tokenizer library, and nothing is downloaded: the package's two data files are
+read directly, once per machine, into a piece table (SQLite, under the user cache folder)
+that the hooks query for the pieces of a prompt's words.
+
+Pieces never cross a space (the tokenizer's pieces mark a word start with ``▁`` and
+hold no inner one), so a text is cut at whitespace and each chunk, prefixed with ``▁``,
+is segmented on its own: greedily, longest known piece first, the same way for notes and
+prompts. (WordLlama applies the tokenizer's BPE merges; greedy longest match picks the
+same pieces for most words and needs no merge table at hook time.)
+
+Runs on the hook path: standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+import struct
+from array import array
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+MODEL = "l2_supercat_256"
+TOKENIZER_FILE = "l2_supercat_tokenizer_config.json"
+DIM = 256
+MAX_PIECE = 16
+"""Longest piece, in characters, looked up (the vocabulary's longest useful pieces)."""
+MAX_CHUNK = 48
+"""A whitespace chunk longer than this (a URL, a hash) is cut: its tail adds only noise."""
+WORD_START = "\u2581"
+HALF_ROW = f"<{DIM}e"
+"""One stored piece vector: float16, as the model ships it (half the size of float32)."""
+
+
+def model_files() -> tuple[str, str] | None:
+    """(tokenizer JSON, weights) of the installed ``wordllama`` package, or None.
+
+    Finds the package without importing it (importing it may try to download).
+    """
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("wordllama")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = next(iter(spec.submodule_search_locations))
+    tokenizer = os.path.join(root, "tokenizers", TOKENIZER_FILE)
+    weights = os.path.join(root, "weights", f"{MODEL}.safetensors")
+    if os.path.isfile(tokenizer) and os.path.isfile(weights):
+        return tokenizer, weights
+    return None
+
+
+def _read_weights(path: str) -> tuple[bytes, int, int]:
+    """The raw float16 matrix of a one-tensor safetensors file: (bytes, rows, columns)."""
+    with open(path, "rb") as handle:
+        (header_len,) = struct.unpack("<Q", handle.read(8))
+        header = json.loads(handle.read(header_len))
+        data = handle.read()
+    (tensor,) = (v for k, v in header.items() if k != "__metadata__")
+    if tensor.get("dtype") != "F16" or len(tensor.get("shape", ())) != 2:
+        raise ValueError(f"{path}: expected one 2-D F16 tensor, got {tensor!r}")
+    rows, cols = tensor["shape"]
+    start, end = tensor["data_offsets"]
+    return data[start:end], rows, cols
+
+
+def build_piece_table(target: str, tokenizer: str, weights: str) -> None:
+    """Write the piece table (piece -> float32 vector) from the model's files, atomically."""
+    with open(tokenizer, encoding="utf-8") as handle:
+        vocab: dict[str, int] = json.load(handle)["model"]["vocab"]
+    data, rows, cols = _read_weights(weights)
+    if cols != DIM or rows < max(vocab.values()) + 1:
+        raise ValueError(f"{weights}: shape {rows}x{cols} does not fit the vocabulary")
+    width = cols * 2
+    tmp = f"{target}.{os.getpid()}.tmp"
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    db = sqlite3.connect(tmp)
+    try:
+        db.execute("CREATE TABLE pieces (piece TEXT PRIMARY KEY, vec BLOB NOT NULL)")
+        db.executemany(
+            "INSERT OR REPLACE INTO pieces VALUES (?, ?)",
+            (
+                (piece, data[i * width : (i + 1) * width])
+                for piece, i in vocab.items()
+                if not (piece.startswith("<") and piece.endswith(">"))  # specials, bytes
+            ),
+        )
+        db.commit()
+    finally:
+        db.close()
+    os.replace(tmp, target)
+
+
+def chunks(text: str) -> list[str]:
+    """The whitespace chunks of ``text``, each marked as a word start."""
+    return [WORD_START + c[:MAX_CHUNK] for c in text.split()]
+
+
+def segment(chunk: str, known: Iterable[str] | set[str]) -> list[str]:
+    """Cut one chunk into pieces, greedily longest first; characters no piece holds are skipped."""
+    pieces: list[str] = []
+    i = 0
+    n = len(chunk)
+    while i < n:
+        for j in range(min(n, i + MAX_PIECE), i, -1):
+            if chunk[i:j] in known:
+                pieces.append(chunk[i:j])
+                i = j
+                break
+        else:
+            i += 1
+    return pieces
+
+
+def _candidates(chunk: str) -> Iterable[str]:
+    n = len(chunk)
+    for i in range(n):
+        for j in range(i + 1, min(n, i + MAX_PIECE) + 1):
+            yield chunk[i:j]
+
+
+def normalise(vec: list[float]) -> list[float]:
+    """``vec`` scaled to unit length (a zero vector stays zero)."""
+    norm = math.sqrt(sum(x * x for x in vec))
+    return [x / norm for x in vec] if norm else vec
+
+
+class Embedder:
+    """Embeds texts from the piece table; caches the pieces it has read.
+
+    For a prompt it reads only the pieces its words can hold. ``bulk=True`` (index
+    writers, many notes at once) reads the whole table, and sums with numpy when it is
+    installed (``wordllama`` requires it): the same vectors, orders of magnitude faster.
+    """
+
+    def __init__(self, table: str, *, bulk: bool = False) -> None:
+        self.table = table
+        self.db = sqlite3.connect(f"file:{table}?mode=ro", uri=True)
+        self.vectors: dict[str, array[float] | None] = {}
+        self.known: set[str] = set()
+        self.matrix: Any = None
+        self.rows: dict[str, int] = {}
+        if bulk:
+            self._load_all()
+
+    def close(self) -> None:
+        """Close the piece table."""
+        self.db.close()
+
+    def _load_all(self) -> None:
+        rows = self.db.execute("SELECT piece, vec FROM pieces").fetchall()
+        self.known = {piece for piece, _ in rows}
+        try:
+            import numpy
+        except ImportError:
+            for piece, blob in rows:
+                self.vectors[piece] = array("f", struct.unpack(HALF_ROW, blob))
+            return
+        self.rows = {piece: i for i, (piece, _) in enumerate(rows)}
+        half = numpy.frombuffer(b"".join(blob for _, blob in rows), dtype="<f2")
+        self.matrix = half.reshape(len(rows), DIM).astype(numpy.float64)
+
+    def _load(self, wanted: set[str]) -> None:
+        missing = sorted(p for p in wanted if p not in self.vectors)
+        for start in range(0, len(missing), 900):
+            part = missing[start : start + 900]
+            marks = ",".join("?" * len(part))
+            for piece, blob in self.db.execute(
+                f"SELECT piece, vec FROM pieces WHERE piece IN ({marks})", part
+            ):
+                self.vectors[piece] = array("f", struct.unpack(HALF_ROW, blob))
+                self.known.add(piece)
+        for piece in missing:
+            self.vectors.setdefault(piece, None)
+
+    def pieces(self, text: str) -> dict[str, int]:
+        """How often each piece occurs in ``text``."""
+        counts: dict[str, int] = {}
+        for chunk in chunks(text):
+            counts[chunk] = counts.get(chunk, 0) + 1
+        if self.matrix is None and not self.rows:
+            self._load({c for chunk in counts for c in _candidates(chunk)})
+        found: dict[str, int] = {}
+        for chunk, times in counts.items():
+            for piece in segment(chunk, self.known):
+                found[piece] = found.get(piece, 0) + times
+        return found
+
+    def embed(self, text: str) -> list[float]:
+        """The unit-length mean of the pieces' vectors (all zeros for a text with none)."""
+        counts = self.pieces(text)
+        if self.matrix is not None:
+            if not counts:
+                return [0.0] * DIM
+            ids = [self.rows[p] for p in counts]
+            weights = [float(n) for n in counts.values()]
+            total = (self.matrix[ids] * [[w] for w in weights]).sum(axis=0)
+            return normalise([float(x) for x in total])
+        sum_ = [0.0] * DIM
+        for piece, times in counts.items():
+            vec = self.vectors.get(piece)
+            if vec is not None:
+                sum_ = [t + times * v for t, v in zip(sum_, vec, strict=True)]
+        return normalise(sum_)
+
+
+def embed_note(embedder: Embedder, head: str, body: str) -> bytes:
+    """A note's vector: the mean of its head's and its body's unit vectors, as float32 bytes."""
+    head_vec = embedder.embed(head)
+    body_vec = embedder.embed(body) if body.strip() else head_vec
+    return array("f", normalise([h + b for h, b in zip(head_vec, body_vec, strict=True)])).tobytes()
+
+
+def dot(query: list[float], blob: bytes) -> float:
+    """Cosine of a unit query vector with a stored unit vector."""
+    vec = array("f")
+    vec.frombytes(blob)
+    return sum(q * v for q, v in zip(query, vec, strict=True))
+
+
+def piece_table_folder() -> str:
+    """Where this machine keeps piece tables: ``$LOREBOOK_CACHE_DIR`` or the user cache."""
+    from lorebook.constants import ENV_CACHE_DIR
+
+    folder = os.environ.get(ENV_CACHE_DIR)
+    if folder:
+        return os.path.join(folder, "semantic")
+    import platformdirs
+
+    return os.path.join(platformdirs.user_cache_dir("lorebook"), "semantic")
+
+
+def ensure_piece_table() -> str | None:
+    """The piece table for the installed model, built on first use; None without the model.
+
+    Named after the weights file's size and modification time, so a reinstalled or
+    upgraded ``wordllama`` gets a table of its own. Not for the hook path (it may take a
+    fraction of a second to build).
+    """
+    files = model_files()
+    if files is None:
+        return None
+    tokenizer, weights = files
+    stat = os.stat(weights)
+    target = os.path.join(piece_table_folder(), f"{MODEL}-{stat.st_size}-{stat.st_mtime_ns}.sqlite")
+    if not os.path.exists(target):
+        build_piece_table(target, tokenizer, weights)
+    return target
+
+
+def open_embedder(table: str, *, bulk: bool = False) -> Embedder | None:
+    """An embedder over an existing piece table, or None when it is missing or unreadable."""
+    if not table or not os.path.exists(table):
+        return None
+    try:
+        return Embedder(table, bulk=bulk)
+    except sqlite3.Error:
+        return None
