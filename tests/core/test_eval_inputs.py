@@ -223,13 +223,14 @@ def test_without_rank_bm25_eval_says_what_to_install(
 
 
 def test_a_config_file_sets_what_the_hook_would_use(tmp_path: Path) -> None:
-    from lorebook.evaluation.retrieval import hook_config
+    from lorebook.evaluation.retrieval import hook_config, settings_values
+    from lorebook.hookconfig import HookConfig
 
     config = tmp_path / "config.yaml"
     config.write_text("recall:\n  max_notes: 1\nbudgets:\n  prompt_chars: 900\n")
     settings = hook_config(config)
     assert (settings.max_notes, settings.prompt_chars) == (1, 900)
-    assert hook_config(None).max_notes == 3
+    assert settings_values(hook_config(None)) == settings_values(HookConfig())  # the defaults
 
 
 # -- the shared evaluation data ---------------------------------------------------------------
