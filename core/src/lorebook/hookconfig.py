@@ -29,7 +29,7 @@ DEFAULTS: dict[str, Any] = {
     "min_coverage": 0.25,
     "semantic": True,
     "min_relevance": 0.4,
-    "relevance_ratio": 0.7,
+    "relevance_ratio": 0.6,
 }
 
 

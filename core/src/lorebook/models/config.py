@@ -72,12 +72,12 @@ class Recall(BaseModel):
     min_relevance: float = Field(
         default=0.4,
         ge=0.0,
-        le=2.5,
-        description="Semantic ranking: a note whose relevance (cosine x (1 + 1.5 x "
-        "coverage)) is below this is not injected.",
+        le=1.5,
+        description="Semantic ranking: a note whose relevance (cosine + 0.5 x coverage) "
+        "is below this is not injected.",
     )
     relevance_ratio: float = Field(
-        default=0.7,
+        default=0.6,
         ge=0.0,
         le=1.0,
         description="Semantic ranking: a note below this fraction of the best note's "

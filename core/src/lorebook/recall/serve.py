@@ -87,13 +87,17 @@ def live_notes(index: NoteIndex, ids: list[str]) -> list[IndexedNote]:
     return list(result.values())
 
 
-COVERAGE_WEIGHT = 1.5
-"""How much the lexical signal lifts the semantic one: a note's relevance is
-``similarity * (1 + COVERAGE_WEIGHT * coverage)``, so a note whose best section holds the
-whole of the prompt's information counts 2.5 times its cosine, one sharing no word its
-cosine alone. Both factors are size-free: a cosine does not depend on the other notes,
-and coverage is a share of the prompt, so the same prompt makes the same call about the
-same note in a store of 50 notes or of 300."""
+COVERAGE_WEIGHT = 0.5
+"""A note's relevance to a prompt is ``similarity + COVERAGE_WEIGHT * coverage``: the cosine
+of the two embeddings, plus half the share of the prompt's information (its idf mass) that
+the note's best section holds word for word. Both terms are size-free: a cosine does not
+depend on the other notes, and coverage is a share of the prompt, so the same prompt makes
+the same serve-or-refuse call about the same note in a store of 50 notes or of 300."""
+
+SHORT_PROMPT = 3
+"""A prompt of fewer distinct words than this ("overflow", "quasar") is ranked lexically
+first: a static embedding of one or two words is too noisy to order notes that all hold
+them; relevance (and so the serve-or-refuse call) is computed as for any prompt."""
 
 
 def similarities(index: NoteIndex, prompt: str) -> dict[str, float]:
@@ -116,8 +120,8 @@ def rank_prompt(index: NoteIndex, prompt: str, *, semantic: bool = True) -> list
     """Every candidate note for ``prompt``, best first (ties by id).
 
     With the semantic model (``lorebook[semantic]``) every embedded note is a candidate,
-    scored by :data:`COVERAGE_WEIGHT`'s formula; without it, the notes sharing a word with
-    the prompt, scored by the BM25 of their best section.
+    scored by its relevance (:data:`COVERAGE_WEIGHT`); without it, the notes sharing a word
+    with the prompt, scored by the BM25 of their best section.
     """
     tokens = tokenize(prompt)
     found = index.search_with_coverage(tokens) if tokens else {}
@@ -127,11 +131,11 @@ def rank_prompt(index: NoteIndex, prompt: str, *, semantic: bool = True) -> list
         for i in sorted(set(found) | set(sims))
     ]
     for cand in ranked:
-        if sims:
-            cand.score = cand.similarity * (1 + COVERAGE_WEIGHT * cand.coverage)
-        else:
-            cand.score = cand.lexical
-    ranked.sort(key=lambda c: (-c.score, c.id))
+        cand.score = cand.similarity + COVERAGE_WEIGHT * cand.coverage if sims else cand.lexical
+    if sims and len(set(tokens)) < SHORT_PROMPT:
+        ranked.sort(key=lambda c: (-c.lexical, -c.score, c.id))
+    else:
+        ranked.sort(key=lambda c: (-c.score, c.id))
     return ranked
 
 
@@ -145,7 +149,7 @@ def relevant(ranked: list[Candidate], config: HookConfig) -> list[Candidate]:
     """
     if not ranked:
         return []
-    top = ranked[0].score
+    top = max(c.score for c in ranked)
     if any(c.similarity for c in ranked):
         floor = max(config.min_relevance, config.relevance_ratio * top)
         return [c for c in ranked if c.score >= floor]
