@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS postings (
 CREATE INDEX IF NOT EXISTS postings_by_id ON postings (id);
 CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS anchors (kind TEXT NOT NULL, pattern TEXT NOT NULL, id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS vectors (ids TEXT NOT NULL, pack BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS anchors_by_id ON anchors (id);
 """
 
@@ -305,6 +306,19 @@ class NoteIndex:
             ("pieces", self.embedder.table if self.embedder is not None else ""),
         ]
         self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", rows)
+        if self.embedder is not None:
+            self._pack_vectors()
+
+    def _pack_vectors(self) -> None:
+        """Keep every note vector in one row: a prompt reads them in one go."""
+        rows = self.db.execute(
+            "SELECT id, vec FROM docs WHERE vec IS NOT NULL ORDER BY id"
+        ).fetchall()
+        self.db.execute("DELETE FROM vectors")
+        self.db.execute(
+            "INSERT INTO vectors (ids, pack) VALUES (?, ?)",
+            (json.dumps([note_id for note_id, _ in rows]), b"".join(vec for _, vec in rows)),
+        )
 
     def apply(self, upserts: Iterable[IndexedNote] = (), removals: Iterable[str] = ()) -> None:
         """Add or replace notes and remove ids, in one transaction."""
@@ -390,9 +404,12 @@ class NoteIndex:
                 best[note_id] = (score, matched[key] / total)
         return best
 
-    def vectors(self) -> Iterator[tuple[str, bytes]]:
-        """Yield (note id, unit vector as float32 bytes) of every embedded note."""
-        yield from self.db.execute("SELECT id, vec FROM docs WHERE vec IS NOT NULL")
+    def vectors(self) -> tuple[list[str], bytes]:
+        """(ids, their unit vectors as consecutive float32 rows) of every embedded note."""
+        row = self.db.execute("SELECT ids, pack FROM vectors").fetchone()
+        if row is None:
+            return [], b""
+        return json.loads(row[0]), bytes(row[1])
 
     def pieces(self) -> str:
         """The piece table the notes were embedded with ("" for a lexical-only index)."""

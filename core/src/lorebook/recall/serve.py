@@ -102,7 +102,7 @@ them; relevance (and so the serve-or-refuse call) is computed as for any prompt.
 
 def similarities(index: NoteIndex, prompt: str) -> dict[str, float]:
     """Cosine of the prompt with every embedded note ({} without the semantic model)."""
-    from lorebook.recall.semantic import dot, open_embedder
+    from lorebook.recall.semantic import dots, open_embedder
 
     embedder = open_embedder(index.pieces())
     if embedder is None:
@@ -113,7 +113,8 @@ def similarities(index: NoteIndex, prompt: str) -> dict[str, float]:
         embedder.close()
     if not any(query):
         return {}
-    return {note_id: dot(query, blob) for note_id, blob in index.vectors()}
+    ids, pack = index.vectors()
+    return dict(zip(ids, dots(query, pack), strict=True))
 
 
 def rank_prompt(index: NoteIndex, prompt: str, *, semantic: bool = True) -> list[Candidate]:
