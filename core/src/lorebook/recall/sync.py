@@ -74,13 +74,14 @@ def reconcile(paths: KBPaths, *, build_pieces: bool = True) -> tuple[int, int]:
     with NoteIndex(target) as index:
         table = wanted or index.pieces()
         known = index.files()
-        if table and os.path.exists(table) and index.pieces() != table:
+        switch = bool(table) and os.path.exists(table) and index.pieces() != table
+        if switch:
             known = {}  # embedded with another table, or not at all: re-embed every note
         removals = [note_id for rel, (note_id, _, _) in known.items() if rel not in on_disk]
         changed = sorted(
             rel for rel, stamp in on_disk.items() if known.get(rel, ("", -1, -1))[1:] != stamp
         )
-        if not removals and not changed:
+        if not removals and not changed and not switch:
             return (0, 0)
         upserts = []
         for rel in changed:
