@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from lorebook.recall.semantic import Embedder
 
-INDEX_VERSION = "4"
+INDEX_VERSION = "5"
 INDEX_NAME = "index.sqlite"
 PRIOR_DOCS = 16
 """Documents of average length, holding no query term, added to the corpus BM25 sees.
