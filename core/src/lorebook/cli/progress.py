@@ -1,0 +1,89 @@
+"""Progress bars for long commands (rich), shown only to a person watching a terminal.
+
+A bar goes to stderr, and only when stderr is a terminal and the command was not asked for
+``--json``: piped or captured output, CI logs and JSON documents stay exactly as they were.
+Commands hand the callback to the function doing the work, which calls it once per unit
+done, so core code never imports rich::
+
+    with progress("extracting", total=len(logs), json_output=json_output) as advance:
+        for log in logs:
+            extract_one(log)
+            advance()
+
+``track`` wraps an iterable the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+T = TypeVar("T")
+
+Advance = Callable[..., None]
+"""Called once per unit of work done; ``advance(n)`` for n units at once."""
+
+
+def _noop(units: int = 1) -> None:
+    """Advance nothing: there is no bar to move."""
+
+
+def bars_enabled(json_output: bool = False) -> bool:
+    """Whether to draw bars: stderr is a terminal, no ``--json``, ``TERM`` is not ``dumb``."""
+    if json_output or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty())
+
+
+@contextmanager
+def progress(
+    description: str, total: int | None = None, *, json_output: bool = False
+) -> Iterator[Advance]:
+    """A bar titled ``description`` for ``total`` units (None: a spinner with a count).
+
+    Yields the advance callback; it does nothing when bars are not enabled. The bar is
+    removed when the block ends, so the command's own report is all that stays on screen.
+    """
+    if not bars_enabled(json_output):
+        yield _noop
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=total)
+
+        def advance(units: int = 1) -> None:
+            bar.advance(task, units)
+
+        yield advance
+
+
+def track(
+    items: Iterable[T], description: str, *, total: int | None = None, json_output: bool = False
+) -> Iterator[T]:
+    """Yield ``items``, moving a bar one step per item (see :func:`progress`)."""
+    if total is None and hasattr(items, "__len__"):
+        total = len(items)  # type: ignore[arg-type]
+    with progress(description, total, json_output=json_output) as advance:
+        for item in items:
+            yield item
+            advance()
