@@ -70,7 +70,11 @@ def test_lint_reports_invalid_notes_by_file_and_field(kb_repo: Path, cli: CliRun
     )
     rebuild = cli("index", "rebuild", cwd=kb_repo)
     assert rebuild.exit_code == 1
-    assert "cannot rebuild the indexes" in rebuild.stderr
+    # Each broken file is named and left out; the rest of the knowledge base is indexed.
+    assert "skipped .lorebook/nodes/gotcha/practice-broken-yaml.md: invalid YAML" in rebuild.stderr
+    assert "skipped .lorebook/nodes/gotcha/practice-future.md" in rebuild.stderr
+    assert "practice-renamed" in (kb_repo / ".lorebook/nodes/gotcha/index.md").read_text()
+    assert "practice-broken-yaml" not in (kb_repo / ".lorebook/nodes/gotcha/index.md").read_text()
 
 
 def test_warnings_do_not_fail_lint(kb_repo: Path, cli: CliRunner) -> None:

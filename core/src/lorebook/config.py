@@ -13,12 +13,16 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from lorebook.bounds import TooLargeError, clip, read_text_bounded
 from lorebook.errors import ConfigError
+from lorebook.kb import safeyaml
 from lorebook.kb.fsutil import atomic_write_text, write_if_changed
 from lorebook.kb.paths import KBPaths
 from lorebook.models.config import Config
 
 COMPILED_NAME = "config.json"
+MAX_CONFIG_BYTES = 64 * 1024
+"""A config.yaml larger than this is refused before it is parsed."""
 HEADER = (
     "# lorebook configuration, committed with the repository.\n"
     "# Every key is documented by `lorebook schema config`; an unknown key is an error.\n"
@@ -32,16 +36,16 @@ def _describe(exc: ValidationError, source: str) -> str:
         if err["type"] == "extra_forbidden":
             lines.append(f"{source}: unknown key {key!r}")
         else:
-            lines.append(f"{source}: key {key!r}: {err['msg']} (got {err.get('input')!r})")
+            lines.append(f"{source}: key {key!r}: {err['msg']} (got {clip(err.get('input'))})")
     return "\n".join(lines)
 
 
 def parse_config(text: str, *, source: str) -> Config:
     """Validate config text, naming ``source`` and the key in any error."""
     try:
-        data = yaml.safe_load(text)
+        data = safeyaml.load(text, max_bytes=MAX_CONFIG_BYTES)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{source}: invalid YAML: {exc}") from None
+        raise ConfigError(f"{source}: invalid YAML: {clip(str(exc), 300, quote=False)}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -56,9 +60,13 @@ def load_config(paths: KBPaths) -> Config:
     """Read and validate the config, refreshing the compiled copy hooks read."""
     source = paths.rel(paths.config)
     try:
-        text = paths.config.read_text(encoding="utf-8")
+        text = read_text_bounded(paths.config, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         raise ConfigError(f"{source} is missing", hint="run `lorebook init` to create it") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{source}: the file is not valid UTF-8") from None
+    except (OSError, TooLargeError) as exc:
+        raise ConfigError(f"{source}: cannot be read: {exc}") from None
     config = parse_config(text, source=source)
     refresh_compiled(paths, config)
     return config

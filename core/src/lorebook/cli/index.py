@@ -6,9 +6,15 @@ from typing import Annotated
 
 import typer
 
-from lorebook.cli.output import JsonOption, print_json, repo_paths, say
+from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
 from lorebook.config import load_config
-from lorebook.kb.index import plan_rebuild, rebuild_indexes, refuse_broken, stale_outputs
+from lorebook.kb.index import (
+    RebuildReport,
+    plan_rebuild,
+    rebuild_indexes,
+    refuse_broken,
+    stale_outputs,
+)
 from lorebook.kb.store import load_snapshot
 from lorebook.recall.sync import reconcile
 
@@ -29,6 +35,7 @@ def rebuild(
 
     Run it after adding or editing notes, and after merging branches that added notes
     (regenerate from the merged notes rather than resolving conflicts in generated files).
+    A note file that cannot be read is left out and named; the exit code is then 1.
     """
     paths = repo_paths(ctx)
     config = load_config(paths)
@@ -48,8 +55,16 @@ def rebuild(
         if stale:
             raise typer.Exit(1)
         return
-    report = rebuild_indexes(paths, config.budgets.entry_chars)
+    report = rebuild_indexes(paths, config.budgets.entry_chars, skip_broken=True)
     reconcile(paths)
+    _report(report, json_output)
+    if report.skipped:
+        raise typer.Exit(1)
+
+
+def _report(report: RebuildReport, json_output: bool) -> None:
+    for problem in report.skipped:
+        warn(f"lorebook: skipped {problem}")
     if json_output:
         print_json(
             {
@@ -59,6 +74,7 @@ def rebuild(
                 "removed": list(report.removed),
                 "relinked": list(report.notes_relinked),
                 "nodes_hash": report.digest,
+                "skipped": list(report.skipped),
             }
         )
         return

@@ -1,7 +1,9 @@
 """YAML frontmatter: split a markdown file, and write frontmatter deterministically.
 
 Reading uses a safe loader that keeps dates as strings (a note never changes type because
-a value looked like a timestamp). Writing puts lists of plain values in flow style
+a value looked like a timestamp), refuses YAML aliases and deep nesting, and refuses
+frontmatter larger than :data:`MAX_FRONTMATTER_BYTES` (see :mod:`lorebook.kb.safeyaml`).
+Writing puts lists of plain values in flow style
 (``tags: [a, b]``, as OKF tools write them), mappings in block style, multi-line strings as
 literal blocks, and never wraps lines, so the same data always gives the same bytes.
 """
@@ -13,11 +15,15 @@ from typing import Any
 
 import yaml
 
+from lorebook.kb import safeyaml
+
 FENCE = "---"
+MAX_FRONTMATTER_BYTES = 64 * 1024
+"""Frontmatter larger than this is refused before it is parsed."""
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader without the timestamp resolver."""
+class _Loader(safeyaml.SafeLoader):
+    """The alias-refusing SafeLoader without the timestamp resolver."""
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -69,12 +75,14 @@ def split(text: str) -> tuple[dict[str, Any], str]:
     raw = text[len(FENCE) + 1 : end + 1]
     body = text[end + len(FENCE) + 2 :]
     try:
-        data = yaml.load(raw, Loader=_Loader)
+        data = safeyaml.load(raw, max_bytes=MAX_FRONTMATTER_BYTES, loader=_Loader)
+    except safeyaml.UnsafeYAMLError as exc:
+        raise FrontmatterError(f"unsafe YAML in the frontmatter: {exc}") from None
     except yaml.YAMLError as exc:
         # Where the broken construct started is more useful than where the parser gave up.
         mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
+        problem = getattr(exc, "problem", None) or str(exc)[:200]
         raise FrontmatterError(f"invalid YAML in the frontmatter{where}: {problem}") from None
     if data is None:
         data = {}

@@ -294,11 +294,16 @@ class RebuildReport:
     notes_relinked: tuple[str, ...]
     digest: str
     note_count: int
+    skipped: tuple[str, ...] = ()
+    """Errors of the note files left out (``skip_broken``): each names its file."""
 
 
-def refuse_broken(snap: Snapshot) -> None:
-    """Raise when the notes cannot be indexed faithfully (unreadable or duplicate ids)."""
-    reasons = [p.message for p in snap.problems]
+def refuse_broken(snap: Snapshot, *, skip_unreadable: bool = False) -> None:
+    """Raise when the notes cannot be indexed faithfully (unreadable or duplicate ids).
+
+    With ``skip_unreadable``, only duplicate ids stop it: an unreadable file is left out.
+    """
+    reasons = [] if skip_unreadable else [p.message for p in snap.problems]
     reasons += [
         f"note id {note_id!r} is used by {len(files)} files: {', '.join(files)}"
         for note_id, files in snap.duplicates.items()
@@ -310,11 +315,15 @@ def refuse_broken(snap: Snapshot) -> None:
         )
 
 
-def rebuild_indexes(paths: KBPaths, budget: int) -> RebuildReport:
-    """Regenerate every owned output under the knowledge base lock; write only changes."""
+def rebuild_indexes(paths: KBPaths, budget: int, *, skip_broken: bool = False) -> RebuildReport:
+    """Regenerate every owned output under the knowledge base lock; write only changes.
+
+    With ``skip_broken`` a note file that cannot be read or parsed is left out (its error
+    is in the report's ``skipped``) instead of stopping the rebuild.
+    """
     with kb_lock(paths.lock):
         snap = load_snapshot(paths)
-        refuse_broken(snap)
+        refuse_broken(snap, skip_unreadable=skip_broken)
         plan = plan_rebuild(paths, snap, budget)
         relinked = [
             rel for rel, text in plan.notes.items() if write_if_changed(paths.repo / rel, text)
@@ -331,4 +340,5 @@ def rebuild_indexes(paths: KBPaths, budget: int) -> RebuildReport:
         notes_relinked=tuple(relinked),
         digest=plan.digest,
         note_count=len(snap.notes),
+        skipped=tuple(p.message for p in snap.problems),
     )

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from lorebook.bounds import MAX_NOTE_BYTES, TooLargeError, clip, read_text_bounded
 from lorebook.errors import NoteFormatError
 from lorebook.kb import frontmatter
 from lorebook.models.note import NOTE_FIELD_ORDER, Note
@@ -49,7 +50,7 @@ def format_validation_error(exc: ValidationError, *, source: str) -> str:
     for err in exc.errors():
         loc = ".".join(str(part) for part in err["loc"]) or "(note)"
         got = err.get("input")
-        shown = "" if isinstance(got, dict) else f" (got {got!r})"
+        shown = "" if isinstance(got, dict) else f" (got {clip(got)})"
         lines.append(f"{source}: field '{loc}': {err['msg']}{shown}")
     return "\n".join(lines)
 
@@ -69,7 +70,7 @@ def frontmatter_to_note(data: Mapping[str, Any], body: str, *, source: str) -> N
             fields[key] = value
         elif key.startswith("lb_"):
             raise NoteFormatError(
-                f"{source}: unknown key {key!r} (lorebook keys are: "
+                f"{source}: unknown key {clip(key)} (lorebook keys are: "
                 f"{', '.join(k for k in NOTE_FIELD_ORDER if k.startswith('lb_'))})"
             )
         else:
@@ -78,7 +79,8 @@ def frontmatter_to_note(data: Mapping[str, Any], body: str, *, source: str) -> N
         raise NoteFormatError(f"{source}: field 'lb_schema' is missing")
     if fields["lb_schema"] != 1:
         raise NoteFormatError(
-            f"{source}: field 'lb_schema' is {fields['lb_schema']!r}; this lorebook reads schema 1",
+            f"{source}: field 'lb_schema' is {clip(fields['lb_schema'])}; "
+            "this lorebook reads schema 1",
             hint="upgrade lorebook, or run its migration for this knowledge base",
         )
     try:
@@ -123,14 +125,36 @@ def parse_note(text: str, *, source: str) -> tuple[Note, str | None]:
     return frontmatter_to_note(data, knowledge, source=source), links
 
 
+def read_note_text(path: Path, *, source: str | None = None) -> str:
+    """Read a note file's text: a regular file of at most :data:`MAX_NOTE_BYTES`, UTF-8.
+
+    Raises:
+        NoteFormatError: too large, not a regular file, unreadable or not UTF-8, naming it.
+    """
+    label = source or str(path)
+    try:
+        return read_text_bounded(path, MAX_NOTE_BYTES)
+    except UnicodeDecodeError as exc:
+        raise NoteFormatError(
+            f"{label}: the file is not valid UTF-8 (byte {exc.start})",
+            hint="save it as UTF-8, or delete it",
+        ) from None
+    except TooLargeError:
+        raise NoteFormatError(
+            f"{label}: the file is larger than {MAX_NOTE_BYTES:,} bytes; a note holds short "
+            "knowledge",
+            hint="split it into several notes",
+        ) from None
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise NoteFormatError(f"{label}: cannot be read: {exc.strerror or exc}") from None
+
+
 def read_note(path: Path, *, source: str | None = None) -> Note:
     """Read and validate one note file."""
     label = source or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise NoteFormatError(f"{label}: the file is not valid UTF-8") from None
-    return parse_note(text, source=label)[0]
+    return parse_note(read_note_text(path, source=label), source=label)[0]
 
 
 Locator = Callable[[str], PurePosixPath | None]

@@ -10,7 +10,13 @@ from pathlib import Path, PurePosixPath
 
 from lorebook.errors import NoteFormatError, UnsafePathError
 from lorebook.kb.fsutil import atomic_write_text, kb_lock
-from lorebook.kb.notes import LINKS_MARKER, parse_note, render_links, render_note
+from lorebook.kb.notes import (
+    LINKS_MARKER,
+    parse_note,
+    read_note_text,
+    render_links,
+    render_note,
+)
 from lorebook.kb.paths import KBPaths, resolve_inside, validate_relpath
 from lorebook.models.note import Note
 from lorebook.store import NoteExistsError, NoteNotFoundError
@@ -108,10 +114,10 @@ def load_snapshot(paths: KBPaths) -> Snapshot:
             snap.problems.append(Problem(label, f"{label} {problem}"))
             continue
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_note_text(path, source=label)
             snap.hashes[rel.as_posix()] = content_hash(text)
             note, links = parse_note(text, source=label)
-        except (NoteFormatError, UnicodeDecodeError, OSError) as exc:
+        except (NoteFormatError, OSError) as exc:
             snap.problems.append(Problem(label, str(exc)))
             continue
         stored = StoredNote(note, rel, links)
@@ -156,7 +162,7 @@ class MarkdownStore:
         if rel is None:
             raise NoteNotFoundError(note_id)
         label = f"{self.paths.rel(self.paths.nodes)}/{rel.as_posix()}"
-        text = (self.paths.nodes / rel).read_text(encoding="utf-8")
+        text = read_note_text(self.paths.nodes / rel, source=label)
         return parse_note(text, source=label)[0]
 
     def ids(self) -> list[str]:
