@@ -30,13 +30,15 @@ HEADER = (
 
 
 def _describe(exc: ValidationError, source: str) -> str:
+    from lorebook.models.messages import explain
+
     lines = []
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"]) or "(top level)"
         if err["type"] == "extra_forbidden":
             lines.append(f"{source}: unknown key {key!r}")
         else:
-            lines.append(f"{source}: key {key!r}: {err['msg']} (got {clip(err.get('input'))})")
+            lines.append(f"{source}: key {key!r}: {explain(err)} (got {clip(err.get('input'))})")
     return "\n".join(lines)
 
 
@@ -47,7 +49,10 @@ def parse_config(text: str, *, source: str) -> Config:
     except yaml.YAMLError as exc:
         raise ConfigError(f"{source}: invalid YAML: {clip(str(exc), 300, quote=False)}") from None
     if data is None:
-        data = {}
+        raise ConfigError(
+            f"{source}: it holds no settings (it is empty or only comments)",
+            hint="delete it and run `lorebook init` to write the default configuration",
+        )
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping of keys to values")
     try:

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from lorebook import __version__
-from lorebook.errors import LorebookError
 
 EPILOG = (
     "Exit codes: 0 success; 1 the command failed or found errors (the message names the "
@@ -31,9 +30,30 @@ app = typer.Typer(
 )
 
 
+def installed_distributions() -> list[tuple[str, str]]:
+    """Every installed lorebook distribution: core first, then plugins by name.
+
+    A plugin counts when its name starts with ``lorebook-`` or it declares an entry point
+    in one of lorebook's groups (a third party's ``acme-lorebook-store``).
+    """
+    from importlib import metadata
+
+    from lorebook.constants import ENTRY_POINT_GROUPS
+
+    found: dict[str, str] = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"] or ""
+        groups = {ep.group for ep in dist.entry_points}
+        if name == "lorebook" or name.startswith("lorebook-") or groups & set(ENTRY_POINT_GROUPS):
+            found.setdefault(name, dist.version)
+    found.pop("lorebook", None)
+    return [("lorebook", __version__), *sorted(found.items())]
+
+
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"lorebook {__version__}")
+        for name, version in installed_distributions():
+            typer.echo(f"{name} {version}")
         raise typer.Exit()
 
 
@@ -51,7 +71,16 @@ def main_options(
     ] = None,
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+        typer.Option(
+            "--version",
+            callback=_version,
+            is_eager=True,
+            help="Print the version of lorebook and of every installed lorebook plugin.",
+        ),
+    ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option("--debug", help="On a failure, show the traceback instead of one message."),
     ] = False,
 ) -> None:
     """Global options."""
@@ -60,6 +89,7 @@ def main_options(
 
 def _register() -> None:
     from lorebook.cli import (
+        bootstrap,
         capture,
         checks,
         conflict,
@@ -88,21 +118,27 @@ def _register() -> None:
     plugins.register(app)
     schema.register(app)
     evaluate.register(app)
+    bootstrap.register(app)
 
 
 _register()
 
 
 def main() -> None:
-    """Run the CLI; expected errors become one message on stderr and exit code 1."""
-    json_mode = "--json" in sys.argv[1:]
+    """Run the CLI; a failure becomes one message on stderr and exit code 1.
+
+    ``--debug`` (before the command) lets the exception through with its traceback.
+    """
+    args = sys.argv[1:]
+    if "--debug" in args:
+        app()
+        return
     try:
         app()
-    except LorebookError as exc:
-        if json_mode:
-            import json
+    except KeyboardInterrupt:
+        sys.stderr.write("lorebook: interrupted\n")
+        sys.exit(130)
+    except Exception as exc:
+        from lorebook.cli.failures import report
 
-            doc = {"ok": False, "error": {"message": exc.message, "hint": exc.hint}}
-            sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-        sys.stderr.write(f"lorebook: error: {exc}\n")
-        sys.exit(1)
+        sys.exit(report(exc, json_mode="--json" in args))

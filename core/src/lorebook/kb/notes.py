@@ -46,12 +46,14 @@ _OKF_KEYS = frozenset({"type", "title", "description", "tags"})
 
 def format_validation_error(exc: ValidationError, *, source: str) -> str:
     """Return a pydantic error as ``<source>: field 'x': message (got value)`` lines."""
+    from lorebook.models.messages import explain
+
     lines = []
     for err in exc.errors():
         loc = ".".join(str(part) for part in err["loc"]) or "(note)"
         got = err.get("input")
         shown = "" if isinstance(got, dict) else f" (got {clip(got)})"
-        lines.append(f"{source}: field '{loc}': {err['msg']}{shown}")
+        lines.append(f"{source}: field '{loc}': {explain(err)}{shown}")
     return "\n".join(lines)
 
 

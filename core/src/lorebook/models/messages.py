@@ -1,0 +1,38 @@
+"""Validation errors in words: what a value must be, never the regular expression behind it.
+
+pydantic reports a pattern mismatch as "String should match pattern '^(?:practice|map)-…'",
+which tells a person nothing. :func:`explain` turns each error of a
+``ValidationError`` into words about the value.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lorebook.models.note import SLUG_PATTERN
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+_PATTERNS = {
+    rf"^(?:practice|map)-{SLUG_PATTERN}$": (
+        "must be a note id: 'practice-' or 'map-', then lowercase letters and digits in "
+        "words joined by single hyphens (like practice-run-tests-with-tox)"
+    ),
+    r"^[a-z0-9][a-z0-9._/+-]*$": (
+        "must be a tag: lowercase letters and digits, then also . _ / + or -"
+    ),
+    r"^[^\r\n]*\S[^\r\n]*$": "must be one line of text, not empty",
+    r"^[0-9a-f]{64}$": "must be a sha256 digest: 64 lowercase hexadecimal digits",
+    r"^[A-Za-z0-9][A-Za-z0-9_.-]*$": (
+        "must start with a letter or digit and hold only letters, digits, '_', '.' and '-'"
+    ),
+}
+
+
+def explain(err: Mapping[str, Any]) -> str:
+    """One pydantic error detail in words ("must be one line of text, not empty")."""
+    if err.get("type") == "string_pattern_mismatch":
+        pattern = str((err.get("ctx") or {}).get("pattern", ""))
+        return _PATTERNS.get(pattern, "holds characters that are not allowed here")
+    return str(err.get("msg", "is not valid"))
