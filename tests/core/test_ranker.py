@@ -171,9 +171,7 @@ def test_ranking_reaches_no_network(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 @needs_model
-def test_a_note_added_through_the_cli_is_embedded_and_served(
-    kb_repo: Path, cli: CliRunner
-) -> None:
+def test_a_note_added_through_the_cli_is_embedded_and_served(kb_repo: Path, cli: CliRunner) -> None:
     added = cli(
         "note", "add", "--title", "Store money as integer cents", "--kind", "convention",
         "--description", "Floating point amounts drift when summed.",
@@ -183,7 +181,9 @@ def test_a_note_added_through_the_cli_is_embedded_and_served(
     assert added.exit_code == 0, added.stderr
     path = index_path(str(kb_repo / ".lorebook"))
     with NoteIndex(path, readonly=True) as index:
-        ids, pack = index.vectors()
-        assert len(ids) == 1
-        assert len(pack) == 4 * semantic.DIM
-    assert served(path, "do prices go in floats or cents?") == [ids[0]]
+        nums, floats, codes = index.vector_pack()
+        assert len(nums) == 4  # one note number
+        assert floats is not None
+        assert len(floats) == 4 * semantic.DIM
+        assert len(codes) == semantic.DIM // 8
+    assert len(served(path, "do prices go in floats or cents?")) == 1

@@ -100,33 +100,43 @@ first: a static embedding of one or two words is too noisy to order notes that a
 them; relevance (and so the serve-or-refuse call) is computed as for any prompt."""
 
 
-def similarities(index: NoteIndex, prompt: str) -> dict[str, float]:
-    """Cosine of the prompt with every embedded note ({} without the semantic model)."""
-    from lorebook.recall.semantic import dots, open_embedder
+SEMANTIC_CANDIDATES = 16
+"""How many of the notes most similar to a prompt join the lexical candidates."""
+
+
+def _query_vector(index: NoteIndex, prompt: str) -> list[float] | None:
+    from lorebook.recall.semantic import open_embedder
 
     embedder = open_embedder(index.pieces())
     if embedder is None:
-        return {}
+        return None
     try:
         query = embedder.embed(prompt)
     finally:
         embedder.close()
-    if not any(query):
-        return {}
-    ids, pack = index.vectors()
-    return dict(zip(ids, dots(query, pack), strict=True))
+    return query if any(query) else None
 
 
 def rank_prompt(index: NoteIndex, prompt: str, *, semantic: bool = True) -> list[Candidate]:
-    """Every candidate note for ``prompt``, best first (ties by id).
+    """The candidate notes for ``prompt``, best first (ties by id).
 
-    With the semantic model (``lorebook[semantic]``) every embedded note is a candidate,
-    scored by its relevance (:data:`COVERAGE_WEIGHT`); without it, the notes sharing a word
-    with the prompt, scored by the BM25 of their best section.
+    Candidates are the notes BM25 ranks first and, with the semantic model
+    (``lorebook[semantic]``), the notes most similar to the prompt; every candidate gets
+    both signals exactly, and is scored by its relevance (:data:`COVERAGE_WEIGHT`), or by
+    BM25 alone without the model.
     """
+    from lorebook.recall.dense import cosines, nearest
+
     tokens = tokenize(prompt)
-    found = index.search_with_coverage(tokens) if tokens else {}
-    sims = similarities(index, prompt) if semantic else {}
+    query = _query_vector(index, prompt) if semantic else None
+    near = nearest(index, query, SEMANTIC_CANDIDATES) if query is not None else {}
+    near_ids = index.ids(near)
+    found = index.search_with_coverage(tokens, also=near_ids.values()) if tokens else {}
+    sims = {near_ids[n]: s for n, s in near.items() if n in near_ids}
+    if query is not None:
+        rest = [n for n in index.nums(found) if n not in near]
+        rest_ids = index.ids(rest)
+        sims.update((rest_ids[n], s) for n, s in cosines(index, query, rest).items())
     ranked = [
         Candidate(i, *found.get(i, (0.0, 0.0)), sims.get(i, 0.0))
         for i in sorted(set(found) | set(sims))

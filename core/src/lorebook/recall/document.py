@@ -1,0 +1,148 @@
+"""What the index keeps of a note, and the documents BM25 scores for it.
+
+A note is scored by its best section: the body is cut into sections of about
+:data:`SECTION_TOKENS` tokens, and each section's document repeats the note's head (title,
+tags, description) with the field weights below. Runs on the hook path: stdlib only.
+"""
+
+from __future__ import annotations
+
+import json
+
+from lorebook.recall.tokenize import tokenize
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class IndexedNote:
+    """What the index keeps of one note (enough to rank it and render it)."""
+
+    __slots__ = (
+        "anchors",
+        "body",
+        "description",
+        "enforce",
+        "id",
+        "kind",
+        "mtime_ns",
+        "path",
+        "refuted_because",
+        "size",
+        "status",
+        "superseded_by",
+        "tags",
+        "title",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        id: str,
+        path: str,
+        mtime_ns: int,
+        size: int,
+        status: str,
+        kind: str,
+        enforce: str,
+        title: str,
+        description: str,
+        body: str,
+        tags: tuple[str, ...] = (),
+        superseded_by: tuple[str, ...] = (),
+        refuted_because: str | None = None,
+        anchors: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.id = id
+        self.path = path
+        self.mtime_ns = mtime_ns
+        self.size = size
+        self.status = status
+        self.kind = kind
+        self.enforce = enforce
+        self.title = title
+        self.description = description
+        self.body = body
+        self.tags = tags
+        self.superseded_by = superseded_by
+        self.refuted_because = refuted_because
+        self.anchors = anchors or {}
+
+    def __repr__(self) -> str:
+        return f"IndexedNote(id={self.id!r}, path={self.path!r}, status={self.status!r})"
+
+    def head(self) -> str:
+        """Title, tags and description: what the note is about, in its author's words."""
+        return " ".join((self.title, " ".join(self.tags), self.description))
+
+    def sections(self) -> list[list[str]]:
+        """The documents BM25 scores, one per section of the body (see :func:`sections`)."""
+        head = tokenize(self.title) * TITLE_WEIGHT
+        head += tokenize(" ".join(self.tags)) * TAGS_WEIGHT
+        head += tokenize(self.description) * DESCRIPTION_WEIGHT
+        return [head + part for part in body_sections(self.body)]
+
+
+TITLE_WEIGHT = 3
+TAGS_WEIGHT = 2
+DESCRIPTION_WEIGHT = 2
+"""Field weights: each section's document repeats the note's title, tags and description
+this many times (BM25's saturating term frequency makes a repeat worth less than a new
+word, so the head weighs more than the body without drowning it)."""
+SECTION_TOKENS = 160
+"""A body longer than this many tokens is scored by its best section: paragraphs are
+grouped up to this size (headings start a new section), so a 30 KB note competes with the
+one part of it that matches, not with its whole vocabulary."""
+
+
+def body_sections(body: str) -> list[list[str]]:
+    """The body's tokens cut into sections of about :data:`SECTION_TOKENS` tokens.
+
+    A markdown heading starts a new section; paragraphs are grouped until the next would
+    pass the size; a single longer paragraph is cut into windows. An empty body is one
+    empty section (the head alone is then the document).
+    """
+    result: list[list[str]] = []
+    current: list[str] = []
+    for block in _blocks(body):
+        tokens = tokenize(block)
+        starts_heading = block.lstrip().startswith("#")
+        if current and (starts_heading or len(current) + len(tokens) > SECTION_TOKENS):
+            result.append(current)
+            current = []
+        while len(tokens) > SECTION_TOKENS:
+            result.append(tokens[:SECTION_TOKENS])
+            tokens = tokens[SECTION_TOKENS:]
+        current += tokens
+    if current or not result:
+        result.append(current)
+    return result
+
+
+def _blocks(body: str) -> list[str]:
+    """Paragraphs of ``body``; a heading line is a block of its own."""
+    blocks: list[str] = []
+    current: list[str] = []
+    for line in body.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            if current:
+                blocks.append("\n".join(current))
+                current = []
+            if line.strip():
+                current = [line]
+            continue
+        current.append(line)
+    if current:
+        blocks.append("\n".join(current))
+    return blocks
+
+
+def note_from_row(row: tuple[Any, ...]) -> IndexedNote:
+    """An IndexedNote from a ``docs`` row (``id`` first, ``extra`` JSON twelfth)."""
+    extra = json.loads(row[11])
+    return IndexedNote(
+        id=row[0], path=row[1], mtime_ns=row[2], size=row[3], status=row[5], kind=row[6],
+        enforce=row[7], title=row[8], description=row[9], body=row[10],
+        tags=tuple(extra.get("tags", ())), superseded_by=tuple(extra.get("superseded_by", ())),
+        refuted_because=extra.get("refuted_because"), anchors=extra.get("anchors", {}),
+    )  # fmt: skip

@@ -1,0 +1,202 @@
+"""Packed posting lists and an exact top-k search over them (MaxScore).
+
+Each word's postings are one blob: the sorted section keys (``note number << 16 |
+section``) and, beside each, the term frequency and the section's length. A word also
+records the largest term frequency and the shortest section it occurs in, which bound
+what it can add to any section's BM25 score (BM25 grows with tf and shrinks with length).
+
+:func:`top_k` reads the words most able to change the ranking in full, then, once the
+words left cannot lift a section the top ``k`` have not seen above the k-th best, only
+looks up the sections still in contention in the remaining lists (binary search). A very
+common word therefore costs a few look-ups, not a pass over its list. The scores are
+exactly those of scoring every section (a hypothesis test compares them).
+
+Runs on the hook path: standard library only.
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from bisect import bisect_left
+
+from lorebook.recall import bm25
+
+SECTION_BITS = 16
+"""Low bits of a key that hold the section number (so a note has at most 65,536)."""
+
+
+def key(num: int, sec: int) -> int:
+    """The sort key of section ``sec`` of note number ``num``."""
+    return (num << SECTION_BITS) | sec
+
+
+class PostingList:
+    """One word's postings: parallel arrays of keys and (tf, length) pairs."""
+
+    __slots__ = ("keys", "values")
+
+    def __init__(self, keys: array[int], values: array[int]) -> None:
+        self.keys = keys
+        self.values = values
+        """tf and section length, two entries per key."""
+
+    @classmethod
+    def decode(cls, blob: bytes) -> PostingList:
+        """Read a blob written by :meth:`encode`."""
+        keys = array("Q")
+        count = len(blob) // (keys.itemsize + 2 * array("I").itemsize)
+        keys.frombytes(blob[: count * keys.itemsize])
+        values = array("I")
+        values.frombytes(blob[count * keys.itemsize :])
+        return cls(keys, values)
+
+    def encode(self) -> bytes:
+        """The blob stored in the index."""
+        return self.keys.tobytes() + self.values.tobytes()
+
+    def bounds(self) -> tuple[int, int]:
+        """(largest tf, shortest section length) over the list."""
+        return max(self.values[0::2], default=0), min(self.values[1::2], default=0)
+
+    def find(self, section_key: int) -> int:
+        """Position of ``section_key`` in the list, or -1."""
+        i = bisect_left(self.keys, section_key)
+        return i if i < len(self.keys) and self.keys[i] == section_key else -1
+
+    def note_range(self, num: int) -> range:
+        """Positions of every section of note ``num``."""
+        start = bisect_left(self.keys, key(num, 0))
+        end = bisect_left(self.keys, key(num + 1, 0))
+        return range(start, end)
+
+
+def merge(old: PostingList | None, drop: set[int], add: list[tuple[int, int, int]]) -> PostingList:
+    """``old`` without the notes in ``drop``, plus ``add`` (key, tf, length) entries."""
+    entries: list[tuple[int, int, int]] = []
+    if old is not None:
+        entries = [
+            (k, old.values[2 * i], old.values[2 * i + 1])
+            for i, k in enumerate(old.keys)
+            if (k >> SECTION_BITS) not in drop
+        ]
+    entries += add
+    entries.sort()
+    keys = array("Q", [e[0] for e in entries])
+    values = array("I", [v for e in entries for v in e[1:]])
+    return PostingList(keys, values)
+
+
+class QueryTerm:
+    """A distinct query word: its weight and how much it can add to one section."""
+
+    __slots__ = ("bound", "count", "idf", "postings", "term", "weight")
+
+    def __init__(
+        self, term: str, count: int, idf: float, weight: float, bound: float, postings: PostingList
+    ) -> None:
+        self.term = term
+        self.count = count
+        """How often the query holds it (BM25Okapi sums over query tokens, repeats included)."""
+        self.idf = idf
+        self.weight = weight
+        """Its share of the query's information (for coverage): its unfloored idf, or 0."""
+        self.bound = bound
+        """An upper bound of ``count * contribution`` to any one section."""
+        self.postings = postings
+
+
+def contribution(stats: bm25.CorpusStats, idf: float, tf: int, length: int) -> float:
+    """What one occurrence of a query word adds to a section's BM25Okapi score."""
+    norm = bm25.K1 * (1 - bm25.B + bm25.B * length / stats.avgdl)
+    return idf * (tf * (bm25.K1 + 1) / (tf + norm))
+
+
+def _add_term(
+    term: QueryTerm, stats: bm25.CorpusStats, acc: dict[int, float], cover: dict[int, float]
+) -> None:
+    values = term.postings.values
+    for i, k in enumerate(term.postings.keys):
+        gain = term.count * contribution(stats, term.idf, values[2 * i], values[2 * i + 1])
+        acc[k] = acc.get(k, 0.0) + gain
+        cover[k] = cover.get(k, 0.0) + term.weight
+
+
+def _kth_best(acc: dict[int, float], k: int) -> float:
+    best: dict[int, float] = {}
+    for section_key, score in acc.items():
+        num = section_key >> SECTION_BITS
+        if score > best.get(num, 0.0):
+            best[num] = score
+    if len(best) < k:
+        return 0.0
+    return heapq.nlargest(k, best.values())[-1]
+
+
+def top_k(
+    terms: list[QueryTerm], stats: bm25.CorpusStats, k: int
+) -> dict[int, tuple[float, float]]:
+    """The ``k`` best notes (and ties at the k-th score): note number -> (score, covered).
+
+    A note's score is its best section's BM25Okapi score; ``covered`` is the summed weight
+    of the query words that section holds.
+    """
+    order = sorted(terms, key=lambda t: (-t.bound, t.term))
+    remaining = [0.0] * (len(order) + 1)
+    for i in range(len(order) - 1, -1, -1):
+        remaining[i] = remaining[i + 1] + order[i].bound
+    acc: dict[int, float] = {}
+    cover: dict[int, float] = {}
+    threshold = 0.0
+    split = len(order)
+    for i, term in enumerate(order):
+        if acc and threshold > 0 and remaining[i] < threshold:
+            split = i  # no section unseen so far can reach the top k any more
+            break
+        _add_term(term, stats, acc, cover)
+        threshold = _kth_best(acc, k)
+    for i in range(split, len(order)):
+        term = order[i]
+        alive = [s for s, score in acc.items() if score + remaining[i] >= threshold]
+        acc = {s: acc[s] for s in alive}
+        for section_key in alive:
+            at = term.postings.find(section_key)
+            if at >= 0:
+                values = term.postings.values
+                tf, length = values[2 * at], values[2 * at + 1]
+                acc[section_key] += term.count * contribution(stats, term.idf, tf, length)
+                cover[section_key] += term.weight
+        threshold = max(threshold, _kth_best(acc, k))
+    return _best_sections(acc, cover, threshold)
+
+
+def _best_sections(
+    acc: dict[int, float], cover: dict[int, float], threshold: float
+) -> dict[int, tuple[float, float]]:
+    best: dict[int, tuple[float, float]] = {}
+    for section_key, score in acc.items():
+        if score < threshold or score <= 0:
+            continue
+        num = section_key >> SECTION_BITS
+        if num not in best or score > best[num][0]:
+            best[num] = (score, cover[section_key])
+    return best
+
+
+def score_notes(
+    terms: list[QueryTerm], stats: bm25.CorpusStats, nums: list[int]
+) -> dict[int, tuple[float, float]]:
+    """Exact (best-section score, covered) of the given notes, by look-ups only."""
+    acc: dict[int, float] = {}
+    cover: dict[int, float] = {}
+    for term in terms:
+        values = term.postings.values
+        for num in nums:
+            for at in term.postings.note_range(num):
+                section_key = term.postings.keys[at]
+                gain = term.count * contribution(
+                    stats, term.idf, values[2 * at], values[2 * at + 1]
+                )
+                acc[section_key] = acc.get(section_key, 0.0) + gain
+                cover[section_key] = cover.get(section_key, 0.0) + term.weight
+    return _best_sections(acc, cover, 0.0)

@@ -1,0 +1,114 @@
+"""The packed index's top-k search gives exactly what scoring every section would."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from lorebook.recall import bm25
+from lorebook.recall.index import IndexedNote, NoteIndex
+from lorebook.recall.postings import PostingList, key, merge
+
+VOCAB = [f"w{i}" for i in range(40)]
+
+words = st.lists(
+    st.integers(min_value=0, max_value=39).map(lambda i: VOCAB[min(i, i * i % 40)]),
+    min_size=1,
+    max_size=60,
+)
+notes_strategy = st.lists(
+    st.tuples(words, st.lists(words, min_size=0, max_size=5)), min_size=1, max_size=25
+)
+
+
+def make_notes(raw: list[tuple[list[str], list[list[str]]]]) -> list[IndexedNote]:
+    notes = []
+    for i, (title, paragraphs) in enumerate(raw):
+        body = "\n\n".join(" ".join(p) for p in paragraphs)
+        notes.append(
+            IndexedNote(
+                id=f"n{i:02d}", path=f"n{i:02d}.md", mtime_ns=0, size=0, status="active",
+                kind="gotcha", enforce="warn", title=" ".join(title[:6]), description="",
+                body=body,
+            )
+        )  # fmt: skip
+    return notes
+
+
+def exhaustive(
+    notes: list[IndexedNote], query: list[str], stats: bm25.CorpusStats
+) -> dict[str, tuple[float, float]]:
+    """Score every section of every note: each matching note's best section."""
+    sections = {n.id: n.sections() for n in notes}
+    df = Counter(t for secs in sections.values() for t in {w for s in secs for w in s})
+    weights = {t: max(0.0, bm25.raw_idf(stats.corpus_size, df.get(t, 0))) for t in set(query)}
+    total = sum(weights.values()) or 1.0
+    best: dict[str, tuple[float, float]] = {}
+    for note_id, secs in sections.items():
+        for sec in secs:
+            tf = Counter(sec)
+            score = 0.0
+            for token in query:
+                if tf[token]:
+                    idf = bm25.idf(stats.corpus_size, df[token], stats.average_idf)
+                    norm = bm25.K1 * (1 - bm25.B + bm25.B * len(sec) / stats.avgdl)
+                    score += idf * tf[token] * (bm25.K1 + 1) / (tf[token] + norm)
+            covered = sum(weights[t] for t in set(query) if tf[t])
+            if score > 0 and (note_id not in best or score > best[note_id][0]):
+                best[note_id] = (score, covered / total)
+    return best
+
+
+@settings(max_examples=80, deadline=None)
+@given(raw=notes_strategy, query=words, k=st.integers(min_value=1, max_value=6))
+def test_top_k_equals_scoring_every_section(
+    tmp_path_factory: pytest.TempPathFactory,
+    raw: list[tuple[list[str], list[list[str]]]],
+    query: list[str],
+    k: int,
+) -> None:
+    notes = make_notes(raw)
+    with NoteIndex(str(tmp_path_factory.mktemp("postings") / "index.sqlite")) as index:
+        index.apply(notes)
+        stats = index.stats()
+        assert stats is not None
+        fast = index.search_with_coverage(query[:12], k=k)
+    slow = exhaustive(notes, query[:12], stats)
+    scores = sorted((s for s, _ in slow.values()), reverse=True)
+    kth = scores[k - 1] if len(scores) >= k else 0.0
+    must = {i for i, (s, _) in slow.items() if s > kth + 1e-9}
+    may = {i for i, (s, _) in slow.items() if s >= kth - 1e-9}
+    assert must <= set(fast) <= may
+    for note_id, (score, coverage) in fast.items():
+        assert math.isclose(score, slow[note_id][0], rel_tol=1e-9, abs_tol=1e-9)
+        assert math.isclose(coverage, slow[note_id][1], rel_tol=1e-9, abs_tol=1e-9)
+
+
+def test_updates_and_removals_keep_the_lists_exact(tmp_path: Path) -> None:
+    notes = make_notes([(["alpha", "beta"], [["gamma"] * 3]), (["beta"], [["delta"]])])
+    path = str(tmp_path / "index.sqlite")
+    with NoteIndex(path) as index:
+        index.apply(notes)
+        changed = make_notes([(["alpha"], [["delta", "delta"]])])
+        index.apply(changed, ["n01"])
+        assert set(index.search(["delta"])) == {"n00"}
+        assert index.search(["beta"]) == {}
+        assert set(index.search(["alpha"])) == {"n00"}
+
+
+def test_a_posting_list_round_trips_and_merges() -> None:
+    first = merge(None, set(), [(key(2, 0), 3, 10), (key(1, 1), 1, 4), (key(1, 0), 2, 5)])
+    assert list(first.keys) == [key(1, 0), key(1, 1), key(2, 0)]
+    again = PostingList.decode(first.encode())
+    assert list(again.keys) == list(first.keys)
+    assert list(again.values) == [2, 5, 1, 4, 3, 10]
+    assert again.bounds() == (3, 4)
+    assert again.find(key(1, 1)) == 1
+    assert again.find(key(3, 0)) == -1
+    assert list(again.note_range(1)) == [0, 1]
+    dropped = merge(again, {1}, [(key(0, 0), 1, 1)])
+    assert list(dropped.keys) == [key(0, 0), key(2, 0)]
