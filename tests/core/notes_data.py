@@ -163,3 +163,20 @@ TEN_IDS = [
     "map-invoices-export-to-csv",
     "practice-timeouts-surface-as-http-504",
 ]
+
+
+def in_link_order(order: list[int]) -> list[int]:
+    """``order`` with each note moved after the notes it links to (``note add`` refuses a
+    link to a note that does not exist yet); otherwise as given."""
+    links = {
+        i: {
+            TEN_IDS.index(args[k + 1])
+            for k, arg in enumerate(args)
+            if arg in ("--relates-to", "--depends-on")
+        }
+        for i, args in enumerate(TEN_NOTES)
+    }
+    done: list[int] = []
+    while len(done) < len(order):
+        done.append(next(i for i in order if i not in done and links[i] <= set(done)))
+    return done

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 from tests.conftest import git, run_lorebook
-from tests.core.notes_data import TEN_NOTES
+from tests.core.notes_data import TEN_NOTES, in_link_order
 
 
 def _build(repo: Path, order: list[int], env: dict[str, str]) -> dict[str, bytes]:
@@ -36,9 +36,10 @@ def _build(repo: Path, order: list[int], env: dict[str, str]) -> dict[str, bytes
 def test_generated_files_are_byte_identical_across_clones(
     tmp_path: Path, lorebook_home: Path
 ) -> None:
-    forward = list(range(len(TEN_NOTES)))
+    forward = in_link_order(list(range(len(TEN_NOTES))))
     shuffled = forward[:]
     random.Random(7).shuffle(shuffled)
+    shuffled = in_link_order(shuffled)
     assert shuffled != forward
     first = _build(tmp_path / "one", forward, {"PYTHONHASHSEED": "1", "TZ": "UTC", "LC_ALL": "C"})
     second = _build(

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import CliRunner
-from tests.core.notes_data import TEN_NOTES
+from tests.core.notes_data import TEN_NOTES, in_link_order
 
 
 def _populated(repo: Path, cli: CliRunner) -> None:
-    for args in TEN_NOTES:
-        assert cli("note", "add", *args, cwd=repo).exit_code == 0
+    for i in in_link_order(list(range(len(TEN_NOTES)))):
+        assert cli("note", "add", *TEN_NOTES[i], cwd=repo).exit_code == 0
     assert cli("index", "rebuild", cwd=repo).exit_code == 0
 
 

@@ -8,6 +8,7 @@ import typer
 
 from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
 from lorebook.kb.fsutil import kb_lock
+from lorebook.kb.store import load_snapshot
 from lorebook.kb.summaries import set_summary
 
 folder_app = typer.Typer(
@@ -21,15 +22,31 @@ def describe(
     summary: Annotated[str, typer.Argument(help="One line saying what the folder holds.")],
     json_output: JsonOption = False,
 ) -> None:
-    """Set the one-line summary shown for a folder in ENTRY.md and the indexes."""
+    """Set the one-line summary shown for a folder in ENTRY.md and the indexes.
+
+    FOLDER is named as under nodes/. The indexes are refreshed after; a folder that holds
+    no note yet gets its summary shown once a note lands in it.
+    """
+    from lorebook.config import load_config
+    from lorebook.kb.index import rebuild_indexes
+
     paths = repo_paths(ctx)
+    budget = load_config(paths).budgets.entry_chars
+    name = folder.strip("/")
+    folders = {s.folder for s in load_snapshot(paths).notes.values()}
+    if not any(f == name or f.startswith(name + "/") for f in folders):
+        warn(f"lorebook: no note lives in nodes/{name} yet; the summary shows once one does")
     with kb_lock(paths.lock):
-        set_summary(paths, folder.rstrip("/"), summary)
+        set_summary(paths, name, summary)
+    report = rebuild_indexes(paths, budget, skip_broken=True)
+    for problem in report.skipped:
+        warn(f"lorebook: left out of the indexes: {problem}")
     if json_output:
-        print_json({"ok": True, "folder": folder.rstrip("/")})
-    else:
-        say(f"described {folder.strip('/')} in {paths.rel(paths.summaries)}")
-    warn("lorebook: run `lorebook index rebuild` to show it in the indexes")
+        print_json({"ok": True, "folder": name, "written": list(report.written)})
+        return
+    say(f"described {name} in {paths.rel(paths.summaries)}")
+    for rel in report.written:
+        say(f"  wrote {rel}")
 
 
 def register(app: typer.Typer) -> None:

@@ -18,6 +18,7 @@ from lorebook.slug import slugify
 
 if TYPE_CHECKING:
     from lorebook.kb.lifecycle import LifecycleChange
+    from lorebook.kb.paths import KBPaths
 
 note_app = typer.Typer(
     name="note",
@@ -96,7 +97,13 @@ def add(
     ] = None,
     json_output: JsonOption = False,
 ) -> None:
-    """Add a note by hand: validated, then written atomically. Writes no folder summary."""
+    """Add a note by hand: validated, then written atomically, and the indexes refreshed.
+
+    Refused before anything is written: an invalid field, an id that exists already, and
+    a --relates-to or --depends-on id that is not a note. After the write, ENTRY.md,
+    GRAPH.md, the folder indexes and the link sections the note changes are regenerated,
+    so `lorebook lint` passes right away. Writes no folder summary.
+    """
     paths = repo_paths(ctx)
     resolved_type = note_type or KIND_TYPES.get(kind, "practice")
     fields: dict[str, Any] = {
@@ -121,16 +128,56 @@ def add(
     }
     from pydantic import ValidationError
 
+    from lorebook.config import load_config
+
+    budget = load_config(paths).budgets.entry_chars
     try:
         note = Note.model_validate(fields)
     except ValidationError as exc:
         raise NoteFormatError(format_validation_error(exc, source="note add")) from None
+    _refuse_dangling(paths, note)
     where = MarkdownStore(paths.repo).add(note, folder=folder)
+    written = _refresh_generated(paths, budget)
     if json_output:
-        print_json({"ok": True, "id": note.id, "path": where})
-    else:
-        say(f"added {note.id} at {where}")
-    warn("lorebook: run `lorebook index rebuild` to refresh ENTRY.md and the folder indexes")
+        print_json({"ok": True, "id": note.id, "path": where, "written": written})
+        return
+    say(f"added {note.id} at {where}")
+    for rel in written:
+        say(f"  wrote {rel}")
+
+
+def _refuse_dangling(paths: KBPaths, note: Note) -> None:
+    """Refuse links to notes that do not exist (lint would fail on them right away)."""
+    from lorebook.kb.redirects import load_redirects
+
+    snap = load_snapshot(paths)
+    redirects = load_redirects(paths)
+    for option, targets in (("--relates-to", note.relates_to), ("--depends-on", note.depends_on)):
+        for target in targets:
+            if target in snap.notes:
+                continue
+            successors = redirects.get(target)
+            if successors:
+                raise LorebookError(
+                    f"{option} {target!r}: that note was retired; nothing was written",
+                    hint=f"link its successor instead: {', '.join(successors)}",
+                )
+            raise LorebookError(
+                f"{option} {target!r}: there is no note with that id; nothing was written",
+                hint="`lorebook note list` shows the ids",
+            )
+
+
+def _refresh_generated(paths: KBPaths, budget: int) -> list[str]:
+    """Regenerate what the new note changes (indexes, link sections) so lint passes."""
+    from lorebook.kb.index import rebuild_indexes
+    from lorebook.recall.sync import reconcile
+
+    report = rebuild_indexes(paths, budget, skip_broken=True)
+    reconcile(paths)
+    for problem in report.skipped:
+        warn(f"lorebook: left out of the indexes: {problem}")
+    return [*report.written, *report.notes_relinked]
 
 
 def show(
