@@ -122,6 +122,24 @@ def configure_driver(repo: Path) -> list[str]:
     return changed
 
 
+def remove_driver(repo: Path) -> list[str]:
+    """Remove the merge driver ``configure_driver`` defined from this clone's git config.
+
+    ``lorebook uninstall`` calls it when no harness stays wired; the committed
+    ``.gitattributes`` then names an undefined driver, and git merges those files as text,
+    as it did before ``init``. Returns what changed (one line each).
+    """
+    if _config_get(repo, f"merge.{DRIVER}.driver") is None and not _config_get(
+        repo, f"merge.{DRIVER}.name"
+    ):
+        return []
+    proc = _git(repo, "config", "--local", "--remove-section", f"merge.{DRIVER}")
+    if proc is None or proc.returncode != 0:
+        detail = "git is not installed" if proc is None else proc.stderr.strip()
+        return [f"could not remove git config merge.{DRIVER}: {detail}"]
+    return [f"removed git config merge.{DRIVER} (this clone)"]
+
+
 def install_merge_support(paths: KBPaths) -> MergeSetup:
     """Write ``.lorebook/.gitattributes`` and define the merge driver in this clone.
 
@@ -143,4 +161,5 @@ __all__ = [
     "driver_problem",
     "gitattributes_path",
     "install_merge_support",
+    "remove_driver",
 ]

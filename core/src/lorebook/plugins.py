@@ -211,14 +211,30 @@ class Plugins:
         return self.pm.hook
 
 
+FIRST_PARTY_HARNESSES = ("claude", "codex", "copilot", "cursor", "opencode")
+"""Harnesses with a first-party plugin, each its own distribution ``lorebook-<name>``."""
+
+
+def _install_hint(name: str, kind: str) -> str:
+    """What to install for an unknown provider: only a package that exists is named."""
+    if kind == "harness" and name in FIRST_PARTY_HARNESSES:
+        return (
+            f"install its plugin: pip install lorebook-{name} "
+            f"(or pipx inject lorebook lorebook-{name})"
+        )
+    return (
+        f"no plugin of ours provides a {kind} named {name!r}; check the spelling, or "
+        "install the third-party plugin that does (`lorebook plugins` lists what is installed)"
+    )
+
+
 def _pick(table: Mapping[str, SpecT], name: str, kind: str) -> SpecT:
     try:
         return table[name]
     except KeyError:
         valid = ", ".join(table) or "none installed"
         raise UnknownProviderError(
-            f"unknown {kind} {name!r}; valid names: {valid}",
-            hint=f"install the plugin that provides the {kind} (pip install lorebook-{name})",
+            f"unknown {kind} {name!r}; valid names: {valid}", hint=_install_hint(name, kind)
         ) from None
 
 

@@ -258,6 +258,10 @@ def find_change(paths: KBPaths, changes: list[Change], target: str, cwd: Path) -
     inside = [rel for rel in candidates if rel.startswith(f"{KB_DIRNAME}/")]
     if target in by_id and not any(rel in by_path for rel in inside):
         inside = [by_id[target].path]
+    # Relative to .lorebook/ itself (nodes/x.md), when that names a change and nothing else does
+    in_kb = _candidates(paths, target, paths.root)
+    if not any(rel in by_path for rel in inside) and in_kb and in_kb[0] in by_path:
+        inside = in_kb[:1]
     if not inside:
         raise ReviewError(
             f"{target!r} is outside {KB_DIRNAME}/: review only undoes changes to the "

@@ -167,6 +167,12 @@ def forget_command(
 
     paths = repo_paths(ctx)
     report = forget_session(paths, session_id)
+    if not (report.removed or report.notes_citing or report.conflicts_quoting):
+        raise LorebookError(
+            f"session {session_id!r}: lorebook keeps nothing of it here (no staged log, "
+            "proposals, traces or hook state, and no note or conflict cites it)",
+            hint=_known_sessions(paths),
+        )
     if json_output:
         print_json({"ok": True, "removed": report.removed, "notes_citing": report.notes_citing,
                     "conflicts_quoting": report.conflicts_quoting})  # fmt: skip
@@ -178,6 +184,24 @@ def forget_command(
         say(f"  note citing it (keeps only the origin id): {rel}")
     for rel in report.conflicts_quoting:
         warn(f"lorebook: conflict file quoting it, delete it yourself if you wish: {rel}")
+
+
+def _known_sessions(paths: KBPaths) -> str:
+    """A hint naming the staged sessions' ids (the first few), for a mistyped id."""
+    import json
+
+    ids = set()
+    for path in sorted(paths.sessions.glob("*.json")) if paths.sessions.is_dir() else []:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("session_id"), str):
+            ids.add(data["session_id"])
+    if not ids:
+        return "check the id: no session is staged in this repository"
+    shown = ", ".join(sorted(ids)[:5]) + (", ..." if len(ids) > 5 else "")
+    return f"check the id; staged sessions: {shown}"
 
 
 def prune_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
@@ -207,6 +231,10 @@ def scan_command(
     from lorebook.capture.redact import find_secrets
 
     paths = repo_paths(ctx)
+    for path in files or []:
+        if not path.is_file():
+            what = "is a folder; name files" if path.is_dir() else "no such file"
+            raise LorebookError(f"{path}: {what}; nothing was scanned")
     targets = files or sorted(
         p for p in paths.root.rglob("*") if p.is_file() and _committed(paths, p)
     )

@@ -77,10 +77,18 @@ def uninstall_command(
     ] = "",
     json_output: JsonOption = False,
 ) -> None:
-    """Remove exactly what `init` added for these harnesses; every note is kept."""
+    """Remove exactly what `init` added for these harnesses; every note is kept.
+
+    With the last harness gone, this clone's merge driver (git config) goes too.
+    """
+    from lorebook.gitmerge import remove_driver
+
     paths = repo_paths(ctx)
     names = [n.strip() for n in harnesses.split(",") if n.strip()]
-    _show(uninstall_repo(paths.repo, names), json_output, "unwired harnesses in")
+    report = uninstall_repo(paths.repo, names)
+    if not report.harnesses:
+        report.notes += remove_driver(paths.repo)
+    _show(report, json_output, "unwired harnesses in")
 
 
 def register(app: typer.Typer) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from lorebook.cli.output import print_json
+from lorebook.cli.output import JsonOption, print_json
 
 
 class SchemaName(StrEnum):
@@ -23,8 +23,14 @@ class SchemaName(StrEnum):
 
 def schema_command(
     name: Annotated[SchemaName, typer.Argument(help="Which model.", case_sensitive=False)],
+    json_output: JsonOption = False,
 ) -> None:
-    """Print the JSON Schema of config, note, session-log, proposal, curator-action or conflict."""
+    """Print the JSON Schema of config, note, session-log, proposal, curator-action or conflict.
+
+    The output is always one JSON document, the schema itself; --json is accepted, as by
+    every command, and changes nothing.
+    """
+    del json_output  # the schema is JSON either way
     from pydantic import TypeAdapter
 
     from lorebook import models

@@ -1,0 +1,91 @@
+"""The first-hour stumbles of issue 17, each as a user meets it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CliRunner, git
+
+
+def test_schema_takes_json_like_every_command(cli: CliRunner) -> None:
+    plain = cli("schema", "note")
+    with_json = cli("schema", "note", "--json")
+    assert with_json.exit_code == 0
+    assert with_json.stdout == plain.stdout
+    assert json.loads(with_json.stdout)["title"] == "Note"
+
+
+def test_forget_session_with_a_typo_fails_and_names_the_staged_sessions(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    (kb_repo / ".lorebook/_sessions").mkdir()
+    (kb_repo / ".lorebook/_sessions/import-abc.json").write_text(json.dumps({"session_id": "abc"}))
+    result = cli("forget-session", "abd", cwd=kb_repo)
+    assert result.exit_code == 1
+    assert "session 'abd': lorebook keeps nothing of it here" in result.stderr
+    assert "staged sessions: abc" in result.stderr
+
+
+def test_scan_of_a_missing_file_fails_before_scanning(kb_repo: Path, cli: CliRunner) -> None:
+    result = cli("scan", "nope.txt", cwd=kb_repo)
+    assert result.exit_code == 1
+    assert result.stderr == "lorebook: error: nope.txt: no such file; nothing was scanned\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "hint"),
+    [
+        ("codex", "pip install lorebook-codex"),
+        ("gemini", "no plugin of ours provides a harness named 'gemini'"),
+    ],
+)
+def test_install_hint_names_only_packages_that_exist(
+    kb_repo: Path, cli: CliRunner, name: str, hint: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lorebook import plugins
+
+    monkeypatch.setattr(plugins, "get_plugins", lambda: plugins.make_plugins(load_external=False))
+    result = cli("capture", "--harness", name, "--session", "s", "--transcript", "t", cwd=kb_repo)
+    assert result.exit_code == 1
+    assert hint in result.stderr
+    assert "lorebook-gemini" not in result.stderr
+
+
+def test_review_reject_takes_a_path_relative_to_the_knowledge_base(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    git(kb_repo, "add", "-A")
+    git(kb_repo, "commit", "-qm", "base")
+    cli("note", "add", "--title", "Gamma rays", "--description", "d", "--kind", "gotcha",
+        "--body", "b", cwd=kb_repo)  # fmt: skip
+    result = cli("review", "--reject", "nodes/gotcha/practice-gamma-rays.md", cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    assert not (kb_repo / ".lorebook/nodes/gotcha/practice-gamma-rays.md").exists()
+
+
+def test_empty_config_is_an_error_naming_the_file(kb_repo: Path, cli: CliRunner) -> None:
+    (kb_repo / ".lorebook/config.yaml").write_text("# nothing here\n")
+    result = cli("status", cwd=kb_repo)
+    assert result.exit_code == 1
+    assert result.stderr.startswith("lorebook: error: .lorebook/config.yaml: it holds no settings")
+
+
+def test_uninstall_leaves_claude_md_and_git_config_as_they_were(
+    tmp_path: Path, cli: CliRunner
+) -> None:
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "CLAUDE.md").write_text("# Ours\n\nKeep this.\n")
+    before = git(repo, "config", "--local", "--list")
+    assert cli("init", "--harnesses", "claude", cwd=repo).exit_code == 0
+    assert "merge.lorebook-generated" in git(repo, "config", "--local", "--list")
+    assert "lorebook:begin" in (repo / "CLAUDE.md").read_text()
+    result = cli("uninstall", cwd=repo)
+    assert result.exit_code == 0, result.stderr
+    assert "removed git config merge.lorebook-generated" in result.stdout
+    assert (repo / "CLAUDE.md").read_text() == "# Ours\n\nKeep this.\n"
+    assert git(repo, "config", "--local", "--list") == before
