@@ -12,7 +12,9 @@ from lorebook import __version__
 from lorebook.errors import LorebookError
 from lorebook.kb.paths import KBPaths
 
-State = Literal["ok", "warning", "problem"]
+State = Literal["ok", "warning", "action", "problem"]
+"""``action``: a one-time step the user does by hand in the host (trusting Codex's hooks);
+lorebook cannot do it, so it does not make doctor fail."""
 _HASH_RE = re.compile(r"nodes_hash: (sha256:[0-9a-f]{64})")
 
 
@@ -131,6 +133,21 @@ def _kb_checks(start: Path) -> list[Check]:
     return checks
 
 
+def _state_of(item_state: str, fix: str | None) -> State:
+    """A harness item's doctor state.
+
+    ``untrusted`` is the host waiting for the user's approval (Codex's hook trust): an
+    action. ``unknown`` is one too when its fix is a step in the host (it names no
+    lorebook command: Codex has never run on this machine); when running lorebook fixes
+    it (an unreadable hooks file), it is a problem, like ``missing`` and ``changed``.
+    """
+    if item_state == "ok":
+        return "ok"
+    if item_state == "untrusted" or (item_state == "unknown" and "`lorebook " not in (fix or "")):
+        return "action"
+    return "problem"
+
+
 def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
     """The wired harnesses' own checks, this machine's launcher, the pointer blocks."""
     from lorebook.launcher import launcher_problem
@@ -169,7 +186,7 @@ def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
             checks.append(Check(f"harness {name}", "problem", "not supported by this version"))
             continue
         for item in spec.factory().check(paths.repo):
-            state: State = "ok" if item.state == "ok" else "problem"
+            state = _state_of(item.state, item.fix)
             checks.append(Check(f"{name}: {item.what}", state, item.state, item.fix))
         for rel in spec.instruction_files:
             if not has_pointer(paths.repo / rel):

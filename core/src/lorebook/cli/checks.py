@@ -12,8 +12,6 @@ from lorebook.doctor import run_doctor
 from lorebook.kb.lint import lint, remember_lint
 from lorebook.status import compute_status
 
-_MARK = {"ok": "ok  ", "warning": "warn", "problem": "FAIL"}
-
 
 def lint_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
     """Check every note, edge, ledger and generated file; exit 1 on any error.
@@ -45,22 +43,25 @@ def lint_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
 
 
 def doctor_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
-    """Check the installation and this repository's knowledge base; say how to fix each problem."""
+    """Check the installation and this repository's knowledge base; say how to fix each problem.
+
+    One line per problem with its fix, then a summary. Exit 1 on a problem; exit 0 when
+    all that is left are steps only you can do, once, in a host ("action needed: trust
+    the Codex hooks").
+    """
+    from lorebook.cli.doctor_view import action_summary, group_checks, render
+
     start = Path((ctx.find_root().obj or {}).get("repo") or Path.cwd())
     checks = run_doctor(start)
+    findings = group_checks(checks)
     failed = [c for c in checks if c.state == "problem"]
     if json_output:
-        print_json({"ok": not failed, "checks": [c.as_json() for c in checks]})
+        print_json({"ok": not failed, "action_needed": action_summary(findings),
+                    "findings": [f.as_json() for f in findings],
+                    "checks": [c.as_json() for c in checks]})  # fmt: skip
     else:
-        for check in checks:
-            say(f"{_MARK[check.state]}  {check.name}: {check.detail}")
-            if check.fix:
-                say(f"      fix: {check.fix}")
-        say(
-            f"{len(failed)} problem{'' if len(failed) == 1 else 's'}"
-            if failed
-            else "everything looks right"
-        )
+        for line in render(findings):
+            say(line)
     if failed:
         raise typer.Exit(1)
 

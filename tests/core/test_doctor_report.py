@@ -1,0 +1,75 @@
+"""doctor: one line per problem with one fix, a summary, exit 0 when only actions remain."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from lorebook.cli.doctor_view import group_checks, merge_whats, render
+from lorebook.doctor import Check, _state_of
+from tests.conftest import CliRunner
+
+TRUST = "run `codex` in the repository and trust the hooks"
+
+
+def test_descriptions_differing_in_one_word_merge() -> None:
+    whats = [f"Codex hook {e} in .codex/hooks.json" for e in ("Stop", "SessionEnd", "PreCompact")]
+    assert merge_whats(whats) == "Codex hook Stop, SessionEnd, PreCompact in .codex/hooks.json"
+    assert merge_whats([*whats[:2], "Codex loads this repository's hooks"]) == (
+        "Codex hook Stop, SessionEnd in .codex/hooks.json; Codex loads this repository's hooks"
+    )
+
+
+def test_the_same_fix_is_printed_once_and_actions_do_not_fail() -> None:
+    checks = [Check("python", "ok", "3.11.7")]
+    checks += [Check(f"codex: Codex hook {e} in .codex/hooks.json", "action", "untrusted", TRUST)
+               for e in ("SessionStart", "UserPromptSubmit", "Stop")]  # fmt: skip
+    lines = render(group_checks(checks))
+    assert lines == [
+        "ok      python: 3.11.7",
+        "action  codex: Codex hook SessionStart, UserPromptSubmit, Stop in .codex/hooks.json: "
+        "untrusted",
+        f"        fix: {TRUST}",
+        "action needed: trust the Codex hooks (once, by hand: see fix above)",
+    ]
+
+
+def test_problems_are_counted_with_the_actions() -> None:
+    checks = [
+        Check("indexes", "problem", "stale", "run `lorebook index rebuild`"),
+        Check("codex: Codex hook Stop in .codex/hooks.json", "action", "untrusted", TRUST),
+    ]
+    assert render(group_checks(checks))[-1] == (
+        "1 problem; action needed: trust the Codex hooks (once, by hand: see fix above)"
+    )
+
+
+def test_what_counts_as_an_action() -> None:
+    assert _state_of("untrusted", TRUST) == "action"
+    assert _state_of("unknown", "there is no Codex config: run `codex` ...") == "action"
+    assert _state_of("unknown", "bad JSON; then run `lorebook init --harnesses codex`") == (
+        "problem"
+    )
+    assert _state_of("missing", "run `lorebook init`") == "problem"
+    assert _state_of("ok", None) == "ok"
+
+
+def test_doctor_after_init_with_codex_exits_0_with_action_needed(
+    tmp_path: Path, cli: CliRunner
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert cli("init", "--harnesses", "claude,codex", cwd=repo).exit_code == 0
+    result = cli("doctor", cwd=repo)
+    assert result.exit_code == 0, result.stdout
+    lines = result.stdout.splitlines()
+    assert "action needed: trust the Codex hooks" in lines[-1]
+    fixes = [line for line in lines if line.lstrip().startswith("fix:")]
+    assert len(fixes) == len(set(fixes))  # never the same fix twice
+    codex = [line for line in lines if line.startswith("action  codex:")]
+    assert len(codex) == 1
+    doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
+    assert doc["ok"] is True
+    assert doc["action_needed"] == ["trust the Codex hooks"]
