@@ -176,15 +176,30 @@ class Turn(_Frozen):
         tool_calls: Tool calls made in this turn, with short result excerpts.
         timestamp: ISO 8601 time, when the transcript records one.
         injected: True for text a hook injected (never captured as if a human wrote it).
+        hook_event: For injected text, the host's name for the hook event that produced it,
+            when the transcript records one (Claude Code's ``hookEvent``).
+        duration_ms: How long that hook ran, when the transcript records it (Claude Code's
+            ``durationMs``); ``lorebook stats`` reports it as the hook's latency.
     """
 
-    __slots__ = ("index", "injected", "role", "text", "timestamp", "tool_calls")
+    __slots__ = (
+        "duration_ms",
+        "hook_event",
+        "index",
+        "injected",
+        "role",
+        "text",
+        "timestamp",
+        "tool_calls",
+    )
     index: int
     role: Role
     text: str
     tool_calls: tuple[ToolCall, ...]
     timestamp: str | None
     injected: bool
+    hook_event: str | None
+    duration_ms: int | None
 
     def __init__(
         self,
@@ -194,6 +209,8 @@ class Turn(_Frozen):
         tool_calls: tuple[ToolCall, ...] = (),
         timestamp: str | None = None,
         injected: bool = False,
+        hook_event: str | None = None,
+        duration_ms: int | None = None,
     ) -> None:
         self._set(
             index=index,
@@ -202,6 +219,8 @@ class Turn(_Frozen):
             tool_calls=tool_calls,
             timestamp=timestamp,
             injected=injected,
+            hook_event=hook_event,
+            duration_ms=duration_ms,
         )
 
 

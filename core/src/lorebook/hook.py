@@ -112,6 +112,8 @@ def run(argv: list[str], *, repo: str, event_modules: Mapping[str, str]) -> int:
     from lorebook.inject.stages import Context, Deadline
 
     ctx: Context | None = None
+    event: HookEvent | None = None
+    answer: HookAnswer | None = None
     try:
         if len(argv) != 2:
             raise ValueError(f"expected arguments <harness> <event>, got {argv!r}")
@@ -135,4 +137,8 @@ def run(argv: list[str], *, repo: str, event_modules: Mapping[str, str]) -> int:
     finally:
         for problem in ctx.problems if ctx is not None else ():
             log_failure(kb_root, harness, host_event, problem)
+        from lorebook.stats.timing import record_timing
+
+        chars = len((answer.context or answer.reason or "") if answer is not None else "")
+        record_timing(kb_root, harness, host_event, event, started, chars)
     return 0

@@ -1,8 +1,10 @@
 """Stage a session's transcript as a session log under ``_sessions/``.
 
-Capture reads the transcript from where the last capture stopped, normalises it, drops
-hook-injected text, removes private spans and redacts secrets, then writes the session log
-atomically.
+Capture reads the transcript from where the last capture stopped, normalises it, removes
+private spans and redacts secrets, then writes the session log atomically. Text lorebook's
+own hooks injected is kept apart, in the log's ``injected`` list (marked as injected, never
+a turn, so no extractor reads it as something a person wrote); other injected text is
+dropped.
 
 Guarantees: a re-fire with an unchanged transcript changes nothing (not a byte); a grown
 transcript re-opens only its new records; two captures racing never let the older one
@@ -22,13 +24,17 @@ from pathlib import Path
 from lorebook.capture.redact import redact_many
 from lorebook.events import Turn
 from lorebook.harness import Harness
+from lorebook.inject.resume import git_branch
 from lorebook.kb.fsutil import atomic_write_text, kb_lock
 from lorebook.kb.paths import KBPaths
-from lorebook.models.session import LoggedToolCall, LoggedTurn, SessionLog
+from lorebook.models.session import LoggedInjection, LoggedToolCall, LoggedTurn, SessionLog
+from lorebook.stats.follow import remember_session
 
 ERROR_EXCERPT = 300
 ARG_CHARS = 500
 CHUNK = 1 << 20
+INJECTED_CHARS = 20_000
+"""Injected text is kept up to this many characters (hosts cap hook output at 10,000)."""
 
 
 def log_stem(harness: str, session_id: str) -> str:
@@ -110,6 +116,24 @@ def _logged(turns: Iterable[Turn]) -> Iterator[tuple[Turn, list[LoggedToolCall]]
         yield turn, calls
 
 
+def _injections(turns: Iterable[Turn]) -> list[LoggedInjection]:
+    """Lorebook's own injected text, redacted like every other string that is staged."""
+    from lorebook.stats.injections import is_lorebook_text
+
+    found = [t for t in turns if t.injected and is_lorebook_text(t.text)]
+    texts = redact_many([t.text[:INJECTED_CHARS] for t in found]) if found else []
+    return [
+        LoggedInjection(
+            index=turn.index,
+            text=text,
+            host_event=turn.hook_event,
+            duration_ms=turn.duration_ms,
+            timestamp=turn.timestamp,
+        )
+        for turn, text in zip(found, texts, strict=True)
+    ]
+
+
 def _redacted(pairs: list[tuple[Turn, list[LoggedToolCall]]]) -> list[LoggedTurn]:
     texts = [turn.text for turn, _ in pairs]
     strings: list[str] = []
@@ -186,12 +210,16 @@ def capture_session(
             return CaptureResult(target, False, 0, start)
         if existing is not None and end < start:
             return CaptureResult(target, False, 0, start)  # a newer capture got further
-        pairs = list(_logged(harness.read_transcript(ref, since=start or None, until=end)))
+        read = list(harness.read_transcript(ref, since=start or None, until=end))
+        pairs = list(_logged(read))
         turns = _redacted(pairs)
+        injected = _injections(read)
         previous = existing.transcript_hash if existing else ""
         log = (existing or _new_log(harness_name, session_id)).model_copy(
             update={
                 "turns": [*(existing.turns if existing else []), *turns],
+                "injected": [*(existing.injected if existing else []), *injected],
+                "branch": git_branch(str(paths.repo)) or (existing.branch if existing else None),
                 "transcript_hash": chain_hash(previous, ref, start, end),
                 "transcript_length": end,
                 "status": "pending" if turns or existing is None else existing.status,
@@ -199,7 +227,9 @@ def capture_session(
             }
         )
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_log(target, through_capture_hook(log))
+        staged = through_capture_hook(log)
+        write_log(target, staged)
+        remember_session(paths, target.stem, staged)
     return CaptureResult(target, True, len(turns), end)
 
 
@@ -237,9 +267,13 @@ def pending_bytes(
 
 
 def redact_log(log: SessionLog) -> SessionLog:
-    """Redact every turn of a log built outside capture (an import)."""
+    """Redact every turn (and the injected text) of a log built outside capture."""
     pairs = [
         (Turn(index=t.index, role=t.role, text=t.text, timestamp=t.timestamp), list(t.tool_calls))
         for t in log.turns
     ]
-    return log.model_copy(update={"turns": _redacted(pairs)})
+    texts = redact_many([i.text for i in log.injected]) if log.injected else []
+    injected = [
+        i.model_copy(update={"text": text}) for i, text in zip(log.injected, texts, strict=True)
+    ]
+    return log.model_copy(update={"turns": _redacted(pairs), "injected": injected})

@@ -1,4 +1,4 @@
-"""Session start: refresh what hooks read, then inject ENTRY.md with a status line."""
+"""Session start: refresh what hooks read, then inject ENTRY.md, a status line, a resume brief."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import os
 import re
 
 from lorebook.events import HookAnswer, HookEvent
+from lorebook.inject.resume import with_resume_brief
 from lorebook.inject.stages import Context
 from lorebook.inject.state import remember_notes
 
@@ -24,13 +25,16 @@ def _refresh(ctx: Context) -> None:
     from lorebook.kb.paths import KBPaths
 
     paths = KBPaths.for_repo(ctx.repo)
+    reloaded = None
     if not os.path.exists(compiled) or os.path.getmtime(config_yaml) > os.path.getmtime(compiled):
         from lorebook.config import load_config
 
-        load_config(paths)
+        reloaded = load_config(paths)
+    from lorebook.kb.personal import session_refresh
     from lorebook.recall.sync import reconcile
 
     reconcile(paths, build_pieces=False)
+    session_refresh(paths, reloaded)  # the other configured stores' indexes, stores.json
 
 
 def _status_line(ctx: Context, entry: str) -> str:
@@ -98,4 +102,4 @@ def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     if event.source in ("startup", "clear", "compact", None):
         remember_notes(ctx.kb_root, event.session_id, set(), reset=True)
     text = f"{body.strip()}\n\n{_status_line(ctx, entry)}"
-    return HookAnswer(context=text)
+    return HookAnswer(context=with_resume_brief(text, event, ctx))

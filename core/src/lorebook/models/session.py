@@ -34,6 +34,27 @@ class LoggedTurn(BaseModel):
     timestamp: str | None = None
 
 
+class LoggedInjection(BaseModel):
+    """Text a hook put into the model's context, as the host's transcript recorded it.
+
+    Kept apart from ``turns`` so that no extractor and no quote check ever reads it as
+    something a person wrote; ``lorebook stats`` reads it to measure what injection costs
+    and whether the agent used it.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    index: int = Field(ge=0, description="Position in the transcript, as turns count it.")
+    text: str
+    host_event: str | None = Field(
+        default=None, description="The host's name for the hook event, when it records one."
+    )
+    duration_ms: int | None = Field(
+        default=None, ge=0, description="How long the hook ran, when the host records it."
+    )
+    timestamp: str | None = None
+
+
 class Proposal(BaseModel):
     """A candidate note, with the verbatim quote from its session that supports it."""
 
@@ -71,5 +92,12 @@ class SessionLog(BaseModel):
     extracted_turns: int = Field(
         default=0, ge=0, description="Turns already extracted; a grown log re-opens only the rest."
     )
+    branch: str | None = Field(
+        default=None, description="The git branch checked out when the session was captured."
+    )
     turns: list[LoggedTurn] = Field(default_factory=list)
+    injected: list[LoggedInjection] = Field(
+        default_factory=list,
+        description="Hook-injected text, marked as injected: never a turn, never human text.",
+    )
     proposals: list[Proposal] = Field(default_factory=list)

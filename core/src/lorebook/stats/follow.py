@@ -1,0 +1,151 @@
+"""After capture: keep the usage counts and the resume summary of the session up to date.
+
+:func:`remember_session` runs after every capture that staged something (the slow path of
+the stop, session-end and pre-compact hooks, and ``lorebook capture``): it attributes the
+session's injections (:mod:`lorebook.stats.attribution`), writes the session's entry of
+``.cache/usage.json`` and, when the log knows its branch, the summary the resume brief of
+the next session on that branch reads (:mod:`lorebook.inject.resume`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from lorebook.inject.resume import summary_path
+from lorebook.kb.fsutil import atomic_write_text
+from lorebook.kb.paths import KBPaths
+from lorebook.models.session import LoggedTurn, SessionLog
+from lorebook.stats.attribution import FILE_KEYS, InjectionOutcome, NoteFacts, attribute
+from lorebook.stats.injections import note_blocks, note_paths
+from lorebook.stats.store import update_usage
+from lorebook.stats.usage import session_counts
+
+READ_ONLY_TOOLS = frozenset({"read", "glob", "grep", "ls", "view", "notebookread", "websearch"})
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
+_TITLE = re.compile(r"^(?:### |- )(.+?)(?: \(|: )")
+
+
+def note_facts(paths: KBPaths, ids: Iterable[str]) -> dict[str, NoteFacts]:
+    """Kind, enforcement and anchors of these notes, from the note index ({} without one)."""
+    from lorebook.recall.index import NoteIndex, index_path
+
+    index_file = Path(index_path(str(paths.root)))
+    if not index_file.exists():
+        return {}
+    with NoteIndex(str(index_file), readonly=True) as index:
+        found = index.get(sorted(set(ids)))
+    return {
+        note_id: NoteFacts(
+            id=note_id,
+            kind=note.kind,
+            enforce=note.enforce,
+            commands=tuple(note.anchors.get("commands", ())),
+            files=tuple(note.anchors.get("files", ())),
+        )
+        for note_id, note in found.items()
+    }
+
+
+def injected_ids(log: SessionLog) -> set[str]:
+    """Every note id the log's injections name."""
+    return {note for injection in log.injected for note in note_blocks(injection.text)}
+
+
+def changed_files(turns: Iterable[LoggedTurn], repo: Path) -> list[str]:
+    """Repository-relative files the session's tool calls changed, most recent first."""
+    found: list[str] = []
+    for turn in turns:
+        for call in turn.tool_calls:
+            if call.name.casefold() in READ_ONLY_TOOLS:
+                continue
+            for path in _paths_of(call.input):
+                rel = _relative(path, repo)
+                if rel is not None:
+                    if rel in found:
+                        found.remove(rel)
+                    found.insert(0, rel)
+    return found
+
+
+def _paths_of(args: Mapping[str, object]) -> list[str]:
+    paths = [v for k in FILE_KEYS if isinstance(v := args.get(k), str)]
+    for value in args.values():
+        if isinstance(value, str) and "*** Begin Patch" in value:
+            paths.extend(m.strip() for m in _PATCH_FILE.findall(value))
+    return paths
+
+
+def _relative(path: str, repo: Path) -> str | None:
+    candidate = Path(path)
+    if candidate.is_absolute():
+        try:
+            candidate = candidate.resolve().relative_to(repo.resolve())
+        except (ValueError, OSError):
+            return None
+    text = candidate.as_posix().removeprefix("./")
+    return None if text.startswith("../") or text.startswith(".lorebook/") else text
+
+
+def _answered(turns: list[LoggedTurn]) -> bool:
+    """True when the last request got an answer: an assistant text after it, no call left."""
+    last_user = max((i for i, t in enumerate(turns) if t.role == "user"), default=-1)
+    after = [t for t in turns[last_user + 1 :] if t.role in ("assistant", "tool")]
+    if not after:
+        return False
+    final = after[-1]
+    return final.role == "assistant" and bool(final.text.strip()) and not final.tool_calls
+
+
+def used_notes(
+    log: SessionLog, outcomes: list[InjectionOutcome], facts: Mapping[str, NoteFacts]
+) -> list[dict[str, object]]:
+    """The notes the session used, with their title, path, file anchors and use count."""
+    uses: dict[str, int] = {}
+    for injection in outcomes:
+        for note in injection.notes:
+            if note.used:
+                uses[note.note_id] = uses.get(note.note_id, 0) + 1
+    titles: dict[str, str] = {}
+    paths: dict[str, str] = {}
+    for logged in log.injected:
+        paths.update(note_paths(logged.text))
+        for note_id, block in note_blocks(logged.text).items():
+            match = _TITLE.match(block)
+            if match:
+                titles.setdefault(note_id, match.group(1))
+    return [
+        {
+            "id": note_id,
+            "title": titles.get(note_id, note_id),
+            "path": paths.get(note_id, ""),
+            "files": list(facts[note_id].files) if note_id in facts else [],
+            "uses": count,
+        }
+        for note_id, count in sorted(uses.items())
+    ]
+
+
+def remember_session(paths: KBPaths, stem: str, log: SessionLog) -> None:
+    """Update the usage entry of this log and, on a branch, its resume summary."""
+    facts = note_facts(paths, injected_ids(log))
+    outcomes = attribute(log, facts)
+    update_usage(paths.root, {stem: session_counts(list(outcomes))})
+    if log.branch is None or not log.turns:
+        return
+    users = [t for t in log.turns if t.role == "user"]
+    summary = {
+        "branch": log.branch,
+        "harness": log.harness,
+        "session_id": log.session_id,
+        "ended_at": next((t.timestamp for t in reversed(log.turns) if t.timestamp), None),
+        "last_ask": users[-1].text[:500] if users else "",
+        "answered": _answered(list(log.turns)),
+        "files": changed_files(log.turns, paths.repo),
+        "notes": used_notes(log, outcomes, facts),
+    }
+    target = Path(summary_path(str(paths.root), log.branch))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(target, json.dumps(summary, ensure_ascii=False, indent=1) + "\n")
