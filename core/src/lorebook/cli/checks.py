@@ -67,12 +67,20 @@ def doctor_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
 
 
 def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
-    """Summarise the knowledge base: notes, sessions, conflicts, rejected claims, lint state."""
+    """Summarise the knowledge base: notes, sessions, conflicts, rejected claims, lint state.
+
+    A table on a terminal; plain lines when piped; one JSON document with --json.
+    """
     paths = repo_paths(ctx)
     config = load_config(paths)
     status = compute_status(paths, config.budgets.entry_chars, config.harnesses)
     if json_output:
         print_json(status.as_json())
+        return
+    from lorebook.cli.status_view import print_status_table, stdout_is_terminal
+
+    if stdout_is_terminal():
+        print_status_table(status)
         return
     kinds = ", ".join(f"{n} {k}" for k, n in status.by_kind.items()) or "none"
     states = ", ".join(f"{n} {s}" for s, n in status.by_status.items()) or "none"

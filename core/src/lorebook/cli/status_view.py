@@ -1,0 +1,75 @@
+"""``lorebook status`` as a rich table, for a person at a terminal.
+
+Piped output and ``--json`` keep the plain lines (scripts read those); the table is the same
+facts, laid out.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lorebook.status import Status
+
+
+def stdout_is_terminal() -> bool:
+    """Whether a person is reading stdout (a terminal, and ``TERM`` is not ``dumb``)."""
+    if os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(sys.stdout, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {name}" for name, n in counts.items()) or "none"
+
+
+def _step(needed: object, step: str) -> str:
+    return step if needed else ""
+
+
+def status_rows(status: Status) -> list[tuple[str, str, str]]:
+    """(what, value, what to do) rows of the table, in reading order."""
+    lint = "clean" if not status.lint_errors else f"{status.lint_errors} errors"
+    sessions = f"{status.pending_sessions} pending, {status.failed_sessions} failed"
+    rejected = "curation drops them (.lorebook/rejected-claims.txt)"
+    rows = [
+        ("notes", f"{status.notes} ({_counts(status.by_status)})", ""),
+        ("by kind", _counts(status.by_kind), ""),
+        ("sessions", sessions, _step(status.pending_sessions, "lorebook extract")),
+        ("conflicts", f"{status.open_conflicts} open",
+         _step(status.open_conflicts, "lorebook conflict list")),
+        ("rejected claims", str(status.rejected_claims), _step(status.rejected_claims, rejected)),
+        ("lint", f"{lint}, {status.lint_warnings} warnings",
+         _step(status.lint_errors, "lorebook lint")),
+        ("harnesses", ", ".join(status.harnesses) or "none wired",
+         _step(not status.harnesses, "lorebook init --harnesses <name>")),
+    ]  # fmt: skip
+    rows += [
+        ("failed", f"{f['log']}: {f['error']}", "lorebook extract --retry-failed")
+        for f in status.failures
+    ]
+    left: dict[str, dict[str, int]] = getattr(status, "left_for_review", {}) or {}
+    for source, counts in left.items():
+        if any(counts.values()):
+            value = (f"{counts.get('pending', 0)} proposals pending, "
+                     f"{counts.get('unreviewed', 0)} notes unreviewed, "
+                     f"{counts.get('conflicts', 0)} open conflicts")  # fmt: skip
+            rows.append((source, value, "lorebook review"))
+    return rows
+
+
+def print_status_table(status: Status) -> None:
+    """Print the status as one table on stdout."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="lorebook status", title_justify="left")
+    table.add_column("", style="bold")
+    table.add_column("state")
+    table.add_column("next step", style="dim")
+    for row in status_rows(status):
+        table.add_row(*row)
+    Console().print(table)
