@@ -1,12 +1,22 @@
 """Remove ``<private>`` spans and redact secrets before anything touches disk.
 
-Secrets are found with detect-secrets (Yelp's detector library: AWS, GitHub, GitLab, Slack,
-Stripe, npm, PyPI, OpenAI, JWT, private keys, credentials in URLs, keyword assignments, ...),
-without its entropy detectors, which would flag every session id, git SHA and content hash.
-A few patterns fill the library's gaps that matter in coding sessions: whole PEM blocks
-(the library reports only the header), unquoted ``.env``-style assignments of secret-named
-variables, and provider keys it does not know. Lines that cannot hold a secret (no long
-token, no secret-ish word) skip the library, which keeps throughput high.
+Secrets are found by three sets of rules, and every span any of them finds is replaced:
+
+- detect-secrets (Yelp's detector library, a dependency already: AWS, GitHub, GitLab,
+  Slack, Stripe, npm, PyPI, OpenAI, JWT, private keys, credentials in URLs, keyword
+  assignments, ...), without its entropy detectors, which would flag every session id,
+  git SHA and content hash. Its rules are well kept and cover the shapes of provider
+  tokens better than we would; its Shannon entropy measure and its templated-value filter
+  are used by our rules too.
+- :mod:`lorebook.capture.rules`: how people write secrets that the library misses (prose,
+  command flags, HTTP headers, short URL passwords, more provider prefixes, token prefixes
+  left by a cut).
+- Here: whole PEM blocks (the library reports only the header), and ``NAME=value``
+  assignments judged by the variable's name (``DB_PASSWORD=hunter2`` is a secret,
+  ``max_tokens: 8192`` and ``TOKEN_FILE=...`` are not).
+
+Lines that cannot hold a secret (no secret-ish word, no long token) skip every rule, which
+keeps throughput high. Redaction is idempotent: a redacted text redacts to itself.
 """
 
 from __future__ import annotations
@@ -14,6 +24,15 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
+
+from lorebook.capture.rules import (
+    Span,
+    followed_by_code,
+    is_placeholder,
+    spans as rule_spans,
+    strong_value,
+    weak_value,
+)
 
 REDACTED = "[REDACTED]"
 PRIVATE_RE = re.compile(r"(?<!`)<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
@@ -38,29 +57,49 @@ _SECRET_NAME = (
     r"[A-Za-z0-9_.-]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH)[A-Za-z0-9_]*"
 )
 ASSIGNMENT_RE = re.compile(
-    rf"(?P<name>\b{_SECRET_NAME})(?P<sep>\s*[:=]\s*)(?P<quote>['\"]?)(?P<value>[^\s'\"`,;()]{{8,}})",
+    rf"(?P<name>\b{_SECRET_NAME})(?P<sep>['\"]?\s*(?::=|[:=])\s*)"
+    r"(?:(?P<quote>['\"])(?P<quoted>[^'\"\n]{1,500}?)(?P=quote)|(?P<value>[^\s'\"`,;()]{3,}))",
     re.IGNORECASE,
 )
-PROVIDER_KEY_RE = re.compile(
-    r"\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}"
-    r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|glpat-[A-Za-z0-9_-]{20,}"
-    r"|xox[abprs]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35})"
-)
-_NOT_SECRET_VALUE = re.compile(
-    r"^(?:[0-9a-f]{7,64}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-    r"|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\*+|x+|true|false|null|none|REDACTED\]?|\[REDACTED\])$",
-    re.IGNORECASE,
-)
-_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
-_CODE_REFERENCE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\)?)?$|.*\*{3}")
-"""``user.sessionToken``, ``config.get()``, an already masked ``ghp_****``: not secrets."""
-"""An environment variable's name (``MOCK_API_KEY``): what a config points to, not a secret."""
-_GENERIC_NAMES = frozenset({"key", "keys", "auth", "pass", "author", "authority"})
+"""``NAME=value``, ``name: "value"``, ``"apiKey": "value"`` for a secret-named key."""
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_SECRET_LAST = frozenset({"credential", "credentials", "apikey", "pwd", "passphrase"})
+_KEY_QUALIFIERS = frozenset(
+    {"api", "access", "secret", "private", "auth", "client", "master", "signing", "encryption",
+     "service", "account", "license", "app", "admin", "deploy", "webhook", "session"}
+)  # fmt: skip
+_WEAK_LAST = frozenset({"key", "auth", "pass", "pw"})
+_NOT_SECRET_LAST = frozenset(
+    {"id", "ids", "name", "names", "file", "path", "dir", "url", "uri", "length", "len", "type",
+     "field", "env", "var", "count", "ttl", "expiry", "expires", "header", "prefix", "suffix",
+     "hash", "sha", "digest", "fingerprint", "limit", "ms", "size", "policy", "basis", "mode",
+     "format", "version", "label", "kind", "tokens", "keys", "help", "description"}
+)  # fmt: skip
+"""``TOKEN_FILE``, ``api_key_name``, ``max_tokens``: a secret's metadata, not a secret."""
+
+
+def name_strength(name: str) -> str | None:
+    """``strong``, ``weak`` or None: how surely a variable of this name holds a secret."""
+    parts = [p.lower() for p in _NAME_PARTS.findall(name)]
+    if not parts or parts[-1] in _NOT_SECRET_LAST:
+        return None
+    last = parts[-1]
+    qualified_key = last == "key" and len(parts) > 1 and parts[-2] in _KEY_QUALIFIERS
+    glued = any(word in part for part in parts for word in ("password", "passwd", "secret"))
+    if glued or last in _SECRET_LAST or last.endswith("token") or qualified_key:
+        return "strong"
+    return "weak" if last in _WEAK_LAST and len(parts) > 1 else None
+
+
 _SECRET_WORDS = re.compile(
-    r"api.?key|secret|token|passw|pwd|credential|bearer|://[^\s/]*:[^\s/]*@|-----BEGIN",
+    r"pass|pwd|\bpw\b|key|token|secret|credential|creds|auth|bearer|contrase|senha|kennwort"
+    r"|://[^\s/]*:[^\s/]*@|-----BEGIN|\s-[pu]|--user|…$",
     re.IGNORECASE,
 )
 _LONG_TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{16,}")
+_HEX_OR_UUID = re.compile(
+    r"^(?:[0-9a-f]{7,64}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"
+)
 _LETTER = re.compile(r"[A-Za-z]")
 _DIGIT = re.compile(r"[0-9]")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.")
@@ -76,34 +115,32 @@ def strip_private(text: str) -> str:
     return PRIVATE_RE.sub("", text)
 
 
-def _library_secrets(line: str) -> Iterator[str]:
+def _library_spans(line: str) -> Iterator[Span]:
     from detect_secrets.core.scan import scan_line
 
     for found in scan_line(line):
         value = found.secret_value or ""
-        if len(value) >= 8:
-            yield value
-        elif value:
-            # Some plugins report only a prefix ("ghp"): widen it to the whole token.
-            start = line.find(value)
-            end = start
-            while start >= 0 and end < len(line) and line[end] in _TOKEN_CHARS:
+        for hit in re.finditer(re.escape(value), line) if value else ():
+            start, end = hit.span()
+            # Some plugins report only a prefix ("ghp", a JWT without its signature): widen it.
+            while end < len(line) and line[end] in _TOKEN_CHARS:
                 end += 1
-            if end - start >= 16:
-                yield line[start:end]
+            token = line[start:end]
+            if len(token) >= 8 and not _HEX_OR_UUID.match(token) and not is_placeholder(token):
+                yield start, end
 
 
-def _redact_assignment(match: re.Match[str]) -> str:
-    value = match.group("value")
-    name = match.group("name").lower()
-    if (
-        name in _GENERIC_NAMES
-        or _NOT_SECRET_VALUE.match(value)
-        or _ENV_NAME.match(value)
-        or _CODE_REFERENCE.match(value)
-    ):
-        return match.group()
-    return f"{match.group('name')}{match.group('sep')}{match.group('quote')}{REDACTED}"
+def _assignment_spans(line: str) -> Iterator[Span]:
+    for match in ASSIGNMENT_RE.finditer(line):
+        strength = name_strength(match.group("name"))
+        if strength is None:
+            continue
+        group = "quoted" if match.group("quoted") is not None else "value"
+        value = match.group(group)
+        if group == "value" and followed_by_code(line, match.end(group)):
+            continue
+        if strong_value(value) if strength == "strong" else weak_value(value):
+            yield match.span(group)
 
 
 def _may_hold_secret(line: str) -> bool:
@@ -116,20 +153,36 @@ def _may_hold_secret(line: str) -> bool:
         return True
     for match in _LONG_TOKEN.finditer(line):
         token = match.group()
-        if _LETTER.search(token) and _DIGIT.search(token) and not _NOT_SECRET_VALUE.match(token):
+        if _LETTER.search(token) and _DIGIT.search(token) and not _HEX_OR_UUID.match(token):
             return True
     return False
 
 
+def _merge(found: list[Span]) -> list[Span]:
+    merged: list[Span] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def secret_spans(line: str) -> list[Span]:
+    """The merged spans of every secret in one line (inside :func:`redact_many`'s settings)."""
+    if not _may_hold_secret(line) or line.strip() == REDACTED:
+        return []
+    found = [*_library_spans(line), *rule_spans(line), *_assignment_spans(line)]
+    # What lies inside an earlier redaction stays as it is (redaction is idempotent).
+    done = [(m.start(), m.end()) for m in re.finditer(re.escape(REDACTED), line)]
+    return [(s, e) for s, e in _merge(found) if not any(ds <= s and e <= de for ds, de in done)]
+
+
 def redact_line(line: str) -> str:
     """Redact the secrets of one line (call inside :func:`redact_many`'s settings)."""
-    if not _may_hold_secret(line):
-        return line
-    for value in sorted(set(_library_secrets(line)), key=len, reverse=True):
-        if not _NOT_SECRET_VALUE.match(value):
-            line = line.replace(value, REDACTED)
-    line = PROVIDER_KEY_RE.sub(REDACTED, line)
-    return ASSIGNMENT_RE.sub(_redact_assignment, line)
+    for start, end in reversed(secret_spans(line)):
+        line = line[:start] + REDACTED + line[end:]
+    return line
 
 
 def redact(text: str) -> str:

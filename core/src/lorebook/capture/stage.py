@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lorebook.capture.redact import redact_many
+from lorebook.capture.toolinput import call_strings, redacted_calls
 from lorebook.events import Turn
 from lorebook.harness import Harness
 from lorebook.inject.resume import git_branch
@@ -30,8 +31,6 @@ from lorebook.kb.paths import KBPaths
 from lorebook.models.session import LoggedInjection, LoggedToolCall, LoggedTurn, SessionLog
 from lorebook.stats.follow import remember_session
 
-ERROR_EXCERPT = 300
-ARG_CHARS = 500
 CHUNK = 1 << 20
 INJECTED_CHARS = 20_000
 """Injected text is kept up to this many characters (hosts cap hook output at 10,000)."""
@@ -85,28 +84,19 @@ def chain_hash(previous: str, ref: str, start: int, end: int) -> str:
     return digest.hexdigest()
 
 
-def _short(value: object) -> object:
-    if isinstance(value, str):
-        return value if len(value) <= ARG_CHARS else value[:ARG_CHARS] + "…"
-    if isinstance(value, dict):
-        return {str(k): _short(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_short(v) for v in value[:50]]
-    return value
-
-
 def _logged(turns: Iterable[Turn]) -> Iterator[tuple[Turn, list[LoggedToolCall]]]:
-    """Keep what extraction needs: no injected text, tool inputs, short error excerpts."""
+    """Keep what extraction needs: no injected text, tool inputs, error excerpts.
+
+    Inputs and excerpts are cut only after redaction (:mod:`lorebook.capture.toolinput`).
+    """
     for turn in turns:
         if turn.injected:
             continue
         calls = [
             LoggedToolCall(
                 name=call.name,
-                input=dict(_short(dict(call.input))),  # type: ignore[call-overload]
-                result_excerpt=(call.result_excerpt or "")[:ERROR_EXCERPT]
-                if call.is_error
-                else None,
+                input=dict(call.input),
+                result_excerpt=(call.result_excerpt or "") if call.is_error else None,
                 is_error=call.is_error,
             )
             for call in turn.tool_calls
@@ -136,55 +126,19 @@ def _injections(turns: Iterable[Turn]) -> list[LoggedInjection]:
 
 def _redacted(pairs: list[tuple[Turn, list[LoggedToolCall]]]) -> list[LoggedTurn]:
     texts = [turn.text for turn, _ in pairs]
-    strings: list[str] = []
-    for _, calls in pairs:
-        for call in calls:
-            strings.append(repr_input(call.input))
-            strings.append(call.result_excerpt or "")
+    strings = [text for _, calls in pairs for text in call_strings(calls)]
     clean = redact_many(texts + strings)
-    clean_texts, clean_strings = clean[: len(texts)], iter(clean[len(texts) :])
-    out = []
-    for (turn, calls), text in zip(pairs, clean_texts, strict=True):
-        kept = []
-        for call in calls:
-            args = next(clean_strings)
-            excerpt = next(clean_strings)
-            kept.append(
-                call.model_copy(
-                    update={
-                        "input": parse_input(args, call.input),
-                        "result_excerpt": excerpt or None,
-                    }
-                )
-            )
-        out.append(
-            LoggedTurn(
-                index=turn.index,
-                role=turn.role,
-                text=text,
-                tool_calls=kept,
-                timestamp=turn.timestamp,
-            )
+    clean_strings = iter(clean[len(texts) :])
+    return [
+        LoggedTurn(
+            index=turn.index,
+            role=turn.role,
+            text=text,
+            tool_calls=redacted_calls(calls, clean_strings),
+            timestamp=turn.timestamp,
         )
-    return out
-
-
-def repr_input(value: dict[str, object]) -> str:
-    """Tool input as JSON text, so redaction sees every string in it."""
-    import json
-
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def parse_input(text: str, fallback: dict[str, object]) -> dict[str, object]:
-    """Back from redacted JSON text (a redaction never breaks JSON: it replaces inside strings)."""
-    import json
-
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {"redacted": True}
-    return value if isinstance(value, dict) else dict(fallback)
+        for (turn, calls), text in zip(pairs, clean[: len(texts)], strict=True)
+    ]
 
 
 @dataclass(frozen=True, slots=True)

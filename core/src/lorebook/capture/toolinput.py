@@ -1,0 +1,85 @@
+"""Redact tool calls as text: every string of an input, before any encoding or cut.
+
+A tool input is a mapping (a Bash ``command``, a Write's ``content``, an MCP tool's
+``{"password": ...}``). Each string in it is redacted on its own, as the text it is, so a
+quoted ``DB_PASSWORD="..."`` inside a command is seen with its quotes (JSON encoding would
+have escaped them), and a string under a secret-named key is replaced whole. Only then are
+strings cut to their logged length, so no token's prefix survives a cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lorebook.capture.redact import REDACTED, name_strength
+from lorebook.capture.rules import strong_value, weak_value
+from lorebook.models.session import LoggedToolCall
+
+ERROR_EXCERPT = 300
+ARG_CHARS = 500
+LIST_ITEMS = 50
+PRECUT_MARGIN = 4000
+"""A string is redacted on its first ``ARG_CHARS + PRECUT_MARGIN`` characters (a secret that
+straddles the final cut at ``ARG_CHARS`` is whole in them), so a 5 MB Write costs no more
+than a short one."""
+
+
+def _strings(value: object, key: str, out: list[tuple[str, str]]) -> None:
+    """Collect every string of an input with the key it sits under, depth first."""
+    if isinstance(value, str):
+        out.append((key, value[: ARG_CHARS + PRECUT_MARGIN]))
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _strings(v, str(k), out)
+    elif isinstance(value, list):
+        for v in value[:LIST_ITEMS]:
+            _strings(v, key, out)
+
+
+def _rebuilt(value: object, clean: Iterator[str]) -> object:
+    """``value`` with its strings replaced (in :func:`_strings` order) and cut."""
+    if isinstance(value, str):
+        text = next(clean)
+        return text if len(text) <= ARG_CHARS else text[:ARG_CHARS] + "…"
+    if isinstance(value, dict):
+        return {str(k): _rebuilt(v, clean) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rebuilt(v, clean) for v in value[:LIST_ITEMS]]
+    return value
+
+
+def _under_secret_key(key: str, value: str) -> bool:
+    """A whole value under a secret-named key (``{"password": "x"}``) is the secret."""
+    strength = name_strength(key)
+    if strength == "strong":
+        return strong_value(value)
+    return strength == "weak" and weak_value(value)
+
+
+def call_strings(calls: list[LoggedToolCall]) -> list[str]:
+    """The texts to redact for ``calls``: each input string, then the error excerpt."""
+    out: list[str] = []
+    for call in calls:
+        found: list[tuple[str, str]] = []
+        _strings(dict(call.input), "", found)
+        out += [text for _, text in found]
+        out.append(call.result_excerpt or "")
+    return out
+
+
+def redacted_calls(calls: list[LoggedToolCall], clean: Iterator[str]) -> list[LoggedToolCall]:
+    """``calls`` with the redacted texts of :func:`call_strings` put back, then cut."""
+    kept = []
+    for call in calls:
+        found: list[tuple[str, str]] = []
+        _strings(dict(call.input), "", found)
+        texts = [next(clean) for _ in found]
+        values = [
+            REDACTED if _under_secret_key(key, raw) else text
+            for (key, raw), text in zip(found, texts, strict=True)
+        ]
+        excerpt = next(clean)
+        args = _rebuilt(dict(call.input), iter(values))
+        cut = excerpt[:ERROR_EXCERPT] or None
+        kept.append(call.model_copy(update={"input": args, "result_excerpt": cut}))
+    return kept
