@@ -198,6 +198,36 @@ def render_entry(
     return text + "\n"
 
 
+MAX_DRAWN_EDGES = 300
+"""Past this many edges the diagram is left out (git hosts refuse to draw huge ones)."""
+
+
+def render_mermaid(snap: Snapshot) -> list[str]:
+    """The edges as a Mermaid flowchart (drawn by the git host), or nothing without edges.
+
+    Nodes are numbered in id order (``n1``, ``n2``, ...) and labelled with the note id, so
+    no id can collide with Mermaid's syntax; a target that is not a note is drawn as such.
+    """
+    edges = [
+        (source, word, target)
+        for source, stored in sorted(snap.notes.items())
+        for attr, word in _EDGE_WORDS
+        for target in getattr(stored.note, attr)
+    ]
+    if not edges:
+        return []
+    if len(edges) > MAX_DRAWN_EDGES:
+        return [f"{len(edges)} edges are too many to draw; the lists below hold them all.", ""]
+    ids = sorted({s for s, _, _ in edges} | {t for _, _, t in edges})
+    node = {note_id: f"n{i}" for i, note_id in enumerate(ids, 1)}
+    lines = ["```mermaid", "graph LR"]
+    for note_id in ids:
+        label = note_id if note_id in snap.notes else f"{note_id} (not found)"
+        lines.append(f'  {node[note_id]}["{label}"]')
+    lines += [f"  {node[s]} -->|{word}| {node[t]}" for s, word, t in edges]
+    return [*lines, "```", ""]
+
+
 def render_graph(snap: Snapshot, digest: str) -> str:
     """Return GRAPH.md: every edge, grouped by source note, sorted."""
     lines = [
@@ -207,6 +237,7 @@ def render_graph(snap: Snapshot, digest: str) -> str:
         "Every edge between notes, and where each note came from, grouped by note. "
         "Paths are relative to `.lorebook/`.",
         "",
+        *render_mermaid(snap),
     ]
     any_edge = False
     for note_id, stored in snap.notes.items():
