@@ -27,6 +27,8 @@ class Status:
     lint_errors: int = 0
     lint_warnings: int = 0
     harnesses: list[str] = field(default_factory=list)
+    left_for_review: dict[str, Any] = field(default_factory=dict)
+    """What bootstrap and harvest left for review (:mod:`lorebook.bootstrap.counts`)."""
 
     def as_json(self) -> dict[str, Any]:
         """Return the status as a JSON-ready dict."""
@@ -42,6 +44,7 @@ class Status:
             "rejected_claims": self.rejected_claims,
             "lint": {"errors": self.lint_errors, "warnings": self.lint_warnings},
             "harnesses": self.harnesses,
+            "left_for_review": self.left_for_review,
         }
 
 
@@ -101,6 +104,9 @@ def compute_status(paths: KBPaths, budget: int, harnesses: list[str]) -> Status:
     _count_sessions(paths, status)
     status.open_conflicts = _count_conflicts(paths)
     status.rejected_claims = _count_rejected(paths)
+    from lorebook.bootstrap.counts import left_for_review
+
+    status.left_for_review = left_for_review(paths)
     report = lint(paths, budget, snap)
     remember_lint(paths, report)
     status.lint_errors = len(report.errors)

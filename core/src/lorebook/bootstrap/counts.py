@@ -1,0 +1,86 @@
+"""What bootstrap and harvest left for review, as ``lorebook status`` counts it.
+
+- ``pending``: proposals staged by bootstrap (harness ``bootstrap``) or harvest (harness
+  ``<host>-memory``) that curation has not consumed yet;
+- ``unreviewed``: notes git sees as new or changed since ``HEAD`` that cite a document
+  bootstrap read (``<path>#<section>``) or a host's memory (``<host>-memory:...``);
+- ``conflicts``: open conflict files whose proposal came from either.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lorebook.kb.paths import KBPaths
+
+MEMORY_HARNESSES = ("claude-memory", "codex-memory")
+
+
+def _source(origin: str, documents: set[str]) -> str | None:
+    if origin.startswith(tuple(f"{h}:" for h in MEMORY_HARNESSES)):
+        return "harvest"
+    path = origin.split("#", 1)[0].split("@", 1)[0]
+    return "bootstrap" if path in documents else None
+
+
+def _pending(paths: KBPaths, counts: dict[str, dict[str, int]]) -> None:
+    from pydantic import ValidationError
+
+    from lorebook.capture.stage import load_log
+
+    for path in sorted(paths.sessions.glob("*.json")) if paths.sessions.is_dir() else []:
+        try:
+            log = load_log(path)
+        except (OSError, ValueError, ValidationError):
+            continue
+        if log is None or log.status != "extracted":
+            continue
+        if log.harness == "bootstrap":
+            counts["bootstrap"]["pending"] += len(log.proposals)
+        elif log.harness in MEMORY_HARNESSES:
+            counts["harvest"]["pending"] += len(log.proposals)
+
+
+def _unreviewed(paths: KBPaths, documents: set[str], counts: dict[str, dict[str, int]]) -> None:
+    from lorebook.errors import LorebookError
+    from lorebook.kb.store import load_snapshot
+    from lorebook.review import list_changes
+
+    try:
+        changed = {c.note_id for c in list_changes(paths) if c.note_id and c.kind != "deleted"}
+    except (LorebookError, OSError):
+        return
+    for note_id, stored in load_snapshot(paths).notes.items():
+        if note_id not in changed:
+            continue
+        sources = {_source(o, documents) for o in stored.note.derived_from} - {None}
+        for source in sources:
+            counts[str(source)]["unreviewed"] += 1
+
+
+def _conflicts(paths: KBPaths, documents: set[str], counts: dict[str, dict[str, int]]) -> None:
+    from lorebook.curate.conflicts import list_conflicts
+
+    for found in list_conflicts(paths).conflicts:
+        source = _source(found.conflict.proposal.origin, documents)
+        if source is not None and found.conflict.status in ("open", "skipped"):
+            counts[source]["conflicts"] += 1
+
+
+def left_for_review(paths: KBPaths) -> dict[str, Any]:
+    """``{"bootstrap": {...}, "harvest": {...}}``, each with the three counts above."""
+    from lorebook.bootstrap.state import load_state
+    from lorebook.errors import LorebookError
+
+    try:
+        documents = set(load_state(paths).documents)
+    except LorebookError:
+        documents = set()
+    counts = {k: {"pending": 0, "unreviewed": 0, "conflicts": 0} for k in ("bootstrap", "harvest")}
+    _pending(paths, counts)
+    _unreviewed(paths, documents, counts)
+    with contextlib.suppress(LorebookError):
+        _conflicts(paths, documents, counts)
+    return counts

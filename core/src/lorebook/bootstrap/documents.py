@@ -1,0 +1,159 @@
+"""Which files ``lorebook bootstrap`` reads, and what kind of document each one is.
+
+Without paths it reads a repository's usual knowledge: every ``README*.md``, ``CLAUDE.md``
+and ``AGENTS.md`` (at any depth), Markdown under ``docs/`` and ``doc/``, architecture
+decision records (Markdown in a folder named ``adr``, ``adrs`` or ``decisions``), Cursor
+rules (``.cursor/rules/**/*.mdc``), ``.github/copilot-instructions.md`` and
+``.github/instructions/**/*.md``. Paths narrow that to the files named, or to the Markdown
+and ``.mdc`` files under the folders named.
+
+Dependency, build and tool folders (``node_modules``, ``.venv``, ``.lorebook`` ...) and
+other dot-folders are not searched; a symbolic link is never followed or read through.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from lorebook.errors import LorebookError
+
+DocKind = Literal["rule", "adr", "instructions", "doc"]
+"""``rule`` and ``adr``: one proposal per file; ``instructions`` and ``doc``: one per section."""
+
+MAX_DOC_BYTES = 1 << 20
+"""Documents larger than this (1 MiB) are skipped: they are data, not prose."""
+
+SKIPPED_DIRS = frozenset(
+    {"node_modules", "venv", "vendor", "dist", "build", "target", "site-packages", "__pycache__"}
+)
+DOT_DIRS_READ = frozenset({".cursor", ".github", ".claude"})
+ADR_FOLDERS = frozenset({"adr", "adrs", "decisions"})
+INSTRUCTION_FILES = frozenset({"CLAUDE.md", "AGENTS.md", "copilot-instructions.md"})
+
+
+class BootstrapError(LorebookError):
+    """A path given to bootstrap cannot be read (the message names it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One document to draft notes from: its repo-relative path, kind, text and hash."""
+
+    rel: str
+    kind: DocKind
+    text: str
+    sha256: str
+
+
+def kind_of(rel: PurePosixPath) -> DocKind:
+    """The kind of the document at ``rel`` (repo-relative)."""
+    parts = [p.lower() for p in rel.parts[:-1]]
+    if rel.suffix == ".mdc" or (parts[:2] == [".github", "instructions"]):
+        return "rule"
+    if rel.name in INSTRUCTION_FILES:
+        return "instructions"
+    if any(p in ADR_FOLDERS for p in parts):
+        return "adr"
+    return "doc"
+
+
+def _wanted_by_default(rel: PurePosixPath) -> bool:
+    parts = rel.parts
+    name = rel.name
+    if rel.suffix == ".mdc":
+        return parts[:2] == (".cursor", "rules")
+    if rel.suffix != ".md":
+        return False
+    if name in {"CLAUDE.md", "AGENTS.md"} or name.upper().startswith("README"):
+        return True
+    if parts[:2] in {(".github", "copilot-instructions.md"), (".github", "instructions")}:
+        return True
+    if parts[0] in {"docs", "doc"}:
+        return True
+    return any(p.lower() in ADR_FOLDERS for p in parts[:-1])
+
+
+def _skip_dir(name: str, *, explicit: bool) -> bool:
+    if name in SKIPPED_DIRS or name in {".git", ".lorebook", ".venv"}:
+        return True
+    return name.startswith(".") and not explicit and name not in DOT_DIRS_READ
+
+
+def _walk(root: Path, base: Path, *, explicit: bool) -> Iterator[PurePosixPath]:
+    """Regular files under ``root``, repo-relative, sorted; links are neither followed nor read."""
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not _skip_dir(d, explicit=explicit) and not (here / d).is_symlink()
+        )
+        for name in sorted(filenames):
+            path = here / name
+            if not path.is_symlink() and path.is_file():
+                yield PurePosixPath(path.relative_to(base).as_posix())
+
+
+def _inside(repo: Path, given: str) -> Path:
+    path = Path(given)
+    if not path.is_absolute():  # relative to where the command runs, else to the repository
+        path = Path.cwd() / given if (Path.cwd() / given).exists() else repo / given
+    if path.is_symlink():
+        raise BootstrapError(f"{given}: is a symbolic link; bootstrap does not follow links")
+    resolved = path.resolve()
+    if resolved != repo and repo not in resolved.parents:
+        raise BootstrapError(f"{given}: is outside the repository ({repo.name})")
+    if not resolved.exists():
+        raise BootstrapError(f"{given}: no such file or folder")
+    return resolved
+
+
+def find_documents(repo: Path, targets: Sequence[str] = ()) -> list[PurePosixPath]:
+    """The documents to read, repo-relative and sorted (see the module docstring).
+
+    A relative target is read from the current folder, or from the repository's root when
+    the current folder has no such path (``lorebook -C REPO bootstrap docs``).
+
+    Raises:
+        BootstrapError: a target is missing, outside the repository or a symbolic link.
+    """
+    repo = repo.resolve()
+    found: set[PurePosixPath] = set()
+    if not targets:
+        found.update(r for r in _walk(repo, repo, explicit=False) if _wanted_by_default(r))
+        return sorted(found)
+    for given in targets:
+        path = _inside(repo, given)
+        if path.is_file():
+            found.add(PurePosixPath(path.relative_to(repo).as_posix()))
+            continue
+        found.update(r for r in _walk(path, repo, explicit=True) if r.suffix in {".md", ".mdc"})
+    return sorted(found)
+
+
+def read_documents(
+    repo: Path, rels: Iterable[PurePosixPath], problems: list[str]
+) -> Iterator[Document]:
+    """Read each document; one that is too large or not UTF-8 becomes a problem line."""
+    for rel in rels:
+        path = repo / rel
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            problems.append(f"{rel}: cannot be read ({exc.strerror})")
+            continue
+        if len(data) > MAX_DOC_BYTES:
+            problems.append(f"{rel}: skipped, larger than {MAX_DOC_BYTES} bytes")
+            continue
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            problems.append(f"{rel}: skipped, not valid UTF-8")
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        yield Document(rel.as_posix(), kind_of(rel), text.replace("\r\n", "\n"), digest)
