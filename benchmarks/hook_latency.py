@@ -1,20 +1,21 @@
-"""How long the prompt hook takes at 10,000 notes, next to a hook that does nothing.
+"""How long each hook takes at a given knowledge-base size, next to hooks that do nothing.
 
-Builds a throwaway git repository wired for Claude Code (`lorebook init --harnesses
-claude`), writes N notes (paragraphs of the community rule files in
-shared/eval/corpora/awesome-cursorrules when present, else generated text), indexes them,
-then runs, interleaved, for R rounds:
+For each size, builds (or reuses) a repository wired for Claude Code with a realistic
+knowledge base (benchmarks/kbgen.py), then runs, interleaved, for R rounds:
 
+- floor: `python -I -S -c pass`, the interpreter alone;
 - do-nothing: `python -I -S -c "import json,sys; json.load(sys.stdin)"`, the least a Python
-  hook can do (start, read the payload), fed the same payload;
-- prompt: `.lorebook/bin/hook claude UserPromptSubmit`, exactly what Claude Code runs,
-  ranking the prompt against every note and printing the injection;
-- internal: the same launcher with LOREBOOK_INTERNAL=1 (start-up and imports only).
+  hook can do (start, read the payload);
+- prompt (typical / long pasted / no match): `.lorebook/bin/hook claude UserPromptSubmit`,
+  exactly what Claude Code runs, with three prompt shapes users type;
+- session start and pre-tool (a Bash command), through the same launcher.
 
-Prints medians and 90th percentiles (wall clock) and the ratio prompt / do-nothing. The
-machine is shared and noisy: quote medians and ratios from one run, not single samples.
+Each round uses a new session id, so notes are injected every time. Prints median, min and
+max (wall clock, ms), the ratio of each median to the do-nothing hook's, and the peak RSS
+of one run of each (from /usr/bin/time). The machine is shared and noisy: quote medians and
+ratios from one run.
 
-    .venv/bin/python benchmarks/hook_latency.py [--notes 10000] [--rounds 40]
+    .venv/bin/python benchmarks/hook_latency.py --notes 1000,10000 [--rounds 20] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -30,117 +30,122 @@ import tempfile
 import time
 from pathlib import Path
 
-from lorebook.initialize import init_repo
-from lorebook.kb.notes import render_note
-from lorebook.kb.paths import KBPaths
-from lorebook.models.note import Note
-from lorebook.recall.sync import reconcile
+from kbgen import write_kb
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared/eval/corpora/awesome-cursorrules/rules"
-PROMPT = (
-    "the pytest run fails with a 504 gateway timeout from the cache layer, how should I fix it?"
-)
-KINDS = ("convention", "prohibition", "gotcha", "decision", "tooling")
+PROMPTS = {
+    "prompt typical": "why does the session start command fail when the repo path has spaces?",
+    "prompt pasted": (
+        "I ran the tests and got this, what is going on?\n"
+        "Traceback (most recent call last):\n"
+        '  File "src/app/cli.py", line 88, in main\n'
+        "    result = run_command(args.command, config=load_config(args.config))\n"
+        '  File "src/app/commands.py", line 142, in run_command\n'
+        "    return handler(**options)\n"
+        '  File "src/app/handlers/deploy.py", line 57, in deploy\n'
+        "    client.upload(bundle, retries=settings.retries)\n"
+        '  File "src/app/net/client.py", line 210, in upload\n'
+        "    raise UploadError(f'upload failed after {retries} retries: {last_error}')\n"
+        "app.net.errors.UploadError: upload failed after 3 retries: 504 Gateway Timeout from "
+        "the cache layer while pushing the bundle to the staging bucket; the request id was "
+        "7f3a9c and the previous deploy succeeded, so did something change in how we "
+        "configure retries or timeouts for the staging environment, and should the test use "
+        "a mock client instead of the real one?"
+    ),
+    "prompt no match": "what's a good name for a pet hamster who likes to run at night?",
+}
+FIGURES = ("floor", "do-nothing", *PROMPTS, "session start", "pre-tool")
 
 
-def paragraphs() -> list[str]:
-    """Realistic text: paragraphs of community rule files, or generated words."""
-    found: list[str] = []
-    if CORPUS.is_dir():
-        for path in sorted(CORPUS.glob("*.mdc")):
-            text = path.read_text(encoding="utf-8", errors="replace")
-            found += [p.strip() for p in text.split("\n\n") if len(p.strip()) > 80]
-    if not found:
-        rng = random.Random(1)
-        vocab = [f"w{i}" for i in range(5000)]
-        found = [" ".join(rng.choices(vocab, k=60)) for _ in range(2000)]
-    return found
+def payloads(repo: Path, session: str) -> dict[str, bytes]:
+    """The JSON each figure's process reads on stdin."""
+    base: dict[str, object] = {"session_id": session, "transcript_path": "/dev/null"}
+    base["cwd"] = str(repo)
+    out: dict[str, dict[str, object]] = {
+        name: {**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+        for name, prompt in PROMPTS.items()
+    }
+    out["session start"] = {**base, "hook_event_name": "SessionStart", "source": "startup"}
+    out["pre-tool"] = {
+        **base,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git push --force origin main"},
+    }
+    out["floor"] = out["do-nothing"] = out["prompt typical"]
+    return {name: json.dumps(value).encode() for name, value in out.items()}
 
 
-def write_notes(paths: KBPaths, count: int) -> None:
-    """Write ``count`` valid notes straight to disk (the bulk path a git pull would take)."""
-    texts = paragraphs()
-    for i in range(count):
-        body = texts[i % len(texts)]
-        first = " ".join(body.split()[:8]).strip("#*-: ") or f"note {i}"
-        note = Note.model_validate(
-            {
-                "type": "practice",
-                "title": first[:120] or f"Note {i}",
-                "description": f"Benchmark note {i}",
-                "lb_id": f"practice-bench-{i:05d}",
-                "lb_kind": KINDS[i % len(KINDS)],
-                "body": body,
-            }
-        )
-        folder = paths.nodes / f"area-{i % 40:02d}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{note.id}.md").write_text(render_note(note, None), encoding="utf-8")
+def commands(repo: Path) -> dict[str, list[str]]:
+    """The process each figure runs."""
+    hook = str(repo / ".lorebook/bin/hook")
+    events = {"session start": "SessionStart", "pre-tool": "PreToolUse"}
+    out = {name: [hook, "claude", events.get(name, "UserPromptSubmit")] for name in FIGURES}
+    out["floor"] = [sys.executable, "-I", "-S", "-c", "pass"]
+    out["do-nothing"] = [sys.executable, "-I", "-S", "-c", "import json,sys; json.load(sys.stdin)"]
+    return out
 
 
 def timed(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> tuple[float, bytes]:
-    """Run one hook; return (seconds, stdout)."""
+    """Run one process; return (seconds, stdout)."""
     started = time.perf_counter()
     proc = subprocess.run(argv, input=payload, capture_output=True, env=env, cwd=cwd, check=True)
     return time.perf_counter() - started, proc.stdout
 
 
-def summary(samples: list[float]) -> str:
-    """Median and 90th percentile in milliseconds."""
-    ordered = sorted(samples)
-    p90 = ordered[int(0.9 * (len(ordered) - 1))]
-    return f"median {statistics.median(ordered) * 1000:6.1f} ms   p90 {p90 * 1000:6.1f} ms"
+def peak_rss_mb(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> float:
+    """Peak resident memory of one run, from /usr/bin/time."""
+    proc = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *argv], input=payload, capture_output=True, env=env,
+        cwd=cwd, check=True,
+    )  # fmt: skip
+    return int(proc.stderr.decode().strip().splitlines()[-1]) / 1024
+
+
+def measure(repo: Path, rounds: int) -> None:
+    """Run the interleaved rounds on one repository and print the table."""
+    env = {k: v for k, v in os.environ.items() if k != "LOREBOOK_INTERNAL"}
+    env["CLAUDE_PROJECT_DIR"] = str(repo)
+    argv = commands(repo)
+    samples: dict[str, list[float]] = {name: [] for name in FIGURES}
+    injected: dict[str, int] = {}
+    for r in range(rounds):
+        data = payloads(repo, f"bench-{r}-{time.monotonic_ns()}")
+        for name in FIGURES:
+            seconds, out = timed(argv[name], data[name], env, repo)
+            samples[name].append(seconds * 1000)
+            injected[name] = len(out)
+    data = payloads(repo, "bench-rss")
+    base = statistics.median(samples["do-nothing"])
+    print(f"{'figure':<18}{'median':>9}{'min':>9}{'max':>9}{'ratio':>8}{'RSS MB':>9}{'out B':>8}")
+    for name in FIGURES:
+        values = samples[name]
+        median = statistics.median(values)
+        rss = peak_rss_mb(argv[name], data[name], env, repo)
+        print(
+            f"{name:<18}{median:>9.1f}{min(values):>9.1f}{max(values):>9.1f}"
+            f"{median / base:>8.2f}{rss:>9.1f}{injected[name]:>8}"
+        )
+    log = repo / ".lorebook/_logs/hook-errors.log"
+    if log.exists():
+        print("hook errors:", log.read_text()[-2000:])
 
 
 def main() -> None:
-    """Build the repository, run the rounds, print the figures."""
+    """Build each knowledge base, run the rounds, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--notes", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=40)
-    parser.add_argument("--repo", type=Path, help="reuse (or create and keep) this repository")
+    parser.add_argument("--notes", default="1000,10000", help="sizes, comma-separated")
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--keep", type=Path, help="build (or reuse) the repositories here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="lorebook-bench-") as tmp:
-        repo = args.repo or Path(tmp)
-        paths = KBPaths(repo)
-        if not (paths.root / ".cache/index.sqlite").exists():
-            repo.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["git", "init", "-q", str(repo)], check=True)
-            init_repo(repo, ["claude"])
-            started = time.perf_counter()
-            write_notes(paths, args.notes)
-            reconcile(paths)
-            elapsed = time.perf_counter() - started
-            print(f"{args.notes} notes written and indexed in {elapsed:.1f} s")
-        reconcile(paths)  # a reused repository may hold an index of an older format
-        payload = json.dumps(
-            {"session_id": "bench", "transcript_path": "/dev/null", "cwd": str(repo),
-             "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
-        ).encode()  # fmt: skip
-        env = {k: v for k, v in os.environ.items() if k != "LOREBOOK_INTERNAL"}
-        env["CLAUDE_PROJECT_DIR"] = str(repo)
-        hook = [str(repo / ".lorebook/bin/hook"), "claude", "UserPromptSubmit"]
-        nothing = [sys.executable, "-I", "-S", "-c", "import json,sys; json.load(sys.stdin)"]
-        runs: dict[str, list[float]] = {"do-nothing": [], "prompt": [], "internal": []}
-        injected = b""
-        for _ in range(args.rounds):
-            runs["do-nothing"].append(timed(nothing, payload, env, repo)[0])
-            # A new session each round, so the notes are injected every time.
-            fresh = payload.replace(b'"bench"', f'"bench-{time.monotonic_ns()}"'.encode())
-            seconds, injected = timed(hook, fresh, env, repo)
-            runs["prompt"].append(seconds)
-            internal = {**env, "LOREBOOK_INTERNAL": "1"}
-            runs["internal"].append(timed(hook, payload, internal, repo)[0])
-        log = repo / ".lorebook/_logs/hook-errors.log"
-        if log.exists():
-            print("hook errors:", log.read_text())
-        answer = json.loads(injected) if injected else {}
-        context = answer.get("hookSpecificOutput", {}).get("additionalContext", "")
-        print(f"prompt: {PROMPT!r}")
-        print(f"injected {len(context)} characters, notes: {context.count('### ')}")
-        for name, samples in runs.items():
-            print(f"{name:>10}: {summary(samples)}   ({len(samples)} runs)")
-        ratio = statistics.median(runs["prompt"]) / statistics.median(runs["do-nothing"])
-        print(f"ratio prompt / do-nothing (medians): {ratio:.2f}")
+        root = args.keep or Path(tmp)
+        for size in (int(s) for s in args.notes.split(",")):
+            repo = root / f"kb-{size}"
+            if not (repo / ".lorebook/.cache/index.sqlite").exists():
+                seconds = write_kb(repo, size)
+                print(f"\n{size} notes: index built from nothing in {seconds:.1f} s")
+            print(f"\n== {size} notes, {args.rounds} rounds (ms)")
+            measure(repo, args.rounds)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ _DOC_COLUMNS = (
 )
 LEXICAL_CANDIDATES = 16
 """How many notes the lexical search returns for a prompt (and ties at the last score)."""
+QUERY_TERMS = 24
+"""The lexical search picks its best notes by the prompt's rarest words, at most this many."""
 
 
 class NoteIndex(IndexWriter):
@@ -123,9 +125,13 @@ class NoteIndex(IndexWriter):
         A note's score is the BM25Okapi score of its best section (idf over notes, length
         normalised against the average section; see :func:`body_sections`); coverage is
         the share of the query's idf mass that section holds. A note sharing one common
-        word with a long prompt scores above zero but covers little of it. The best notes
-        are found by :func:`lorebook.recall.postings.top_k`: exactly those an exhaustive
-        scoring would rank first.
+        word with a long prompt scores above zero but covers little of it.
+
+        The best notes are found by :func:`lorebook.recall.postings.top_k`, exactly as
+        scoring every note would find them, over the query's :data:`QUERY_TERMS` rarest
+        words (a pasted log of 150 words has many common ones, which decide nothing but
+        would cost a pass over their lists); every note returned is then scored exactly,
+        on all of the query's words.
         """
         stats = self.stats()
         if stats is None or not query:
@@ -133,9 +139,12 @@ class NoteIndex(IndexWriter):
         terms, total = self.query_terms(query, stats)
         if not terms:
             return {}
-        found = top_k(terms, stats, k)
+        rarest = sorted(terms, key=lambda t: (-t.idf, t.term))[:QUERY_TERMS]
+        found = top_k(rarest, stats, k)
         extra = [n for n in self.nums(also) if n not in found]
-        if extra:
+        if len(rarest) < len(terms):
+            found = score_notes(terms, stats, [*found, *extra])
+        elif extra:
             found.update(score_notes(terms, stats, extra))
         names = self.ids(found)
         return {names[n]: (s, c / total) for n, (s, c) in found.items() if n in names}

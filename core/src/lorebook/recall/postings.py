@@ -113,24 +113,30 @@ def contribution(stats: bm25.CorpusStats, idf: float, tf: int, length: int) -> f
 
 
 def _add_term(
-    term: QueryTerm, stats: bm25.CorpusStats, acc: dict[int, float], cover: dict[int, float]
-) -> None:
+    term: QueryTerm,
+    stats: bm25.CorpusStats,
+    acc: dict[int, float],
+    cover: dict[int, float],
+    best: dict[int, float],
+) -> float:
+    """Add every posting of ``term``; return the best note score so far."""
     values = term.postings.values
+    norm_k = bm25.K1 * (1 - bm25.B)
+    norm_len = bm25.K1 * bm25.B / stats.avgdl
+    scale = term.count * term.idf * (bm25.K1 + 1)
+    weight = term.weight
+    get = acc.get
+    top = max(best.values(), default=0.0)
     for i, k in enumerate(term.postings.keys):
-        gain = term.count * contribution(stats, term.idf, values[2 * i], values[2 * i + 1])
-        acc[k] = acc.get(k, 0.0) + gain
-        cover[k] = cover.get(k, 0.0) + term.weight
-
-
-def _kth_best(acc: dict[int, float], k: int) -> float:
-    best: dict[int, float] = {}
-    for section_key, score in acc.items():
-        num = section_key >> SECTION_BITS
+        tf = values[2 * i]
+        score = get(k, 0.0) + scale * tf / (tf + norm_k + norm_len * values[2 * i + 1])
+        acc[k] = score
+        cover[k] = cover.get(k, 0.0) + weight
+        num = k >> SECTION_BITS
         if score > best.get(num, 0.0):
             best[num] = score
-    if len(best) < k:
-        return 0.0
-    return heapq.nlargest(k, best.values())[-1]
+            top = max(top, score)
+    return top
 
 
 def top_k(
@@ -147,27 +153,51 @@ def top_k(
         remaining[i] = remaining[i + 1] + order[i].bound
     acc: dict[int, float] = {}
     cover: dict[int, float] = {}
+    best: dict[int, float] = {}
     threshold = 0.0
     split = len(order)
     for i, term in enumerate(order):
-        if acc and threshold > 0 and remaining[i] < threshold:
+        if threshold > 0 and remaining[i] < threshold:
             split = i  # no section unseen so far can reach the top k any more
             break
-        _add_term(term, stats, acc, cover)
-        threshold = _kth_best(acc, k)
-    for i in range(split, len(order)):
-        term = order[i]
-        alive = [s for s, score in acc.items() if score + remaining[i] >= threshold]
-        acc = {s: acc[s] for s in alive}
-        for section_key in alive:
+        top = _add_term(term, stats, acc, cover, best)
+        if len(best) >= k and (remaining[i + 1] < top or i == len(order) - 1):
+            threshold = heapq.nlargest(k, best.values())[-1]  # the cut can now matter
+    if split < len(order):
+        acc, threshold = _probe(order[split:], remaining[split:], stats, acc, cover, threshold, k)
+    return _best_sections(acc, cover, threshold)
+
+
+def _probe(
+    terms: list[QueryTerm],
+    remaining: list[float],
+    stats: bm25.CorpusStats,
+    acc: dict[int, float],
+    cover: dict[int, float],
+    threshold: float,
+    k: int,
+) -> tuple[dict[int, float], float]:
+    """Add the remaining words to the sections still in contention, by look-ups only.
+
+    Returns those sections' scores and the k-th best note score.
+    """
+    for i, term in enumerate(terms):
+        acc = {s: score for s, score in acc.items() if score + remaining[i] >= threshold}
+        values = term.postings.values
+        for section_key in acc:
             at = term.postings.find(section_key)
             if at >= 0:
-                values = term.postings.values
                 tf, length = values[2 * at], values[2 * at + 1]
                 acc[section_key] += term.count * contribution(stats, term.idf, tf, length)
                 cover[section_key] += term.weight
-        threshold = max(threshold, _kth_best(acc, k))
-    return _best_sections(acc, cover, threshold)
+        best: dict[int, float] = {}
+        for section_key, score in acc.items():
+            num = section_key >> SECTION_BITS
+            if score > best.get(num, 0.0):
+                best[num] = score
+        if len(best) >= k:
+            threshold = max(threshold, heapq.nlargest(k, best.values())[-1])
+    return acc, threshold
 
 
 def _best_sections(

@@ -152,7 +152,10 @@ class Embedder:
         self.db = sqlite3.connect(f"file:{table}?mode=ro", uri=True)
         self.vectors: dict[str, array[float] | None] = {}
         self.known: set[str] = set()
+        self.segments: dict[str, list[str]] = {}
+        """Chunk -> its pieces, for chunks already cut (words recur across notes)."""
         self.matrix: Any = None
+        self.numpy: Any = None
         self.rows: dict[str, int] = {}
         if bulk:
             self._load_all()
@@ -170,6 +173,7 @@ class Embedder:
             for piece, blob in rows:
                 self.vectors[piece] = array("f", struct.unpack(HALF_ROW, blob))
             return
+        self.numpy = numpy
         self.rows = {piece: i for i, (piece, _) in enumerate(rows)}
         half = numpy.frombuffer(b"".join(blob for _, blob in rows), dtype="<f2")
         self.matrix = half.reshape(len(rows), DIM).astype(numpy.float64)
@@ -193,10 +197,19 @@ class Embedder:
         for chunk in chunks(text):
             counts[chunk] = counts.get(chunk, 0) + 1
         if self.matrix is None and not self.rows:
-            self._load({c for chunk in counts for c in _candidates(chunk)})
+            # Most words are one piece: look the whole chunks up first, and cut only the
+            # others into every substring a piece could be.
+            self._load(set(counts))
+            self._load(
+                {c for chunk in counts if chunk not in self.known for c in _candidates(chunk)}
+            )
         found: dict[str, int] = {}
+        cache = self.segments
         for chunk, times in counts.items():
-            for piece in segment(chunk, self.known):
+            pieces = cache.get(chunk)
+            if pieces is None:
+                pieces = cache[chunk] = segment(chunk, self.known)
+            for piece in pieces:
                 found[piece] = found.get(piece, 0) + times
         return found
 
@@ -207,15 +220,18 @@ class Embedder:
             if not counts:
                 return [0.0] * DIM
             ids = [self.rows[p] for p in counts]
-            weights = [float(n) for n in counts.values()]
-            total = (self.matrix[ids] * [[w] for w in weights]).sum(axis=0)
-            return normalise([float(x) for x in total])
-        sum_ = [0.0] * DIM
-        for piece, times in counts.items():
-            vec = self.vectors.get(piece)
-            if vec is not None:
-                sum_ = [t + times * v for t, v in zip(sum_, vec, strict=True)]
-        return normalise(sum_)
+            total = self.numpy.dot(list(counts.values()), self.matrix[ids])
+            norm = float(self.numpy.linalg.norm(total))
+            return (total / norm).tolist() if norm else [0.0] * DIM
+        rows = [
+            vec
+            for piece, times in counts.items()
+            if (vec := self.vectors.get(piece))
+            for _ in range(times)
+        ]
+        if not rows:
+            return [0.0] * DIM
+        return normalise([sum(column) for column in zip(*rows, strict=True)])
 
 
 def embed_note(embedder: Embedder, head: str, body: str) -> bytes:

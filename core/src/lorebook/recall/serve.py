@@ -19,9 +19,11 @@ from lorebook.recall.tokenize import tokenize
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Sequence
 
+    from lorebook.events import Hit
     from lorebook.hookconfig import HookConfig
+    from lorebook.inject.served import StoreView
 
 PROMPT_HEADER = (
     "lorebook: notes the team keeps for this project (.lorebook/) that match this "
@@ -168,14 +170,39 @@ def relevant(ranked: list[Candidate], config: HookConfig) -> list[Candidate]:
     return [c for c in ranked if c.score >= floor and c.coverage >= config.min_coverage]
 
 
-def choose(index: NoteIndex, prompt: str, config: HookConfig, seen: Collection[str] = ()) -> Served:
-    """What the prompt hook injects for ``prompt``, given the notes the session has seen."""
-    ranked = rank_prompt(index, prompt, semantic=config.semantic)
-    kept = relevant(ranked, config)
-    notes = live_notes(index, [c.id for c in kept[: config.max_notes * 3]])
-    fresh = [n for n in notes if n.id not in seen][: config.max_notes]
-    text, shown = fit(PROMPT_HEADER, fresh, config.prompt_chars)
-    return Served(ranked, fresh, text, shown)
+def choose(
+    index: NoteIndex,
+    prompt: str,
+    config: HookConfig,
+    seen: Collection[str] = (),
+    *,
+    stores: Sequence[StoreView] = (),
+    extra: Sequence[Hit] = (),
+) -> Served:
+    """What the prompt hook injects for ``prompt``, given the notes the session has seen.
+
+    Every store in ``stores`` (default: the repository store ``index`` belongs to) is
+    ranked and the union decided together; ``extra`` (plugins' ``recall`` hits naming
+    notes of those stores) joins what the relevance decision kept. The notes are validated
+    (:mod:`lorebook.inject.served`): a stale note is demoted and marked "recheck", errata
+    come with their note, and a refuted note that matches is served only as a warning.
+    """
+    from lorebook.inject import served as sv
+
+    views = list(stores) or [sv.StoreView.home(index)]
+    pairs = [(v, c) for v in views for c in rank_prompt(v.index, prompt, semantic=config.semantic)]
+    if len(views) > 1:
+        pairs.sort(key=lambda pair: (-pair[1].score, pair[1].id))
+    ranked = [c for _, c in pairs]
+    kept = {id(c) for c in relevant(ranked, config)}
+    found = [(v, c.id, c.score) for v, c in pairs if id(c) in kept][: config.max_notes * 3]
+    found += sv.from_hits(extra, views, found)
+    facts, refuted = sv.resolve(found, live_notes)
+    facts = [n for n in sv.validated(facts, views) if n.seen_key not in seen]
+    warnings = [n for n in refuted if n.seen_key not in seen]
+    top = facts[: config.max_notes]
+    text, shown, warned = sv.compose(fit, PROMPT_HEADER, top, warnings, config.prompt_chars)
+    return sv.ServedNotes(ranked, top, text, shown, warned)
 
 
 def build_index(path: str, notes: list[IndexedNote], *, semantic: bool = True) -> None:

@@ -162,6 +162,16 @@ def _keep(token: str) -> bool:
     return len(token) > 1 and token not in STOPWORDS
 
 
+_SEPARATORS = re.compile(r"[_./\-]+")
+
+
+def _parts(run: str) -> list[str]:
+    """The lower-cased parts of one identifier-like run."""
+    if run.isalpha() and (run.islower() or run[1:].islower() or run.isupper()):
+        return [run.lower()]  # a plain word: the common case, without the regexes
+    return [p.lower() for chunk in _SEPARATORS.split(run) for p in _PART_RE.findall(chunk)]
+
+
 def tokenize(text: str) -> list[str]:
     """Return the tokens of ``text`` in order (duplicates kept: BM25 counts them).
 
@@ -169,9 +179,8 @@ def tokenize(text: str) -> list[str]:
     part is kept.
     """
     tokens: list[str] = []
-    for match in _RUN_RE.finditer(text):
-        run = match.group()
-        parts = [p.lower() for chunk in re.split(r"[_./\-]+", run) for p in _PART_RE.findall(chunk)]
+    for run in _RUN_RE.findall(text):
+        parts = _parts(run)
         if len(parts) == 1:
             if _keep(parts[0]):
                 tokens.append(parts[0])

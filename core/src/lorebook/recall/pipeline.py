@@ -1,0 +1,126 @@
+"""The ``recall`` and ``inject`` pipeline hooks, as core calls them.
+
+On the hook fast path no plugin manager is built: only the modules ``config.yaml`` names in
+``hook_plugins`` (dotted module paths) are imported, and their ``recall`` and ``inject``
+functions are called with the keyword arguments they name, as pluggy would call them.
+Commands (``lorebook recall``, the MCP server) call the same modules, plus the entry-point
+plugins, through :meth:`lorebook.plugins.Plugins.recall_hits`.
+
+A plugin that fails to import or raises is skipped with one line in the hook's problems:
+it never breaks the session. Standard library and light lorebook modules only.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+
+from lorebook.events import Hit, RecallQuery
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from types import ModuleType
+    from typing import Any
+
+    from lorebook.events import HookEvent
+    from lorebook.recall.serve import Served
+
+CONFIG_KEY = "hook_plugins"
+
+
+def configured_modules(kb_root: str) -> list[str]:
+    """The module paths ``hook_plugins`` names, from the compiled config hooks read."""
+    try:
+        with open(os.path.join(kb_root, ".cache", "config.json"), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return []
+    names = data.get(CONFIG_KEY) if isinstance(data, dict) else None
+    if not isinstance(names, list):
+        return []
+    return [n for n in names if isinstance(n, str) and n]
+
+
+def hook_plugins(kb_root: str, problems: list[str]) -> list[ModuleType]:
+    """Import the configured modules; one that fails is reported and skipped."""
+    modules = []
+    for name in configured_modules(kb_root):
+        try:
+            modules.append(importlib.import_module(name))
+        except Exception as exc:  # fail open: a broken plugin never breaks the session
+            problems.append(f"plugin {name} failed to import and is skipped: {exc!r}")
+    return modules
+
+
+def _call(func: Callable[..., Any], **available: Any) -> Any:
+    """Call ``func`` with the arguments it names (pluggy's opt-in arguments)."""
+    code = func.__code__
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    return func(**{k: v for k, v in available.items() if k in names})
+
+
+def query_for(event: HookEvent) -> RecallQuery:
+    """The recall query a hook event asks: its prompt, error text, files, tool, command."""
+    from lorebook.inject import anchors
+
+    tool_input = event.tool_input or {}
+    return RecallQuery(
+        text=event.prompt or event.error_text or "",
+        files=tuple(anchors.tool_files(tool_input, event.cwd)) if tool_input else (),
+        tool=event.tool_name,
+        command=anchors.tool_command(tool_input) if tool_input else None,
+    )
+
+
+def call_recall(
+    modules: Iterable[ModuleType], query: RecallQuery, problems: list[str]
+) -> list[Hit]:
+    """Collect every module's ``recall(query)`` hits (``None`` contributes nothing)."""
+    hits: list[Hit] = []
+    for module in modules:
+        func = getattr(module, "recall", None)
+        if not callable(func):
+            continue
+        try:
+            found = _call(func, query=query) or []
+            hits += [h for h in found if isinstance(h, Hit)]
+        except Exception as exc:  # fail open
+            problems.append(f"plugin {module.__name__}: recall raised {exc!r}; skipped")
+    return hits
+
+
+def hits_of(served: Served) -> list[Hit]:
+    """The served notes as hits, in the order they were served."""
+    out = []
+    for note in served.notes[: len(served.shown)]:  # what fit the budget (a prefix)
+        store = getattr(note, "store", "markdown")
+        score = float(getattr(note, "score", 0.0))
+        mark = getattr(note, "mark", "")
+        out.append(Hit(note.id, score, str(store), note.title, str(mark)))
+    return out
+
+
+def call_inject(
+    modules: Iterable[ModuleType], event: HookEvent, served: Served, problems: list[str]
+) -> str:
+    """The text to inject: what core rendered, unless a module's ``inject`` returns text.
+
+    First result: the first module whose ``inject(event, hits)`` is not ``None`` decides
+    ("" injects nothing).
+    """
+    hits: list[Hit] | None = None
+    for module in modules:
+        func = getattr(module, "inject", None)
+        if not callable(func):
+            continue
+        hits = hits_of(served) if hits is None else hits
+        try:
+            text = _call(func, event=event, hits=hits)
+        except Exception as exc:  # fail open
+            problems.append(f"plugin {module.__name__}: inject raised {exc!r}; skipped")
+            continue
+        if isinstance(text, str):
+            return text
+    return served.text

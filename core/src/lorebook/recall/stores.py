@@ -1,0 +1,74 @@
+"""Which stores the hooks rank together, read from ``.lorebook/.cache/stores.json``.
+
+The hook fast path cannot load plugins, so every command that opens the configured stores
+(and the session-start hook) writes this file (:func:`lorebook.kb.personal.refresh_stores`):
+the store names in config order, each with the folder holding its ``nodes/`` and
+``.cache/index.sqlite``. A missing or broken file means the repository store alone.
+
+Standard library and light lorebook modules only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+from lorebook.inject.served import HOME, StoreView
+from lorebook.recall.index import NoteIndex, index_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+STORES_NAME = "stores.json"
+
+
+def stores_file(kb_root: str) -> str:
+    """Where the compiled store list lives."""
+    return os.path.join(kb_root, ".cache", STORES_NAME)
+
+
+def configured(kb_root: str) -> list[dict[str, Any]]:
+    """The store entries of ``stores.json`` (the repository store alone when unreadable)."""
+    try:
+        with open(stores_file(kb_root), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return [{"name": HOME}]
+    entries = data.get("stores") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return [{"name": HOME}]
+    return [e for e in entries if isinstance(e, dict) and isinstance(e.get("name"), str)]
+
+
+def open_views(kb_root: str, problems: list[str] | None = None) -> list[StoreView]:
+    """Open every configured store's index read-only, in config order.
+
+    The repository store's index must exist (it is built at session start); another
+    store whose index is missing is skipped, with a line in ``problems``.
+    """
+    views: list[StoreView] = []
+    for entry in configured(kb_root):
+        name = entry["name"]
+        if name == HOME:
+            views.append(StoreView.home(NoteIndex(index_path(kb_root), readonly=True)))
+            continue
+        root = entry.get("root")
+        if not isinstance(root, str):
+            continue
+        try:
+            index = NoteIndex(os.path.join(root, ".cache", "index.sqlite"), readonly=True)
+        except (OSError, sqlite3.Error) as exc:
+            if problems is not None:
+                problems.append(f"store {name!r} skipped: {exc}")
+            continue
+        nodes = os.path.join(root, "nodes")
+        views.append(StoreView(name, index, nodes, None, f"{name} store: {nodes}/"))
+    return views
+
+
+def close_views(views: list[StoreView]) -> None:
+    """Close every view's index."""
+    for view in views:
+        view.index.__exit__(None, None, None)
