@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from lorebook.kb import frontmatter
+from lorebook.plugins import get_plugins
 from lorebook.skills import MARKER, SKILL_TEXT, skill_paths, sync_skills
 from tests.conftest import CliRunner
 
@@ -44,7 +45,8 @@ def test_the_skill_has_the_front_matter_hosts_list_and_walks_the_whole_loop() ->
     ],
 )
 def test_each_host_gets_the_skill_where_it_looks(harnesses: list[str], expected: list[str]) -> None:
-    assert skill_paths(harnesses) == expected
+    plugins = get_plugins()
+    assert skill_paths(d for n in harnesses for d in plugins.harness(n).skill_dirs) == expected
 
 
 def test_init_installs_the_skill_for_the_wired_harnesses_idempotently(
@@ -96,10 +98,10 @@ def test_an_older_managed_copy_is_updated(tmp_path: Path) -> None:
     old = tmp_path / CLAUDE
     old.parent.mkdir(parents=True)
     old.write_text(f"---\nname: lorebook-curate\ndescription: old\n---\n{MARKER}\nold\n")
-    report = sync_skills(tmp_path, ["claude"])
+    report = sync_skills(tmp_path, [".claude/skills"], [])
     assert report.changed == [CLAUDE]
     assert old.read_text(encoding="utf-8") == SKILL_TEXT
-    assert sync_skills(tmp_path, ["claude"]).changed == []
+    assert sync_skills(tmp_path, [".claude/skills"], []).changed == []
 
 
 def test_a_symlinked_skills_folder_is_not_written_through(tmp_path: Path) -> None:
@@ -108,7 +110,7 @@ def test_a_symlinked_skills_folder_is_not_written_through(tmp_path: Path) -> Non
     repo = tmp_path / "repo"
     (repo / ".claude").mkdir(parents=True)
     (repo / ".claude/skills").symlink_to(elsewhere)
-    report = sync_skills(repo, ["claude"])
+    report = sync_skills(repo, [".claude/skills"], [])
     assert report.changed == []
     assert "symbolic link" in report.notes[0]
     assert list(elsewhere.iterdir()) == []

@@ -6,7 +6,10 @@ endpoint and the quiet-mode environment variables; inherited ``ANTHROPIC_*``/``C
 variables are dropped.
 
 The Codex CLI fixtures (``codex_bin``, ``mock_responses``, ``codex_home``, ``run_codex``) do the
-same for the pinned OpenAI Codex CLI against our mock Responses API; see ``codex_cli``.
+same for the pinned OpenAI Codex CLI against our mock Responses API; see ``codex_cli``. The
+Copilot CLI and OpenCode fixtures (``copilot_bin``, ``opencode_bin``, ``mock_chat``, ...) run
+those clients against a streaming mock Chat Completions API; see ``copilot_cli`` and
+``opencode_cli``.
 """
 
 from __future__ import annotations
@@ -37,7 +40,9 @@ from tests.e2e.codex_cli import (
     trust_project,
     write_codex_config,
 )
+from tests.e2e.copilot_cli import COPILOT_INSTALL_HINT, check_version, copilot_env, find_copilot
 from tests.e2e.mock_anthropic import MockAnthropic
+from tests.e2e.mock_chat import MockChat
 from tests.e2e.mock_responses import MockResponses
 
 # Keep in step with CLAUDE_CODE_VERSION in .ci/run.
@@ -276,3 +281,37 @@ def run_codex(codex_bin: Path, codex_home: Path) -> CodexRunner:
         return proc
 
     return run
+
+
+# ---------------------------------------------------------------- Chat Completions clients
+
+
+@pytest.fixture
+def mock_chat() -> Iterator[MockChat]:
+    """A running streaming Chat Completions mock (OpenCode, Copilot CLI); stopped after."""
+    with MockChat() as mock:
+        yield mock
+
+
+@pytest.fixture(scope="session")
+def client_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One XDG cache folder for every client run of the session (Copilot unpacks into it)."""
+    return tmp_path_factory.mktemp("client-cache")
+
+
+@pytest.fixture(scope="session")
+def copilot_bin(client_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pinned Copilot CLI executable (skips locally, fails in CI when it is missing)."""
+    path = find_copilot()
+    if path is None or not path.exists():
+        where = f" (LOREBOOK_COPILOT_BIN={path})" if path else ""
+        _unavailable(COPILOT_INSTALL_HINT + where)
+    home = tmp_path_factory.mktemp("copilot-version-home")
+    check_version(path, copilot_env(home, client_cache, "http://127.0.0.1:9"))
+    return path
+
+
+@pytest.fixture
+def copilot_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The HOME (holding ``.copilot``) every Copilot run of one test shares."""
+    return tmp_path_factory.mktemp("copilot-home")

@@ -80,6 +80,20 @@ def answer_event(event: HookEvent, ctx: Context) -> HookAnswer:
     return HookAnswer()
 
 
+def _once(kb_root: str, event: HookEvent, answer: HookAnswer) -> HookAnswer:
+    """The answer without its context when this session was already given that context.
+
+    For hosts that re-fire an event within one session (the translator module lists the
+    event in ``ANSWER_ONCE``); see :mod:`lorebook.hostkit.once`.
+    """
+    from lorebook.events import HookAnswer
+    from lorebook.hostkit.once import first_time
+
+    if first_time(kb_root, event.session_id, event.name, answer.context or ""):
+        return answer
+    return HookAnswer(decision=answer.decision, reason=answer.reason)
+
+
 def _read_payload() -> dict[str, object]:
     raw = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
     if len(raw) > MAX_PAYLOAD:
@@ -127,6 +141,8 @@ def run(argv: list[str], *, repo: str, event_modules: Mapping[str, str]) -> int:
         config = load_hook_config(kb_root)
         ctx = Context(repo, config, Deadline(started, _budget_ms(event.name, config)))
         answer = answer_event(event, ctx)
+        if answer.context and event.name in getattr(translator, "ANSWER_ONCE", ()):
+            answer = _once(kb_root, event, answer)
         output = translator.render(event, answer)
         ctx.deadline.check("rendering the answer")
         if output.stdout:

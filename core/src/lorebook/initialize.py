@@ -18,7 +18,7 @@ from lorebook.plugins import get_plugins
 from lorebook.pointer import install_pointer, remove_pointer
 from lorebook.providers import HarnessSpec
 from lorebook.recall.sync import reconcile
-from lorebook.skills import sync_skills
+from lorebook.skills import SkillReport, sync_skills
 
 GITIGNORE = (
     "# Per-machine and per-user files: never committed.\n"
@@ -80,6 +80,13 @@ def _sync_pointers(paths: KBPaths, specs: dict[str, HarnessSpec], wired: list[st
     return changed
 
 
+def _sync_skills(repo: Path, specs: dict[str, HarnessSpec], wired: list[str]) -> SkillReport:
+    """Keep the curation skill in exactly the skill folders the wired harnesses read."""
+    wanted = [folder for name in wired for folder in specs[name].skill_dirs]
+    known = [folder for spec in specs.values() for folder in spec.skill_dirs]
+    return sync_skills(repo, wanted, known)
+
+
 def _event_modules(specs: dict[str, HarnessSpec], wired: list[str]) -> dict[str, str]:
     return {n: specs[n].event_module for n in wired if specs[n].event_module}  # type: ignore[misc]
 
@@ -108,10 +115,11 @@ def init_repo(repo: Path, harnesses: list[str]) -> InitReport:
         report.changed += merge.changed
         report.notes += merge.notes
     for name in wired:
-        installed = specs[name].factory()  # type: ignore[misc]
-        report.changed += list(installed.install(repo).changed)
+        installed = specs[name].factory().install(repo)  # type: ignore[misc]
+        report.changed += list(installed.changed)
+        report.notes += list(installed.notes)  # what the user must still do (trust, ...)
     report.changed += _sync_pointers(paths, specs, wired)
-    skills = sync_skills(repo, wired)  # the in-session curation skill, where hosts look
+    skills = _sync_skills(repo, specs, wired)  # the in-session curation skill, where hosts look
     report.changed += skills.changed
     report.notes += skills.notes
     rebuilt = rebuild_indexes(paths, config.budgets.entry_chars)
@@ -136,7 +144,7 @@ def uninstall_repo(repo: Path, harnesses: list[str]) -> InitReport:
     for name in names:
         report.changed += list(specs[name].factory().uninstall(repo).changed)  # type: ignore[misc]
     report.changed += _sync_pointers(paths, specs, remaining)
-    report.changed += sync_skills(repo, remaining).changed  # removed with the last that reads it
+    report.changed += _sync_skills(repo, specs, remaining).changed  # gone with the last reader
     with kb_lock(paths.lock):
         if write_config(paths, config.model_copy(update={"harnesses": remaining})):
             report.changed.append(paths.rel(paths.config))

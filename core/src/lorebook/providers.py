@@ -20,15 +20,18 @@ class HarnessSpec:
     """A harness (coding-assistant host) a plugin can wire into a repository.
 
     Attributes:
-        name: The name users type (``lorebook init --harnesses claude``).
+        name: The name users type (``lorebook init --harnesses <name>``).
         factory: Builds the harness object; None while the host is declared but not
             supported yet (``init`` then refuses it with a clear message).
-        instruction_files: Repository files the host reads as instructions (``CLAUDE.md``,
-            ``AGENTS.md``); core keeps its pointer block in them while any installed
-            harness reads them.
+        instruction_files: Repository files the host reads as instructions (``AGENTS.md``,
+            for one); ``init`` keeps core's pointer block in them while any wired harness
+            reads them, and ``uninstall`` removes it with the last.
         event_module: The module the hook launcher imports on the fast path, holding the
             event translator (it must import neither pluggy nor pydantic).
         description: One line for ``lorebook plugins`` and error messages.
+        skill_dirs: Repository folders the host lists project skills from
+            (``.agents/skills``, for one); ``init`` installs core's curation skill in them
+            while any wired harness reads them (:mod:`lorebook.skills`).
     """
 
     name: str
@@ -36,6 +39,7 @@ class HarnessSpec:
     instruction_files: tuple[str, ...] = ()
     event_module: str | None = None
     description: str = ""
+    skill_dirs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,9 @@
 """The in-session curation skill, installed where each wired harness finds project skills.
 
-``lorebook init`` writes ``lorebook-curate/SKILL.md`` under ``.claude/skills/`` when Claude
-Code is wired and under ``.agents/skills/`` when Codex, OpenCode or Copilot is (where those
-hosts list project skills: HARNESSES.md section 9); ``lorebook uninstall`` removes a copy
-with the last wired harness that reads it. The file carries a marker line; a file of the
+Each harness spec declares the folders its host lists project skills from
+(``HarnessSpec.skill_dirs``). ``lorebook init`` writes ``lorebook-curate/SKILL.md`` in every
+folder a wired harness reads; ``lorebook uninstall`` removes a copy with the last wired
+harness that reads it. The file carries a marker line; a file of the
 same name without it is the user's own and is never overwritten or removed (init says so
 and goes on). Writes are idempotent: an unchanged skill is not rewritten.
 """
@@ -19,13 +19,6 @@ from lorebook.kb.fsutil import write_if_changed
 from lorebook.kb.paths import resolve_inside
 
 SKILL_NAME = "lorebook-curate"
-SKILL_HOMES: dict[str, str] = {
-    "claude": ".claude/skills",
-    "codex": ".agents/skills",
-    "opencode": ".agents/skills",
-    "copilot": ".agents/skills",
-}
-"""Harness -> the project folder its host lists skills from."""
 
 MARKER = (
     "<!-- lorebook:managed-skill: written by `lorebook init`, removed by `lorebook uninstall`. "
@@ -115,9 +108,9 @@ class SkillReport:
     notes: list[str] = field(default_factory=list)
 
 
-def skill_paths(harnesses: Iterable[str]) -> list[str]:
-    """The repository-relative SKILL.md paths the given harnesses need, sorted."""
-    homes = {SKILL_HOMES[name] for name in harnesses if name in SKILL_HOMES}
+def skill_paths(skill_dirs: Iterable[str]) -> list[str]:
+    """The repository-relative SKILL.md paths for these skill folders, sorted, no repeats."""
+    homes = {folder.strip("/") for folder in skill_dirs}
     return sorted(f"{home}/{SKILL_NAME}/SKILL.md" for home in homes)
 
 
@@ -158,16 +151,18 @@ def _remove(repo: Path, rel: str, report: SkillReport) -> None:
     report.changed.append(rel)
 
 
-def sync_skills(repo: Path, wired: Iterable[str]) -> SkillReport:
-    """Install the skill for the ``wired`` harnesses and remove copies no harness needs.
+def sync_skills(repo: Path, wanted_dirs: Iterable[str], known_dirs: Iterable[str]) -> SkillReport:
+    """Install the skill in ``wanted_dirs`` and remove it from the other ``known_dirs``.
 
-    Called by ``init`` (with every wired harness) and ``uninstall`` (with the remaining
-    ones). Idempotent; a same-named file that is not lorebook's is left untouched, with a
-    note saying so.
+    Called by ``init`` (``wanted_dirs``: the skill folders of every wired harness) and
+    ``uninstall`` (those of the remaining ones); ``known_dirs`` are the skill folders of
+    every harness involved, so a copy no wired harness reads any more is removed.
+    Idempotent; a same-named file that is not lorebook's is left untouched, with a note
+    saying so.
     """
-    wanted = set(skill_paths(wired))
+    wanted = set(skill_paths(wanted_dirs))
     report = SkillReport()
-    for rel in skill_paths(SKILL_HOMES):
+    for rel in sorted(wanted | set(skill_paths(known_dirs))):
         try:
             if rel in wanted:
                 _install(repo, rel, report)
@@ -180,7 +175,6 @@ def sync_skills(repo: Path, wired: Iterable[str]) -> SkillReport:
 
 __all__ = [
     "MARKER",
-    "SKILL_HOMES",
     "SKILL_NAME",
     "SKILL_TEXT",
     "SkillReport",

@@ -276,6 +276,12 @@ def test_the_fast_path_module_imports_nothing_heavy() -> None:
         [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
     )
     result = json.loads(proc.stdout)
-    assert result["added"] == ["lorebook_claude", "lorebook_claude.events"]
+    assert result["added"] == [
+        "lorebook.hostkit",
+        "lorebook.hostkit.claudeshape",
+        "lorebook.hostkit.payload",
+        "lorebook_claude",
+        "lorebook_claude.events",
+    ]
     heavy = {"pluggy", "pydantic", "yaml", "typer", "lorebook.plugins", "lorebook.hookspecs"}
     assert heavy.isdisjoint(result["all"])

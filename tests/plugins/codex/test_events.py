@@ -298,7 +298,13 @@ def test_the_fast_path_module_imports_nothing_heavy() -> None:
         [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
     )
     result = json.loads(proc.stdout)
-    assert result["added"] == ["lorebook_codex", "lorebook_codex.events"]
+    assert result["added"] == [
+        "lorebook.hostkit",
+        "lorebook.hostkit.claudeshape",
+        "lorebook.hostkit.payload",
+        "lorebook_codex",
+        "lorebook_codex.events",
+    ]
     heavy = {"pluggy", "pydantic", "yaml", "typer", "typing", "dataclasses", "pathlib"}
     heavy |= {"hashlib", "tomllib", "lorebook.plugins", "lorebook.hookspecs"}
     assert heavy.isdisjoint(result["all"])

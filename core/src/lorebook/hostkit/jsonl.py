@@ -12,8 +12,13 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ms
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-    from typing import IO
+    from collections.abc import Callable, Iterator, Mapping
+    from typing import IO, Any
+
+    from lorebook.events import Turn
+
+    PendingCalls = dict[str, tuple[str, Mapping[str, Any]]]
+    """Tool call id -> (tool name, input) of calls whose result is not read yet."""
 
 CHUNK = 1 << 20
 """Bytes read at a time when scanning for newlines."""
@@ -95,3 +100,61 @@ def _lines_before(handle: IO[bytes], offset: int) -> tuple[int, bool]:
         last = chunk[-1:]
         done += len(chunk)
     return count, last == b"\n"
+
+
+def read_records(
+    ref: str, since: int | None = None, until: int | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield the JSON objects among the complete lines between two byte offsets.
+
+    The transcript read loop every JSONL host shares: :func:`read_lines`, each line parsed,
+    and lines that are not JSON objects (a host's partial write, a stray message) skipped
+    without raising. Indexes are line numbers, as :func:`read_lines` gives them.
+
+    Raises:
+        ValueError: ``since`` is negative.
+        OSError: the file cannot be read.
+    """
+    import json
+
+    for index, line in read_lines(ref, since, until):
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict):
+            yield index, record
+
+
+def record_time(record: dict[str, Any]) -> str | None:
+    """A record's ``timestamp`` when it is a string (hosts write ISO 8601), else None."""
+    stamp = record.get("timestamp")
+    return stamp if isinstance(stamp, str) else None
+
+
+def read_turns(
+    ref: str,
+    since: int | None,
+    until: int | None,
+    turn_of: Callable[[dict[str, Any], int, PendingCalls], Turn | None],
+) -> Iterator[Turn]:
+    """A JSONL host's ``read_transcript``: each record's turn, in file order.
+
+    Args:
+        ref: Path of the transcript file.
+        since: Byte offset to resume at (None: the start); an offset inside a line skips
+            the rest of that line.
+        until: Byte offset to stop at; lines that end after it are left for the next read.
+        turn_of: The host's record format: (record, line number, pending calls) -> a turn,
+            or None for a record that is not one. The pending calls, one dict for the
+            whole read, map a tool call's id to its (name, input) until its result is read.
+
+    Raises:
+        ValueError: ``since`` is negative.
+        OSError: the file cannot be read.
+    """
+    pending: PendingCalls = {}
+    for index, record in read_records(ref, since, until):
+        turn = turn_of(record, index, pending)
+        if turn is not None:
+            yield turn

@@ -135,8 +135,10 @@ class HarnessContract:
         an empty transcript here.
         """
         host = FakeHost(wired_repo, harness)
+        assert host.commands, f"{self.harness_name}: init installed no hook command to replay"
         empty = wired_repo.parent / "empty-transcript.jsonl"
         empty.write_text("")
+        replayed = 0
         for host_event, payload in recorded_payloads:
             if host_event not in host.commands:
                 continue
@@ -145,6 +147,8 @@ class HarnessContract:
                 replay["transcript_path"] = str(empty)
             run = host.fire(host_event, replay)
             assert run.exit_code == 0, run.stderr
+            replayed += 1
+        assert replayed, f"no recorded payload is for an installed event: {sorted(host.commands)}"
         assert _log_lines(wired_repo) == []
 
     @pytest.mark.parametrize("garbage", [b"", b"not json", b"[1, 2]", b"{}", b"\xff\xfe"])

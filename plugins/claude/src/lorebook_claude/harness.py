@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
-from lorebook.errors import LorebookError
-from lorebook.events import HookAnswer, HookEvent, HostOutput, Turn
 from lorebook.harness import CheckItem, InstallReport
 from lorebook.hostkit import headless
+from lorebook.hostkit.harnesses import Translating, file_check, install_report, uninstall_report
 from lorebook.hostkit.history import PastSession
 
 from . import events, history, settings, transcript
@@ -18,7 +15,7 @@ ARGV_PROMPT_LIMIT = 64 * 1024
 """Prompts longer than this many UTF-8 bytes go to ``claude -p`` on stdin, not in argv."""
 
 
-class ClaudeHarness:
+class ClaudeHarness(Translating):
     """Claude Code 2.x, wired through the project's ``.claude/settings.json``.
 
     Install, uninstall and check touch only lorebook's own hook entries (see
@@ -27,6 +24,8 @@ class ClaudeHarness:
     """
 
     name = "claude"
+    events = events
+    transcript = transcript
 
     def install(self, repo: Path) -> InstallReport:
         """Merge lorebook's hooks into ``<repo>/.claude/settings.json``.
@@ -40,9 +39,7 @@ class ClaudeHarness:
             LorebookError: the settings file exists but is not valid JSON (nothing is
                 written).
         """
-        if settings.FILE.install(repo):
-            return InstallReport(changed=(settings.SETTINGS_PATH,))
-        return InstallReport(unchanged=(settings.SETTINGS_PATH,))
+        return install_report(settings.SETTINGS_PATH, settings.FILE.install(repo))
 
     def uninstall(self, repo: Path) -> InstallReport:
         """Remove exactly lorebook's hook entries from ``<repo>/.claude/settings.json``.
@@ -56,44 +53,18 @@ class ClaudeHarness:
             LorebookError: the settings file is not valid JSON (nothing is written).
         """
         changed, deleted = settings.FILE.uninstall(repo)
-        if deleted:
-            return InstallReport(changed=(settings.SETTINGS_PATH,), notes=("removed empty file",))
-        if changed:
-            return InstallReport(changed=(settings.SETTINGS_PATH,))
-        exists = (repo / settings.SETTINGS_PATH).exists()
-        return InstallReport(unchanged=(settings.SETTINGS_PATH,) if exists else ())
+        return uninstall_report(repo, settings.SETTINGS_PATH, changed, deleted)
 
     def check(self, repo: Path) -> list[CheckItem]:
         """One item per hook event: ``ok``, ``missing`` or ``changed`` (or ``unknown``)."""
-        try:
-            data = settings.FILE.load(repo / settings.SETTINGS_PATH)
-        except (LorebookError, OSError) as exc:
-            return [
-                CheckItem(_what(event), "unknown", fix=f"{exc}; then {settings.FIX}")
-                for event in settings.FILE.events
-            ]
-        return [
-            CheckItem(_what(event), state, fix=None if state == "ok" else settings.FIX)
-            for event, state, _ in settings.FILE.states(data)
-        ]
-
-    def parse_event(self, name: str, payload: Mapping[str, Any]) -> HookEvent:
-        """Translate one Claude hook payload (see :func:`lorebook_claude.events.parse_event`)."""
-        return events.parse_event(name, payload)
-
-    def render(self, event: HookEvent, answer: HookAnswer) -> HostOutput:
-        """Put the answer in Claude's channel (see :func:`lorebook_claude.events.render`)."""
-        return events.render(event, answer)
-
-    def read_transcript(
-        self, ref: str, since: int | None = None, until: int | None = None
-    ) -> Iterator[Turn]:
-        """Yield turns between two byte offsets; see :mod:`lorebook_claude.transcript`."""
-        return transcript.read_transcript(ref, since, until)
-
-    def transcript_end(self, ref: str) -> int:
-        """The byte offset just past the transcript's last complete line."""
-        return transcript.transcript_end(ref)
+        file = settings.FILE
+        return file_check(
+            lambda: file.load(repo / settings.SETTINGS_PATH),
+            lambda data: ((event, state) for event, state, _ in file.states(data)),
+            file.events,
+            _what,
+            settings.FIX,
+        )
 
     def transcript_info(self, path: Path) -> PastSession | None:
         """Describe a Claude Code transcript, or None (see :mod:`lorebook_claude.history`)."""

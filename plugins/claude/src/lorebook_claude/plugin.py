@@ -32,6 +32,7 @@ def register_harnesses() -> list[HarnessSpec]:
             factory=make_harness,
             instruction_files=("CLAUDE.md",),
             event_module="lorebook_claude.events",
+            skill_dirs=(".claude/skills",),
             description="Claude Code",
         )
     ]

@@ -30,7 +30,6 @@ is still writing it) and lines that are not JSON objects are skipped without rai
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -41,6 +40,7 @@ from lorebook.hostkit.jsonl import transcript_end as transcript_end
 
 if TYPE_CHECKING:
     from lorebook.events import Role
+    from lorebook.hostkit.jsonl import PendingCalls
 
 EXCERPT_CHARS = 500
 """Tool results are cut to this many characters."""
@@ -56,41 +56,19 @@ _OUTPUT_TAG = re.compile(r"</?(local-command-stdout|local-command-stderr|bash-st
 _CAVEAT = "<local-command-caveat>"
 _INJECTING_ATTACHMENTS = frozenset({"hook_success", "hook_additional_context"})
 
-_Tools = dict[str, tuple[str, Mapping[str, Any]]]
-
 
 def read_transcript(ref: str, since: int | None = None, until: int | None = None) -> Iterator[Turn]:
-    """Yield the turns of a Claude Code transcript, one line at a time.
+    """Yield the turns of a Claude Code transcript between two offsets (index: line number).
 
-    Args:
-        ref: Path of the session's ``.jsonl`` file (``transcript_path`` of a hook payload).
-        since: Byte offset to start at (from :func:`transcript_end`); None reads from the
-            start. An offset inside a line skips the rest of that line.
-        until: Byte offset to stop at; lines that end after it are left for the next read.
-
-    Yields:
-        Turns in file order; ``index`` is the record's 0-based line number.
-
-    Raises:
-        ValueError: ``since`` is negative.
-        OSError: the file cannot be read.
+    See :func:`lorebook.hostkit.jsonl.read_turns` for ``since``, ``until`` and errors.
     """
-    tools: _Tools = {}
-    for index, line in jsonl.read_lines(ref, since, until):
-        turn = _turn_of_line(line, index, tools)
-        if turn is not None:
-            yield turn
+    return jsonl.read_turns(ref, since, until, _turn_of_record)
 
 
-def _turn_of_line(line: bytes, index: int, tools: _Tools) -> Turn | None:
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError):
+def _turn_of_record(record: dict[str, Any], index: int, tools: PendingCalls) -> Turn | None:
+    if record.get("isSidechain") is True:
         return None
-    if not isinstance(record, dict) or record.get("isSidechain") is True:
-        return None
-    timestamp = record.get("timestamp")
-    stamp = timestamp if isinstance(timestamp, str) else None
+    stamp = jsonl.record_time(record)
     kind = record.get("type")
     if kind == "user":
         return _user_turn(record, index, stamp, tools)
@@ -123,7 +101,7 @@ def _excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 
 
 def _user_turn(
-    record: Mapping[str, Any], index: int, stamp: str | None, tools: _Tools
+    record: Mapping[str, Any], index: int, stamp: str | None, tools: PendingCalls
 ) -> Turn | None:
     message = record.get("message")
     if not isinstance(message, Mapping):
@@ -178,7 +156,9 @@ def _command_text(text: str) -> str:
     return f"{name} {args}".strip()
 
 
-def _tool_result_turn(content: list[Any], index: int, stamp: str | None, tools: _Tools) -> Turn:
+def _tool_result_turn(
+    content: list[Any], index: int, stamp: str | None, tools: PendingCalls
+) -> Turn:
     calls: list[ToolCall] = []
     for block in content:
         if not _is_tool_result(block):
@@ -193,7 +173,7 @@ def _tool_result_turn(content: list[Any], index: int, stamp: str | None, tools: 
 
 
 def _assistant_turn(
-    record: Mapping[str, Any], index: int, stamp: str | None, tools: _Tools
+    record: Mapping[str, Any], index: int, stamp: str | None, tools: PendingCalls
 ) -> Turn | None:
     message = record.get("message")
     if not isinstance(message, Mapping):

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from lorebook.errors import LorebookError
-from lorebook.events import HookAnswer, HookEvent, HostOutput, Turn
 from lorebook.harness import CheckItem, CheckState, InstallReport
 from lorebook.hostkit import headless
+from lorebook.hostkit.harnesses import Translating, install_report, uninstall_report
 from lorebook.hostkit.history import PastSession
 
 from . import events, history, hooks_file, transcript, trust
@@ -22,7 +22,7 @@ HEADLESS_OPTIONS = ("--color", "never", "--skip-git-repo-check", "--ephemeral", 
 no writes."""
 
 
-class CodexHarness:
+class CodexHarness(Translating):
     """OpenAI Codex CLI 0.171, wired through the project's ``.codex/hooks.json``.
 
     Install, uninstall and check touch only lorebook's own hook entries (see
@@ -32,6 +32,8 @@ class CodexHarness:
     """
 
     name = "codex"
+    events = events
+    transcript = transcript
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         """Build the harness; ``env`` (default: the process environment) locates CODEX_HOME."""
@@ -48,12 +50,8 @@ class CodexHarness:
         Raises:
             LorebookError: the hooks file exists but is not valid JSON (nothing is written).
         """
-        if not hooks_file.FILE.install(repo):
-            return InstallReport(unchanged=(hooks_file.HOOKS_PATH,))
-        return InstallReport(
-            changed=(hooks_file.HOOKS_PATH,),
-            notes=(_TRUST_NOTE + trust.APPROVE.format(repo=repo),),
-        )
+        note = _TRUST_NOTE + trust.APPROVE.format(repo=repo)
+        return install_report(hooks_file.HOOKS_PATH, hooks_file.FILE.install(repo), [note])
 
     def uninstall(self, repo: Path) -> InstallReport:
         """Remove exactly lorebook's hook entries from ``<repo>/.codex/hooks.json``.
@@ -68,12 +66,7 @@ class CodexHarness:
             LorebookError: the hooks file is not valid JSON (nothing is written).
         """
         changed, deleted = hooks_file.FILE.uninstall(repo)
-        if deleted:
-            return InstallReport(changed=(hooks_file.HOOKS_PATH,), notes=("removed empty file",))
-        if changed:
-            return InstallReport(changed=(hooks_file.HOOKS_PATH,))
-        exists = (repo / hooks_file.HOOKS_PATH).exists()
-        return InstallReport(unchanged=(hooks_file.HOOKS_PATH,) if exists else ())
+        return uninstall_report(repo, hooks_file.HOOKS_PATH, changed, deleted)
 
     def check(self, repo: Path) -> list[CheckItem]:
         """One item per hook event, then one for the project's trust.
@@ -168,24 +161,6 @@ class CodexHarness:
         """
         root = trust.hooks_root(repo)
         return trust.trust_toml(repo, hooks_file.FILE.load(root / hooks_file.HOOKS_PATH))
-
-    def parse_event(self, name: str, payload: Mapping[str, Any]) -> HookEvent:
-        """Translate one Codex hook payload (see :func:`lorebook_codex.events.parse_event`)."""
-        return events.parse_event(name, payload)
-
-    def render(self, event: HookEvent, answer: HookAnswer) -> HostOutput:
-        """Put the answer in Codex's channel (see :func:`lorebook_codex.events.render`)."""
-        return events.render(event, answer)
-
-    def read_transcript(
-        self, ref: str, since: int | None = None, until: int | None = None
-    ) -> Iterator[Turn]:
-        """Yield turns between two byte offsets; see :mod:`lorebook_codex.transcript`."""
-        return transcript.read_transcript(ref, since, until)
-
-    def transcript_end(self, ref: str) -> int:
-        """The byte offset just past the rollout's last complete line."""
-        return transcript.transcript_end(ref)
 
     def transcript_info(self, path: Path) -> PastSession | None:
         """Describe a Codex rollout, or None (see :mod:`lorebook_codex.history`)."""

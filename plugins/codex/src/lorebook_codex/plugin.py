@@ -32,6 +32,7 @@ def register_harnesses() -> list[HarnessSpec]:
             factory=make_harness,
             instruction_files=("AGENTS.md",),
             event_module="lorebook_codex.events",
+            skill_dirs=(".agents/skills",),
             description="OpenAI Codex CLI",
         )
     ]

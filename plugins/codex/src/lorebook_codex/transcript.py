@@ -41,11 +41,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lorebook.events import ToolCall, Turn
 from lorebook.hostkit import jsonl
 from lorebook.hostkit.jsonl import transcript_end as transcript_end
+
+if TYPE_CHECKING:
+    from lorebook.hostkit.jsonl import PendingCalls
 
 EXCERPT_CHARS = 500
 """Tool results are cut to this many characters."""
@@ -76,41 +79,19 @@ _EXIT_LINE = "Process exited with code "
 _OUTPUT_LINE = "Output:\n"
 _BLOCKED = "Command blocked by PreToolUse hook:"
 
-_Tools = dict[str, tuple[str, Mapping[str, Any]]]
-
 
 def read_transcript(ref: str, since: int | None = None, until: int | None = None) -> Iterator[Turn]:
-    """Yield the turns of a Codex rollout, one line at a time.
+    """Yield the turns of a Codex rollout between two byte offsets (``index``: line number).
 
-    Args:
-        ref: Path of the rollout ``.jsonl`` file (``transcript_path`` of a hook payload).
-        since: Byte offset to start at (from :func:`transcript_end`); None reads from the
-            start. An offset inside a line skips the rest of that line.
-        until: Byte offset to stop at; lines that end after it are left for the next read.
-
-    Yields:
-        Turns in file order; ``index`` is the record's 0-based line number.
-
-    Raises:
-        ValueError: ``since`` is negative.
-        OSError: the file cannot be read.
+    See :func:`lorebook.hostkit.jsonl.read_turns` for ``since``, ``until`` and errors.
     """
-    tools: _Tools = {}
-    for index, line in jsonl.read_lines(ref, since, until):
-        turn = _turn_of_line(line, index, tools)
-        if turn is not None:
-            yield turn
+    return jsonl.read_turns(ref, since, until, _turn_of_record)
 
 
-def _turn_of_line(line: bytes, index: int, tools: _Tools) -> Turn | None:
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError):
+def _turn_of_record(record: dict[str, Any], index: int, tools: PendingCalls) -> Turn | None:
+    if not isinstance(record.get("payload"), dict):
         return None
-    if not isinstance(record, dict) or not isinstance(record.get("payload"), dict):
-        return None
-    timestamp = record.get("timestamp")
-    stamp = timestamp if isinstance(timestamp, str) else None
+    stamp = jsonl.record_time(record)
     payload = record["payload"]
     if record.get("type") == "compacted":
         return _summary_turn(payload.get("message"), index, stamp)
@@ -207,7 +188,7 @@ def _tool_call(name: str, arguments: Mapping[str, Any]) -> tuple[str, Mapping[st
 
 
 def _call_turn(
-    payload: Mapping[str, Any], index: int, stamp: str | None, tools: _Tools
+    payload: Mapping[str, Any], index: int, stamp: str | None, tools: PendingCalls
 ) -> Turn | None:
     name = payload.get("name")
     if not isinstance(name, str) or not name:
@@ -253,7 +234,9 @@ def _excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-def _output_turn(payload: Mapping[str, Any], index: int, stamp: str | None, tools: _Tools) -> Turn:
+def _output_turn(
+    payload: Mapping[str, Any], index: int, stamp: str | None, tools: PendingCalls
+) -> Turn:
     call_id = payload.get("call_id")
     name, tool_input = tools.pop(call_id if isinstance(call_id, str) else "", (UNKNOWN_TOOL, {}))
     text, unsuccessful = _output_text(payload.get("output"))

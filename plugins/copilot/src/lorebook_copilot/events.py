@@ -1,0 +1,147 @@
+"""GitHub Copilot CLI hook payloads to lorebook events, and lorebook answers back to Copilot.
+
+This is the fast-path module the hook launcher imports on every Copilot hook event
+(``HarnessSpec.event_module``). It imports only ``os`` and the host kit's payload reader
+(:mod:`lorebook.hostkit.payload`): no pluggy, pydantic or yaml, and not ``typing`` at run
+time (DESIGN.md section 6).
+
+lorebook registers the camelCase events (shared/HARNESSES.md section 4): their payloads
+are camelCase (``sessionId``, ``toolName``, ``toolArgs``, ``toolResult``) and their
+answer is one JSON object on stdout. Verified with Copilot CLI 1.0.102 against a mock
+model: ``{"additionalContext": ...}`` reaches the model from sessionStart (its own user
+message after the system prompt), userPromptSubmitted (a ``<system_reminder>`` appended to
+the prompt), preToolUse (a user message after the tool's result) and postToolUse
+(appended to the tool's result); plain stdout and the PascalCase events' Claude-style
+envelope are ignored. ``{"permissionDecision": "deny", "permissionDecisionReason": R}``
+on preToolUse stops the tool and the model reads ``Denied by preToolUse hook: R``. An
+``ask`` is rendered as that deny, its reason saying a person must confirm: a headless
+Copilot run has nobody to ask.
+
+Copilot fires sessionStart on every prompt in interactive mode, so the session-start
+answer is given once per session id and content (:data:`ANSWER_ONCE`).
+"""
+
+from __future__ import annotations
+
+import os
+
+from lorebook.events import HookEvent, HostOutput
+from lorebook.hostkit.payload import Payload, encode_json, known_event
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ms
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from lorebook.events import EventName, HookAnswer
+
+HARNESS = "copilot"
+
+EVENTS: dict[str, EventName] = {
+    "sessionStart": "session_start",
+    "userPromptSubmitted": "prompt",
+    "preToolUse": "pre_tool",
+    "postToolUse": "post_tool",
+    "agentStop": "stop",
+    "sessionEnd": "session_end",
+    "preCompact": "pre_compact",
+}
+"""Copilot's camelCase hook events (as configured in the hooks file) to normalised names."""
+
+CONTEXT_EVENTS: frozenset[str] = frozenset(
+    {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse"}
+)
+"""Host events whose ``additionalContext`` Copilot 1.0.102 puts in the model's context."""
+
+ANSWER_ONCE: frozenset[str] = frozenset({"session_start"})
+"""Normalised events whose answer the hook gives once per session id and content.
+
+Read by :func:`lorebook.hook.run`: Copilot re-fires sessionStart on every prompt of an
+interactive session, with the same session id.
+"""
+
+ASK_SUFFIX = (
+    "A person must confirm this before it runs (lorebook cannot ask through a Copilot "
+    "hook, so it blocked the command): ask the user to approve it or to run it themselves."
+)
+"""Appended to the reason of an ``ask`` rendered as a deny."""
+
+_DEFAULT_DENY_REASON = "blocked by lorebook"
+_HOST_NAME: dict[EventName, str] = {name: host for host, name in EVENTS.items()}
+_TOOL_EVENTS = ("pre_tool", "post_tool")
+
+
+def copilot_home() -> str:
+    """``$COPILOT_HOME``, else ``~/.copilot`` (Copilot passes the variable to its hooks)."""
+    return os.environ.get("COPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".copilot")
+
+
+def events_path(session_id: str) -> str:
+    """Where Copilot keeps a session's event log: ``<home>/session-state/<id>/events.jsonl``."""
+    return os.path.join(copilot_home(), "session-state", session_id, "events.jsonl")
+
+
+def _tool_error(payload: Payload) -> str | None:
+    """The error a postToolUse ``toolResult`` shows (``resultType`` other than success)."""
+    result = payload.mapping("toolResult")
+    kind = result.get("resultType")
+    if not isinstance(kind, str) or kind == "success":
+        return None
+    text = result.get("textResultForLlm")
+    return text.strip() if isinstance(text, str) and text.strip() else f"tool {kind}"
+
+
+def parse_event(name: str, payload: Mapping[str, Any]) -> HookEvent:
+    """Translate one camelCase Copilot hook payload into a normalised event.
+
+    ``transcript_ref`` is the payload's ``transcriptPath`` (agentStop, preCompact), else
+    the session's ``events.jsonl`` under ``COPILOT_HOME``.
+
+    Raises:
+        ValueError: the event name is unknown, the payload is not a JSON object, or a
+            field the event needs is missing (the message names the event and field).
+    """
+    normalised = known_event(HARNESS, EVENTS, name)
+    data = Payload(HARNESS, name, payload)
+    session_id = data.required("sessionId")
+    cwd = data.required("cwd")
+    prompt = data.required("prompt", empty_ok=True) if normalised == "prompt" else None
+    tool_name = data.required("toolName") if normalised in _TOOL_EVENTS else None
+    return HookEvent(
+        name=normalised,
+        harness=HARNESS,
+        session_id=session_id,
+        cwd=cwd,
+        transcript_ref=data.optional("transcriptPath") or events_path(session_id),
+        prompt=prompt,
+        tool_name=tool_name,
+        tool_input=data.mapping("toolArgs") if tool_name else {},
+        error_text=_tool_error(data) if normalised == "post_tool" else None,
+        source=data.optional("source") if normalised == "session_start" else None,
+        host_event=name,
+        raw=data.data,
+    )
+
+
+def _deny_reason(answer: HookAnswer) -> str:
+    reason = (answer.reason or "").strip()
+    if answer.decision == "ask":
+        return f"{reason.rstrip('.')}. {ASK_SUFFIX}" if reason else ASK_SUFFIX
+    return reason or _DEFAULT_DENY_REASON
+
+
+def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
+    """Put lorebook's answer in Copilot's channel: one JSON object on stdout, exit 0.
+
+    Context becomes ``additionalContext`` on :data:`CONTEXT_EVENTS` (dropped on agentStop,
+    sessionEnd and preCompact). A ``deny`` or ``ask`` on preToolUse becomes
+    ``permissionDecision: "deny"`` with its reason (an ask's says who must confirm);
+    ``allow`` is never written. Nothing to say prints nothing.
+    """
+    output: dict[str, Any] = {}
+    if event.name == "pre_tool" and answer.decision in ("deny", "ask"):
+        output["permissionDecision"] = "deny"
+        output["permissionDecisionReason"] = _deny_reason(answer)
+    if answer.context and (event.host_event or _HOST_NAME[event.name]) in CONTEXT_EVENTS:
+        output["additionalContext"] = answer.context
+    return HostOutput(encode_json(output) if output else b"", 0)
