@@ -40,3 +40,37 @@ def test_dumb_terminal_gets_no_bar(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.stderr", FakeTerminal())
     monkeypatch.setenv("TERM", "dumb")
     assert not progress_mod.bars_enabled()
+
+
+def _run_on_terminal(args: list[str], cwd: object, monkeypatch: pytest.MonkeyPatch) -> str:
+    import contextlib
+    import sys
+
+    from lorebook.cli.app import main
+
+    monkeypatch.delenv("TERM", raising=False)
+    monkeypatch.chdir(cwd)  # type: ignore[arg-type]
+    monkeypatch.setattr(sys, "argv", ["lorebook", *args])
+    err = FakeTerminal()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code: object = 0
+        try:
+            main()
+        except SystemExit as exc:
+            code = exc.code
+    assert code in (0, None), err.getvalue()
+    return err.getvalue()
+
+
+def test_long_commands_show_a_bar_on_a_terminal(
+    kb_repo: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    session = (
+        Path(__file__).resolve().parents[2] / "scripts/demo_sessions/01-tests-and-billing.jsonl"
+    )
+    assert "importing" in _run_on_terminal(["import", str(session)], kb_repo, monkeypatch)
+    assert "extracting sessions" in _run_on_terminal(["extract"], kb_repo, monkeypatch)
+    assert "curating" in _run_on_terminal(["curate"], kb_repo, monkeypatch)
+    assert "rebuilding the indexes" in _run_on_terminal(["index", "rebuild"], kb_repo, monkeypatch)

@@ -111,7 +111,11 @@ def import_command(
         return
     else:
         planned = plan_history(from_harness, paths.repo, sessions or [])
-    _report_staged(paths, stage_sources(paths, planned), json_output)
+    from lorebook.cli.progress import progress
+
+    with progress("importing", len(planned), json_output=json_output) as advance:
+        staged = stage_sources(paths, planned, on_source=advance)
+    _report_staged(paths, staged, json_output)
 
 
 def _report_staged(paths: KBPaths, staged: list[Staged], json_output: bool) -> None:

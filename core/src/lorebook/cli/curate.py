@@ -71,10 +71,13 @@ def curate_command(
     batch is validated before the first write; an interrupted run is finished by the next
     one. Sessions whose proposals all landed are marked curated. Exits 1 if a step failed.
     """
+    from lorebook.cli.progress import progress
     from lorebook.curate.run import curate_pending
 
     paths = repo_paths(ctx)
-    report = curate_pending(paths, load_config(paths), curator_name=curator)
+    config = load_config(paths)
+    with progress("curating the pending proposals", json_output=json_output):
+        report = curate_pending(paths, config, curator_name=curator)
     for problem in report.problems:
         warn(f"lorebook: warning: {problem}")
     if json_output:

@@ -66,19 +66,23 @@ def extract_command(
     """
     import anyio
 
-    from lorebook.extract.run import extract_pending
+    from lorebook.cli.progress import progress as progress_bar
+    from lorebook.extract.run import extract_pending, logs_to_extract
 
     paths = repo_paths(ctx)
     config = load_config(paths)
+    total = len(logs_to_extract(paths, retry=retry_failed))
+    with progress_bar("extracting sessions", total, json_output=json_output) as advance:
 
-    def progress(outcome: SessionOutcome) -> None:
-        warn(_progress_line(outcome))
+        def progress(outcome: SessionOutcome) -> None:
+            warn(_progress_line(outcome))
+            advance()
 
-    report = anyio.run(
-        lambda: extract_pending(
-            paths, config, extractor_name=extractor, retry=retry_failed, progress=progress
+        report = anyio.run(
+            lambda: extract_pending(
+                paths, config, extractor_name=extractor, retry=retry_failed, progress=progress
+            )
         )
-    )
     if json_output:
         print_json(report.as_json())
     else:

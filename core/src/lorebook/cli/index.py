@@ -55,8 +55,11 @@ def rebuild(
         if stale:
             raise typer.Exit(1)
         return
-    report = rebuild_indexes(paths, config.budgets.entry_chars, skip_broken=True)
-    reconcile(paths)
+    from lorebook.cli.progress import progress
+
+    with progress("rebuilding the indexes", json_output=json_output):
+        report = rebuild_indexes(paths, config.budgets.entry_chars, skip_broken=True)
+        reconcile(paths)
     _report(report, json_output)
     if report.skipped:
         raise typer.Exit(1)

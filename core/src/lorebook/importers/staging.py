@@ -11,7 +11,7 @@ log: importing a session the hooks already captured adds only what they had not.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -66,8 +66,13 @@ def _stage_native(paths: KBPaths, name: str, native: NativeSource) -> Staged:
     return Staged(name, native.harness_name, session.session_id, result.path, turns, result.changed)
 
 
-def stage_sources(paths: KBPaths, sources: Sequence[ImportSource]) -> list[Staged]:
-    """Stage every source in order; a session named twice is staged once."""
+def stage_sources(
+    paths: KBPaths, sources: Sequence[ImportSource], *, on_source: Callable[[], None] | None = None
+) -> list[Staged]:
+    """Stage every source in order; a session named twice is staged once.
+
+    ``on_source`` is called after each source (``lorebook import`` moves its bar with it).
+    """
     done: dict[tuple[str, str], Staged] = {}
     for source in sources:
         if source.native is not None:
@@ -77,4 +82,6 @@ def stage_sources(paths: KBPaths, sources: Sequence[ImportSource]) -> list[Stage
         elif source.log is not None:
             key = (source.log.harness, source.log.session_id)
             done[key] = _stage_log(paths, source.name, source.log)
+        if on_source is not None:
+            on_source()
     return list(done.values())
