@@ -112,3 +112,26 @@ def test_a_posting_list_round_trips_and_merges() -> None:
     assert list(again.note_range(1)) == [0, 1]
     dropped = merge(again, {1}, [(key(0, 0), 1, 1)])
     assert list(dropped.keys) == [key(0, 0), key(2, 0)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    raw=notes_strategy,
+    query=st.lists(st.sampled_from(VOCAB), min_size=25, max_size=40, unique=True),
+)
+def test_a_long_query_returns_exact_scores_on_all_its_words(
+    tmp_path_factory: pytest.TempPathFactory,
+    raw: list[tuple[list[str], list[list[str]]]],
+    query: list[str],
+) -> None:
+    notes = make_notes(raw)
+    with NoteIndex(str(tmp_path_factory.mktemp("postings") / "index.sqlite")) as index:
+        index.apply(notes)
+        stats = index.stats()
+        assert stats is not None
+        fast = index.search_with_coverage(query, k=3)
+    slow = exhaustive(notes, query, stats)
+    assert fast or not slow
+    for note_id, (score, coverage) in fast.items():
+        assert math.isclose(score, slow[note_id][0], rel_tol=1e-9, abs_tol=1e-9)
+        assert math.isclose(coverage, slow[note_id][1], rel_tol=1e-9, abs_tol=1e-9)
