@@ -95,7 +95,7 @@ def test_a_provider_hook_that_raises_fails_alone(
 
     importlib.invalidate_caches()
     plugins = make_plugins(env={})
-    assert list(plugins.stores()) == ["markdown"]
+    assert list(plugins.stores()) == ["markdown", "personal"]
     raising = next(r for r in plugins.records if r.name == "lorebook-raising")
     assert raising.status == "failed"
     assert raising.error == "ValueError: cannot build my stores"
@@ -111,7 +111,7 @@ def test_knobs_disable_and_restrict_plugins() -> None:
     assert list(only.harnesses()) == ["cursor"]
     none = make_plugins(env={"LOREBOOK_LOAD_PLUGINS": ""})
     assert none.harnesses() == {}
-    assert list(none.stores()) == ["markdown"]  # built-ins are not external plugins
+    assert list(none.stores()) == ["markdown", "personal"]  # built-ins are not external
 
 
 def test_loading_order_is_deterministic() -> None:

@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "lorebook.builtin.capture",
     "lorebook.builtin.markdown_store",
+    "lorebook.builtin.personal_store",
     "lorebook.builtin.extractors",
     "lorebook.builtin.curators",
 )

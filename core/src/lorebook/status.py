@@ -27,6 +27,8 @@ class Status:
     lint_errors: int = 0
     lint_warnings: int = 0
     harnesses: list[str] = field(default_factory=list)
+    stale: list[dict[str, str]] = field(default_factory=list)
+    """Active notes whose dependencies changed or could not be checked (id, file, mark)."""
     left_for_review: dict[str, Any] = field(default_factory=dict)
     """What bootstrap and harvest left for review (:mod:`lorebook.bootstrap.counts`)."""
 
@@ -44,6 +46,7 @@ class Status:
             "rejected_claims": self.rejected_claims,
             "lint": {"errors": self.lint_errors, "warnings": self.lint_warnings},
             "harnesses": self.harnesses,
+            "stale_notes": self.stale,
             "left_for_review": self.left_for_review,
         }
 
@@ -111,4 +114,10 @@ def compute_status(paths: KBPaths, budget: int, harnesses: list[str]) -> Status:
     remember_lint(paths, report)
     status.lint_errors = len(report.errors)
     status.lint_warnings = len(report.warnings)
+    from lorebook.validity.report import stale_notes
+
+    status.stale = [
+        {"id": i, "path": rel, "state": v.state, "mark": v.mark()}
+        for i, rel, v in stale_notes(paths, snap)
+    ]
     return status

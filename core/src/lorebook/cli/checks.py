@@ -97,6 +97,12 @@ def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
     lint_state = "clean" if not status.lint_errors else f"{status.lint_errors} errors"
     say(f"lint: {lint_state}, {status.lint_warnings} warnings")
     say(f"harnesses: {', '.join(status.harnesses) or 'none wired'}")
+    say(
+        f"stale notes: {len(status.stale)}"
+        + (" (`lorebook note verify ID`)" if status.stale else "")
+    )
+    for stale in status.stale:
+        say(f"  {stale['id']} ({stale['path']}): {stale['mark']}")
 
 
 def register(app: typer.Typer) -> None:

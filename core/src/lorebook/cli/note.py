@@ -8,6 +8,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from lorebook.cli import note_validity
+from lorebook.cli.note_validity import (
+    DependsOnFile,
+    DependsOnTree,
+    StoreOption,
+    add_elsewhere,
+    dependencies_for,
+)
 from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
 from lorebook.errors import LorebookError, NoteFormatError
 from lorebook.kb.notes import format_validation_error, note_to_frontmatter
@@ -95,6 +103,9 @@ def add(
     note_id: Annotated[
         str | None, typer.Option("--id", help="The id (default: <type>-<slug of title>).")
     ] = None,
+    depends_on_file: DependsOnFile = None,
+    depends_on_tree: DependsOnTree = None,
+    store: StoreOption = "markdown",
     json_output: JsonOption = False,
 ) -> None:
     """Add a note by hand: validated, then written atomically, and the indexes refreshed.
@@ -125,6 +136,7 @@ def add(
             "commands": anchor_command or [],
         },
         "body": _body_text(body, body_file),
+        "lb_dependencies": dependencies_for(paths, depends_on_file, depends_on_tree, store),
     }
     from pydantic import ValidationError
 
@@ -136,6 +148,9 @@ def add(
     except ValidationError as exc:
         raise NoteFormatError(format_validation_error(exc, source="note add")) from None
     _refuse_dangling(paths, note)
+    if store != "markdown":
+        add_elsewhere(paths, store, note, folder, json_output=json_output)
+        return
     where = MarkdownStore(paths.repo).add(note, folder=folder)
     written = _refresh_generated(paths, budget)
     if json_output:
@@ -329,4 +344,5 @@ def register(app: typer.Typer) -> None:
     note_app.command("list")(list_notes)
     note_app.command("supersede")(supersede_command)
     note_app.command("refute")(refute_command)
+    note_validity.register(note_app)
     app.add_typer(note_app)

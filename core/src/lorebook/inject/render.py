@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
+from lorebook.inject.marks import errata_lines, location, recheck
 from lorebook.recall.index import IndexedNote
 
 KB_PREFIX = ".lorebook/nodes/"
 
 
 def whole(note: IndexedNote) -> str:
-    """The whole note: title, kind, description, body, and where it lives."""
-    head = f"### {note.title} ({note.kind}; {KB_PREFIX}{note.path})"
+    """The whole note: title, kind, where it lives, its recheck mark, body, then errata."""
+    head = f"### {note.title} ({note.kind}; {location(note)})"
+    mark = recheck(note)
     body = note.body.strip()
+    parts = [head, mark] if mark else [head]
     # A body that already opens with the description (as extracted notes do) says it once.
-    parts = [head] if body.startswith(note.description.strip()) else [head, note.description]
+    if not body.startswith(note.description.strip()):
+        parts.append(note.description)
     if body:
         parts.append(body)
-    return "\n".join(parts)
+    return "\n".join([*parts, *errata_lines(note)])
 
 
 def pointer(note: IndexedNote) -> str:
-    """A one-line pointer to a note that does not fit whole."""
-    return f"- {note.title}: {note.description} (read {KB_PREFIX}{note.path})"
+    """A one-line pointer to a note that does not fit whole (its mark and errata kept)."""
+    extra = "".join(f" [{line}]" for line in [recheck(note), *errata_lines(note)] if line)
+    return f"- {note.title}: {note.description} (read {location(note)}){extra}"
 
 
 def fit(header: str, notes: list[IndexedNote], budget: int) -> tuple[str, list[str]]:

@@ -25,13 +25,16 @@ def _refresh(ctx: Context) -> None:
     from lorebook.kb.paths import KBPaths
 
     paths = KBPaths.for_repo(ctx.repo)
+    reloaded = None
     if not os.path.exists(compiled) or os.path.getmtime(config_yaml) > os.path.getmtime(compiled):
         from lorebook.config import load_config
 
-        load_config(paths)
+        reloaded = load_config(paths)
+    from lorebook.kb.personal import session_refresh
     from lorebook.recall.sync import reconcile
 
     reconcile(paths, build_pieces=False)
+    session_refresh(paths, reloaded)  # the other configured stores' indexes, stores.json
 
 
 def _status_line(ctx: Context, entry: str) -> str:

@@ -1,8 +1,9 @@
 """What each hook event answers: the catalog, ranked notes, anchored notes, ask or deny.
 
 Runs inside the hook process, so it imports only the standard library and light lorebook
-modules; the index does the heavy lifting. Only active notes are served: a superseded note
-gives way to its active successor, a refuted one is not served.
+modules; the index does the heavy lifting. Only active notes are served as facts: a
+superseded note gives way to its active successor, a refuted one that matches is served as
+a warning, and every note is validated (:mod:`lorebook.inject.served`) in every store.
 """
 
 from __future__ import annotations
@@ -12,11 +13,20 @@ import time
 
 from lorebook.events import HookAnswer, HookEvent
 from lorebook.hookconfig import HookConfig
-from lorebook.inject import anchors as match
-from lorebook.inject.render import KB_PREFIX, fit
+from lorebook.inject import anchors as match, served as serving
+from lorebook.inject.marks import location, recheck
+from lorebook.inject.render import fit
+from lorebook.inject.served import StoreView
 from lorebook.inject.state import remember_notes, seen_notes
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
 from lorebook.recall.serve import choose, live_notes
+from lorebook.recall.stores import close_views, open_views
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection
+
+    Found = list[tuple[StoreView, str, float]]
 
 SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "run_shell_command", "run_terminal_cmd"})
 
@@ -59,70 +69,109 @@ class Context:
 
 
 def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
-    """Inject the notes :func:`lorebook.recall.serve.choose` serves for this prompt."""
+    """Inject the notes :func:`lorebook.recall.serve.choose` serves for this prompt.
+
+    Every configured store is ranked together; plugins that ``config.yaml`` names by module
+    path contribute candidates (``recall``) and may render the block (``inject``).
+    """
+    from lorebook.recall import pipeline
+
     prompt = event.prompt or ""
     if not prompt.strip():
         return HookAnswer()
-    with ctx.index() as index:
-        seen = seen_notes(ctx.kb_root, event.session_id)
-        served = choose(index, prompt, ctx.config, seen)
-    ctx.deadline.check("ranking and rendering notes")
-    if not served.shown:
+    plugins = pipeline.hook_plugins(ctx.kb_root, ctx.problems)
+    views = open_views(ctx.kb_root, ctx.problems)
+    if not views:
         return HookAnswer()
-    remember_notes(ctx.kb_root, event.session_id, set(served.shown))
-    return HookAnswer(context=served.text)
+    try:
+        seen = seen_notes(ctx.kb_root, event.session_id)
+        extra = pipeline.call_recall(plugins, pipeline.query_for(event), ctx.problems)
+        served = choose(views[0].index, prompt, ctx.config, seen, stores=views, extra=extra)
+    finally:
+        close_views(views)
+    ctx.deadline.check("ranking and rendering notes")
+    warned = list(getattr(served, "warned", ()))
+    if not served.shown and not warned:
+        return HookAnswer()
+    text = pipeline.call_inject(plugins, event, served, ctx.problems)
+    remember_notes(ctx.kb_root, event.session_id, {*served.shown, *warned})
+    return HookAnswer(context=text) if text else HookAnswer()
 
 
 def _deny_reason(note: IndexedNote) -> str:
     body = f"\n{note.body.strip()}" if note.body.strip() else ""
+    mark = recheck(note)
     return (
         f"lorebook: a project rule forbids this command: {note.title}. {note.description}"
-        f"{body}\n(see {KB_PREFIX}{note.path})"
+        f"{body}\n{mark + chr(10) if mark else ''}(see {location(note)})"
     )
 
 
-def tool_answer(event: HookEvent, ctx: Context) -> HookAnswer:
-    """Push the notes anchored to the file, tool or command at hand; ask or deny per note."""
-    tool = event.tool_name or ""
-    files = match.tool_files(event.tool_input, ctx.repo)
-    command = match.tool_command(event.tool_input) if tool.casefold() in SHELL_TOOLS else None
-    with ctx.index() as index:
-        by_command = match.match_regex(index.anchors("commands"), command) if command else set()
-        ids = set(by_command)
-        ids |= match.match_files(index.anchors("files"), files) if files else set()
-        ids |= match.match_tools(index.anchors("tools"), tool) if tool else set()
-        ctx.deadline.check("matching anchors")
-        notes = live_notes(index, sorted(ids))
-    enforced = [n for n in notes if n.id in by_command]
+def _anchored(views: list[StoreView], match_one: Callable[[NoteIndex], set[str]]) -> Found:
+    """(view, id, 1.0) for every note whose anchors ``match_one`` matches, store by store."""
+    return [(v, note_id, 1.0) for v in views for note_id in sorted(match_one(v.index))]
+
+
+def _serve_anchored(
+    event: HookEvent, ctx: Context, header: str, found: Found, enforced: Collection[str] = ()
+) -> HookAnswer:
+    """Validate anchored notes, ask or deny per note, else inject them with warnings."""
+    facts, refuted = serving.resolve(found, live_notes)
+    facts = serving.validated(facts, [v for v, _, _ in found])
     for decision in ("deny", "ask"):
-        ruling = [n for n in enforced if n.enforce == decision]
+        ruling = [n for n in facts if n.key in enforced and n.enforce == decision]
         if ruling:
             reason = "\n\n".join(_deny_reason(n) for n in ruling)
             return HookAnswer(decision=decision, reason=reason)
     seen = seen_notes(ctx.kb_root, event.session_id)
-    fresh = [n for n in notes if n.id not in seen]
-    what = ", ".join(files) or command or tool
-    header = f"lorebook: notes the team keeps for this project about {what}:"
-    text, shown = fit(header, fresh, ctx.config.tool_chars)
-    if not shown:
+    fresh = [n for n in facts if n.seen_key not in seen]
+    warnings = [n for n in refuted if n.seen_key not in seen]
+    text, shown, warned = serving.compose(fit, header, fresh, warnings, ctx.config.tool_chars)
+    if not text:
         return HookAnswer()
-    remember_notes(ctx.kb_root, event.session_id, set(shown))
+    remember_notes(ctx.kb_root, event.session_id, {*shown, *warned})
     return HookAnswer(context=text)
+
+
+def tool_answer(event: HookEvent, ctx: Context) -> HookAnswer:
+    """Push the notes anchored to the file, tool or command at hand; ask or deny per note.
+
+    A refuted note anchored there arrives as a warning ("this was tried and is wrong"); it
+    never asks or denies.
+    """
+    tool = event.tool_name or ""
+    files = match.tool_files(event.tool_input, ctx.repo)
+    command = match.tool_command(event.tool_input) if tool.casefold() in SHELL_TOOLS else None
+    views = open_views(ctx.kb_root, ctx.problems)
+    try:
+        by_command = _anchored(
+            views, lambda i: match.match_regex(i.anchors("commands"), command) if command else set()
+        )
+        found = by_command + _anchored(
+            views,
+            lambda i: (
+                (match.match_files(i.anchors("files"), files) if files else set())
+                | (match.match_tools(i.anchors("tools"), tool) if tool else set())
+            ),
+        )
+        ctx.deadline.check("matching anchors")
+        enforced = {v.key(note_id) for v, note_id, _ in by_command}
+        what = ", ".join(files) or command or tool
+        header = f"lorebook: notes the team keeps for this project about {what}:"
+        return _serve_anchored(event, ctx, header, found, enforced)
+    finally:
+        close_views(views)
 
 
 def error_answer(event: HookEvent, ctx: Context) -> HookAnswer:
-    """After a failed tool, push the notes anchored to its error text."""
+    """After a failed tool, push the notes anchored to its error text (and its warnings)."""
     error = event.error_text or ""
     if not error.strip():
         return HookAnswer()
-    with ctx.index() as index:
-        ids = match.match_regex(index.anchors("errors"), error[:20_000])
-        notes = live_notes(index, sorted(ids))
-    seen = seen_notes(ctx.kb_root, event.session_id)
-    fresh = [n for n in notes if n.id not in seen]
-    header = "lorebook: notes the team keeps for this project about this error:"
-    text, shown = fit(header, fresh, ctx.config.tool_chars)
-    if not shown:
-        return HookAnswer()
-    remember_notes(ctx.kb_root, event.session_id, set(shown))
-    return HookAnswer(context=text)
+    views = open_views(ctx.kb_root, ctx.problems)
+    try:
+        found = _anchored(views, lambda i: match.match_regex(i.anchors("errors"), error[:20_000]))
+        header = "lorebook: notes the team keeps for this project about this error:"
+        return _serve_anchored(event, ctx, header, found)
+    finally:
+        close_views(views)

@@ -5,7 +5,7 @@ id and file name mismatches, duplicate ids, dangling edges, a supersession recor
 note only, an active note reasserting a refuted one, an invalid redirects ledger,
 rejections ledger or summaries file, and stale generated files. Warnings: orphans,
 duplicate tags, edges to retired ids, stale link sections, summaries of folders that hold
-no note.
+no note, active notes whose dependencies changed (stale) or could not be checked.
 """
 
 from __future__ import annotations
@@ -264,6 +264,11 @@ def lint(paths: KBPaths, budget: int, snap: Snapshot | None = None) -> LintRepor
     findings += _check_lifecycle(paths, snap)
     findings += _check_redirects(paths, snap, redirects)
     findings += _check_warnings(paths, snap, summaries)
+    from lorebook.validity.report import stale_findings
+
+    findings += [
+        Finding("warning", code, rel, msg) for rel, code, msg in stale_findings(paths, snap)
+    ]
     digest = None
     if not any(f.code in ("invalid-redirects", "invalid-summaries") for f in findings):
         plan = plan_rebuild(paths, snap, budget)

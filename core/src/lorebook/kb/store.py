@@ -139,8 +139,10 @@ class MarkdownStore:
 
     name = "markdown"
 
-    def __init__(self, repo: Path) -> None:
-        self.paths = KBPaths(Path(repo))
+    def __init__(self, repo: Path, *, paths: KBPaths | None = None, name: str = "markdown") -> None:
+        """Open the store of ``repo``; ``paths`` gives another layout (the personal store)."""
+        self.paths = paths or KBPaths(Path(repo))
+        self.name = name
 
     # --- reading ----------------------------------------------------------------------
 

@@ -151,6 +151,11 @@ class Config(BaseModel):
         min_length=1,
         description="Note stores recall reads, by provider name; the first one is written.",
     )
+    hook_plugins: list[str] = Field(
+        default_factory=list,
+        description="Modules (dotted import paths) whose `recall` and `inject` hook "
+        "implementations the hooks call; `lorebook doctor` reports what each costs to import.",
+    )
     budgets: Budgets = Field(default_factory=Budgets)
     recall: Recall = Field(default_factory=Recall)
     extraction: Extraction = Field(default_factory=Extraction)

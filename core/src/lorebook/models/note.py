@@ -118,6 +118,15 @@ class TreeDependency(BaseModel):
 
 Dependency = FileDependency | TreeDependency
 
+
+class Erratum(BaseModel):
+    """A short correction served with its note, which it amends without replacing."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: OneLine
+
+
 NOTE_FIELD_ORDER: tuple[str, ...] = (
     "type",
     "title",
@@ -137,6 +146,7 @@ NOTE_FIELD_ORDER: tuple[str, ...] = (
     "lb_anchors",
     "lb_enforce",
     "lb_dependencies",
+    "lb_errata",
 )
 """Frontmatter keys in the order they are written; keys of other tools follow."""
 
@@ -169,6 +179,7 @@ class Note(BaseModel):
     anchors: Anchors = Field(default_factory=Anchors, alias="lb_anchors")
     enforce: Enforce = Field(default="none", alias="lb_enforce")
     dependencies: list[Dependency] = Field(default_factory=list, alias="lb_dependencies")
+    errata: list[Erratum] = Field(default_factory=list, alias="lb_errata")
     body: str = ""
     extra: dict[str, Any] = Field(
         default_factory=dict,

@@ -1,0 +1,263 @@
+"""What every surface serves beyond the ranking: validity, errata, warnings, origins.
+
+The ranker (:mod:`lorebook.recall.serve`) decides which notes are relevant. This module
+turns them into what is served, the same way for the hooks, ``lorebook recall``, the MCP
+server and ``lorebook eval``:
+
+- each note knows its store (:class:`StoreView`) and says where it came from;
+- its declared dependencies are re-checked (:mod:`lorebook.validity.check`) within one
+  budget for the whole read; a stale or unknown note ranks below an equally relevant fresh
+  one (:data:`STALE_WEIGHT`) and carries a "recheck: ..." line;
+- its errata are served with it;
+- a refuted note is never served as a fact: when it matches, it becomes a warning,
+  "this was tried and is wrong: ... because ...".
+
+Runs inside the hook process: standard library and light lorebook modules only.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lorebook.inject.marks import location
+from lorebook.recall.index import IndexedNote, NoteIndex
+from lorebook.recall.serve import Candidate, Served
+from lorebook.validity.check import Budget, StatCache, Verdict, check
+from lorebook.validity.fields import note_file, read_fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from lorebook.events import Hit
+
+STALE_WEIGHT = 0.75
+"""A stale or unknown note's relevance counts this much when notes are ordered: it ranks
+below an equally relevant fresh note, yet above a fresh one far less relevant."""
+MAX_WARNINGS = 3
+"""At most this many refuted notes are served as warnings for one event."""
+WARNING_HEADER = (
+    "lorebook: approaches this project's team tried and found wrong. Do not repeat them:"
+)
+HOME = "markdown"
+
+
+class StoreView:
+    """One store as the serving code reads it: its name, its index, where its notes live.
+
+    Attributes:
+        name: The store's provider name (``markdown``, ``personal``).
+        index: Its open note index.
+        nodes: The folder holding its note files.
+        repo: The repository its notes' dependencies are relative to (None: the store's
+            notes declare none, as for the personal store).
+        prefix: How a note's location is shown: prefix + its path under ``nodes``.
+    """
+
+    __slots__ = ("index", "name", "nodes", "prefix", "repo")
+
+    def __init__(
+        self, name: str, index: NoteIndex, nodes: str, repo: str | None, prefix: str
+    ) -> None:
+        self.name = name
+        self.index = index
+        self.nodes = nodes
+        self.repo = repo
+        self.prefix = prefix
+
+    @classmethod
+    def home(cls, index: NoteIndex) -> StoreView:
+        """The repository's own store, from its index at ``.lorebook/.cache/index.sqlite``."""
+        kb_root = os.path.dirname(os.path.dirname(os.path.abspath(index.path)))
+        nodes = os.path.join(kb_root, "nodes")
+        return cls(HOME, index, nodes, os.path.dirname(kb_root), ".lorebook/nodes/")
+
+    def key(self, note_id: str) -> str:
+        """The session-state key of one of this store's notes."""
+        return note_id if self.name == HOME else f"{self.name}:{note_id}"
+
+
+class ServedNote(IndexedNote):
+    """An indexed note as served: with its store, location, validity and errata."""
+
+    __slots__ = ("errata", "key", "score", "store", "verdict", "where")
+    errata: tuple[str, ...]
+    key: str
+    score: float
+    store: str
+    verdict: Verdict
+    where: str
+
+    @classmethod
+    def of(cls, note: IndexedNote, view: StoreView, score: float) -> ServedNote:
+        """Copy ``note`` and attach where it is served from."""
+        served = cls.__new__(cls)
+        for name in getattr(IndexedNote, "__slots__", None) or list(vars(note)):
+            setattr(served, name, getattr(note, name))
+        served.store = view.name
+        served.key = view.key(note.id)
+        served.where = f"{view.prefix}{note.path}"
+        served.score = score
+        served.errata = ()
+        served.verdict = Verdict("untracked")
+        return served
+
+    @property
+    def mark(self) -> str:
+        """The "recheck: ..." line, or "" for a fresh note."""
+        return self.verdict.mark()
+
+    @property
+    def seen_key(self) -> str:
+        """What the session remembers: a note served fresh is served again once stale."""
+        return self.key if self.verdict.fresh else f"{self.key}#{self.verdict.state}"
+
+
+class Checker:
+    """Re-checks the notes one read serves, sharing one budget and one stat cache."""
+
+    __slots__ = ("budget", "caches")
+
+    def __init__(self, budget: Budget | None = None) -> None:
+        self.budget = budget or Budget()
+        self.caches: dict[str, StatCache] = {}
+
+    def _cache(self, repo: str) -> StatCache:
+        if repo not in self.caches:
+            self.caches[repo] = StatCache.for_kb(os.path.join(repo, ".lorebook"))
+        return self.caches[repo]
+
+    def attach(self, note: ServedNote, view: StoreView) -> None:
+        """Read the note's dependencies and errata from its file and check them."""
+        fields = read_fields(note_file(view.nodes, note.path))
+        note.errata = tuple(fields.errata)
+        if view.repo is not None and fields.dependencies:
+            cache = self._cache(view.repo)
+            note.verdict = check(view.repo, fields.dependencies, self.budget, cache)
+
+    def save(self) -> None:
+        """Write back what the stat caches learned."""
+        for cache in self.caches.values():
+            cache.save()
+
+
+def demote(notes: list[ServedNote]) -> list[ServedNote]:
+    """Order notes by relevance, a stale or unknown one counting :data:`STALE_WEIGHT`."""
+    if all(n.verdict.fresh for n in notes):
+        return notes  # the ranker's order stands (short prompts are not ordered by score)
+    order = {id(n): i for i, n in enumerate(notes)}
+    return sorted(
+        notes,
+        key=lambda n: (-(n.score if n.verdict.fresh else n.score * STALE_WEIGHT), order[id(n)]),
+    )
+
+
+def resolve(
+    found: Iterable[tuple[StoreView, str, float]],
+    live: Callable[[NoteIndex, list[str]], list[IndexedNote]],
+) -> tuple[list[ServedNote], list[ServedNote]]:
+    """Turn ranked (store, id, score) into served facts and refuted warnings, in order.
+
+    A superseded note gives way to its live successor (``live`` resolves it), which takes
+    the better of the scores that led to it; a refuted note becomes a warning.
+    """
+    facts: dict[str, ServedNote] = {}
+    warnings: dict[str, ServedNote] = {}
+    triples = list(found)
+    fetched: dict[int, dict[str, IndexedNote]] = {}
+    for view in {id(v): v for v, _, _ in triples}.values():
+        fetched[id(view)] = view.index.get(i for v, i, _ in triples if v is view)
+    for view, note_id, score in triples:  # in rank order
+        note = fetched[id(view)].get(note_id)
+        if note is None:
+            continue
+        if note.status == "refuted":
+            warnings.setdefault(view.key(note.id), ServedNote.of(note, view, score))
+            continue
+        for succ in [note] if note.status == "active" else live(view.index, [note_id]):
+            served = facts.setdefault(view.key(succ.id), ServedNote.of(succ, view, score))
+            served.score = max(served.score, score)
+    return list(facts.values()), list(warnings.values())
+
+
+def from_hits(
+    hits: Iterable[Hit], views: Sequence[StoreView], found: Sequence[tuple[StoreView, str, float]]
+) -> list[tuple[StoreView, str, float]]:
+    """Plugins' ``recall`` hits that name a note of a ranked store and are not yet found."""
+    by_name = {v.name: v for v in views}
+    have = {(v.name, i) for v, i, _ in found}
+    out = []
+    for hit in sorted(hits, key=lambda h: -h.score):
+        view = by_name.get(hit.store)
+        if view is not None and (hit.store, hit.note_id) not in have:
+            have.add((hit.store, hit.note_id))
+            out.append((view, hit.note_id, float(hit.score)))
+    return out
+
+
+class ServedNotes(Served):
+    """:class:`~lorebook.recall.serve.Served`, with the refuted notes served as warnings."""
+
+    __slots__ = ("warned",)
+
+    def __init__(
+        self,
+        ranked: list[Candidate],
+        notes: list[ServedNote],
+        text: str,
+        shown: list[str],
+        warned: list[str],
+    ) -> None:
+        super().__init__(ranked, list(notes), text, shown)
+        self.warned = warned
+        """Session keys of the refuted notes ``text`` warns about."""
+
+
+def validated(
+    facts: list[ServedNote], views: Sequence[StoreView], checker: Checker | None = None
+) -> list[ServedNote]:
+    """Check every fact's dependencies (one budget), attach errata, demote the stale."""
+    checker = checker or Checker()
+    by_name = {v.name: v for v in views}
+    for note in facts:
+        checker.attach(note, by_name[note.store])
+    checker.save()
+    return demote(facts)
+
+
+def warning_line(note: IndexedNote) -> str:
+    """A refuted note as a warning: never as a fact."""
+    why = (note.refuted_because or "").strip().rstrip(".")
+    return (
+        f"- this was tried and is wrong: {note.title}: {note.description.rstrip('.')} "
+        f"because {why} (see {location(note)})"
+    )
+
+
+def compose(
+    fit: Callable[[str, list[IndexedNote], int], tuple[str, list[str]]],
+    header: str,
+    facts: Sequence[ServedNote],
+    warnings: Sequence[ServedNote],
+    budget: int,
+) -> tuple[str, list[str], list[str]]:
+    """Facts within the budget (``fit``), then the warnings; return (text, shown, warned).
+
+    Warnings go first into the budget (they are short and they prevent a repeated
+    mistake); facts take what is left.
+    """
+    lines: list[str] = []
+    warned: list[str] = []
+    used = len(WARNING_HEADER)
+    for note in warnings[:MAX_WARNINGS]:
+        line = warning_line(note)
+        if used + len(line) + 1 > budget // 2:
+            break
+        lines.append(line)
+        warned.append(note.seen_key)
+        used += len(line) + 1
+    block = f"{WARNING_HEADER}\n" + "\n".join(lines) if lines else ""
+    room = budget - (len(block) + 2 if block else 0)
+    text, ids = fit(header, list(facts), room)
+    shown = [n.seen_key for n in facts[: len(ids)]]  # fit renders in order, a prefix
+    return "\n\n".join(t for t in (text, block) if t), shown, warned
