@@ -7,7 +7,9 @@ interpreter, so teammates share the config and a fresh clone gets working hooks 
 with ``-I -S`` (isolated, no site scan: the flags alone save tens of milliseconds); it puts
 exactly the needed folders on ``sys.path`` and calls :func:`lorebook.hook.run`. Where the
 interpreter's path cannot go in a shebang (too long, or with spaces), ``hook`` is a POSIX
-shell script that execs the interpreter on ``hook.py`` instead.
+shell script that execs the interpreter on ``hook.py`` instead. On Windows the launcher is
+``hook.cmd``, a batch file that runs the interpreter, named directly, on ``hook.py``
+(hosts that take a Windows command, such as Copilot's ``powershell``, call it).
 """
 
 from __future__ import annotations
@@ -27,6 +29,15 @@ SHELL_TEMPLATE = """#!/bin/sh
 # lorebook hook launcher for this machine, written by `lorebook init`. Not committed.
 exec {python} -I -S "$(dirname "$0")/hook.py" "$@"
 """
+
+CMD_TEMPLATE = (
+    "@echo off\r\n"
+    "rem lorebook hook launcher for this machine, written by `lorebook init`. Not committed.\r\n"
+    '"{python}" -I -S "%~dp0hook.py" %*\r\n'
+)
+"""The Windows launcher; ``%~dp0`` is the batch file's own folder, ``%*`` its arguments."""
+
+LAUNCHER_FILES = ("hook", "hook.py", "hook.cmd")
 
 PY_TEMPLATE = '''"""lorebook hook entry for this machine, from `lorebook init`; not committed."""
 import os
@@ -57,25 +68,34 @@ def launcher_paths(event_modules: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(roots))
 
 
-def _launcher_files(entry: str) -> dict[str, str]:
+def _launcher_files(entry: str, *, windows: bool | None = None) -> dict[str, str]:
     """The launcher files.
 
-    One Python file with its own shebang when the kernel can take it (it saves starting a
-    shell), else a shell script that execs ``hook.py``.
+    On Windows, ``hook.cmd`` and ``hook.py``. Elsewhere one Python file with its own
+    shebang when the kernel can take it (it saves starting a shell), else a shell script
+    that execs ``hook.py``.
     """
+    if windows if windows is not None else os.name == "nt":
+        python = sys.executable.replace("%", "%%")  # a batch file expands %...%
+        return {"hook.cmd": CMD_TEMPLATE.format(python=python), "hook.py": entry}
     shebang = f"#!{sys.executable} -IS"
     if len(shebang) < 200 and not any(c.isspace() for c in sys.executable) and os.name == "posix":
         return {"hook": f"{shebang}\n{entry}"}
     return {"hook": SHELL_TEMPLATE.format(python=shlex.quote(sys.executable)), "hook.py": entry}
 
 
-def write_launcher(paths: KBPaths, event_modules: dict[str, str]) -> list[str]:
-    """Write (or refresh) the launcher for these harnesses; return the files written."""
+def write_launcher(
+    paths: KBPaths, event_modules: dict[str, str], *, windows: bool | None = None
+) -> list[str]:
+    """Write (or refresh) the launcher for these harnesses; return the files written.
+
+    ``windows`` (default: this machine is Windows) picks the ``hook.cmd`` form.
+    """
     modules = dict(sorted(event_modules.items()))
     entry = PY_TEMPLATE.format(path=launcher_paths(event_modules), modules=modules)
-    files = _launcher_files(entry)
+    files = _launcher_files(entry, windows=windows)
     written = []
-    for name in ("hook", "hook.py"):
+    for name in LAUNCHER_FILES:
         target = paths.bin / name
         text = files.get(name)
         if text is None:
@@ -83,14 +103,14 @@ def write_launcher(paths: KBPaths, event_modules: dict[str, str]) -> list[str]:
                 target.unlink()
             continue
         try:
-            current = target.read_text(encoding="utf-8")
+            current = target.read_bytes().decode("utf-8")  # exact: hook.cmd has \r\n
         except FileNotFoundError:
             current = None
         if current != text:
             atomic_write_text(target, text)
             written.append(paths.rel(target))
         mode = target.stat().st_mode
-        if name == "hook" and not mode & stat.S_IXUSR:
+        if name == "hook" and os.name != "nt" and not mode & stat.S_IXUSR:
             target.chmod(mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return written
 
@@ -98,7 +118,7 @@ def write_launcher(paths: KBPaths, event_modules: dict[str, str]) -> list[str]:
 def remove_launcher(paths: KBPaths) -> list[str]:
     """Delete the launcher; return the files removed."""
     removed = []
-    for name in ("hook", "hook.py"):
+    for name in LAUNCHER_FILES:
         target = paths.bin / name
         if target.exists():
             target.unlink()
@@ -108,8 +128,24 @@ def remove_launcher(paths: KBPaths) -> list[str]:
     return removed
 
 
-def launcher_problem(paths: KBPaths) -> str | None:
+def _cmd_problem(paths: KBPaths) -> str | None:
+    """What is wrong with the Windows launcher (``hook.cmd``), or None."""
+    cmd = paths.bin / "hook.cmd"
+    if not cmd.exists():
+        return f"{paths.rel(cmd)} is missing on this machine, so the wired hooks do nothing"
+    if not (paths.bin / "hook.py").exists():
+        return f"{paths.rel(paths.bin / 'hook.py')} is missing"
+    last = cmd.read_text(encoding="utf-8").strip().splitlines()[-1]
+    python = last.split('"')[1].replace("%%", "%") if last.count('"') >= 2 else ""
+    if not python or not os.path.isfile(python):
+        return f"{paths.rel(cmd)} names an interpreter that no longer exists ({python or '?'})"
+    return None
+
+
+def launcher_problem(paths: KBPaths, *, windows: bool | None = None) -> str | None:
     """Say what is wrong with this machine's launcher, or None when it looks usable."""
+    if windows if windows is not None else os.name == "nt":
+        return _cmd_problem(paths)
     hook = paths.bin / "hook"
     if not hook.exists():
         return f"{paths.rel(hook)} is missing on this machine, so the wired hooks do nothing"
