@@ -121,6 +121,7 @@ def _kb_checks(start: Path) -> list[Check]:
     else:
         checks.append(Check("indexes", "ok", f"up to date ({live[:19]}…)"))
     checks += _harness_checks(paths, config.harnesses)
+    checks += _host_memory_checks(paths.repo)
     from lorebook.gitmerge import driver_problem
 
     problem = driver_problem(paths.repo)
@@ -199,6 +200,23 @@ def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
                     )
                 )
     return checks
+
+
+def _host_memory_checks(repo: Path) -> list[Check]:
+    """A line per host whose own memory is on: two memories exist, and one is private."""
+    from lorebook.harvest.hosts import HOSTS, memory_on, store_location
+
+    return [
+        Check(
+            f"{host} memory",
+            "warning",
+            f"{host}'s own memory is on ({store_location(host, repo)}): it keeps memories "
+            "of its own, unreviewed and invisible to teammates",
+            f"run `lorebook harvest --from {host}` to bring them into review",
+        )
+        for host in HOSTS
+        if memory_on(host, repo)
+    ]
 
 
 def run_doctor(start: Path) -> list[Check]:

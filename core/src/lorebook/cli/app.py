@@ -97,9 +97,11 @@ def _register() -> None:
         evaluate,
         extract,
         folder,
+        harvest,
         index,
         init,
         note,
+        pack,
         plugins,
         review,
         schema,
@@ -119,6 +121,8 @@ def _register() -> None:
     schema.register(app)
     evaluate.register(app)
     bootstrap.register(app)
+    harvest.register(app)
+    pack.register(app)
 
 
 _register()

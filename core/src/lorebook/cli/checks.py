@@ -97,6 +97,11 @@ def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
     lint_state = "clean" if not status.lint_errors else f"{status.lint_errors} errors"
     say(f"lint: {lint_state}, {status.lint_warnings} warnings")
     say(f"harnesses: {', '.join(status.harnesses) or 'none wired'}")
+    for source, left in status.left_for_review.items():
+        say(
+            f"{source}: {left['pending']} proposals pending curation, "
+            f"{left['unreviewed']} notes unreviewed, {left['conflicts']} open conflicts"
+        )
     say(
         f"stale notes: {len(status.stale)}"
         + (" (`lorebook note verify ID`)" if status.stale else "")

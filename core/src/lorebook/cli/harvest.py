@@ -1,0 +1,95 @@
+"""``lorebook harvest``: a host's own memories of this repository, into team review."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
+from lorebook.config import load_config
+
+if TYPE_CHECKING:
+    from lorebook.harvest.run import HarvestReport
+
+
+def _summary(report: HarvestReport) -> list[str]:
+    if report.store is None:
+        return [f"nothing to harvest: {report.host} keeps no memories for this repository here"]
+    skipped = ", ".join(f"{n} {why}" for why, n in sorted(report.skipped.items()))
+    lines = [
+        f"{report.host} memories in {report.store}: {report.entries} for this repository"
+        + (f" (left out: {skipped})" if skipped else "")
+    ]
+    if not report.new and not report.modified:
+        lines.append(
+            f"nothing new: {report.unchanged} unchanged since the last harvest"
+            + (f", {len(report.rejected_before)} rejected before" if report.rejected_before else "")
+        )
+        return lines
+    lines.append(
+        f"proposed: {len(report.new)} new, {len(report.modified)} edited (as modifications); "
+        f"{report.unchanged} unchanged, {len(report.rejected_before)} rejected before"
+    )
+    for key, outcome in sorted(report.outcomes.items()):
+        lines.append(f"{outcome:<9} {key}")
+    if report.curation is not None:
+        from lorebook.cli.curate import _summary as curate_summary
+
+        lines += curate_summary(report.curation)[-3:]
+    if report.left:
+        lines.append(f"left for the next run (a curation step failed): {', '.join(report.left)}")
+    return lines
+
+
+def harvest_command(
+    ctx: typer.Context,
+    host: Annotated[
+        str,
+        typer.Option(
+            "--from",
+            help="Whose memories: claude (Claude Code's auto memory of this project) or "
+            "codex (Codex memories whose working directory is this repository).",
+        ),
+    ],
+    curator: Annotated[
+        str | None, typer.Option("--curator", help="Curator to use (default: rules).")
+    ] = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Propose the host's new and edited memories of this repository as notes.
+
+    Each memory goes through curation once; an edited one comes back as a modification of
+    the note it became, and one whose claim was rejected never comes back. Honours
+    CLAUDE_CONFIG_DIR and CODEX_HOME. Review with `lorebook review`, then commit.
+    """
+    from lorebook.cli.progress import progress
+    from lorebook.harvest.hosts import HOSTS
+    from lorebook.harvest.run import run_harvest
+
+    if host not in HOSTS:
+        warn(f"lorebook: error: --from {host!r}: expected one of {', '.join(HOSTS)}")
+        raise typer.Exit(2)
+    paths = repo_paths(ctx)
+    with progress(f"harvest: {host} memories", json_output=json_output) as advance:
+        report = run_harvest(
+            paths,
+            load_config(paths),
+            host,
+            curator=curator,
+            progress=lambda _key: advance(),
+        )
+    for problem in report.problems:
+        warn(f"lorebook: warning: {problem}")
+    if json_output:
+        print_json(report.as_json())
+    else:
+        for line in _summary(report):
+            say(line)
+    if report.left:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("harvest")(harvest_command)

@@ -1,0 +1,80 @@
+"""What harvest has done with each memory: ``.lorebook/.state/harvest-<host>.json``.
+
+Per user and machine (the memories are), gitignored. One record per memory entry: the hash
+of the text last proposed, its slot, the origin its proposal cited and what became of it
+(``note``: a note was written or merged, ``conflict``: a conflict file records it,
+``rejected``: a person rejected its claim, ``dropped``: curation found a note already
+saying it). An entry is recorded only once that outcome is on disk, so an interrupted
+harvest proposes it again and curation drops what already landed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lorebook.errors import LorebookError
+from lorebook.kb.fsutil import atomic_write_text
+
+if TYPE_CHECKING:
+    from lorebook.kb.paths import KBPaths
+
+Outcome = Literal["note", "conflict", "rejected", "dropped"]
+
+
+class Harvested(BaseModel):
+    """One memory entry, as harvest last handled it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sha256: str
+    slot: str
+    origin: str
+    outcome: Outcome
+    note: str | None = Field(default=None, description="The note it became or merged into.")
+
+
+class HarvestLedger(BaseModel):
+    """Every memory entry of one host harvest has handled, by key."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lb_schema: Literal[1] = 1
+    entries: dict[str, Harvested] = Field(default_factory=dict)
+
+
+def ledger_path(paths: KBPaths, host: str) -> Path:
+    """``.lorebook/.state/harvest-<host>.json``."""
+    return paths.state / f"harvest-{host}.json"
+
+
+def load_harvest_ledger(paths: KBPaths, host: str) -> HarvestLedger:
+    """The ledger (empty when harvest never ran for ``host`` here).
+
+    Raises:
+        LorebookError: the file is not a valid ledger.
+    """
+    path = ledger_path(paths, host)
+    try:
+        return HarvestLedger.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        return HarvestLedger()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "(top level)"
+        raise LorebookError(
+            f"{paths.rel(path)}: not a valid harvest ledger ({where}: {first['msg']})",
+            hint="delete it: harvest then proposes every memory again, and curation drops "
+            "the claims that are notes already or were rejected",
+        ) from None
+
+
+def save_harvest_ledger(paths: KBPaths, host: str, ledger: HarvestLedger) -> None:
+    """Write the ledger atomically, entries sorted."""
+    data = ledger.model_dump(mode="json")
+    data["entries"] = dict(sorted(data["entries"].items()))
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    atomic_write_text(ledger_path(paths, host), text)

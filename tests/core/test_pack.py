@@ -1,0 +1,181 @@
+"""Packs: exported from one repository, imported into another; refusals leave it untouched."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SHARED, CliRunner, git
+
+KENKEEP = SHARED / "eval" / "retrieval" / "kenkeep-synthetic" / "nodes"
+
+
+def _repo(base: Path, name: str) -> Path:
+    from lorebook.initialize import init_repo
+
+    repo = base / name
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    init_repo(repo, [])
+    return repo
+
+
+def _commit(repo: Path) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "commit")
+
+
+def _tree(repo: Path) -> dict[str, bytes]:
+    """Every file git would see (the work tree but .git and the per-machine caches)."""
+    skip = (".git/", ".lorebook/.cache/", ".lorebook/.state/")
+    return {
+        p.relative_to(repo).as_posix(): p.read_bytes()
+        for p in sorted(repo.rglob("*"))
+        if p.is_file() and not p.relative_to(repo).as_posix().startswith(skip)
+    }
+
+
+@pytest.fixture
+def source(tmp_path: Path, lorebook_home: Path, cli: CliRunner) -> Path:
+    """A repository with two linked notes in folder ``shared`` and one elsewhere."""
+    repo = _repo(tmp_path, "source")
+    for args in (
+        ("--title", "Use uv for dependencies", "--kind", "tooling", "--body", "Run uv add."),
+        (
+            "--title", "Never commit secrets", "--kind", "prohibition", "--body", "Use the vault.",
+            "--relates-to", "practice-use-uv-for-dependencies",
+        ),
+    ):  # fmt: skip
+        added = cli("note", "add", *args, "--description", "When working here", "--folder",
+                    "shared", cwd=repo)  # fmt: skip
+        assert added.exit_code == 0, added.stderr
+    cli("note", "add", "--title", "Local only", "--description", "Stays here", "--kind",
+        "convention", "--folder", "local", cwd=repo)  # fmt: skip
+    assert cli("index", "rebuild", cwd=repo).exit_code == 0
+    _commit(repo)
+    return repo
+
+
+@pytest.fixture
+def target(tmp_path: Path, lorebook_home: Path) -> Path:
+    """A fresh repository, committed clean."""
+    repo = _repo(tmp_path, "target")
+    _commit(repo)
+    return repo
+
+
+def test_round_trip_lints_clean_and_a_second_import_is_refused(
+    source: Path, target: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    out = tmp_path / "pack"
+    exported = cli("pack", "export", str(out), "--folder", "shared", "--json", cwd=source)
+    assert exported.exit_code == 0, exported.stderr
+    assert exported.json()["notes"] == [
+        "practice-never-commit-secrets",
+        "practice-use-uv-for-dependencies",
+    ]
+    original = (source / ".lorebook/nodes/shared/practice-use-uv-for-dependencies.md").read_bytes()
+    assert (out / "knowledge" / "practice-use-uv-for-dependencies.md").read_bytes() == original
+
+    imported = cli("pack", "import", str(out), "--json", cwd=target)
+    assert imported.exit_code == 0, imported.stderr
+    assert imported.json()["folder"] == ".lorebook/nodes/shared/"
+    landed = target / ".lorebook/nodes/shared/practice-use-uv-for-dependencies.md"
+    assert landed.read_bytes() == original
+    linted = cli("lint", cwd=target)
+    assert linted.exit_code == 0, linted.stdout
+    assert linted.stdout.strip().endswith("0 errors, 0 warnings")
+
+    _commit(target)
+    before = _tree(target)
+    again = cli("pack", "import", str(out), cwd=target)
+    assert again.exit_code == 1
+    assert "pack 'shared' is already imported: .lorebook/nodes/shared/ exists" in again.stderr
+    assert _tree(target) == before
+
+
+def test_a_dirty_knowledge_base_is_refused(source: Path, target: Path, tmp_path: Path,
+                                           cli: CliRunner) -> None:  # fmt: skip
+    cli("pack", "export", str(tmp_path / "pack"), "--folder", "shared", cwd=source)
+    (target / ".lorebook" / "nodes" / "draft.md").write_text("x", encoding="utf-8")
+    result = cli("pack", "import", str(tmp_path / "pack"), cwd=target)
+    assert result.exit_code == 1
+    assert "uncommitted changes (.lorebook/nodes/draft.md)" in result.stderr
+
+
+@pytest.mark.parametrize("breakage", ["dangling-edge", "symlink", "id-collision"])
+def test_a_broken_pack_is_refused_and_the_tree_is_byte_identical(
+    source: Path, target: Path, tmp_path: Path, cli: CliRunner, breakage: str
+) -> None:
+    out = tmp_path / "pack"
+    cli("pack", "export", str(out), "--folder", "shared", cwd=source)
+    leaf = out / "knowledge" / "practice-never-commit-secrets.md"
+    if breakage == "dangling-edge":
+        text = leaf.read_text(encoding="utf-8")
+        leaf.write_text(text.replace("lb_relates_to: [", "lb_relates_to: [practice-gone, "))
+        expected = "names 'practice-gone', which is neither in the pack nor in the knowledge"
+    elif breakage == "symlink":
+        if os.name != "posix":
+            pytest.skip("symbolic links need POSIX here")
+        (out / "knowledge" / "linked.md").symlink_to(leaf)
+        expected = "linked.md: is a symbolic link"
+    else:
+        shutil.copy(source / ".lorebook/nodes/shared/practice-use-uv-for-dependencies.md",
+                    target / ".lorebook/nodes/practice-use-uv-for-dependencies.md")  # fmt: skip
+        assert cli("index", "rebuild", cwd=target).exit_code == 0
+        _commit(target)
+        expected = "1 pack id(s) already name a note or a retired id here"
+    before = _tree(target)
+    result = cli("pack", "import", str(out), cwd=target)
+    assert result.exit_code == 1
+    assert expected in result.stderr
+    assert _tree(target) == before
+
+
+def test_a_failed_write_names_the_git_commands_that_undo_it(
+    source: Path, target: Path, tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lorebook.pack.land as land
+
+    out = tmp_path / "pack"
+    cli("pack", "export", str(out), "--folder", "shared", cwd=source)
+    before = _tree(target)
+    written: list[Path] = []
+    real = land.atomic_write_text  # type: ignore[attr-defined]
+
+    def fail_second(path: Path, text: str) -> None:
+        written.append(path)
+        if len(written) == 2:
+            raise OSError(28, "No space left on device")
+        real(path, text)
+
+    monkeypatch.setattr(land, "atomic_write_text", fail_second)
+    result = cli("pack", "import", str(out), cwd=target)
+    assert result.exit_code == 1
+    assert "git restore -- .lorebook; git clean -fd -- .lorebook/nodes/shared" in result.stderr
+    assert _tree(target) != before
+    for command in land.undo_commands("shared"):
+        subprocess.run(command.split(), cwd=target, check=True)
+    assert _tree(target) == before
+
+
+@pytest.mark.skipif(not KENKEEP.is_dir(), reason="shared/eval is not present beside the repository")
+def test_a_kenkeep_pack_imports_and_lints_clean(
+    target: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    pack = tmp_path / "kenkeep-pack"
+    shutil.copytree(KENKEEP, pack / "knowledge")
+    (pack / "kenkeep-pack.yaml").write_text("name: synthetic\n", encoding="utf-8")
+    result = cli("pack", "import", str(pack), "--json", cwd=target)
+    assert result.exit_code == 0, result.stderr
+    report = result.json()
+    assert report["format"] == "kenkeep"
+    assert report["redirects_merged"] == 1
+    leaves = [p for p in KENKEEP.rglob("*.md") if p.name != "index.md"]
+    assert len(report["notes"]) == len(leaves)
+    linted = cli("lint", cwd=target)
+    assert linted.exit_code == 0, linted.stdout
