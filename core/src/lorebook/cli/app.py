@@ -100,11 +100,14 @@ def _register() -> None:
         harvest,
         index,
         init,
+        mark,
         note,
         pack,
         plugins,
+        recall,
         review,
         schema,
+        stats,
     )
 
     init.register(app)
@@ -120,9 +123,12 @@ def _register() -> None:
     plugins.register(app)
     schema.register(app)
     evaluate.register(app)
+    recall.register(app)
     bootstrap.register(app)
     harvest.register(app)
     pack.register(app)
+    stats.register(app)
+    mark.register(app)
 
 
 _register()

@@ -17,7 +17,9 @@ One JSON record per line (shared/HARNESSES.md section 1.4). How records become t
   (thinking blocks are left out). Messages Claude made up itself (model ``<synthetic>``,
   API error messages) are marked injected.
 * ``attachment`` of type ``hook_success`` or ``hook_additional_context``: text a hook
-  injected, role ``tool`` with ``injected=True``: never a ``user`` turn.
+  injected, role ``tool`` with ``injected=True``: never a ``user`` turn. It carries the
+  hook's event (``hookEvent``) and, for lorebook's own hooks, the ``durationMs`` Claude
+  recorded for that run.
 * Everything else is skipped: bookkeeping (``queue-operation``, ``last-prompt``, ``mode``),
   other attachments, ``system`` records (the ``compact_boundary`` marker carries no text;
   the summary record that follows it is the summary turn) and subagent lines
@@ -75,7 +77,7 @@ def _turn_of_record(record: dict[str, Any], index: int, tools: PendingCalls) -> 
     if kind == "assistant":
         return _assistant_turn(record, index, stamp, tools)
     if kind == "attachment":
-        return _attachment_turn(record, index, stamp)
+        return _attachment_turn(record, index, stamp, tools)
     return None
 
 
@@ -199,16 +201,38 @@ def _assistant_turn(
     return Turn(index, "assistant", text, tuple(calls), timestamp=stamp, injected=synthetic)
 
 
-def _attachment_turn(record: Mapping[str, Any], index: int, stamp: str | None) -> Turn | None:
+def _attachment_turn(
+    record: Mapping[str, Any], index: int, stamp: str | None, tools: PendingCalls
+) -> Turn | None:
+    """A hook's injected text, with the hook's event and, when Claude recorded it, duration.
+
+    Claude writes a ``hook_success`` record (with ``durationMs``) for each hook run and, for
+    JSON output, a ``hook_additional_context`` record right after it holding the text. The
+    duration of a lorebook hook (its command runs ``.lorebook/bin/hook``) is kept in
+    ``tools`` under ``hook:<event>`` until the text of that event arrives.
+    """
     attachment = record.get("attachment")
     if not isinstance(attachment, Mapping):
         return None
     if attachment.get("type") not in _INJECTING_ATTACHMENTS:
         return None
+    event = attachment.get("hookEvent") if isinstance(attachment.get("hookEvent"), str) else None
+    duration = attachment.get("durationMs")
+    key = f"hook:{event}"
+    ours = ".lorebook/bin/hook" in str(attachment.get("command", ""))
+    if attachment.get("type") == "hook_success" and type(duration) is int and ours:
+        tools[key] = ("duration", {"ms": duration})
     content = attachment.get("content")
     if isinstance(content, list):
         text = "\n".join(part for part in content if isinstance(part, str))
     else:
         text = content if isinstance(content, str) else ""
     text = text.strip()
-    return _injected(index, text, stamp) if text else None
+    if not text:
+        return None
+    pending = tools.pop(key, None)
+    ms = pending[1].get("ms") if pending is not None else None
+    return Turn(
+        index, "tool", text, timestamp=stamp, injected=True, hook_event=event,
+        duration_ms=ms if type(ms) is int else None,
+    )  # fmt: skip
