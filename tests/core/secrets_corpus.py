@@ -60,6 +60,7 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("google api key", "key=AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW", ("AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",)),
     ("jwt", f"the session token is {JWT}", (JWT,)),
     ("token prose", "the deploy token is 7f3kQ9zL2mX8pW4r", ("7f3kQ9zL2mX8pW4r",)),
+    ("sentence end", "The API key is Hq82nZ0pLk4sW9tQ. Keep it safe.", ("Hq82nZ0pLk4sW9tQ",)),
     ("sshpass", "sshpass -p 'Ssh!Pass9' ssh deploy@host", ("Ssh!Pass9",)),
     ("PGPASSWORD", "PGPASSWORD=pgpw1234 psql -h db", ("pgpw1234",)),
     ("npmrc", "//registry.npmjs.org/:_authToken=npm_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", ("npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",)),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
 
+from lorebook.bounds import clip
 from lorebook.constants import KB_DIRNAME
 from lorebook.errors import LorebookError
 from lorebook.kb.paths import KBPaths
@@ -426,3 +427,32 @@ __all__ = [
     "rejected_claims",
     "render_diff",
 ]
+
+
+def accept(paths: KBPaths, target: str, cwd: Path) -> list[str]:
+    """Mark unreviewed notes reviewed: ``all``, a note id, or a note's path; return the ids.
+
+    A note curation wrote is served labelled "unreviewed" and cannot ask or deny until a
+    person commits it or accepts it here (:mod:`lorebook.reviewstate`).
+
+    Raises:
+        ReviewError: ``target`` names no unreviewed note.
+    """
+    from lorebook import reviewstate
+
+    kb_root = str(paths.root)
+    state = reviewstate.load(kb_root)
+    if target == "all":
+        return reviewstate.accept(kb_root)
+    if target in state:
+        return reviewstate.accept(kb_root, [target])
+    nodes = f"{KB_DIRNAME}/nodes/"
+    wanted = set(_candidates(paths, target, cwd)) | set(_candidates(paths, target, paths.root))
+    ids = [i for i, rel in state.items() if nodes + rel in wanted]
+    if not ids:
+        listed = ", ".join(sorted(state)[:10]) or "none"
+        raise ReviewError(
+            f"{clip(target)} is not an unreviewed note (unreviewed: {listed})",
+            hint="accept one by its id or path, or every one with `--accept all`",
+        )
+    return reviewstate.accept(kb_root, ids)

@@ -166,7 +166,11 @@ def looks_random(value: str) -> bool:
 
 def followed_by_code(line: str, end: int) -> bool:
     """The value ends where a call, an index or an attribute starts: code, not a literal."""
-    return end < len(line) and line[end] in _CODE_NEXT and line[end : end + 2] != ". "
+    if end >= len(line) or line[end] not in _CODE_NEXT:
+        return False
+    return line[end] != "." or (
+        end + 1 < len(line) and (line[end + 1].isalnum() or line[end + 1] == "_")
+    )
 
 
 def _word_like(value: str) -> bool:

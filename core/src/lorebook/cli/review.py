@@ -78,6 +78,16 @@ def _show_rejection(rejection: Rejection, json_output: bool) -> None:
         )
 
 
+def _accept(paths: KBPaths, target: str, json_output: bool) -> None:
+    from lorebook.review import accept
+
+    ids = accept(paths, target, Path.cwd())
+    if json_output:
+        print_json({"ok": True, "accepted": ids})
+    else:
+        say(f"accepted {len(ids)} note{'' if len(ids) == 1 else 's'}: {', '.join(ids) or '-'}")
+
+
 def review_command(
     ctx: typer.Context,
     reject: Annotated[
@@ -89,6 +99,15 @@ def review_command(
             "note id): delete it if new, restore it from HEAD if changed; remember the "
             "rejected claim in .lorebook/rejected-claims.txt so curation drops it when it "
             "is extracted again; then rebuild the indexes.",
+        ),
+    ] = None,
+    accept: Annotated[
+        str | None,
+        typer.Option(
+            "--accept",
+            metavar="NOTE",
+            help="Accept a note curation wrote (its id or path, or `all`): it loses its "
+            "'unreviewed' label and may ask or deny again. Committing it does the same.",
         ),
     ] = None,
     generated: Annotated[
@@ -103,11 +122,16 @@ def review_command(
     is what git sees changed since HEAD, new files included. Accept it with
     `git add .lorebook && git commit` (or stage only what you want). Reject one change with
     `--reject PATH` (a rejected note's or conflict's claim is remembered, so re-importing
-    the session does not bring it back); generated files (ENTRY.md, GRAPH.md, index.md)
-    are not rejected on their own, they follow from the notes. With --json: the changed
+    the session does not bring it back). A note curation wrote is served labelled
+    "unreviewed" and cannot ask or deny until it is committed or `--accept`ed. Generated
+    files (ENTRY.md, GRAPH.md, index.md) are not rejected on their own, they follow from
+    the notes. With --json: the changed
     paths and their kinds.
     """
     paths = repo_paths(ctx)
+    if accept is not None:
+        _accept(paths, accept, json_output)
+        return
     if reject is None:
         _show(paths, generated, json_output)
         return

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from lorebook.capture.stage import load_log, lock_path, write_log
 from lorebook.curate.conflicts import list_conflicts, record_conflict, same_contradiction
+from lorebook.curate.gate import mark_unreviewed
 from lorebook.curate.journal import ConsumedLog, Journal, Step, StepResult
 from lorebook.curate.notes import content_digest
 from lorebook.errors import LorebookError
@@ -100,6 +101,7 @@ class Applier:
                 if action.folder not in load_summaries(self.paths):
                     set_summary(self.paths, action.folder, action.folder_summary)
         where = self.store.add(note, folder=action.folder)
+        mark_unreviewed(self.store, note.id)
         return result.model_copy(update={"path": where})
 
     def _modify(self, action: ModifyAction, step: Step, result: StepResult) -> StepResult:
@@ -116,6 +118,7 @@ class Applier:
             return result.model_copy(update={"status": "already-applied", "path": path})
         if digest == step.before:
             self.store.update(action.note)
+            mark_unreviewed(self.store, action.target_id)
             return result.model_copy(update={"path": path})
         if set(action.note.derived_from) <= set(current.derived_from):
             return result.model_copy(update={"status": "already-applied", "path": path})

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from lorebook.curate.base import CurationError, KbView
+from lorebook.curate.gate import note_secrets, text_secrets
 from lorebook.curate.notes import canonical, content_digest
 from lorebook.errors import LorebookError
 from lorebook.kb.notes import format_validation_error
@@ -90,6 +91,9 @@ class _Simulation:
         except LorebookError as exc:
             self.fail(index, action, exc.message)
             return None
+        leaked = note_secrets(clean)
+        if leaked:
+            self.fail(index, action, f"the note holds what looks like a secret ({leaked})")
         proposal = self.pending.get(action.proposal_id)
         if proposal is not None and proposal.origin not in clean.derived_from:
             self.fail(index, action, f"lb_derived_from lacks the proposal's {proposal.origin}")
@@ -141,6 +145,9 @@ class _Simulation:
             self.fail(index, action, "the proposal differs from the pending one")
         if not action.rationale.strip():
             self.fail(index, action, "the rationale is empty")
+        leaked = text_secrets(action.proposal.model_dump_json() + "\n" + action.rationale)
+        if leaked:
+            self.fail(index, action, f"the conflict would quote a secret ({leaked}); not written")
         return PlannedAction(action)
 
 

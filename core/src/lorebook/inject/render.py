@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from lorebook.inject.marks import errata_lines, location, recheck
+from lorebook.inject.sanitize import sanitize
 from lorebook.recall.index import IndexedNote
+from lorebook.reviewstate import LABEL, is_unreviewed
 
 KB_PREFIX = ".lorebook/nodes/"
 
@@ -19,13 +21,16 @@ def whole(note: IndexedNote) -> str:
         parts.append(note.description)
     if body:
         parts.append(body)
-    return "\n".join([*parts, *errata_lines(note)])
+    if is_unreviewed(note):
+        parts.insert(1, f"({LABEL})")
+    return sanitize("\n".join([*parts, *errata_lines(note)]))
 
 
 def pointer(note: IndexedNote) -> str:
     """A one-line pointer to a note that does not fit whole (its mark and errata kept)."""
-    extra = "".join(f" [{line}]" for line in [recheck(note), *errata_lines(note)] if line)
-    return f"- {note.title}: {note.description} (read {location(note)}){extra}"
+    lines = [LABEL if is_unreviewed(note) else "", recheck(note), *errata_lines(note)]
+    extra = "".join(f" [{line}]" for line in lines if line)
+    return sanitize(f"- {note.title}: {note.description} (read {location(note)}){extra}")
 
 
 def fit(header: str, notes: list[IndexedNote], budget: int) -> tuple[str, list[str]]:

@@ -32,8 +32,10 @@ def _refresh(ctx: Context) -> None:
         reloaded = load_config(paths)
     from lorebook.kb.personal import session_refresh
     from lorebook.recall.sync import reconcile
+    from lorebook.reviewstate import forget_committed
 
     reconcile(paths, build_pieces=False)
+    forget_committed(ctx.repo, ctx.kb_root)  # committed notes are reviewed: one git status
     session_refresh(paths, reloaded)  # the other configured stores' indexes, stores.json
 
 

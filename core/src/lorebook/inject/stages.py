@@ -16,11 +16,13 @@ from lorebook.hookconfig import HookConfig
 from lorebook.inject import anchors as match, served as serving
 from lorebook.inject.marks import location, recheck
 from lorebook.inject.render import fit
+from lorebook.inject.sanitize import sanitize
 from lorebook.inject.served import StoreView
 from lorebook.inject.state import remember_notes, seen_notes
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
 from lorebook.recall.serve import choose, live_notes
 from lorebook.recall.stores import close_views, open_views
+from lorebook.reviewstate import activate as activate_review_state, is_unreviewed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,6 +64,7 @@ class Context:
         self.deadline = deadline
         self.problems: list[str] = []
         """Failures that did not stop the answer; the hook logs one line for each."""
+        activate_review_state(self.kb_root)
 
     def index(self) -> NoteIndex:
         """Open the note index read-only."""
@@ -101,7 +104,7 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
 def _deny_reason(note: IndexedNote) -> str:
     body = f"\n{note.body.strip()}" if note.body.strip() else ""
     mark = recheck(note)
-    return (
+    return sanitize(
         f"lorebook: a project rule forbids this command: {note.title}. {note.description}"
         f"{body}\n{mark + chr(10) if mark else ''}(see {location(note)})"
     )
@@ -119,7 +122,10 @@ def _serve_anchored(
     facts, refuted = serving.resolve(found, live_notes)
     facts = serving.validated(facts, [v for v, _, _ in found])
     for decision in ("deny", "ask"):
-        ruling = [n for n in facts if n.key in enforced and n.enforce == decision]
+        # An unreviewed note never acts (review before power): it is served as context.
+        ruling = [
+            n for n in facts if n.key in enforced and n.enforce == decision and not is_unreviewed(n)
+        ]
         if ruling:
             reason = "\n\n".join(_deny_reason(n) for n in ruling)
             return HookAnswer(decision=decision, reason=reason)
