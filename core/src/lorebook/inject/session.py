@@ -12,6 +12,10 @@ from lorebook.inject.stages import Context
 from lorebook.inject.state import remember_notes
 
 _HASH_RE = re.compile(r"nodes_hash: (sha256:[0-9a-f]{64})")
+_STATUS_RE = re.compile(rb'"status": ?"([a-z_]+)"')
+_HEAD_BYTES = 2048
+"""A staged log is written with its status among its first fields (after the ids and the
+transcript hash), so a session start reads this much of each log, not megabytes of turns."""
 
 
 def _refresh(ctx: Context) -> None:
@@ -22,6 +26,8 @@ def _refresh(ctx: Context) -> None:
     """
     config_yaml = os.path.join(ctx.kb_root, "config.yaml")
     compiled = os.path.join(ctx.kb_root, ".cache", "config.json")
+    if _nothing_changed(ctx.kb_root, config_yaml, compiled):
+        return
     from lorebook.kb.paths import KBPaths
 
     paths = KBPaths.for_repo(ctx.repo)
@@ -32,11 +38,42 @@ def _refresh(ctx: Context) -> None:
         reloaded = load_config(paths)
     from lorebook.kb.personal import session_refresh
     from lorebook.recall.sync import reconcile
-    from lorebook.reviewstate import forget_committed
 
     reconcile(paths, build_pieces=False)
-    forget_committed(ctx.repo, ctx.kb_root)  # committed notes are reviewed: one git status
     session_refresh(paths, reloaded)  # the other configured stores' indexes, stores.json
+
+
+def _nothing_changed(kb_root: str, config_yaml: str, compiled: str) -> bool:
+    """The config, the notes and every other store's notes are as last indexed.
+
+    One stat per folder (:mod:`lorebook.recall.freshness`), no walk of the notes and no
+    import of YAML or pydantic: what a session start costs on a knowledge base that did
+    not change since the last one.
+    """
+    from lorebook.recall.freshness import unchanged
+    from lorebook.recall.index import index_path
+    from lorebook.recall.stores import configured, stores_file
+
+    try:
+        if os.path.getmtime(config_yaml) > os.path.getmtime(compiled):
+            return False
+    except OSError:
+        return not os.path.exists(config_yaml) and os.path.exists(compiled)
+    if not os.path.exists(stores_file(kb_root)) and _other_stores(compiled):
+        return False  # other stores are configured but not compiled yet
+    roots = [kb_root] + [
+        entry["root"] for entry in configured(kb_root) if isinstance(entry.get("root"), str)
+    ]
+    return all(unchanged(index_path(root), os.path.join(root, "nodes")) for root in roots)
+
+
+def _other_stores(compiled: str) -> bool:
+    try:
+        with open(compiled, encoding="utf-8") as handle:
+            stores = json.load(handle).get("stores", ["markdown"])
+    except (OSError, ValueError, AttributeError):
+        return True
+    return bool(stores != ["markdown"])
 
 
 def _status_line(ctx: Context, entry: str) -> str:
@@ -67,11 +104,17 @@ def _pending_sessions(kb_root: str) -> int:
     pending = 0
     for name in names[:1000]:
         try:
-            with open(os.path.join(folder, name), encoding="utf-8") as handle:
-                if json.load(handle).get("status") == "pending":
-                    pending += 1
+            with open(os.path.join(folder, name), "rb") as handle:
+                head = handle.read(_HEAD_BYTES)
+                match = _STATUS_RE.search(head)
+                if match is None:  # not where the writer puts it: read the whole log
+                    handle.seek(0)
+                    status = json.load(handle).get("status")
+                else:
+                    status = match.group(1).decode()
         except (OSError, ValueError, AttributeError):
             continue
+        pending += status == "pending"
     return pending
 
 

@@ -16,6 +16,7 @@ from lorebook.errors import LorebookError
 from lorebook.kb.notes import parse_note
 from lorebook.kb.paths import KBPaths
 from lorebook.models.note import Note
+from lorebook.recall import freshness
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path, stat_notes
 
 
@@ -66,12 +67,15 @@ def reconcile(paths: KBPaths, *, build_pieces: bool = True) -> tuple[int, int]:
     """
     from lorebook.recall import semantic
 
+    times = freshness.folder_times(str(paths.nodes))  # before the walk: a later change shows
     on_disk = stat_notes(str(paths.nodes))
     target = index_path(str(paths.root))
     wanted = semantic.ensure_piece_table() if build_pieces else None
-    if os.path.exists(target) and _up_to_date(target, on_disk, wanted):
+    if os.path.exists(target) and _up_to_date(target, on_disk, wanted, times):
         return (0, 0)  # read-only check: an index that is current is not even opened for writing
     with NoteIndex(target) as index:
+        with index.db:
+            freshness.record(index.db, times)
         table = wanted or index.pieces()
         known = index.files()
         switch = bool(table) and os.path.exists(table) and index.pieces() != table
@@ -98,12 +102,15 @@ def reconcile(paths: KBPaths, *, build_pieces: bool = True) -> tuple[int, int]:
     return (len(upserts), len(removals))
 
 
-def _up_to_date(target: str, on_disk: dict[str, tuple[int, int]], pieces: str | None) -> bool:
+def _up_to_date(
+    target: str, on_disk: dict[str, tuple[int, int]], pieces: str | None, times: dict[str, int]
+) -> bool:
     try:
         with NoteIndex(target, readonly=True) as index:
             known = index.files()
             current = index.stats() is not None or not on_disk
             current = current and (pieces is None or index.pieces() == pieces)
+            current = current and freshness.recorded(index.db) == times
     except sqlite3.Error:
         return False
     return current and {rel: stamp[1:] for rel, stamp in known.items()} == on_disk
@@ -132,6 +139,23 @@ def index_written(paths: KBPaths, rel_path: str | None, removed_id: str | None =
         index.apply(upserts, [removed_id] if removed_id else [])
         if index.embedder is not None:
             index.embedder.close()
+        _restamp(index, str(paths.nodes), rel_path)
+
+
+def _restamp(index: NoteIndex, nodes: str, rel_path: str | None) -> None:
+    """Re-record the times of the folders this writer changed, if the index records any."""
+    times = freshness.recorded(index.db)
+    if times is None or rel_path is None:
+        return
+    parts = rel_path.split("/")[:-1]
+    folders = [""] + ["/".join(parts[: i + 1]) + "/" for i in range(len(parts))]
+    for rel in folders:
+        try:
+            times[rel] = os.stat(os.path.join(nodes, rel)).st_mtime_ns
+        except OSError:
+            times.pop(rel, None)
+    with index.db:
+        freshness.record(index.db, times)
 
 
 def rebuild_index(paths: KBPaths) -> Path:
