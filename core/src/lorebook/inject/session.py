@@ -27,6 +27,9 @@ def _refresh(ctx: Context) -> None:
     config_yaml = os.path.join(ctx.kb_root, "config.yaml")
     compiled = os.path.join(ctx.kb_root, ".cache", "config.json")
     if _nothing_changed(ctx.kb_root, config_yaml, compiled):
+        from lorebook.reviewstate import forget_committed
+
+        forget_committed(ctx.repo, ctx.kb_root)  # runs git only while a note awaits review
         return
     from lorebook.kb.paths import KBPaths
 
@@ -38,8 +41,10 @@ def _refresh(ctx: Context) -> None:
         reloaded = load_config(paths)
     from lorebook.kb.personal import session_refresh
     from lorebook.recall.sync import reconcile
+    from lorebook.reviewstate import forget_committed
 
     reconcile(paths, build_pieces=False)
+    forget_committed(ctx.repo, ctx.kb_root)  # committed notes are reviewed: one git status
     session_refresh(paths, reloaded)  # the other configured stores' indexes, stores.json
 
 
