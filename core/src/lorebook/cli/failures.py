@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -28,11 +29,18 @@ _OS_HINTS = {
 }
 
 
+_ATOMIC_TEMP = re.compile(r"^\.(?P<name>.+)\.\d+\.[0-9a-f]{8}\.tmp$")
+"""The temporary file an atomic write goes through (kb/fsutil.py): name the real target."""
+
+
 def _shown(filename: object) -> str:
     """A path as the user would type it: relative to the current folder when inside it."""
     if filename is None:
         return ""
     text = os.fsdecode(filename) if isinstance(filename, bytes | str) else str(filename)
+    temp = _ATOMIC_TEMP.match(Path(text).name)
+    if temp:
+        text = str(Path(text).with_name(temp.group("name")))
     try:
         return str(Path(text).resolve().relative_to(Path.cwd().resolve()))
     except (ValueError, OSError):

@@ -33,11 +33,11 @@ def describe(
     paths = repo_paths(ctx)
     budget = load_config(paths).budgets.entry_chars
     name = folder.strip("/")
+    with kb_lock(paths.lock):
+        set_summary(paths, name, summary)
     folders = {s.folder for s in load_snapshot(paths).notes.values()}
     if not any(f == name or f.startswith(name + "/") for f in folders):
         warn(f"lorebook: no note lives in nodes/{name} yet; the summary shows once one does")
-    with kb_lock(paths.lock):
-        set_summary(paths, name, summary)
     report = rebuild_indexes(paths, budget, skip_broken=True)
     for problem in report.skipped:
         warn(f"lorebook: left out of the indexes: {problem}")
