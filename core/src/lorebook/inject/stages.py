@@ -156,7 +156,7 @@ def tool_answer(event: HookEvent, ctx: Context) -> HookAnswer:
         found = by_command + _anchored(
             views,
             lambda i: (
-                (match.match_files(i.anchors("files"), files) if files else set())
+                (match.match_files(i.file_anchors(files), files) if files else set())
                 | (match.match_tools(i.anchors("tools"), tool) if tool else set())
             ),
         )

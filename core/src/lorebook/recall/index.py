@@ -190,6 +190,18 @@ class NoteIndex(IndexWriter):
         row = self.db.execute("SELECT value FROM meta WHERE key = 'pieces'").fetchone()
         return str(row[0]) if row else ""
 
+    def file_anchors(self, files: list[str]) -> list[tuple[str, str]]:
+        """(glob, note id) of the file anchors whose literal ends fit one of ``files``."""
+        found: list[tuple[str, str]] = []
+        for path in files:
+            found += self.db.execute(
+                "SELECT pattern, id FROM anchors WHERE kind = 'files' "
+                "AND substr(?, 1, length(prefix)) = prefix "
+                "AND (suffix = '' OR substr(?, -length(suffix)) = suffix) ORDER BY id",
+                (path, path),
+            ).fetchall()
+        return list(dict.fromkeys(found))
+
     def anchors(self, kind: str) -> Iterator[tuple[str, str]]:
         """Yield (pattern, note id) for one kind of anchor: files, tools, errors or commands."""
         yield from self.db.execute(

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from lorebook.recall.semantic import Embedder
 
-INDEX_VERSION = "6"
+INDEX_VERSION = "7"
 INDEX_NAME = "index.sqlite"
 PRIOR_DOCS = 16
 """Documents of average length, holding no query term, added to the corpus BM25 sees.
@@ -46,7 +46,10 @@ CREATE TABLE IF NOT EXISTS terms (
     term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL, max_tf INTEGER NOT NULL,
     min_len INTEGER NOT NULL, postings BLOB NOT NULL
 );
-CREATE TABLE IF NOT EXISTS anchors (kind TEXT NOT NULL, pattern TEXT NOT NULL, id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS anchors (
+    kind TEXT NOT NULL, pattern TEXT NOT NULL, id TEXT NOT NULL,
+    prefix TEXT NOT NULL DEFAULT '', suffix TEXT NOT NULL DEFAULT ''
+);
 CREATE INDEX IF NOT EXISTS anchors_by_id ON anchors (id);
 CREATE TABLE IF NOT EXISTS vectors (nums BLOB NOT NULL, floats BLOB, codes BLOB NOT NULL);
 """
@@ -58,6 +61,22 @@ EXACT_VECTORS = 4096
 """Up to this many notes, a prompt compares its vector with every note's float vector;
 above it, with their 256-bit sign codes first (32 bytes a note), then exactly with the
 closest few (see :mod:`lorebook.recall.dense`)."""
+
+
+WILDCARDS = "*?"
+
+
+def glob_literals(pattern: str) -> tuple[str, str]:
+    """The literal text a path must start and end with to match a file glob.
+
+    Stored beside each file anchor, so a pre-tool hook asks the index for the few globs
+    whose literals fit the file at hand and compiles only those (``src/**/*.ts`` needs a
+    path starting ``src/`` and ending ``.ts``).
+    """
+    cuts = [i for i, c in enumerate(pattern) if c in WILDCARDS]
+    if not cuts:
+        return pattern, pattern
+    return pattern[: cuts[0]], pattern[cuts[-1] + 1 :]
 
 
 class _Changes:
@@ -185,8 +204,12 @@ class IndexWriter:
              json.dumps(terms), vec, code),
         )  # fmt: skip
         self.db.executemany(
-            "INSERT INTO anchors (kind, pattern, id) VALUES (?, ?, ?)",
-            [(kind, p, note.id) for kind, patterns in note.anchors.items() for p in patterns],
+            "INSERT INTO anchors (kind, pattern, id, prefix, suffix) VALUES (?, ?, ?, ?, ?)",
+            [
+                (kind, p, note.id, *(glob_literals(p) if kind == "files" else ("", "")))
+                for kind, patterns in note.anchors.items()
+                for p in patterns
+            ],
         )
 
     def _write_terms(self, changes: dict[str, _Changes]) -> None:
