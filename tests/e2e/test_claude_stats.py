@@ -78,7 +78,8 @@ def test_stats_attributes_the_quote_and_the_obeyed_rule_not_the_ignored_note(
     assert report["sessions"] == 3
     assert (uv["injected"], uv["used"], uv["used_high"]) == (2, 1, 1), report
     assert uv["signals"].get("quoted") == 1
-    assert deploy["used"] >= 1 and deploy["signals"].get("obeyed", 0) >= 1, report
+    assert deploy["used"] >= 1, report
+    assert deploy["signals"].get("obeyed", 0) >= 1, report
     assert sc.UNUSED_NOTE_ID in report["never_injected"]
     events = {row["event"]: row for row in report["events"]}
     assert events["prompt"]["injections"] == 2

@@ -53,7 +53,10 @@ def _table(title: str, columns: list[str], rows: list[list[str]]) -> object:
 
     table = Table(title=title, title_justify="left")
     for index, column in enumerate(columns):
-        table.add_column(column, justify="left" if index == 0 else "right")
+        if index == 0:
+            table.add_column(column, justify="left", no_wrap=True)
+        else:
+            table.add_column(column, justify="right")
     for row in rows:
         table.add_row(*row)
     return table
@@ -63,6 +66,8 @@ def _print_report(report: StatsReport) -> None:
     from rich.console import Console
 
     console = Console(highlight=False, soft_wrap=True)
+    if not console.is_terminal:
+        console = Console(highlight=False, soft_wrap=True, width=200)  # ids are never folded
     since = f" since {report.since}" if report.since else ""
     console.print(f"{report.sessions} staged sessions{since}")
     events = [
