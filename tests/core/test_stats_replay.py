@@ -19,6 +19,7 @@ import pytest
 from lorebook.capture.stage import capture_session, load_log, log_path
 from lorebook.harness import Harness
 from lorebook.kb.paths import KBPaths
+from lorebook.models.session import SessionLog
 from lorebook.stats.attribution import attribute
 from lorebook.stats.follow import injected_ids, note_facts
 from lorebook.stats.report import compute_stats
@@ -49,7 +50,7 @@ def replayed(request: pytest.FixtureRequest, kb_repo: Path, cli: CliRunner) -> t
     return harness, kb_repo
 
 
-def _logs(repo: Path) -> dict[str, object]:
+def _logs(repo: Path) -> dict[str, SessionLog]:
     """Staged log per scenario (QUOTE_CASE, OBEY_CASE, IGNORE_CASE)."""
     found = {}
     for path in sorted((repo / ".lorebook/_sessions").glob("*.json")):
@@ -71,10 +72,10 @@ def test_the_quote_and_the_obeyed_rule_are_attributed_the_ignored_note_is_not(
     assert sorted(logs) == ["IGNORE_CASE", "OBEY_CASE", "QUOTE_CASE"]
     outcome = {}
     for case, log in logs.items():
-        facts = note_facts(paths, injected_ids(log))  # type: ignore[arg-type]
+        facts = note_facts(paths, injected_ids(log))
         outcome[case] = {
             (i.event, n.note_id): [e.signal for e in n.evidence]
-            for i in attribute(log, facts)  # type: ignore[arg-type]
+            for i in attribute(log, facts)
             for n in i.notes
         }
     assert outcome["QUOTE_CASE"][("prompt", sc.UV_NOTE_ID)][0] == "quoted"
