@@ -27,24 +27,19 @@ if TYPE_CHECKING:
     from lorebook.inject.stages import Context
 
 ERROR_LOG = os.path.join("_logs", "hook-errors.log")
-MAX_PAYLOAD = 64 * 1024 * 1024
 
 
 def log_failure(kb_root: str, harness: str, host_event: str, message: str) -> None:
     """Append one line to ``_logs/hook-errors.log``; never raise."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    line = " ".join(message.split())[:500]
-    try:
-        os.makedirs(os.path.join(kb_root, "_logs"), exist_ok=True)
-        fd = os.open(
-            os.path.join(kb_root, ERROR_LOG), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644
-        )
-        try:
-            os.write(fd, f"{stamp} {harness} {host_event} {line}\n".encode())
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
+    line = " ".join(message[:2000].split())[:500]
+    from lorebook.appendlog import append
+
+    append(
+        kb_root,
+        os.path.join(kb_root, ERROR_LOG),
+        f"{stamp} {harness} {host_event} {line}\n".encode(),
+    )
 
 
 def _budget_ms(name: str, ctx_config: object) -> int:
@@ -94,10 +89,12 @@ def _once(kb_root: str, event: HookEvent, answer: HookAnswer) -> HookAnswer:
     return HookAnswer(decision=answer.decision, reason=answer.reason)
 
 
-def _read_payload() -> dict[str, object]:
-    raw = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
+def _read_payload(deadline: float) -> dict[str, object]:
+    from lorebook.hookinput import MAX_PAYLOAD, read_stdin
+
+    raw = read_stdin(sys.stdin.buffer, deadline)
     if len(raw) > MAX_PAYLOAD:
-        raise ValueError("the payload is larger than 64 MiB")
+        raise ValueError(f"the payload is larger than {MAX_PAYLOAD >> 20} MiB")
     if not raw.strip():
         raise ValueError("empty stdin: the host sent no payload")
     try:
@@ -123,6 +120,7 @@ def run(argv: list[str], *, repo: str, event_modules: Mapping[str, str]) -> int:
     if os.environ.get("LOREBOOK_INTERNAL") == "1":
         return 0
     from lorebook.hookconfig import load_hook_config
+    from lorebook.hookinput import check_event
     from lorebook.inject.stages import Context, Deadline
 
     ctx: Context | None = None
@@ -137,8 +135,12 @@ def run(argv: list[str], *, repo: str, event_modules: Mapping[str, str]) -> int:
                 f"harness {harness!r} is not wired on this machine: run `lorebook init`"
             )
         translator = importlib.import_module(module_name)
-        event = translator.parse_event(host_event, _read_payload())
         config = load_hook_config(kb_root)
+        # stdin is read before the event is known: the longest fast-path budget bounds it.
+        wait = max(config.session_start_ms, config.prompt_ms, config.tool_ms) / 1000
+        parsed = translator.parse_event(host_event, _read_payload(started + wait))
+        check_event(parsed)  # before anything (the timing log too) records its fields
+        event = parsed
         ctx = Context(repo, config, Deadline(started, _budget_ms(event.name, config)))
         answer = answer_event(event, ctx)
         if answer.context and event.name in getattr(translator, "ANSWER_ONCE", ()):

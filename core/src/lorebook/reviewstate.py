@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections.abc import Iterable, Mapping
 
 TYPE_CHECKING = False
@@ -111,6 +110,8 @@ def forget_committed(repo: str, kb_root: str) -> list[str]:
     state = load(kb_root)
     if not state:
         return []
+    import subprocess  # only now: the hook path does not pay for it
+
     nodes = os.path.relpath(os.path.join(kb_root, "nodes"), repo)
     try:
         out = subprocess.run(

@@ -35,10 +35,32 @@ def spawn_capture(repo: str, harness: str, session_id: str, ref: str) -> None:
     )
 
 
+def refuse_special_file(ref: str) -> None:
+    """Refuse a transcript that is a FIFO, a device or a folder (reading it could hang).
+
+    A ref that names no file as it is (OpenCode's ``<db>#<session>``) is checked by its
+    file part; one that names nothing is left to the harness to report.
+
+    Raises:
+        ValueError: the transcript exists and is not a regular file.
+    """
+    import stat
+
+    for candidate in (ref, ref.split("#", 1)[0]):
+        try:
+            mode = os.stat(candidate).st_mode
+        except (OSError, ValueError):
+            continue
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"the transcript {candidate[:200]} is not a regular file")
+        return
+
+
 def capture_event(event: HookEvent, ctx: Context) -> None:
     """Stage the session of a capture event (inline or detached)."""
     if not event.transcript_ref:
         raise ValueError(f"{event.host_event} payload names no transcript; nothing to capture")
+    refuse_special_file(event.transcript_ref)
     from lorebook.capture.retention import prune_if_due
     from lorebook.capture.stage import capture_session, pending_bytes
     from lorebook.kb.paths import KBPaths

@@ -9,30 +9,114 @@ a portable file lock (``filelock``), so concurrent hooks and commands never lose
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
+from lorebook.constants import KB_DIRNAME
 from lorebook.errors import LorebookError
 
 LOCK_TIMEOUT_SECONDS = 60.0
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class WriteError(LorebookError, OSError):
+    """A write failed: disk full, read-only, permission, or a symlink in the way.
+
+    One line naming the file; nothing partial is left behind. Still an ``OSError`` for
+    callers that tolerate a failed write (a read-only checkout).
+    """
+
+
+_REASONS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EDQUOT: "the disk quota is exceeded",
+}
+
+
+def write_error(path: Path, exc: OSError) -> WriteError:
+    """A :class:`WriteError` for ``exc`` while writing ``path``."""
+    reason = _REASONS.get(exc.errno or 0) or exc.strerror or str(exc)
+    hint = "free some space and run the command again" if exc.errno == errno.ENOSPC else None
+    error = WriteError(f"cannot write {path}: {reason}", hint=hint)
+    error.errno = exc.errno
+    return error
+
+
+def refuse_symlinks(path: Path) -> None:
+    """Raise when ``path``, or a folder between it and the ``.lorebook`` folder, is a symlink.
+
+    A committed symlink (``_logs -> /home/you``) must never make lorebook write outside the
+    repository. Paths outside a ``.lorebook`` folder have only the file itself checked.
+
+    Raises:
+        WriteError: naming the symlink.
+    """
+    parts = path.parts
+    if KB_DIRNAME in parts[:-1]:
+        root = len(parts) - 1 - parts[::-1].index(KB_DIRNAME)
+        chain = [Path(*parts[: i + 1]) for i in range(root, len(parts))]
+    else:
+        chain = [path]
+    for current in chain:
+        if current.is_symlink():
+            raise WriteError(
+                f"cannot write {path}: {current} is a symbolic link; lorebook does not follow "
+                "symbolic links in the knowledge base",
+                hint=f"remove the link ({current}) or replace it with a real folder",
+            )
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically, creating the parent folder if needed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``data`` to ``path`` atomically, creating the parent folder if needed.
+
+    Raises:
+        WriteError: the write failed or a symlink is in the way; no partial or temporary
+            file is left, and the old content (if any) is intact.
+    """
+    refuse_symlinks(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_BINARY", 0)
     try:
-        with open(tmp, "wb") as handle:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, flags, 0o644)
+        with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError) and not isinstance(exc, WriteError):
+            raise write_error(path, exc) from None
         raise
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line to a log under the knowledge base; refuse symlinks; never torn.
+
+    One ``write`` of an ``O_APPEND`` descriptor, so concurrent appenders interleave whole
+    lines.
+
+    Raises:
+        WriteError: the append failed or a symlink is in the way.
+    """
+    refuse_symlinks(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise exc if isinstance(exc, WriteError) else write_error(path, exc) from None
 
 
 def atomic_write_text(path: Path, text: str) -> None:

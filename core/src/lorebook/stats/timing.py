@@ -56,16 +56,16 @@ def record_timing(
         "chars": chars,
         "transcript": getattr(event, "transcript_ref", None),
     }
+    from lorebook.appendlog import append, crosses_symlink
+
     path = timing_path(kb_root)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        if crosses_symlink(kb_root, path):
+            return
         if os.path.exists(path) and os.path.getsize(path) > MAX_BYTES:
             os.replace(path, path + ".1")
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
-        finally:
-            os.close(fd)
+        append(kb_root, path, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
     except (OSError, TypeError, ValueError):
         pass
 

@@ -1,0 +1,76 @@
+"""What a hook reads from its host, bounded: stdin within the budget, fields within sizes.
+
+A host that keeps stdin open (or a payload that never ends) must not hold the hook past
+its budget: stdin is read with ``select`` against the deadline where the platform allows
+it (POSIX pipes), in one bounded read elsewhere. Payload fields that become file names or
+state keys (the session id, paths) are refused above a size, so an 8 MB session id cannot
+make a 68 MB file. Standard library only (the hook path).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+    from lorebook.events import HookEvent
+
+MAX_PAYLOAD = 8 * 1024 * 1024
+"""Largest payload read from stdin (hosts send a prompt or a tool call, not files)."""
+MAX_SESSION_ID = 256
+MAX_PATH = 4096
+CHUNK = 1 << 16
+
+
+class StdinTimeout(TimeoutError):
+    """The host did not close stdin within the hook's budget."""
+
+
+def read_stdin(stream: BinaryIO, deadline: float, limit: int = MAX_PAYLOAD) -> bytes:
+    """Read ``stream`` to its end, at most ``limit + 1`` bytes, before ``deadline``.
+
+    Raises:
+        StdinTimeout: the monotonic ``deadline`` passed before the stream ended.
+    """
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):
+        return stream.read(limit + 1)  # not a real descriptor (a test's buffer)
+    if os.name == "nt":
+        return stream.read(limit + 1)  # select() does not take pipes on Windows
+    import select
+
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise StdinTimeout(f"the host kept stdin open past the budget ({size:,} bytes read)")
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(fd, CHUNK)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def check_event(event: HookEvent) -> None:
+    """Refuse an event whose identifying fields are larger than any real host sends.
+
+    Raises:
+        ValueError: naming the field and its size (never echoing the value).
+    """
+    sized = (
+        ("session_id", event.session_id, MAX_SESSION_ID),
+        ("cwd", event.cwd, MAX_PATH),
+        ("transcript path", event.transcript_ref or "", MAX_PATH),
+    )
+    for name, value, limit in sized:
+        if len(value) > limit:
+            raise ValueError(f"the payload's {name} is {len(value):,} characters (limit {limit:,})")
