@@ -1,8 +1,10 @@
 """The managed pointer block core keeps in instruction files (CLAUDE.md, AGENTS.md).
 
-It tells the agent the knowledge base exists and how to descend it. Core installs the block
-when the first wired harness reading that file is installed and removes it with the last:
-uninstalling Codex leaves AGENTS.md's block while OpenCode or Copilot still read it.
+It tells the agent the knowledge base exists, where it starts and how to mark a teaching
+moment; how to descend it is said once, by the catalog (ENTRY.md) it points to. Core
+installs the block when the first wired harness reading that file is installed and removes
+it with the last: uninstalling Codex leaves AGENTS.md's block while OpenCode or Copilot
+still read it.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ END = "<!-- lorebook:end -->"
 BLOCK = f"""{BEGIN}
 ## Project knowledge base (lorebook)
 
-This repository keeps what its team taught coding assistants (conventions, prohibitions,
-gotchas, decisions, names) as notes in `.lorebook/`. Start from `.lorebook/ENTRY.md`, open
-the `index.md` of the folder that fits the task, then read the notes it lists. Notes marked
-superseded or refuted are history, not instructions.
+The team's notes for coding assistants are in `.lorebook/`: start at `.lorebook/ENTRY.md`
+(superseded or refuted notes are history). When the user teaches you something worth
+keeping (a rule, a gotcha, a name), record it with
+`lorebook mark --kind <kind> "<what you learned>"`; it is reviewed before it becomes a note.
 {END}"""
 
 

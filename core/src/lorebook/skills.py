@@ -28,10 +28,9 @@ MARKER = (
 SKILL_TEXT = f"""\
 ---
 name: {SKILL_NAME}
-description: Curate this project's lorebook knowledge base with the user - turn what past \
-sessions taught into reviewed notes in .lorebook/, and decide contradictions. Use when the \
-user asks to curate, review or update lorebook, or when lorebook reports pending sessions \
-or open conflicts.
+description: Curate lorebook with the user - captured sessions and marks into reviewed \
+notes, contradictions decided. Use when asked to curate or review lorebook, or when it \
+reports pending sessions or open conflicts.
 ---
 
 {MARKER}
@@ -43,6 +42,14 @@ committed with the code. Sessions are captured automatically; this skill turns t
 notes with the user in the loop. Every step below is a `lorebook` command that validates
 and writes; never write or edit files under `.lorebook/` yourself, and never decide a
 conflict for the user.
+
+## During any session: mark what you were taught
+
+When the user corrects you, states a rule, or names something you will need again, run
+`lorebook mark --kind <kind> "<the lesson, in one or two sentences>"` (kinds: convention,
+prohibition, gotcha, decision, tooling, feature, vocabulary, location; add
+`--anchor-file "<glob>"` when it is about certain files). It stages a proposal of
+this session; curation (below) and the user's review decide whether it becomes a note.
 
 ## 1. See what is waiting
 

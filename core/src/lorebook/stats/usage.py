@@ -43,8 +43,10 @@ def read_usage(kb_root: str) -> dict[str, tuple[int, int]]:
             data = json.load(handle)
     except (OSError, ValueError):
         return {}
-    sessions = data.get("sessions") if isinstance(data, dict) else None
-    if data.get("version") != VERSION or not isinstance(sessions, dict):
+    if not isinstance(data, dict) or data.get("version") != VERSION:
+        return {}
+    sessions = data.get("sessions")
+    if not isinstance(sessions, dict):
         return {}
     totals: dict[str, list[int]] = {}
     for counts in sessions.values():
