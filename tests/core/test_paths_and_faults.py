@@ -77,6 +77,7 @@ def test_a_symlinked_target_file_is_refused(kb_repo: Path, tmp_path: Path) -> No
 @pytest.mark.parametrize(
     ("code", "says"),
     [(errno.ENOSPC, "the disk is full"), (errno.EROFS, "the file system is read-only")],
+    ids=["ENOSPC", "EROFS"],
 )
 def test_a_failed_write_says_why_in_one_line_and_leaves_nothing(
     kb_repo: Path, monkeypatch: pytest.MonkeyPatch, code: int, says: str
@@ -91,7 +92,9 @@ def test_a_failed_write_says_why_in_one_line_and_leaves_nothing(
     monkeypatch.setattr(os, "fsync", full)
     with pytest.raises(WriteError) as err:
         atomic_write_text(target, "new content")
-    assert str(err.value).splitlines()[0] == f"cannot write {target}: {says}"
+    assert str(err.value).splitlines()[0] == f"cannot write {target}: {os.strerror(code)}"
+    assert err.value.hint is not None
+    assert err.value.hint.startswith(says)
     assert isinstance(err.value, OSError)
     assert target.read_text() == "old content"
     assert sorted(p.name for p in target.parent.iterdir()) == before  # no temporary file

@@ -12,6 +12,7 @@ from lorebook.capture.stage import capture_session
 from lorebook.capture.toolinput import ARG_CHARS
 from lorebook.events import ToolCall, Turn
 from lorebook.kb.paths import KBPaths
+from tests.conftest import CliRunner
 from tests.core.secrets_corpus import FALSE_POSITIVES, FORMS, GH
 
 
@@ -106,3 +107,28 @@ def test_a_token_cut_by_the_logged_length_leaves_no_prefix(kb_repo: Path) -> Non
     result = capture_session(KBPaths(kb_repo), CorpusHarness(turns), "corpus", "s-3", "ref")  # type: ignore[arg-type]
     staged = result.path.read_text()
     assert GH[:8] not in staged
+
+
+def test_scan_finds_every_form_in_notes_file_names_and_indexes(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    from lorebook.kb.store import MarkdownStore
+    from lorebook.recall.sync import reconcile
+    from lorebook.testing import make_note
+
+    store = MarkdownStore(kb_repo)
+    for i, (_, line, _s) in enumerate(FORMS):
+        store.add(make_note(f"form-{i}", title=f"Form {i}", body=f"Remember: {line}"))
+    store.add(make_note("hunter2-password-is-hunter2", title="Named after a secret"))
+    reconcile(KBPaths(kb_repo))
+    doc = cli("scan", "--json", cwd=kb_repo).json()
+    assert doc["ok"] is False
+    by_file: dict[str, set[int]] = {}
+    for hit in doc["secrets"]:
+        by_file.setdefault(Path(hit["file"]).name, set()).add(hit["line"])
+    for i in range(len(FORMS)):
+        assert f"practice-form-{i}.md" in by_file, FORMS[i][0]
+    assert 0 in by_file["practice-hunter2-password-is-hunter2.md"]  # the file name
+    assert "index.sqlite" in by_file  # the index hooks read holds the note text too
+    clean = cli("scan", str(kb_repo / ".lorebook/config.yaml"), cwd=kb_repo)
+    assert clean.exit_code == 0, clean.stdout

@@ -230,33 +230,51 @@ def scan_command(
 ) -> None:
     """Look for secrets in the knowledge base (or the given files); exit 1 if any is found.
 
-    Fits a pre-commit hook: `lorebook scan $(git diff --cached --name-only)`.
+    Scans every committed file under .lorebook/ (notes, generated indexes, conflicts), the
+    note index hooks read (.cache/index.sqlite), and every file's name. It finds every form
+    capture's redaction removes. `lorebook init --pre-commit` runs it on staged files.
     """
-    from lorebook.capture.redact import find_secrets
-
     paths = repo_paths(ctx)
     for path in files or []:
         if not path.is_file():
             what = "is a folder; name files" if path.is_dir() else "no such file"
             raise LorebookError(f"{path}: {what}; nothing was scanned")
-    targets = files or sorted(
-        p for p in paths.root.rglob("*") if p.is_file() and _committed(paths, p)
-    )
-    hits = []
-    for path in targets:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        hits += [{"file": str(path), "line": n} for n in find_secrets(text)]
+    targets = files or _default_targets(paths)
+    hits = [hit for path in targets for hit in _scan_one(path)]
     if json_output:
         print_json({"ok": not hits, "secrets": hits})
     else:
         for hit in hits:
-            say(f"{hit['file']}:{hit['line']}: looks like a secret")
+            where = "file name" if hit["line"] == 0 else f"line {hit['line']}"
+            say(f"{hit['file']}: {where}: looks like a secret")
         say(f"{len(hits)} secrets found in {len(targets)} files")
     if hits:
         raise typer.Exit(1)
+
+
+def _default_targets(paths: object) -> list[Path]:
+    from lorebook.kb.paths import KBPaths
+
+    assert isinstance(paths, KBPaths)
+    found = sorted(p for p in paths.root.rglob("*") if p.is_file() and _committed(paths, p))
+    index = paths.cache / "index.sqlite"
+    return [*found, index] if index.is_file() else found
+
+
+def _scan_one(path: Path) -> list[dict[str, object]]:
+    """Hits in one file: line 0 for its name, then its lines (binary files read leniently)."""
+    from lorebook.capture.redact import find_secrets
+
+    # A slug spells "password is hunter2" as password-is-hunter2: read it as words too.
+    words = path.stem.replace("-", " ").replace("_", " ")
+    named = find_secrets(path.name) or find_secrets(words)
+    hits: list[dict[str, object]] = [{"file": str(path), "line": 0}] if named else []
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return hits
+    text = data.decode("utf-8", "replace").replace("\0", "\n")
+    return hits + [{"file": str(path), "line": n} for n in find_secrets(text)]
 
 
 def _committed(paths: object, path: Path) -> bool:

@@ -30,20 +30,19 @@ class WriteError(LorebookError, OSError):
     """
 
 
-_REASONS = {
-    errno.ENOSPC: "the disk is full",
-    errno.EROFS: "the file system is read-only",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "permission denied",
-    errno.EDQUOT: "the disk quota is exceeded",
+_HINTS = {
+    errno.ENOSPC: "the disk is full: free some space and run the command again",
+    errno.EDQUOT: "the disk quota is exceeded: free some space and run the command again",
+    errno.EROFS: "the file system is read-only: run lorebook where it can write",
+    errno.EACCES: "check the permissions of the folder",
+    errno.EPERM: "check the permissions of the folder",
 }
 
 
 def write_error(path: Path, exc: OSError) -> WriteError:
-    """A :class:`WriteError` for ``exc`` while writing ``path``."""
-    reason = _REASONS.get(exc.errno or 0) or exc.strerror or str(exc)
-    hint = "free some space and run the command again" if exc.errno == errno.ENOSPC else None
-    error = WriteError(f"cannot write {path}: {reason}", hint=hint)
+    """A :class:`WriteError` for ``exc`` while writing ``path`` (the OS's reason, a hint)."""
+    reason = exc.strerror or str(exc)
+    error = WriteError(f"cannot write {path}: {reason}", hint=_HINTS.get(exc.errno or 0))
     error.errno = exc.errno
     return error
 
