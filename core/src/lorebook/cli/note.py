@@ -165,11 +165,14 @@ def _refuse_dangling(paths: KBPaths, note: Note) -> None:
     """Refuse links to notes that do not exist (lint would fail on them right away)."""
     from lorebook.kb.redirects import load_redirects
 
-    snap = load_snapshot(paths)
+    wanted = [*note.relates_to, *note.depends_on]
+    if not wanted:
+        return
+    known = MarkdownStore(paths.repo).ids_present(wanted)  # file names only, nothing parsed
     redirects = load_redirects(paths)
     for option, targets in (("--relates-to", note.relates_to), ("--depends-on", note.depends_on)):
         for target in targets:
-            if target in snap.notes:
+            if target in known:
                 continue
             successors = redirects.get(target)
             if successors:

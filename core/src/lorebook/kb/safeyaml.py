@@ -43,6 +43,11 @@ class SafeLoader(yaml.SafeLoader):
 def load(text: str, *, max_bytes: int, loader: type[yaml.SafeLoader] = SafeLoader) -> Any:
     """Parse ``text`` with ``loader``; refuse it above ``max_bytes`` UTF-8 bytes.
 
+    With libyaml present (PyYAML's C extension, in its wheels), the text is parsed and
+    composed in C and the node graph checked here (an alias is a node reached twice), which
+    is some fifty times faster than the pure-Python composer: a 10,000-note rebuild parses
+    10,000 frontmatters. The rules and the errors are the same either way.
+
     Raises:
         UnsafeYAMLError: too large, an alias, or too deep.
         yaml.YAMLError: any other invalid YAML.
@@ -50,4 +55,60 @@ def load(text: str, *, max_bytes: int, loader: type[yaml.SafeLoader] = SafeLoade
     size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > max_bytes else 0
     if size > max_bytes:
         raise UnsafeYAMLError(f"{size:,} bytes of YAML, more than the {max_bytes:,} accepted")
-    return yaml.load(text, Loader=loader)
+    fast = _c_twin(loader)
+    if fast is None:
+        return yaml.load(text, Loader=loader)
+    parser = fast(text)
+    try:
+        try:
+            node = parser.get_single_node()
+        except yaml.YAMLError as exc:
+            if "maximum nesting depth" in str(exc):  # libyaml's own, higher, limit
+                raise UnsafeYAMLError(f"nested deeper than {MAX_DEPTH} levels") from None
+            raise
+        if node is None:
+            return None
+        _check_graph(node)
+        return parser.construct_document(node)
+    finally:
+        parser.dispose()
+
+
+_TWINS: dict[type[Any], type[Any]] = {}
+
+
+def _c_twin(loader: type[yaml.SafeLoader]) -> type[Any] | None:
+    """The libyaml safe loader with ``loader``'s resolvers, or None without libyaml."""
+    if not getattr(yaml, "__with_libyaml__", False):
+        return None
+    twin = _TWINS.get(loader)
+    if twin is None:
+        twin = type(
+            f"C{loader.__name__}",
+            (yaml.CSafeLoader,),
+            {"yaml_implicit_resolvers": loader.yaml_implicit_resolvers},
+        )
+        _TWINS[loader] = twin
+    return twin
+
+
+def _check_graph(root: yaml.Node) -> None:
+    """Refuse a node graph that reuses a node (an alias) or nests past :data:`MAX_DEPTH`."""
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen:
+            mark = node.start_mark
+            line = f"line {mark.line + 1}: " if mark is not None else ""
+            raise UnsafeYAMLError(f"{line}YAML aliases (*name) are not accepted")
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode | yaml.MappingNode):
+            if depth > MAX_DEPTH:
+                raise UnsafeYAMLError(f"nested deeper than {MAX_DEPTH} levels")
+            children = (
+                node.value
+                if isinstance(node, yaml.SequenceNode)
+                else [item for pair in node.value for item in pair]
+            )
+            stack.extend((child, depth + 1) for child in children)

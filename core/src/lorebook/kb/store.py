@@ -167,6 +167,10 @@ class MarkdownStore:
         text = read_note_text(self.paths.nodes / rel, source=label)
         return parse_note(text, source=label)[0]
 
+    def ids_present(self, wanted: list[str]) -> set[str]:
+        """The ids among ``wanted`` that name a note file (a stat walk, no file is read)."""
+        return set(wanted) & set(self._scan())
+
     def ids(self) -> list[str]:
         """Return every note id, sorted."""
         return sorted(self._scan())
