@@ -14,6 +14,6 @@ install_lorebook() {
         --disable-pip-version-check pip
     PIP_CONSTRAINT="$constraints" .venv/bin/python -m pip install --quiet \
         --disable-pip-version-check \
-        -e "./core[eval,semantic]" -e ./plugins/claude -e ./plugins/codex -e ./plugins/cursor \
+        -e "./core[eval,semantic,mcp]" -e ./plugins/claude -e ./plugins/codex -e ./plugins/cursor \
         -e ./plugins/opencode -e ./plugins/copilot "$@"
 }

@@ -13,6 +13,7 @@ from lorebook.kb.fsutil import kb_lock, write_if_changed
 from lorebook.kb.index import rebuild_indexes
 from lorebook.kb.paths import KBPaths
 from lorebook.launcher import remove_launcher, write_launcher
+from lorebook.mcp_config import sync_mcp
 from lorebook.models.config import Config
 from lorebook.plugins import get_plugins
 from lorebook.pointer import install_pointer, remove_pointer
@@ -122,6 +123,9 @@ def init_repo(repo: Path, harnesses: list[str]) -> InitReport:
     skills = _sync_skills(repo, specs, wired)  # the in-session curation skill, where hosts look
     report.changed += skills.changed
     report.notes += skills.notes
+    mcp_changed, mcp_notes = sync_mcp(paths, wired)  # for hosts reading project MCP config
+    report.changed += mcp_changed
+    report.notes += mcp_notes
     rebuilt = rebuild_indexes(paths, config.budgets.entry_chars)
     report.changed += list(rebuilt.written) + list(rebuilt.notes_relinked)
     reconcile(paths)
@@ -145,6 +149,7 @@ def uninstall_repo(repo: Path, harnesses: list[str]) -> InitReport:
         report.changed += list(specs[name].factory().uninstall(repo).changed)  # type: ignore[misc]
     report.changed += _sync_pointers(paths, specs, remaining)
     report.changed += _sync_skills(repo, specs, remaining).changed  # gone with the last reader
+    report.changed += sync_mcp(paths, remaining)[0]
     with kb_lock(paths.lock):
         if write_config(paths, config.model_copy(update={"harnesses": remaining})):
             report.changed.append(paths.rel(paths.config))

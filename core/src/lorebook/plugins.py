@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module, metadata
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import pluggy
 
@@ -29,6 +29,10 @@ from lorebook.constants import (
 )
 from lorebook.errors import DuplicateProviderError, UnknownProviderError
 from lorebook.providers import CuratorSpec, ExtractorSpec, HarnessSpec, StoreSpec
+
+if TYPE_CHECKING:
+    from lorebook.events import Hit, RecallQuery
+    from lorebook.kb.paths import KBPaths
 
 log = logging.getLogger(__name__)
 
@@ -205,6 +209,30 @@ class Plugins:
         return _pick(self.curators(), name, "curator")
 
     # --- pipeline ---------------------------------------------------------------------
+
+    def recall_hits(self, paths: KBPaths, query: RecallQuery) -> list[Hit]:
+        """Every plugin's ``recall`` hits: entry-point plugins, then ``hook_plugins`` modules.
+
+        Called by ``lorebook recall`` and the MCP server's ``recall`` tool (the hooks call
+        the configured modules alone, :func:`lorebook.recall.pipeline.call_recall`).
+        """
+        from lorebook.events import Hit
+        from lorebook.recall import pipeline
+
+        hits: list[Hit] = []
+        for impl in self.pm.hook.recall.get_hookimpls():
+            try:
+                found = impl.function(**({"query": query} if impl.argnames else {}))
+            except Exception as exc:  # fail open, as for providers
+                self._fail_loaded(impl.plugin_name, exc)
+                continue
+            hits += [h for h in found or [] if isinstance(h, Hit)]
+        problems: list[str] = []
+        modules = pipeline.hook_plugins(str(paths.root), problems)
+        hits += pipeline.call_recall(modules, query, problems)
+        for problem in problems:
+            log.warning("lorebook: %s", problem)
+        return hits
 
     @property
     def hook(self) -> pluggy.HookRelay:

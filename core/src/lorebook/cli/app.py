@@ -101,6 +101,7 @@ def _register() -> None:
         index,
         init,
         mark,
+        mcp,
         note,
         pack,
         plugins,
@@ -124,6 +125,7 @@ def _register() -> None:
     schema.register(app)
     evaluate.register(app)
     recall.register(app)
+    mcp.register(app)
     bootstrap.register(app)
     harvest.register(app)
     pack.register(app)

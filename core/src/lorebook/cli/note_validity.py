@@ -76,16 +76,22 @@ def add_elsewhere(
     """``note add --store NAME``: write to that store, refresh its index and ``stores.json``."""
     from lorebook.config import load_config
     from lorebook.kb.personal import refresh_stores
-    from lorebook.recall.sync import reconcile
 
     store = open_named_store(paths, name)
     where = str(store.paths.repo / store.add(note, folder=folder))
-    reconcile(store.paths, build_pieces=False)
     refresh_stores(paths, load_config(paths))
     if json_output:
         print_json({"ok": True, "id": note.id, "store": name, "path": where})
     else:
         say(f"added {note.id} to the {name} store at {where}")
+
+
+def _regenerate(paths: KBPaths) -> None:
+    """Regenerate ENTRY.md and the indexes after a note changed (lint stays clean)."""
+    from lorebook.config import load_config
+    from lorebook.kb.index import rebuild_indexes
+
+    rebuild_indexes(paths, load_config(paths).budgets.entry_chars)
 
 
 def verify(
@@ -119,6 +125,7 @@ def verify(
     changed = deps != list(note.dependencies)
     if changed:
         store.update(note.model_copy(update={"dependencies": deps}))
+        _regenerate(paths)
     if json_output:
         doc = {"ok": True, "id": note_id, "was": before.state, "changed": list(before.changed)}
         print_json({**doc, "restamped": changed, "dependencies": len(deps)})
@@ -152,6 +159,7 @@ def erratum(
         raise NoteFormatError(f"erratum {text!r}: it must be one non-empty line") from None
     if entry not in note.errata:
         store.update(note.model_copy(update={"errata": [*note.errata, entry]}))
+        _regenerate(paths)
     if json_output:
         print_json({"ok": True, "id": note_id, "errata": [e.text for e in note.errata]})
         return

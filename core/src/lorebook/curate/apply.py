@@ -96,6 +96,9 @@ class Applier:
                     "detail": f"a note with id {note.id!r} and another provenance appeared",
                 }
             )
+        from lorebook.validity.record import refuse_moved
+
+        refuse_moved(self.paths.repo, note.dependencies, what=f"proposal {action.proposal_id}")
         if action.folder and action.folder_summary:
             with kb_lock(self.paths.lock):
                 if action.folder not in load_summaries(self.paths):

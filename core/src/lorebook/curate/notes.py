@@ -62,6 +62,7 @@ def note_from_proposal(proposal: Proposal, note_id: str) -> Note:
             "lb_kind": proposal.kind,
             "lb_derived_from": [proposal.origin],
             "lb_anchors": proposal.anchors.model_dump(),
+            "lb_dependencies": [d.model_dump() for d in proposal.dependencies],
             "body": _body_of(proposal),
         }
     )
@@ -101,11 +102,8 @@ def merge_duplicate(target: Note, proposal: Proposal) -> Note:
 
 
 def claim_dependencies(proposal: Proposal) -> list[Any]:
-    """The dependencies the new claim itself declares (none when the proposal has none).
-
-    A proposal carries no ``lb_dependencies`` today; a future field of that name is honoured.
-    """
-    return list(getattr(proposal, "dependencies", None) or [])
+    """The dependencies the new claim itself declares (none when the proposal has none)."""
+    return list(proposal.dependencies)
 
 
 def accepted_rewrite(target: Note, proposal: Proposal) -> Note:

@@ -198,7 +198,7 @@ def from_hits(
 class ServedNotes(Served):
     """:class:`~lorebook.recall.serve.Served`, with the refuted notes served as warnings."""
 
-    __slots__ = ("warned",)
+    __slots__ = ("refuted", "warned")
 
     def __init__(
         self,
@@ -207,10 +207,13 @@ class ServedNotes(Served):
         text: str,
         shown: list[str],
         warned: list[str],
+        refuted: Sequence[ServedNote] = (),
     ) -> None:
         super().__init__(ranked, list(notes), text, shown)
         self.warned = warned
         """Session keys of the refuted notes ``text`` warns about."""
+        self.refuted = list(refuted)
+        """The refuted notes that matched, best first (those in ``warned`` were served)."""
 
 
 def validated(

@@ -98,7 +98,7 @@ def refresh_stores(paths: KBPaths, config: Config) -> dict[str, NoteStore]:
             continue
         store_paths = store.paths  # type: ignore[attr-defined]
         store_paths.nodes.mkdir(parents=True, exist_ok=True)
-        reconcile(store_paths, build_pieces=False)
+        reconcile(store_paths)  # embedded with the same piece table: one scale for every store
         entries.append({"name": name, "root": str(root)})
     text = json.dumps({"stores": entries}, indent=2, sort_keys=True) + "\n"
     try:

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lorebook.models.note import Anchors, NoteId, NoteKind, NoteType, OneLine, Tag
+from lorebook.models.note import Anchors, Dependency, NoteId, NoteKind, NoteType, OneLine, Tag
 
 SessionStatus = Literal["pending", "extracted", "failed", "curated"]
 
@@ -73,6 +73,11 @@ class Proposal(BaseModel):
     extractor: str = Field(description="The extractor provider that proposed it.")
     target_id: NoteId | None = Field(
         default=None, description="An existing note this proposal is about, when known."
+    )
+    dependencies: list[Dependency] = Field(
+        default_factory=list,
+        description="Files and trees the claim rests on, hashed when the proposer read them; "
+        "curation refuses to write the note if they changed since.",
     )
 
 

@@ -202,7 +202,7 @@ def choose(
     warnings = [n for n in refuted if n.seen_key not in seen]
     top = facts[: config.max_notes]
     text, shown, warned = sv.compose(fit, PROMPT_HEADER, top, warnings, config.prompt_chars)
-    return sv.ServedNotes(ranked, top, text, shown, warned)
+    return sv.ServedNotes(ranked, top, text, shown, warned, warnings)
 
 
 def build_index(path: str, notes: list[IndexedNote], *, semantic: bool = True) -> None:

@@ -18,6 +18,7 @@ A check says one of four things:
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import stat
@@ -52,14 +53,16 @@ SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
 def _sha256() -> Callable[[bytes], Any]:
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found]  # CPython 3.12+
-    except ImportError:
+    # CPython's built-in module is _sha2 from 3.12 on, _sha256 before; other interpreters
+    # get hashlib.
+    for name in ("_sha2", "_sha256"):
         try:
-            from _sha256 import sha256  # type: ignore[import-not-found]  # CPython 3.11
-        except ImportError:  # another interpreter: the standard way
-            from hashlib import sha256
-    return sha256  # type: ignore[no-any-return]
+            return importlib.import_module(name).sha256  # type: ignore[no-any-return]
+        except (ImportError, AttributeError):
+            continue
+    from hashlib import sha256
+
+    return sha256
 
 
 def content_hash(data: bytes) -> str:

@@ -1,0 +1,93 @@
+"""Register the MCP server in the project MCP config of the hosts that read one.
+
+Claude Code and Copilot CLI read ``.mcp.json``, Cursor reads ``.cursor/mcp.json`` (all an
+``mcpServers`` mapping; ``shared/HARNESSES.md`` sections 1.6, 4.6 and 5). The entry runs
+``.lorebook/bin/mcp``, this machine's launcher (gitignored, written by ``lorebook init``
+next to the hook launcher), so the committed config is the same string on every machine.
+The user's own servers are kept; our entry is added with the first harness that reads the
+file and removed with the last. Nothing is registered while the SDK is not installed
+(``pip install 'lorebook[mcp]'``), so a host never starts a server that cannot run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+from lorebook.errors import ConfigError
+from lorebook.kb.fsutil import atomic_write_text
+from lorebook.kb.paths import KBPaths
+
+SERVER = "lorebook"
+COMMAND = ".lorebook/bin/mcp"
+CONFIG_FILES = {"claude": ".mcp.json", "copilot": ".mcp.json", "cursor": ".cursor/mcp.json"}
+"""Harness -> the project MCP config its host reads."""
+LAUNCHER = """#!{python}
+# Written by `lorebook init` for this machine (gitignored): runs lorebook's MCP server
+# for the repository this file lives in.
+import os, sys
+repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from lorebook.cli.app import main
+sys.argv = ["lorebook", "-C", repo, "mcp"]
+main()
+"""
+
+
+def sdk_installed() -> bool:
+    """True when the official MCP SDK can be imported."""
+    return importlib.util.find_spec("mcp") is not None
+
+
+def _load(path: Path) -> dict[str, object]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path.name}: cannot read it as JSON ({exc}); nothing changed") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path.name}: the top level is not an object; nothing changed")
+    return data
+
+
+def _set_entry(path: Path, wanted: bool) -> bool:
+    data = _load(path)
+    servers = data.get("mcpServers")
+    servers = dict(servers) if isinstance(servers, dict) else {}
+    entry = {"type": "stdio", "command": COMMAND, "args": []}
+    if wanted == (servers.get(SERVER) == entry):
+        return False
+    if wanted:
+        servers[SERVER] = entry
+    else:
+        servers.pop(SERVER, None)
+    if servers or len(data) > 1 or wanted:
+        data["mcpServers"] = servers
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(data, indent=2) + "\n")
+    else:
+        path.unlink(missing_ok=True)  # the file held only our entry
+    return True
+
+
+def write_launcher(paths: KBPaths) -> None:
+    """Write this machine's ``.lorebook/bin/mcp`` (executable)."""
+    target = paths.bin / "mcp"
+    paths.bin.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(target, LAUNCHER.format(python=sys.executable))
+    os.chmod(target, 0o755)
+
+
+def sync_mcp(paths: KBPaths, wired: list[str]) -> tuple[list[str], list[str]]:
+    """Register or unregister the server per wired harness; return (changed files, notes)."""
+    readers = {CONFIG_FILES[n] for n in wired if n in CONFIG_FILES}
+    if readers and not sdk_installed():
+        return [], ["MCP server not registered: install it with pip install 'lorebook[mcp]'"]
+    changed = [rel for rel in sorted(set(CONFIG_FILES.values()))
+               if _set_entry(paths.repo / rel, rel in readers)]  # fmt: skip
+    if readers:
+        write_launcher(paths)
+    return changed, []

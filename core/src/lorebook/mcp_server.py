@@ -1,0 +1,148 @@
+"""The MCP server (``lorebook mcp``, the ``lorebook[mcp]`` extra): recall for agents.
+
+Three tools, on the official Python SDK, over stdio:
+
+- ``recall(query, pending=False)``: what ``lorebook recall QUERY --json`` prints: the hooks'
+  ranker over every configured store, validity marks, warnings, why each note matched;
+- ``note_show(note_id)``: one note of the repository (or personal) store, with its state;
+- ``propose(...)``: a candidate note staged for review as a session log in ``_sessions/``,
+  exactly where extraction puts its proposals. It is never a direct write: only
+  ``lorebook curate`` (and a person's review of the diff) turns it into a note.
+
+``lorebook init`` registers the server for the hosts that read project MCP config
+(:mod:`lorebook.mcp_config`).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from lorebook.errors import LorebookError
+from lorebook.kb.paths import KBPaths
+
+INSTRUCTIONS = (
+    "lorebook keeps this project's team knowledge as reviewed notes. Call `recall` with "
+    "the question at hand before guessing a project convention; `note_show` reads one note; "
+    "`propose` suggests a new note, which a person reviews before it is ever served."
+)
+
+
+def show_note(paths: KBPaths, note_id: str) -> dict[str, Any]:
+    """One note with its store, location and validity (repository store first)."""
+    from lorebook.kb.notes import note_to_frontmatter
+    from lorebook.kb.personal import open_personal_store
+    from lorebook.kb.store import MarkdownStore
+    from lorebook.store import NoteNotFoundError
+    from lorebook.validity.report import note_verdict
+
+    for store in (MarkdownStore(paths.repo), open_personal_store()):
+        rel = store.locate(note_id)
+        if rel is None:
+            continue
+        note = store.get(note_id)
+        verdict = note_verdict(paths, note) if store.name == "markdown" else None
+        return {
+            "ok": True,
+            "id": note.id,
+            "store": store.name,
+            "path": str(store.paths.rel(store.paths.nodes / rel)),
+            "frontmatter": note_to_frontmatter(note),
+            "body": note.body,
+            "validity": verdict.state if verdict else "untracked",
+            "recheck": (verdict.mark() or None) if verdict else None,
+        }
+    raise NoteNotFoundError(note_id)
+
+
+def stage_proposal(paths: KBPaths, fields: dict[str, Any]) -> dict[str, Any]:
+    """Stage one proposal for review (a session log of its own); never write a note.
+
+    Raises:
+        LorebookError: a field is invalid, or a dependency's hash moved (named).
+    """
+    from pydantic import ValidationError
+
+    from lorebook.capture.stage import log_path, write_log
+    from lorebook.kb.notes import format_validation_error
+    from lorebook.models.session import LoggedTurn, Proposal, SessionLog
+    from lorebook.validity.record import stamp
+
+    session = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
+    quote = " ".join(str(fields.get("quote") or fields.get("description") or "").split())
+    deps = stamp(paths.repo, fields.pop("depends_on_files", None) or [])
+    try:
+        proposal = Proposal.model_validate(
+            {**fields, "id": f"{session}:1", "origin": f"mcp:{session}:0", "quote": quote,
+             "extractor": "mcp", "dependencies": [d.model_dump() for d in deps]}
+        )  # fmt: skip
+    except ValidationError as exc:
+        raise LorebookError(format_validation_error(exc, source="propose")) from None
+    log = SessionLog(
+        harness="mcp", session_id=session, origin=f"mcp:{session}", transcript_hash="",
+        transcript_length=0, status="extracted",
+        turns=[LoggedTurn(index=0, role="assistant", text=quote)], proposals=[proposal],
+    )  # fmt: skip
+    path = log_path(paths, "mcp", session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_log(path, log)
+    return {
+        "ok": True,
+        "staged": paths.rel(path),
+        "proposal": proposal.id,
+        "next": "a person runs `lorebook curate` and reviews the diff; nothing is served before",
+    }
+
+
+def build_server(repo: Path) -> Any:
+    """The MCP server for the knowledge base at ``repo`` (tools registered, not running)."""
+    from mcp.server.mcpserver import MCPServer
+
+    from lorebook import __version__
+    from lorebook.recall.query import recall as recall_doc
+
+    paths = KBPaths(repo)
+    server = MCPServer("lorebook", version=__version__, instructions=INSTRUCTIONS)
+
+    @server.tool(description="The project's notes relevant to a question, ranked as the hooks "
+                 "rank them, each with why it matched and whether its sources changed.")  # fmt: skip
+    def recall(query: str, pending: bool = False) -> dict[str, Any]:
+        return recall_doc(paths, query, pending=pending)
+
+    @server.tool(description="One note by id: its fields, body, store and validity.")
+    def note_show(note_id: str) -> dict[str, Any]:
+        return show_note(paths, note_id)
+
+    @server.tool(description="Propose a new note. It is staged for a person's review and is "
+                 "not served until curated and reviewed.")  # fmt: skip
+    def propose(
+        title: str,
+        description: str,
+        body: str,
+        kind: str,
+        quote: str = "",
+        tags: list[str] | None = None,
+        depends_on_files: list[str] | None = None,
+    ) -> dict[str, Any]:
+        from lorebook.models.note import KIND_TYPES
+
+        fields = {"title": title, "description": description, "body": body, "kind": kind,
+                  "type": KIND_TYPES.get(kind, "practice"), "tags": tags or [], "quote": quote,
+                  "depends_on_files": depends_on_files or []}  # fmt: skip
+        return stage_proposal(paths, fields)
+
+    return server
+
+
+def serve(repo: Path) -> None:
+    """Run the server on stdio until the client closes it."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise LorebookError(
+            "the MCP server needs the official MCP SDK",
+            hint="pip install 'lorebook[mcp]'",
+        ) from None
+    build_server(repo).run("stdio")

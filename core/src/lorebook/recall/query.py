@@ -1,0 +1,136 @@
+"""``lorebook recall`` and the MCP server's ``recall`` tool: the hooks' ranker, on demand.
+
+:func:`recall` ranks every configured store with :func:`lorebook.recall.serve.choose` (the
+function the prompt hook calls, with the same config, validity checks and warnings) and
+says why each note matched. With ``pending`` it also lists proposals that no person has
+reviewed yet, labelled as such: they are never served by the hooks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from lorebook.config import load_config
+from lorebook.events import RecallQuery
+from lorebook.hookconfig import load_hook_config
+from lorebook.kb.paths import KBPaths
+from lorebook.recall.serve import Candidate, Served, choose
+from lorebook.recall.tokenize import tokenize
+
+MAX_PENDING = 5
+
+
+def _why(note: Any, candidate: Candidate | None, words: set[str]) -> str:
+    """Why a note matched, in words a person can check."""
+    parts = []
+    text_words = set(tokenize(f"{note.title} {' '.join(note.tags)} {note.description} {note.body}"))
+    shared = sorted(words & text_words)
+    if shared:
+        parts.append("shares the words " + ", ".join(shared[:8]))
+    if candidate is not None:
+        if candidate.coverage:
+            parts.append(f"covers {candidate.coverage:.0%} of the query's weight")
+        if candidate.similarity:
+            parts.append(f"meaning similarity {candidate.similarity:.2f}")
+    else:
+        parts.append("contributed by a recall plugin")
+    return "; ".join(parts) or "ranked by the plugin that contributed it"
+
+
+def _note_doc(note: Any, candidate: Candidate | None, words: set[str]) -> dict[str, Any]:
+    verdict = note.verdict
+    return {
+        "id": note.id,
+        "store": note.store,
+        "title": note.title,
+        "kind": note.kind,
+        "description": note.description,
+        "body": note.body,
+        "where": note.where,
+        "score": round(note.score, 4),
+        "validity": verdict.state,
+        "recheck": verdict.mark() or None,
+        "errata": list(note.errata),
+        "why": _why(note, candidate, words),
+    }
+
+
+def _documents(served: Served, query: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    words = set(tokenize(query))
+    by_id = {c.id: c for c in reversed(served.ranked)}  # the best candidate of an id wins
+    notes = [_note_doc(n, by_id.get(n.id), words) for n in served.notes]
+    warned = set(getattr(served, "warned", ()))
+    warnings = []
+    for note in getattr(served, "refuted", ()):
+        if note.seen_key in warned:
+            warnings.append(
+                {
+                    "id": note.id,
+                    "store": note.store,
+                    "title": note.title,
+                    "refuted_because": note.refuted_because,
+                    "where": note.where,
+                    "warning": f"this was tried and is wrong: {note.title} because "
+                    f"{note.refuted_because}",
+                }
+            )
+    return notes, warnings
+
+
+def pending_proposals(paths: KBPaths, query: str) -> list[dict[str, Any]]:
+    """Proposals waiting for curation that share words with ``query``, best first."""
+    words = set(tokenize(query))
+    found: list[tuple[float, dict[str, Any]]] = []
+    if not words or not paths.sessions.is_dir():
+        return []
+    for path in sorted(paths.sessions.glob("*.json")):
+        try:
+            log = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(log, dict) or log.get("status") not in ("pending", "extracted"):
+            continue
+        for proposal in log.get("proposals") or []:
+            if not isinstance(proposal, dict):
+                continue
+            text = " ".join(str(proposal.get(k, "")) for k in ("title", "description", "body"))
+            share = len(words & set(tokenize(text))) / len(words)
+            if share > 0:
+                doc = {k: proposal.get(k) for k in ("id", "title", "description", "body")}
+                doc.update(log=paths.rel(path), label="unreviewed proposal: not a team note")
+                found.append((share, doc))
+    found.sort(key=lambda pair: -pair[0])
+    return [doc | {"match": round(share, 2)} for share, doc in found[:MAX_PENDING]]
+
+
+def recall(paths: KBPaths, query: str, *, pending: bool = False) -> dict[str, Any]:
+    """Rank every configured store for ``query`` as the prompt hook would; one document.
+
+    Raises:
+        UnknownProviderError: ``stores:`` names a store no plugin provides.
+    """
+    from lorebook.kb.personal import refresh_stores
+    from lorebook.plugins import get_plugins
+    from lorebook.recall.stores import close_views, open_views
+    from lorebook.recall.sync import reconcile
+
+    config = load_config(paths)
+    refresh_stores(paths, config)
+    reconcile(paths)
+    problems: list[str] = []
+    views = open_views(str(paths.root), problems)
+    try:
+        extra = get_plugins().recall_hits(paths, RecallQuery(text=query))
+        served = choose(
+            views[0].index, query, load_hook_config(str(paths.root)), stores=views, extra=extra
+        )
+        notes, warnings = _documents(served, query)
+    finally:
+        close_views(views)
+    doc: dict[str, Any] = {"ok": True, "query": query, "notes": notes, "warnings": warnings}
+    if pending:
+        doc["pending"] = pending_proposals(paths, query)
+    if problems:
+        doc["problems"] = problems
+    return doc
