@@ -172,6 +172,18 @@ def _parts(run: str) -> list[str]:
     return [p.lower() for chunk in _SEPARATORS.split(run) for p in _PART_RE.findall(chunk)]
 
 
+_RUN_TOKENS: dict[str, tuple[str, ...]] = {}
+"""Each run's tokens, as computed: the same words recur throughout a knowledge base."""
+_CACHE_LIMIT = 200_000
+
+
+def _run_tokens(run: str) -> tuple[str, ...]:
+    parts = _parts(run)
+    if len(parts) == 1:
+        return (parts[0],) if _keep(parts[0]) else ()
+    return (*(p for p in parts if len(p) > 1), run.lower())
+
+
 def tokenize(text: str) -> list[str]:
     """Return the tokens of ``text`` in order (duplicates kept: BM25 counts them).
 
@@ -179,12 +191,12 @@ def tokenize(text: str) -> list[str]:
     part is kept.
     """
     tokens: list[str] = []
+    cache = _RUN_TOKENS
     for run in _RUN_RE.findall(text):
-        parts = _parts(run)
-        if len(parts) == 1:
-            if _keep(parts[0]):
-                tokens.append(parts[0])
-            continue
-        tokens.extend(p for p in parts if len(p) > 1)
-        tokens.append(run.lower())
+        found = cache.get(run)
+        if found is None:
+            found = _run_tokens(run)
+            if len(cache) < _CACHE_LIMIT:
+                cache[run] = found
+        tokens.extend(found)
     return tokens

@@ -178,8 +178,12 @@ class IndexWriter:
         sections = [Counter(part) for part in note.sections()[: 1 << SECTION_BITS]]
         for sec, counts in enumerate(sections):
             length = sum(counts.values())
+            section_key = key(num, sec)
             for term, tf in counts.items():
-                changes.setdefault(term, _Changes()).add.append((key(num, sec), tf, length))
+                change = changes.get(term)
+                if change is None:
+                    change = changes[term] = _Changes()
+                change.add.append((section_key, tf, length))
         extra = {
             "tags": list(note.tags),
             "superseded_by": list(note.superseded_by),
