@@ -44,6 +44,12 @@ from tests.e2e.copilot_cli import COPILOT_INSTALL_HINT, check_version, copilot_e
 from tests.e2e.mock_anthropic import MockAnthropic
 from tests.e2e.mock_chat import MockChat
 from tests.e2e.mock_responses import MockResponses
+from tests.e2e.opencode_cli import (
+    OPENCODE_INSTALL_HINT,
+    check_version as check_opencode_version,
+    find_opencode,
+    opencode_env,
+)
 
 # Keep in step with CLAUDE_CODE_VERSION in .ci/run.
 CLAUDE_CODE_VERSION = "2.1.197"
@@ -315,3 +321,20 @@ def copilot_bin(client_cache: Path, tmp_path_factory: pytest.TempPathFactory) ->
 def copilot_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The HOME (holding ``.copilot``) every Copilot run of one test shares."""
     return tmp_path_factory.mktemp("copilot-home")
+
+
+@pytest.fixture(scope="session")
+def opencode_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pinned OpenCode executable (skips locally, fails in CI when it is missing)."""
+    path = find_opencode()
+    if path is None or not path.exists():
+        where = f" (LOREBOOK_OPENCODE_BIN={path})" if path else ""
+        _unavailable(OPENCODE_INSTALL_HINT + where)
+    check_opencode_version(path, opencode_env(tmp_path_factory.mktemp("opencode-version")))
+    return path
+
+
+@pytest.fixture
+def opencode_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The HOME (holding OpenCode's data) every OpenCode run of one test shares."""
+    return tmp_path_factory.mktemp("opencode-home")

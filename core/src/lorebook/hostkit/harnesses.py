@@ -80,10 +80,10 @@ class Translating:
 
 
 def install_report(rel: str, changed: bool, notes: Iterable[str] = ()) -> InstallReport:
-    """What installing one repository file did: changed (with notes) or unchanged."""
+    """What installing one repository file did: changed or unchanged, with its notes."""
     if changed:
         return InstallReport(changed=(rel,), notes=tuple(notes))
-    return InstallReport(unchanged=(rel,))
+    return InstallReport(unchanged=(rel,), notes=tuple(notes))
 
 
 def uninstall_report(repo: Path, rel: str, changed: bool, deleted: bool) -> InstallReport:

@@ -50,8 +50,9 @@ class CodexHarness(Translating):
         Raises:
             LorebookError: the hooks file exists but is not valid JSON (nothing is written).
         """
+        changed = hooks_file.FILE.install(repo)
         note = _TRUST_NOTE + trust.APPROVE.format(repo=repo)
-        return install_report(hooks_file.HOOKS_PATH, hooks_file.FILE.install(repo), [note])
+        return install_report(hooks_file.HOOKS_PATH, changed, [note] if changed else [])
 
     def uninstall(self, repo: Path) -> InstallReport:
         """Remove exactly lorebook's hook entries from ``<repo>/.codex/hooks.json``.
