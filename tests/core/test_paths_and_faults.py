@@ -157,3 +157,19 @@ def test_a_fifo_transcript_is_refused_without_blocking(tmp_path: Path) -> None:
     regular = tmp_path / "real.jsonl"
     regular.write_text("{}\n")
     refuse_special_file(str(regular))
+
+
+def test_a_session_id_or_path_holding_a_token_is_refused_before_any_log(
+    kb_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = "ghp_" + "Fz9Qx8Wv7Ut6Sr5Qp4On3Ml2Kj1Ih0GfEdCbA"
+    for payload in (
+        {"session_id": token, "cwd": str(kb_repo), "prompt": "hi"},
+        {"session_id": "a b", "cwd": str(kb_repo), "prompt": "hi"},
+    ):
+        assert _fire(kb_repo, monkeypatch, "Prompt", payload) == b""
+    written = b"".join(p.read_bytes() for p in (kb_repo / ".lorebook").rglob("*") if p.is_file())
+    assert token.encode() not in written
+    log = (kb_repo / ".lorebook/_logs/hook-errors.log").read_text()
+    assert "session_id holds what looks like a token" in log
+    assert "session_id holds characters no host uses" in log

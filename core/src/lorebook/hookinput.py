@@ -10,6 +10,7 @@ make a 68 MB file. Standard library only (the hook path).
 from __future__ import annotations
 
 import os
+import re
 import time
 
 TYPE_CHECKING = False
@@ -23,6 +24,14 @@ MAX_PAYLOAD = 8 * 1024 * 1024
 MAX_SESSION_ID = 256
 MAX_PATH = 4096
 CHUNK = 1 << 16
+SESSION_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.:")
+"""What a session id may hold: hosts use UUIDs, ``ses_...`` or ``rollout-...`` ids."""
+TOKEN_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?:gh[pousr]_|github_pat_|glpat-|sk-|sk_live_|xox[abp]-|hf_|npm_|pypi-"
+    r"|AIza|AKIA|ASIA)[A-Za-z0-9_-]{16,}"
+)
+"""Provider token prefixes: a field holding one is refused before any log records it (the
+full redactor is too heavy for the hook path; these fields never legitimately hold one)."""
 
 
 class StdinTimeout(TimeoutError):
@@ -74,3 +83,7 @@ def check_event(event: HookEvent) -> None:
     for name, value, limit in sized:
         if len(value) > limit:
             raise ValueError(f"the payload's {name} is {len(value):,} characters (limit {limit:,})")
+        if TOKEN_RE.search(value):
+            raise ValueError(f"the payload's {name} holds what looks like a token; refused")
+    if not SESSION_ID_CHARS.issuperset(event.session_id):
+        raise ValueError("the payload's session_id holds characters no host uses in one")
