@@ -142,7 +142,10 @@ def run(argv: list[str], *, repo: str, event_modules: Mapping[str, str]) -> int:
         check_event(parsed)  # before anything (the timing log too) records its fields
         event = parsed
         ctx = Context(repo, config, Deadline(started, _budget_ms(event.name, config)))
-        answer = answer_event(event, ctx)
+        at_once = getattr(translator, "answer_at_once", None)
+        answer = at_once(event, kb_root) if at_once is not None else None
+        if answer is None:
+            answer = answer_event(event, ctx)
         if answer.context and event.name in getattr(translator, "ANSWER_ONCE", ()):
             answer = _once(kb_root, event, answer)
         output = translator.render(event, answer)

@@ -1,19 +1,36 @@
-"""Registers the ``cursor`` harness with lorebook (declared, not supported yet)."""
+"""Registers the ``cursor`` harness with lorebook.
+
+Loading this module stays cheap: the harness class is imported only when the factory is
+called, and the hook fast path imports ``lorebook_cursor.events`` directly.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from lorebook import hookimpl
 from lorebook.providers import HarnessSpec
 
+if TYPE_CHECKING:
+    from lorebook.harness import Harness
+
+
+def make_harness() -> Harness:
+    """Build the Cursor harness (imported on first use)."""
+    from .harness import CursorHarness
+
+    return CursorHarness()
+
 
 @hookimpl
 def register_harnesses() -> list[HarnessSpec]:
-    """Declare Cursor (``factory=None``: ``init`` refuses it as not supported yet)."""
+    """Declare Cursor: it reads AGENTS.md (its rules pointer is its own file), no skills."""
     return [
         HarnessSpec(
             name="cursor",
-            factory=None,
+            factory=make_harness,
             instruction_files=("AGENTS.md",),
-            description="Cursor (not supported yet)",
+            event_module="lorebook_cursor.events",
+            description="Cursor (from its documentation)",
         )
     ]
