@@ -121,6 +121,7 @@ def _kb_checks(start: Path) -> list[Check]:
     else:
         checks.append(Check("indexes", "ok", f"up to date ({live[:19]}…)"))
     checks += _harness_checks(paths, config.harnesses)
+    checks += _hook_plugin_checks(paths, config.hook_plugins)
     checks += _host_memory_checks(paths.repo)
     from lorebook.gitmerge import driver_problem
 
@@ -217,6 +218,31 @@ def _host_memory_checks(repo: Path) -> list[Check]:
         for host in HOSTS
         if memory_on(host, repo)
     ]
+
+
+SLOW_PLUGIN_MS = 50.0
+"""A hook plugin importing slower than this is reported: it is paid on every prompt."""
+
+
+def _hook_plugin_checks(paths: KBPaths, modules: list[str]) -> list[Check]:
+    """What each module ``hook_plugins`` names costs every hook to import."""
+    from lorebook.recall.pipeline import import_cost
+
+    checks = []
+    for module in modules:
+        ms, error = import_cost(module, str(paths.repo))
+        if ms is None:
+            fix = f"install it, or remove {module!r} from hook_plugins in config.yaml"
+            checks.append(
+                Check(f"hook plugin {module}", "problem", f"fails to import: {error}", fix)
+            )
+        elif ms > SLOW_PLUGIN_MS:
+            detail = f"imports in {ms:.0f} ms, paid by every prompt hook"
+            fix = "import heavy modules inside its recall/inject functions"
+            checks.append(Check(f"hook plugin {module}", "warning", detail, fix))
+        else:
+            checks.append(Check(f"hook plugin {module}", "ok", f"imports in {ms:.1f} ms"))
+    return checks
 
 
 def run_doctor(start: Path) -> list[Check]:

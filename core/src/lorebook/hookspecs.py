@@ -14,8 +14,9 @@ Two kinds of hooks:
   plugins wrap or contribute to a stage. The built-in implementations (``trylast``) call the
   configured providers.
 
-Some pipeline hooks are specified ahead of the stage that calls them, so plugin authors can
-build against the whole contract; ``docs/hooks.md`` says which ones this release calls.
+Every spec is called by core: its docstring's ``Caller:`` line names the function that
+calls it (a test reads that function's source for the hook's name), and its example runs
+as a doctest.
 """
 
 from __future__ import annotations
@@ -43,36 +44,55 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 def register_harnesses() -> list[HarnessSpec]:
     """Declare the coding-assistant hosts this plugin translates.
 
-    Called by core whenever it needs the harness table: ``lorebook init``, ``doctor``,
-    ``plugins``, and the capture and extraction stages. Collected: every plugin's list is
-    merged; names must be unique across plugins (a duplicate is an error naming both
-    distributions). Return an empty list to declare nothing.
+    Caller: :meth:`lorebook.plugins.Plugins.harnesses`, whenever core needs the harness
+    table: ``lorebook init``, ``doctor``, ``plugins``, and the capture and extraction
+    stages. Collected: every plugin's list is merged; names must be unique across plugins
+    (a duplicate is an error naming both distributions). Return an empty list to declare
+    nothing.
 
     Returns:
         Harness records, each with a name and a factory.
 
     Example:
+        >>> from lorebook.plugins import make_plugins
         >>> from lorebook.providers import HarnessSpec
-        >>> @hookimpl
-        ... def register_harnesses():
-        ...     return [HarnessSpec(name="myhost", factory=MyHostHarness)]
+        >>> class MyHost:
+        ...     @hookimpl
+        ...     def register_harnesses(self):
+        ...         return [HarnessSpec(name="myhost", factory=None)]
+        >>> plugins = make_plugins(load_external=False)
+        >>> plugins.pm.register(MyHost())  # doctest: +ELLIPSIS
+        '...'
+        >>> "myhost" in plugins.harnesses()
+        True
     """
 
 
 @hookspec
 def register_stores() -> list[StoreSpec]:
-    """Declare note stores (the markdown knowledge base is the built-in one).
+    """Declare note stores (``markdown`` and ``personal`` are the built-in ones).
 
-    Called by core when it opens the stores config names (``stores: [markdown]``).
-    Collected, names unique across plugins.
+    Caller: :meth:`lorebook.plugins.Plugins.stores`, when core opens the stores config names
+    (``stores: [markdown, personal]``, by ``lorebook.kb.personal.open_stores``) for
+    ``recall``, ``note add --store`` and the MCP server. Collected, names unique across
+    plugins; a name config uses that no plugin provides fails, listing the valid ones.
 
     Returns:
         Store records; each factory takes the repository root and returns a ``NoteStore``.
 
     Example:
-        >>> @hookimpl
-        ... def register_stores():
-        ...     return [StoreSpec(name="team", factory=TeamServerStore)]
+        >>> from lorebook.plugins import make_plugins
+        >>> from lorebook.providers import StoreSpec
+        >>> from lorebook.testing import MemoryStore
+        >>> class Team:
+        ...     @hookimpl
+        ...     def register_stores(self):
+        ...         return [StoreSpec(name="team", factory=lambda repo: MemoryStore())]
+        >>> plugins = make_plugins(load_external=False)
+        >>> plugins.pm.register(Team())  # doctest: +ELLIPSIS
+        '...'
+        >>> sorted(plugins.stores())
+        ['markdown', 'personal', 'team']
     """
 
 
@@ -80,15 +100,24 @@ def register_stores() -> list[StoreSpec]:
 def register_extractors() -> list[ExtractorSpec]:
     """Declare proposal extractors (deterministic, headless-host LLM, HTTP LLM).
 
-    Called by ``lorebook extract`` to find the configured extractor. Collected, names unique.
+    Caller: :meth:`lorebook.plugins.Plugins.extractors`, when ``lorebook extract`` looks up
+    the configured extractor. Collected, names unique.
 
     Returns:
         Extractor records.
 
     Example:
-        >>> @hookimpl
-        ... def register_extractors():
-        ...     return [ExtractorSpec(name="mine", factory=MyExtractor)]
+        >>> from lorebook.plugins import make_plugins
+        >>> from lorebook.providers import ExtractorSpec
+        >>> class Mine:
+        ...     @hookimpl
+        ...     def register_extractors(self):
+        ...         return [ExtractorSpec(name="mine", factory=dict)]
+        >>> plugins = make_plugins(load_external=False)
+        >>> plugins.pm.register(Mine())  # doctest: +ELLIPSIS
+        '...'
+        >>> plugins.extractor("mine").name
+        'mine'
     """
 
 
@@ -96,15 +125,24 @@ def register_extractors() -> list[ExtractorSpec]:
 def register_curators() -> list[CuratorSpec]:
     """Declare curators, which turn proposals into a batch of actions.
 
-    Called by ``lorebook curate`` to find the configured curator. Collected, names unique.
+    Caller: :meth:`lorebook.plugins.Plugins.curators`, when ``lorebook curate`` looks up the
+    configured curator. Collected, names unique.
 
     Returns:
         Curator records.
 
     Example:
-        >>> @hookimpl
-        ... def register_curators():
-        ...     return [CuratorSpec(name="careful", factory=CarefulCurator)]
+        >>> from lorebook.plugins import make_plugins
+        >>> from lorebook.providers import CuratorSpec
+        >>> class Careful:
+        ...     @hookimpl
+        ...     def register_curators(self):
+        ...         return [CuratorSpec(name="careful", factory=dict)]
+        >>> plugins = make_plugins(load_external=False)
+        >>> plugins.pm.register(Careful())  # doctest: +ELLIPSIS
+        '...'
+        >>> plugins.curator("careful").name
+        'careful'
     """
 
 
@@ -115,10 +153,11 @@ def register_curators() -> list[CuratorSpec]:
 def capture(log: SessionLog) -> SessionLog | None:
     """Finish a session log before it is staged under ``_sessions/``.
 
-    Called by the capture stage on stop, session end and pre-compact, after core removed
-    ``<private>`` spans and redacted secrets. First result: the built-in (``trylast``)
-    returns the log unchanged; a plugin returning a log replaces it, and ``None`` passes.
-    Use ``wrapper=True`` to transform what the inner implementations return (further
+    Caller: :func:`lorebook.capture.stage.through_capture_hook`, on stop, session end and
+    pre-compact (and ``import``, ``lorebook capture``), after core removed ``<private>``
+    spans and redacted secrets. First result: the built-in (``trylast``) returns the log
+    unchanged; a plugin returning a log replaces it, and ``None`` passes. Use
+    ``wrapper=True`` to transform what the inner implementations return (further
     redaction, say). The result must not carry anything the input had removed.
 
     Args:
@@ -128,10 +167,20 @@ def capture(log: SessionLog) -> SessionLog | None:
         The log to stage, or None to leave the decision to the next plugin.
 
     Example:
-        >>> @hookimpl(wrapper=True)
-        ... def capture(log):
-        ...     staged = yield
-        ...     return staged.model_copy(update={"turns": [scrub(t) for t in staged.turns]})
+        >>> from lorebook.models import SessionLog
+        >>> from lorebook.plugins import make_plugins
+        >>> class Scrub:
+        ...     @hookimpl(wrapper=True)
+        ...     def capture(self, log):
+        ...         staged = yield
+        ...         return staged.model_copy(update={"error": "scrubbed"})
+        >>> plugins = make_plugins(load_external=False)
+        >>> plugins.pm.register(Scrub())  # doctest: +ELLIPSIS
+        '...'
+        >>> log = SessionLog(harness="claude", session_id="s", origin="claude:s",
+        ...                  transcript_hash="", transcript_length=0)
+        >>> plugins.hook.capture(log=log).error
+        'scrubbed'
     """
 
 
@@ -139,10 +188,11 @@ def capture(log: SessionLog) -> SessionLog | None:
 def extract(log: SessionLog) -> list[Proposal] | None:
     """Propose candidate notes from one staged session log.
 
-    Called by ``lorebook extract`` once per pending log, beside the configured extractor
-    (a ``register_extractors`` provider). Collected: every plugin's proposals are pooled with
-    the extractor's. ``None`` contributes nothing. Each proposal's quote must occur in the
-    log; core rejects and logs any that does not.
+    Caller: :func:`lorebook.extract.run._plugin_proposals`, once per pending log in
+    ``lorebook extract``, beside the configured extractor (a ``register_extractors``
+    provider). Collected: every plugin's proposals are pooled with the extractor's.
+    ``None`` contributes nothing. Each proposal's quote must occur in the log; core
+    rejects and logs any that does not.
 
     Args:
         log: The staged, redacted session log.
@@ -151,9 +201,19 @@ def extract(log: SessionLog) -> list[Proposal] | None:
         Proposals, or None.
 
     Example:
-        >>> @hookimpl
-        ... def extract(log):
-        ...     return [p for p in my_rules(log)]
+        >>> from lorebook.models import SessionLog
+        >>> from lorebook.plugins import make_plugins
+        >>> class Nothing:
+        ...     @hookimpl
+        ...     def extract(self, log):
+        ...         return None
+        >>> plugins = make_plugins(load_external=False)
+        >>> plugins.pm.register(Nothing())  # doctest: +ELLIPSIS
+        '...'
+        >>> log = SessionLog(harness="claude", session_id="s", origin="claude:s",
+        ...                  transcript_hash="", transcript_length=0)
+        >>> plugins.hook.extract(log=log)
+        []
     """
 
 
@@ -161,10 +221,11 @@ def extract(log: SessionLog) -> list[Proposal] | None:
 def curate(proposals: list[Proposal], store: NoteStore) -> list[CuratorAction] | None:
     """Turn pending proposals into one batch of add / modify / contradict / drop actions.
 
-    Called by ``lorebook curate`` with every pending proposal whose claim a person has not
-    rejected (core drops those itself). First result: the built-in (``trylast``) runs the
-    configured curator; ``None`` passes to the next plugin. Core files every ``add`` in a
-    folder of its note's kind and validates the whole batch before the first write.
+    Caller: :func:`lorebook.curate.run.ask_curator`, once per ``lorebook curate`` run with
+    every pending proposal whose claim a person has not rejected (core drops those itself).
+    First result: the built-in (``trylast``) runs the configured curator; ``None`` passes to
+    the next plugin. Core files every ``add`` in a folder of its note's kind and validates
+    the whole batch before the first write.
 
     Args:
         proposals: Pending proposals, in session then proposal order.
@@ -174,9 +235,17 @@ def curate(proposals: list[Proposal], store: NoteStore) -> list[CuratorAction] |
         The batch of actions, or None.
 
     Example:
-        >>> @hookimpl
-        ... def curate(proposals, store):
-        ...     return [DropAction(proposal_id=p.id, reason="test") for p in proposals]
+        >>> from lorebook.plugins import make_plugins
+        >>> from lorebook.testing import MemoryStore
+        >>> class DropAll:
+        ...     @hookimpl(tryfirst=True)
+        ...     def curate(self, proposals):
+        ...         return []
+        >>> plugins = make_plugins(load_external=False)
+        >>> plugins.pm.register(DropAll())  # doctest: +ELLIPSIS
+        '...'
+        >>> plugins.hook.curate(proposals=[], store=MemoryStore())
+        []
     """
 
 
@@ -184,9 +253,13 @@ def curate(proposals: list[Proposal], store: NoteStore) -> list[CuratorAction] |
 def recall(query: RecallQuery) -> list[Hit] | None:
     """Contribute scored candidate notes for a query.
 
-    Called on the hook path (prompt and tool events) and by ``lorebook recall``. Collected:
-    core ranks the union of every plugin's hits with the built-in ranker's. ``None``
-    contributes nothing. On the hook path only plugins named in config by module path run.
+    Caller: :func:`lorebook.recall.pipeline.call_recall` on the hook path (prompt events),
+    for the modules ``config.yaml`` names in ``hook_plugins``; and
+    :meth:`lorebook.plugins.Plugins.recall_hits` for ``lorebook recall`` and the MCP
+    server, for those modules and every entry-point plugin. Collected: a hit naming a note
+    of a configured store (``Hit.store``, ``Hit.note_id``) joins the notes the ranker kept,
+    at its score, and is validated and rendered like them; other hits are ignored.
+    ``None`` contributes nothing. A plugin that raises is skipped.
 
     Args:
         query: What to recall for (text, files, tool, command) and how many hits.
@@ -195,31 +268,44 @@ def recall(query: RecallQuery) -> list[Hit] | None:
         Hits, or None.
 
     Example:
-        >>> @hookimpl
-        ... def recall(query):
-        ...     return [Hit(note_id="practice-x", score=1.0, store="mine")]
+        >>> import types
+        >>> from lorebook.events import Hit, RecallQuery
+        >>> from lorebook.recall.pipeline import call_recall
+        >>> plugin = types.ModuleType("myplugin")
+        >>> plugin.recall = lambda query: [Hit(note_id="practice-x", score=1.0, store="markdown")]
+        >>> [h.note_id for h in call_recall([plugin], RecallQuery(text="uv"), [])]
+        ['practice-x']
     """
 
 
 @hookspec(firstresult=True)
 def inject(event: HookEvent, hits: list[Hit]) -> str | None:
-    r"""Render the final block of text injected for an event.
+    r"""Render the final block of text injected for a prompt.
 
-    Called on the hook path once the hits are ranked and cut to the budget. First result:
-    the built-in (``trylast``) renders whole notes or pointers; ``None`` passes. Return an
-    empty string to inject nothing.
+    Caller: :func:`lorebook.recall.pipeline.call_inject`, on the hook path, once the notes
+    are ranked, validated and cut to the budget, for the modules ``config.yaml`` names in
+    ``hook_plugins``. First result: the first module returning a string decides (an empty
+    string injects nothing); ``None`` passes, and core's own rendering (whole notes or
+    pointers, recheck marks, errata, warnings) is injected.
 
     Args:
         event: The normalised host event.
-        hits: The ranked hits that fit the budget.
+        hits: The served notes that fit the budget, in order (``reason`` holds a note's
+            recheck mark, if any).
 
     Returns:
         The text to inject, or None.
 
     Example:
-        >>> @hookimpl
-        ... def inject(event, hits):
-        ...     return "\\n".join(h.title for h in hits)
+        >>> import types
+        >>> from lorebook.events import HookEvent
+        >>> from lorebook.recall.pipeline import call_inject
+        >>> from lorebook.recall.serve import Served
+        >>> plugin = types.ModuleType("myplugin")
+        >>> plugin.inject = lambda event, hits: f"{event.name}: {len(hits)} notes"
+        >>> event = HookEvent(name="prompt", harness="claude", session_id="s", cwd="/r")
+        >>> call_inject([plugin], event, Served([], [], "core's text", []), [])
+        'prompt: 0 notes'
     """
 
 

@@ -124,3 +124,28 @@ def call_inject(
         if isinstance(text, str):
             return text
     return served.text
+
+
+def import_cost(module: str, repo: str) -> tuple[float | None, str]:
+    """What importing ``module`` costs a fresh hook process: (milliseconds, error or "").
+
+    Measured as the hook runs it: a new interpreter, the repository as working directory.
+    ``lorebook doctor`` reports it for every module ``hook_plugins`` names.
+    """
+    import subprocess
+    import sys
+
+    code = (
+        "import time; t = time.perf_counter(); import importlib; "
+        f"importlib.import_module({module!r}); print((time.perf_counter() - t) * 1000)"
+    )
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, str(exc)
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines()
+        return None, lines[-1] if lines else f"exit code {proc.returncode}"
+    return float(proc.stdout.strip().splitlines()[-1]), ""
