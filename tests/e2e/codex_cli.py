@@ -44,7 +44,7 @@ CODEX_MODEL = "mock-model"
 CODEX_API_KEY_ENV = "MOCK_API_KEY"
 CODEX_INSTALL_HINT = (
     "Codex CLI is not installed: run .ci/run or "
-    f"npm install --prefix .clients @openai/codex@{CODEX_VERSION}"
+    f"npm install --prefix .clients --no-save @openai/codex@{CODEX_VERSION}"
 )
 # The sandbox every run gets unless its extra arguments name one: the mock's scripted command
 # runs as it would for a user, with no seccomp/landlock layer that a container may lack.

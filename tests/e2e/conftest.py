@@ -57,7 +57,7 @@ CLAUDE_MODEL = "claude-sonnet-4-5"
 HELLO_TEXT = "hello from the e2e file"
 INSTALL_HINT = (
     "Claude Code is not installed: run .ci/run or "
-    f"npm install --prefix .clients @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}"
+    f"npm install --prefix .clients --no-save @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}"
 )
 
 QUIET_ENV = {
