@@ -181,9 +181,8 @@ def test_a_note_added_through_the_cli_is_embedded_and_served(kb_repo: Path, cli:
     assert added.exit_code == 0, added.stderr
     path = index_path(str(kb_repo / ".lorebook"))
     with NoteIndex(path, readonly=True) as index:
-        nums, floats, codes = index.vector_pack()
+        nums, codes = index.vector_pack()
         assert len(nums) == 4  # one note number
-        assert floats is not None
-        assert len(floats) == 4 * semantic.DIM
         assert len(codes) == semantic.DIM // 8
+        assert [len(v) for v in index.note_vectors([1]).values()] == [2 * semantic.DIM]
     assert len(served(path, "do prices go in floats or cents?")) == 1

@@ -14,9 +14,10 @@ Runs on the hook path: standard library only (simsimd is a compiled module witho
 from __future__ import annotations
 
 import heapq
+import struct
 from array import array
 
-from lorebook.recall.semantic import DIM, dots
+from lorebook.recall.semantic import DIM, HALF_ROW, dots
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
     from lorebook.recall.index import NoteIndex
 
 CODE_BYTES = DIM // 8
-RERANK = 256
-"""How many notes the sign codes choose for exact cosines in a large index."""
+RERANK = 512
+"""How many notes the sign codes choose for exact cosines (an index this small or smaller
+is compared exactly with every note)."""
 
 
 _SIGN_DIGITS = bytes.maketrans(bytes(range(256)), bytes(49 - (b >> 7) for b in range(256)))
@@ -64,19 +66,18 @@ def _hamming(query: bytes, codes: bytes) -> list[float]:
 
 def nearest(index: NoteIndex, query: list[float], k: int) -> dict[int, float]:
     """The ``k`` notes most similar to ``query`` (a unit vector): note number -> cosine."""
-    raw_nums, floats, codes = index.vector_pack()
+    raw_nums, codes = index.vector_pack()
     nums = array("I")
     nums.frombytes(raw_nums)
     if not nums:
         return {}
-    if floats is not None:
-        sims = dots(query, floats)
-        best = heapq.nlargest(k, range(len(nums)), key=lambda i: (sims[i], -nums[i]))
-        return {nums[i]: sims[i] for i in best}
-    packed = array("f", query).tobytes()
-    distances = _hamming(sign_code(packed), codes)
-    chosen = heapq.nsmallest(RERANK, range(len(nums)), key=lambda i: (distances[i], nums[i]))
-    exact = cosines(index, query, [nums[i] for i in chosen])
+    if len(nums) <= RERANK:
+        chosen = list(nums)
+    else:
+        distances = _hamming(sign_code(array("f", query).tobytes()), codes)
+        best = heapq.nsmallest(RERANK, range(len(nums)), key=lambda i: (distances[i], nums[i]))
+        chosen = [nums[i] for i in best]
+    exact = cosines(index, query, chosen)
     return dict(heapq.nlargest(k, exact.items(), key=lambda item: (item[1], -item[0])))
 
 
@@ -86,5 +87,15 @@ def cosines(index: NoteIndex, query: list[float], nums: list[int]) -> dict[int, 
     order = sorted(vectors)
     if not order:
         return {}
-    sims = dots(query, b"".join(vectors[n] for n in order))
+    floats = array("f")
+    for n in order:
+        floats.extend(struct.unpack(HALF_ROW, vectors[n]))
+    sims = dots(query, floats.tobytes())
     return dict(zip(order, sims, strict=True))
+
+
+def to_half(vec: bytes) -> bytes:
+    """A float32 vector as float16 bytes (what the index keeps: half the size)."""
+    values = array("f")
+    values.frombytes(vec)
+    return struct.pack(HALF_ROW, *values)

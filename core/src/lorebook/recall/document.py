@@ -8,6 +8,7 @@ tags, description) with the field weights below. Runs on the hook path: stdlib o
 from __future__ import annotations
 
 import json
+import zlib
 
 from lorebook.recall.tokenize import tokenize
 
@@ -137,12 +138,28 @@ def _blocks(body: str) -> list[str]:
     return blocks
 
 
+DOC_COLUMNS = (
+    "id, path, mtime_ns, size, len, status, kind, enforce, title, description, body, extra"
+)
+"""The ``docs`` columns :func:`note_from_row` reads, in order."""
+
+
+def pack_body(body: str) -> bytes:
+    """A note's body as the index keeps it: deflated (bodies are most of an index's bytes)."""
+    return zlib.compress(body.encode("utf-8"), 6)
+
+
+def unpack_body(stored: bytes | str) -> str:
+    """The body :func:`pack_body` stored."""
+    return zlib.decompress(stored).decode("utf-8") if isinstance(stored, bytes) else stored
+
+
 def note_from_row(row: tuple[Any, ...]) -> IndexedNote:
     """An IndexedNote from a ``docs`` row (``id`` first, ``extra`` JSON twelfth)."""
     extra = json.loads(row[11])
     return IndexedNote(
         id=row[0], path=row[1], mtime_ns=row[2], size=row[3], status=row[5], kind=row[6],
-        enforce=row[7], title=row[8], description=row[9], body=row[10],
+        enforce=row[7], title=row[8], description=row[9], body=unpack_body(row[10]),
         tags=tuple(extra.get("tags", ())), superseded_by=tuple(extra.get("superseded_by", ())),
         refuted_because=extra.get("refuted_because"), anchors=extra.get("anchors", {}),
     )  # fmt: skip

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Iterator
 
 from lorebook.recall import bm25
-from lorebook.recall.document import IndexedNote, body_sections, note_from_row
+from lorebook.recall.document import DOC_COLUMNS, IndexedNote, body_sections, note_from_row
 from lorebook.recall.postings import PostingList, QueryTerm, contribution, score_notes, top_k
 from lorebook.recall.writer import INDEX_NAME, INDEX_VERSION, PRIOR_DOCS, IndexWriter
 
@@ -31,9 +31,6 @@ TYPE_CHECKING = False  # the hook path avoids importing typing (and dataclasses,
 if TYPE_CHECKING:
     pass
 
-_DOC_COLUMNS = (
-    "id, path, mtime_ns, size, len, status, kind, enforce, title, description, body, extra"
-)
 LEXICAL_CANDIDATES = 16
 """How many notes the lexical search returns for a prompt (and ties at the last score)."""
 QUERY_TERMS = 24
@@ -67,7 +64,7 @@ class NoteIndex(IndexWriter):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for row in self.db.execute(
-                f"SELECT {_DOC_COLUMNS} FROM docs WHERE id IN ({marks})", chunk
+                f"SELECT {DOC_COLUMNS} FROM docs WHERE id IN ({marks})", chunk
             ):
                 found[row[0]] = note_from_row(row)
         return found
@@ -165,15 +162,15 @@ class NoteIndex(IndexWriter):
             )]  # fmt: skip
         return found
 
-    def vector_pack(self) -> tuple[bytes, bytes | None, bytes]:
-        """(note numbers as uint32, their float32 vectors or None, their sign codes)."""
-        row = self.db.execute("SELECT nums, floats, codes FROM vectors").fetchone()
+    def vector_pack(self) -> tuple[bytes, bytes]:
+        """(note numbers as uint32, their 256-bit sign codes), in note-number order."""
+        row = self.db.execute("SELECT nums, codes FROM vectors").fetchone()
         if row is None:
-            return b"", None, b""
-        return bytes(row[0]), None if row[1] is None else bytes(row[1]), bytes(row[2])
+            return b"", b""
+        return bytes(row[0]), bytes(row[1])
 
     def note_vectors(self, nums: Iterable[int]) -> dict[int, bytes]:
-        """Float32 vectors of these notes."""
+        """Float16 unit vectors of these notes."""
         wanted = sorted(set(nums))
         found: dict[int, bytes] = {}
         for start in range(0, len(wanted), 500):

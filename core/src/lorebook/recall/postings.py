@@ -22,8 +22,11 @@ from bisect import bisect_left
 
 from lorebook.recall import bm25
 
-SECTION_BITS = 16
-"""Low bits of a key that hold the section number (so a note has at most 65,536)."""
+SECTION_BITS = 8
+"""Low bits of a key that hold the section number: a note has at most 256 sections (about
+40,000 words), and an index at most 16 million notes (keys are 32-bit)."""
+MAX_VALUE = 0xFFFF
+"""Term frequencies and section lengths are stored as 16-bit counts (larger ones clamp)."""
 
 
 def key(num: int, sec: int) -> int:
@@ -32,7 +35,7 @@ def key(num: int, sec: int) -> int:
 
 
 class PostingList:
-    """One word's postings: parallel arrays of keys and (tf, length) pairs."""
+    """One word's postings: parallel arrays of 32-bit keys and 16-bit (tf, length) pairs."""
 
     __slots__ = ("keys", "values")
 
@@ -44,10 +47,10 @@ class PostingList:
     @classmethod
     def decode(cls, blob: bytes) -> PostingList:
         """Read a blob written by :meth:`encode`."""
-        keys = array("Q")
-        count = len(blob) // (keys.itemsize + 2 * array("I").itemsize)
+        keys = array("I")
+        count = len(blob) // (keys.itemsize + 2 * array("H").itemsize)
         keys.frombytes(blob[: count * keys.itemsize])
-        values = array("I")
+        values = array("H")
         values.frombytes(blob[count * keys.itemsize :])
         return cls(keys, values)
 
@@ -82,8 +85,8 @@ def merge(old: PostingList | None, drop: set[int], add: list[tuple[int, int, int
         ]
     entries += add
     entries.sort()
-    keys = array("Q", [e[0] for e in entries])
-    values = array("I", [v for e in entries for v in e[1:]])
+    keys = array("I", [e[0] for e in entries])
+    values = array("H", [min(v, MAX_VALUE) for e in entries for v in e[1:]])
     return PostingList(keys, values)
 
 

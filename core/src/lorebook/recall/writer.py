@@ -13,7 +13,7 @@ from array import array
 from collections import Counter
 
 from lorebook.recall import bm25
-from lorebook.recall.document import IndexedNote
+from lorebook.recall.document import DOC_COLUMNS, IndexedNote, note_from_row, pack_body
 from lorebook.recall.postings import SECTION_BITS, PostingList, key, merge
 
 TYPE_CHECKING = False
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from lorebook.recall.semantic import Embedder
 
-INDEX_VERSION = "7"
+INDEX_VERSION = "9"
 INDEX_NAME = "index.sqlite"
 PRIOR_DOCS = 16
 """Documents of average length, holding no query term, added to the corpus BM25 sees.
@@ -39,8 +39,8 @@ CREATE TABLE IF NOT EXISTS docs (
     num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
     mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, len INTEGER NOT NULL,
     status TEXT NOT NULL, kind TEXT NOT NULL, enforce TEXT NOT NULL, title TEXT NOT NULL,
-    description TEXT NOT NULL, body TEXT NOT NULL, extra TEXT NOT NULL,
-    sections INTEGER NOT NULL, terms TEXT NOT NULL, vec BLOB, code BLOB
+    description TEXT NOT NULL, body BLOB NOT NULL, extra TEXT NOT NULL,
+    sections INTEGER NOT NULL, vec BLOB, code BLOB
 );
 CREATE TABLE IF NOT EXISTS terms (
     term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL, max_tf INTEGER NOT NULL,
@@ -51,17 +51,11 @@ CREATE TABLE IF NOT EXISTS anchors (
     prefix TEXT NOT NULL DEFAULT '', suffix TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS anchors_by_id ON anchors (id);
-CREATE TABLE IF NOT EXISTS vectors (nums BLOB NOT NULL, floats BLOB, codes BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS vectors (nums BLOB NOT NULL, codes BLOB NOT NULL);
 """
 """``terms`` holds one packed posting list per word (:mod:`lorebook.recall.postings`) with
-its bounds; ``docs.terms`` the distinct words of each note (to update their lists when the
-note changes); ``vectors`` every note vector in one row (see :mod:`lorebook.recall.dense`)."""
-
-EXACT_VECTORS = 4096
-"""Up to this many notes, a prompt compares its vector with every note's float vector;
-above it, with their 256-bit sign codes first (32 bytes a note), then exactly with the
-closest few (see :mod:`lorebook.recall.dense`)."""
-
+its bounds; ``docs.vec`` each note's unit vector (float16) and ``docs.code`` its sign code;
+``vectors`` every note's code in one row (see :mod:`lorebook.recall.dense`)."""
 
 WILDCARDS = "*?"
 
@@ -105,6 +99,7 @@ class IndexWriter:
         else:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             self.db = sqlite3.connect(path, timeout=10.0)
+            self.db.execute("PRAGMA page_size = 8192")  # fewer half-empty pages of note rows
             self._migrate()
             self.db.executescript(_SCHEMA)
 
@@ -151,15 +146,18 @@ class IndexWriter:
             self._refresh_stats()
 
     def _known(self, ids: list[str]) -> dict[str, tuple[int, list[str]]]:
+        """Number and distinct words of the indexed notes among ``ids``."""
         found: dict[str, tuple[int, list[str]]] = {}
         wanted = sorted(set(ids))
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for note_id, num, terms in self.db.execute(
-                f"SELECT id, num, terms FROM docs WHERE id IN ({marks})", chunk
+            for row in self.db.execute(
+                f"SELECT num, {DOC_COLUMNS} FROM docs WHERE id IN ({marks})", chunk
             ):
-                found[note_id] = (num, json.loads(terms))
+                old = note_from_row(row[1:])
+                terms = sorted({t for part in old.sections()[: 1 << SECTION_BITS] for t in part})
+                found[old.id] = (row[0], terms)
         return found
 
     def _next_num(self) -> int:
@@ -192,20 +190,20 @@ class IndexWriter:
         }
         vec = code = None
         if self.embedder is not None:
-            from lorebook.recall.dense import sign_code
+            from lorebook.recall.dense import sign_code, to_half
             from lorebook.recall.semantic import embed_note
 
-            vec = embed_note(self.embedder, note.head(), note.body)
-            code = sign_code(vec)
-        terms = sorted({term for counts in sections for term in counts})
+            unit = embed_note(self.embedder, note.head(), note.body)
+            code = sign_code(unit)
+            vec = to_half(unit)
         self.db.execute(
             "INSERT INTO docs (num, id, path, mtime_ns, size, len, status, kind, enforce, title, "
-            "description, body, extra, sections, terms, vec, code) "
-            f"VALUES ({', '.join('?' * 17)})",
+            "description, body, extra, sections, vec, code) "
+            f"VALUES ({', '.join('?' * 16)})",
             (num, note.id, note.path, note.mtime_ns, note.size,
              sum(sum(c.values()) for c in sections), note.status, note.kind, note.enforce,
-             note.title, note.description, note.body, json.dumps(extra), len(sections),
-             json.dumps(terms), vec, code),
+             note.title, note.description, pack_body(note.body), json.dumps(extra), len(sections),
+             vec, code),
         )  # fmt: skip
         self.db.executemany(
             "INSERT INTO anchors (kind, pattern, id, prefix, suffix) VALUES (?, ?, ?, ?, ?)",
@@ -265,27 +263,20 @@ class IndexWriter:
             ("pieces", table),
         ]
         self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", rows)
-        self._pack_vectors(size)
+        self._pack_vectors()
 
     def _meta(self, name: str) -> str:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
         return str(row[0]) if row else ""
 
-    def _pack_vectors(self, size: int) -> None:
-        """Every note vector in one row, so a prompt reads them in one go."""
+    def _pack_vectors(self) -> None:
+        """Every note's sign code in one row, so a prompt reads them in one go."""
         self.db.execute("DELETE FROM vectors")
-        floats = size <= EXACT_VECTORS
         rows = self.db.execute(
-            f"SELECT num, code{', vec' if floats else ''} FROM docs "
-            "WHERE code IS NOT NULL ORDER BY num"
+            "SELECT num, code FROM docs WHERE code IS NOT NULL ORDER BY num"
         ).fetchall()
-        if not rows:
-            return
-        self.db.execute(
-            "INSERT INTO vectors (nums, floats, codes) VALUES (?, ?, ?)",
-            (
-                array("I", [row[0] for row in rows]).tobytes(),
-                b"".join(row[2] for row in rows) if floats else None,
-                b"".join(row[1] for row in rows),
-            ),
-        )
+        if rows:
+            self.db.execute(
+                "INSERT INTO vectors (nums, codes) VALUES (?, ?)",
+                (array("I", [num for num, _ in rows]).tobytes(), b"".join(c for _, c in rows)),
+            )
