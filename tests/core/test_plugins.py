@@ -149,12 +149,24 @@ def test_unknown_provider_lists_valid_names() -> None:
 
 
 def test_unsupported_harness_is_refused_by_init_and_nothing_is_written(
-    tmp_path: Path, cli: CliRunner
+    tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    result = cli("init", "--harnesses", "cursor", cwd=tmp_path)
+    from lorebook import initialize
+
+    declared = make_plugins(load_external=False)
+
+    class Declared:  # a plugin that declares a host it cannot wire yet (factory=None)
+        @hookimpl
+        def register_harnesses(self) -> list[HarnessSpec]:
+            return [HarnessSpec(name="someday", factory=None)]
+
+    declared.pm.register(Declared())
+    monkeypatch.setattr(initialize, "get_plugins", lambda: declared)
+    result = cli("init", "--harnesses", "someday", cwd=tmp_path)
     assert result.exit_code == 1
-    assert "harness 'cursor' is not supported yet" in result.stderr
+    assert "harness 'someday' is not supported yet" in result.stderr
     assert not (tmp_path / ".lorebook").exists()
+    monkeypatch.undo()
     unknown = cli("init", "--harnesses", "vim", cwd=tmp_path)
     assert "unknown harness 'vim'" in unknown.stderr
     assert not (tmp_path / ".lorebook").exists()

@@ -23,6 +23,7 @@ from lorebook.harness import CheckItem, CheckState, InstallReport
 
 if TYPE_CHECKING:
     from lorebook.events import HookAnswer, HookEvent, HostOutput, Turn
+    from lorebook.harness import Harness
 
 
 class EventTranslator(Protocol):
@@ -137,3 +138,21 @@ def file_check(
         CheckItem(what(event), state, fix=None if state == "ok" else fix)
         for event, state in states(data)
     ]
+
+
+def lazy_factory(target: str) -> Callable[[], Harness]:
+    """A ``HarnessSpec.factory`` that imports ``module:Class`` only when it is called.
+
+    A plugin's registration module stays cheap to load (``lorebook plugins`` loads every
+    one); the harness class and what it imports are imported on first use.
+    """
+    module_name, _, class_name = target.partition(":")
+
+    def build() -> Harness:
+        import importlib
+
+        harness: Harness = getattr(importlib.import_module(module_name), class_name)()
+        return harness
+
+    build.__qualname__ = build.__name__ = f"build_{class_name}"
+    return build

@@ -88,3 +88,15 @@ def encode_json(output: object) -> bytes:
 
     text = json.dumps(output, ensure_ascii=False, separators=(",", ":"))
     return text.encode("utf-8", "replace") + b"\n"
+
+
+def deny_reason(decision: str | None, reason: str | None, ask_suffix: str) -> str:
+    """The reason of a deny, for a host whose hooks can deny but cannot ask a person.
+
+    An ``ask`` becomes a deny whose reason ends with ``ask_suffix`` (saying who must
+    confirm); an empty reason becomes ``blocked by lorebook``.
+    """
+    text = (reason or "").strip()
+    if decision == "ask":
+        return f"{text.rstrip('.')}. {ask_suffix}" if text else ask_suffix
+    return text or "blocked by lorebook"

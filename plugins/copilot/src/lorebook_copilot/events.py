@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 
 from lorebook.events import HookEvent, HostOutput
-from lorebook.hostkit.payload import Payload, encode_json, known_event
+from lorebook.hostkit.payload import Payload, deny_reason, encode_json, known_event
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ms
 if TYPE_CHECKING:
@@ -66,7 +66,6 @@ ASK_SUFFIX = (
 )
 """Appended to the reason of an ``ask`` rendered as a deny."""
 
-_DEFAULT_DENY_REASON = "blocked by lorebook"
 _HOST_NAME: dict[EventName, str] = {name: host for host, name in EVENTS.items()}
 _TOOL_EVENTS = ("pre_tool", "post_tool")
 
@@ -123,13 +122,6 @@ def parse_event(name: str, payload: Mapping[str, Any]) -> HookEvent:
     )
 
 
-def _deny_reason(answer: HookAnswer) -> str:
-    reason = (answer.reason or "").strip()
-    if answer.decision == "ask":
-        return f"{reason.rstrip('.')}. {ASK_SUFFIX}" if reason else ASK_SUFFIX
-    return reason or _DEFAULT_DENY_REASON
-
-
 def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     """Put lorebook's answer in Copilot's channel: one JSON object on stdout, exit 0.
 
@@ -141,7 +133,7 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     output: dict[str, Any] = {}
     if event.name == "pre_tool" and answer.decision in ("deny", "ask"):
         output["permissionDecision"] = "deny"
-        output["permissionDecisionReason"] = _deny_reason(answer)
+        output["permissionDecisionReason"] = deny_reason(answer.decision, answer.reason, ASK_SUFFIX)
     if answer.context and (event.host_event or _HOST_NAME[event.name]) in CONTEXT_EVENTS:
         output["additionalContext"] = answer.context
     return HostOutput(encode_json(output) if output else b"", 0)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 
 from lorebook.events import HookEvent, HostOutput
-from lorebook.hostkit.payload import Payload, encode_json, known_event
+from lorebook.hostkit.payload import Payload, deny_reason, encode_json, known_event
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ms
 if TYPE_CHECKING:
@@ -136,10 +136,8 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     """
     output: dict[str, Any] = {}
     if event.name == "pre_tool" and answer.decision in ("deny", "ask"):
-        reason = (answer.reason or "").strip() or "blocked by lorebook"
-        if answer.decision == "ask":
-            reason = f"{reason.rstrip('.')}. {ASK_SUFFIX}"
-        output["decision"], output["reason"] = "deny", reason
+        output["decision"] = "deny"
+        output["reason"] = deny_reason(answer.decision, answer.reason, ASK_SUFFIX)
     if answer.context and (event.host_event or _HOST_NAME[event.name]) in CONTEXT_EVENTS:
         output["context"] = answer.context
     return HostOutput(encode_json(output) if output else b"", 0)

@@ -1,37 +1,27 @@
-"""Registers the ``opencode`` harness with lorebook.
+"""Registers the ``opencode`` harness (OpenCode) with lorebook.
 
-Loading this module stays cheap: the harness class is imported only when the factory is
-called, and the hook fast path imports ``lorebook_opencode.events`` directly.
+Cheap to load: the harness class is imported when the factory is first called, and the
+hook fast path never loads this module (it imports ``lorebook_opencode.events`` directly).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lorebook import hookimpl
+from lorebook.hostkit.harnesses import lazy_factory
 from lorebook.providers import HarnessSpec
 
-if TYPE_CHECKING:
-    from lorebook.harness import Harness
-
-
-def make_harness() -> Harness:
-    """Build the OpenCode harness (imported on first use)."""
-    from .harness import OpenCodeHarness
-
-    return OpenCodeHarness()
+SPEC = HarnessSpec(
+    name="opencode",
+    factory=lazy_factory("lorebook_opencode.harness:OpenCodeHarness"),
+    instruction_files=("AGENTS.md",),
+    event_module="lorebook_opencode.events",
+    skill_dirs=(".agents/skills",),
+    description="OpenCode",
+)
+"""OpenCode: the instruction file and skill folders its host reads, its event module."""
 
 
 @hookimpl
 def register_harnesses() -> list[HarnessSpec]:
-    """Declare OpenCode: where it reads instructions and skills, and its event module."""
-    return [
-        HarnessSpec(
-            name="opencode",
-            factory=make_harness,
-            instruction_files=("AGENTS.md",),
-            event_module="lorebook_opencode.events",
-            skill_dirs=(".agents/skills",),
-            description="OpenCode",
-        )
-    ]
+    """Declare the opencode harness."""
+    return [SPEC]
