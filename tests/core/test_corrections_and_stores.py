@@ -71,7 +71,8 @@ def test_a_refuted_note_matching_a_prompt_is_a_warning_never_a_rule(
     assert "Add sleep 5 before retrying" not in text
     # The rule block and the warning block are separate, the warning under its own header.
     rules, _, warnings = text.partition("approaches this project's team tried and found wrong")
-    assert "Retry flaky" not in rules and "Retry flaky" in warnings
+    assert "Retry flaky" not in rules
+    assert "Retry flaky" in warnings
 
 
 def test_a_refuted_note_anchored_to_a_command_warns_and_never_denies(

@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP server needs the lorebook[mcp] extra")
 
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 
 def _add(cli: Any, repo: Path, *args: str) -> None:

@@ -216,7 +216,8 @@ def test_an_edited_dependency_marks_the_note_and_ranks_it_below_a_fresh_twin(
     _write(kb_repo, "src/db.py", "POOL = 50\n")
     after = _fire(kb_repo, monkeypatch, "Prompt", prompt=prompt, session_id="s2")["context"]
     first, second = _order(after)
-    assert "practice-pool-beta" in first and "practice-pool-alpha" in second
+    assert "practice-pool-beta" in first
+    assert "practice-pool-alpha" in second
     assert "recheck: `src/db.py` changed since this was written" in after
     assert after.index("recheck:") > after.index("practice-pool-alpha")
     # The session that saw it fresh gets it again, now marked.
@@ -257,7 +258,8 @@ def test_status_and_lint_list_stale_notes(kb_repo: Path, cli: Any) -> None:
     lint = cli("lint", "--json", cwd=kb_repo)
     findings = lint.json()["findings"]
     stale = [f for f in findings if f["code"] == "stale-note"]
-    assert len(stale) == 1 and stale[0]["severity"] == "warning"
+    assert len(stale) == 1
+    assert stale[0]["severity"] == "warning"
     assert "lorebook note verify practice-pool-alpha" in stale[0]["message"]
     cli("note", "verify", "practice-pool-alpha", cwd=kb_repo)
     assert cli("status", "--json", cwd=kb_repo).json()["stale_notes"] == []

@@ -106,8 +106,10 @@ def build_server(repo: Path) -> Any:
     paths = KBPaths(repo)
     server = MCPServer("lorebook", version=__version__, instructions=INSTRUCTIONS)
 
-    @server.tool(description="The project's notes relevant to a question, ranked as the hooks "
-                 "rank them, each with why it matched and whether its sources changed.")  # fmt: skip
+    @server.tool(
+        description="The project's notes relevant to a question, ranked as the hooks rank "
+        "them, each with why it matched and whether its sources changed."
+    )
     def recall(query: str, pending: bool = False) -> dict[str, Any]:
         return recall_doc(paths, query, pending=pending)
 
@@ -115,8 +117,10 @@ def build_server(repo: Path) -> Any:
     def note_show(note_id: str) -> dict[str, Any]:
         return show_note(paths, note_id)
 
-    @server.tool(description="Propose a new note. It is staged for a person's review and is "
-                 "not served until curated and reviewed.")  # fmt: skip
+    @server.tool(
+        description="Propose a new note. It is staged for a person's review and is not "
+        "served until curated and reviewed."
+    )
     def propose(
         title: str,
         description: str,

@@ -226,7 +226,7 @@ class Plugins:
             except Exception as exc:  # fail open, as for providers
                 self._fail_loaded(impl.plugin_name, exc)
                 continue
-            hits += [h for h in found or [] if isinstance(h, Hit)]
+            hits += [h for h in (found if isinstance(found, list) else []) if isinstance(h, Hit)]
         problems: list[str] = []
         modules = pipeline.hook_plugins(str(paths.root), problems)
         hits += pipeline.call_recall(modules, query, problems)
