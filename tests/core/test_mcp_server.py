@@ -51,11 +51,12 @@ def test_the_sdk_client_lists_the_tools_and_recall_matches_the_cli(kb_repo: Path
     )  # fmt: skip
     (kb_repo / "src/db.py").write_text("POOL = 50\n")
     query = "how large is the database connection pool?"
-    tools, (recalled, shown, proposed) = anyio.run(
+    tools, (recalled, unrelated, shown, proposed) = anyio.run(
         _session,
         kb_repo,
         [
             ("recall", {"query": query}),
+            ("recall", {"query": "what a lovely sunny afternoon for a picnic"}),
             ("note_show", {"note_id": "practice-database-connection-pool-size"}),
             ("propose", {"title": "Pool size is fifty", "description": "Database pool",
                          "body": "The pool now holds fifty connections.", "kind": "gotcha"}),
@@ -66,6 +67,7 @@ def test_the_sdk_client_lists_the_tools_and_recall_matches_the_cli(kb_repo: Path
     got = _payload(recalled)
     assert got["notes"] == printed["notes"]
     assert got["notes"][0]["recheck"] == "recheck: `src/db.py` changed since this was written"
+    assert _payload(unrelated)["notes"] == []  # the hooks' relevance floor, not "nearest five"
     assert _payload(shown)["validity"] == "stale"
     staged = _payload(proposed)
     assert staged["staged"].startswith(".lorebook/_sessions/mcp-")
