@@ -278,7 +278,7 @@ def test_the_fast_path_module_imports_nothing_heavy() -> None:
     result = json.loads(proc.stdout)
     assert result["added"] == [
         "lorebook.hostkit",
-        "lorebook.hostkit.claudeshape",
+        "lorebook.hostkit.hookspecific",
         "lorebook.hostkit.payload",
         "lorebook_claude",
         "lorebook_claude.events",

@@ -32,7 +32,7 @@ def init_command(
         str,
         typer.Option(
             "--harnesses",
-            help="Comma-separated harnesses to wire (claude, codex, cursor, opencode, copilot).",
+            help="Comma-separated harnesses to wire (`lorebook plugins` lists the installed ones).",
         ),
     ] = "",
     json_output: JsonOption = False,

@@ -1,21 +1,29 @@
-"""Building blocks for harness plugins: the parts every Claude-style host shares.
+"""Building blocks for harness plugins: what two host plugins would otherwise each write.
 
-Each module is small and imports nothing heavy, so a third-party harness plugin can use it
-without slowing its hook path:
+Hook path (standard library and ``lorebook.events`` only, not ``typing`` at run time):
 
-* :mod:`lorebook.hostkit.jsonl`: read the complete lines of a JSONL transcript between two
-  byte offsets, numbered by their line in the file (stable indexes across re-reads), and
-  find where the last complete line ends.
-* :mod:`lorebook.hostkit.hookfile`: merge lorebook's entries into a JSON hooks file of the
-  shape ``{"hooks": {Event: [{"matcher"?, "hooks": [{"type": "command", ...}]}]}}``
-  (Claude Code, Codex CLI and hosts that copied them): idempotent install, exact
-  uninstall, and the per-event state for ``check``.
+* :mod:`lorebook.hostkit.payload`: read a payload field by field, with errors naming the
+  event and field; encode an answer; the reason of an ask a host cannot ask.
+* :mod:`lorebook.hostkit.hookspecific`: ``parse_event`` and ``render`` for hosts whose
+  payloads and answers have the matcher-group shape (snake_case fields,
+  ``hookSpecificOutput``).
+* :mod:`lorebook.hostkit.jsonl`: the complete lines and records of a JSONL transcript
+  between two byte offsets, and the transcript read loop.
+* :mod:`lorebook.hostkit.once`: answers given once per session id and content.
+
+Install, check and transcripts (not for the hook path):
+
+* :mod:`lorebook.hostkit.harnesses`: the harness methods that only hand over, the install
+  reports and check items, a lazy factory for ``HarnessSpec``.
+* :mod:`lorebook.hostkit.hookfile`: lorebook's entries in a JSON hooks file of matcher
+  groups (``{"hooks": {Event: [{"matcher"?, "hooks": [{"type": "command", ...}]}]}}``).
+* :mod:`lorebook.hostkit.flathooks`: lorebook's entries in a versioned flat hooks file
+  (``{"version": 1, "hooks": {event: [entry]}}``).
+* :mod:`lorebook.hostkit.managed`: a whole file lorebook owns, with a marker.
 * :mod:`lorebook.hostkit.headless`: whether a headless run passes the prompt in argv or on
   stdin.
 * :mod:`lorebook.hostkit.history`: the optional :class:`~lorebook.hostkit.history.SessionHistory`
-  methods a harness adds when its host keeps session transcripts on disk, so that
-  ``lorebook import`` recognises them and ``--from-harness`` finds a repository's past
-  sessions (not for the hook path: it imports ``dataclasses`` and ``pathlib``).
+  methods for a host that keeps session transcripts on disk.
 
 This package imports none of its modules eagerly.
 """

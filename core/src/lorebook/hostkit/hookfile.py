@@ -1,6 +1,6 @@
-r"""lorebook's entries in a host's JSON hooks file (the Claude Code shape).
+r"""lorebook's entries in a host's JSON hooks file of matcher groups.
 
-Claude Code, Codex CLI and hosts that copied them read ``{"hooks": {"<Event>":
+Several hosts read ``{"hooks": {"<Event>":
 [{"matcher": "*", "hooks": [{"type": "command", "command": "...", "timeout": 10}]}]}}``.
 lorebook adds one matcher group per event it listens to, holding one command. Our entries
 are recognised by their command (an ``is_ours(command)`` predicate, so an older lorebook's
@@ -224,7 +224,7 @@ class HookFile:
     """One host's hooks file, with lorebook's events, command and recogniser bound.
 
     Args:
-        path: The file, relative to the repository (``.claude/settings.json``).
+        path: The file, relative to the repository (``.myhost/hooks.json``).
         hooks: (event, matcher, timeout) of every hook lorebook installs, in order.
         command: The exact command lorebook installs for one event.
         is_ours: Recognises lorebook's commands (any version).

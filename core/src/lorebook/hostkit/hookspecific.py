@@ -1,4 +1,4 @@
-"""Hook payloads and answers of the Claude Code shape, which several hosts copied.
+"""Hook payloads and answers of the ``hookSpecificOutput`` shape, which several hosts share.
 
 Such a host sends snake_case payloads (``session_id``, ``cwd``, ``transcript_path``,
 ``prompt``, ``tool_name``, ``tool_input``, ``source``) and reads one JSON object on stdout
@@ -37,7 +37,7 @@ EVENTS: dict[str, EventName] = {
     "SessionEnd": "session_end",
     "PreCompact": "pre_compact",
 }
-"""The hook events of the Claude shape that map to lorebook's lifecycle points."""
+"""The hook events of this shape that map to lorebook's lifecycle points."""
 
 _TOOL_EVENTS = ("pre_tool", "post_tool")
 
@@ -57,7 +57,7 @@ def parse_event(
     data: Mapping[str, Any],
     error_of: ErrorOf,
 ) -> HookEvent:
-    """Translate one Claude-shaped hook payload into a normalised event.
+    """Translate one hook payload of this shape into a normalised event.
 
     Args:
         harness: The harness name the event carries.

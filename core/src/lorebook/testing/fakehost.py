@@ -39,7 +39,7 @@ class FakeHost:
     """Fires host events at a repository the way the host does.
 
     Example:
-        >>> host = FakeHost(repo, ClaudeHarness())
+        >>> host = FakeHost(repo, MyHostHarness())
         >>> run = host.fire("UserPromptSubmit", {"session_id": "s", "cwd": str(repo), ...})
         >>> run.exit_code
         0

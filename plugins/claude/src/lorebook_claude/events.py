@@ -2,7 +2,7 @@
 
 This is the fast-path module the hook launcher imports on every Claude Code hook event
 (``HarnessSpec.event_module``). It imports only ``collections.abc`` and the host kit's
-Claude-shape translator (:mod:`lorebook.hostkit.claudeshape`): no pluggy, pydantic or
+Claude-shape translator (:mod:`lorebook.hostkit.hookspecific`): no pluggy, pydantic or
 yaml, and not even ``typing`` at run time (DESIGN.md section 6).
 
 Channels (shared/HARNESSES.md sections 1.3 and 9): Claude reads one JSON object on the
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lorebook.hostkit import claudeshape
-from lorebook.hostkit.claudeshape import host_names
+from lorebook.hostkit import hookspecific
+from lorebook.hostkit.hookspecific import host_names
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ms
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 HARNESS = "claude"
 
-EVENTS: dict[str, EventName] = {**claudeshape.EVENTS, "PostToolUseFailure": "post_tool"}
+EVENTS: dict[str, EventName] = {**hookspecific.EVENTS, "PostToolUseFailure": "post_tool"}
 """Claude's hook event names (as configured in settings.json) to normalised names."""
 
 CONTEXT_EVENTS: frozenset[str] = frozenset(
@@ -81,10 +81,10 @@ def parse_event(name: str, payload: Mapping[str, Any]) -> HookEvent:
     """Translate one Claude Code hook payload into a normalised event.
 
     ``name`` is Claude's event name as configured, passed by the launcher; the fields read
-    and the errors raised are :func:`lorebook.hostkit.claudeshape.parse_event`'s. A
+    and the errors raised are :func:`lorebook.hostkit.hookspecific.parse_event`'s. A
     PostToolUseFailure's error text is its ``error`` field.
     """
-    return claudeshape.parse_event(HARNESS, EVENTS, name, payload, _error_of)
+    return hookspecific.parse_event(HARNESS, EVENTS, name, payload, _error_of)
 
 
 def _decision(answer: HookAnswer) -> tuple[str, str] | None:
@@ -101,4 +101,4 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     ``pre_tool`` event becomes ``permissionDecision`` with its reason; ``allow`` is never
     written, because Claude would then skip its own permission prompt. Exit code 0.
     """
-    return claudeshape.render(event, answer, CONTEXT_EVENTS, _decision, _HOST_NAME)
+    return hookspecific.render(event, answer, CONTEXT_EVENTS, _decision, _HOST_NAME)

@@ -2,7 +2,7 @@
 
 This is the fast-path module the hook launcher imports on every Codex hook event
 (``HarnessSpec.event_module``). It imports only ``collections.abc`` and the host kit's
-Claude-shape translator (:mod:`lorebook.hostkit.claudeshape`): no pluggy, pydantic or
+Claude-shape translator (:mod:`lorebook.hostkit.hookspecific`): no pluggy, pydantic or
 yaml, and not even ``typing`` at run time (DESIGN.md section 6).
 
 Channels (shared/HARNESSES.md sections 2.3 and 9, and the output schemas bundled in
@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lorebook.hostkit import claudeshape
-from lorebook.hostkit.claudeshape import host_names
+from lorebook.hostkit import hookspecific
+from lorebook.hostkit.hookspecific import host_names
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ms
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 HARNESS = "codex"
 
-EVENTS: dict[str, EventName] = dict(claudeshape.EVENTS)
+EVENTS: dict[str, EventName] = dict(hookspecific.EVENTS)
 """Codex's hook event names (as configured in hooks.json) to normalised names."""
 
 CONTEXT_EVENTS: frozenset[str] = frozenset(
@@ -107,11 +107,11 @@ def parse_event(name: str, payload: Mapping[str, Any]) -> HookEvent:
     """Translate one Codex CLI hook payload into a normalised event.
 
     ``name`` is Codex's event name as configured, passed by the launcher; the fields read
-    and the errors raised are :func:`lorebook.hostkit.claudeshape.parse_event`'s. Codex
+    and the errors raised are :func:`lorebook.hostkit.hookspecific.parse_event`'s. Codex
     names its shell tool ``Bash`` with ``tool_input.command`` here (the model itself sees
     ``exec_command``).
     """
-    return claudeshape.parse_event(HARNESS, EVENTS, name, payload, _error_of)
+    return hookspecific.parse_event(HARNESS, EVENTS, name, payload, _error_of)
 
 
 def _deny_reason(answer: HookAnswer) -> str:
@@ -140,4 +140,4 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     the same ``deny`` with :data:`ASK_SUFFIX` added, as Codex 0.171 does not support
     ``ask``. ``allow`` is never written. Exit code 0.
     """
-    return claudeshape.render(event, answer, CONTEXT_EVENTS, _decision, _HOST_NAME)
+    return hookspecific.render(event, answer, CONTEXT_EVENTS, _decision, _HOST_NAME)

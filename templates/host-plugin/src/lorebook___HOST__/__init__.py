@@ -1,0 +1,1 @@
+"""lorebook harness plugin for __HOST_TITLE__."""
