@@ -6,7 +6,8 @@ suite), then wires a small project of their own that already has hooks of its ow
 keeps them, ``note add`` leaves ``lint`` clean, ``doctor`` exits 0 saying what is left to do
 by hand, and bad input to the commands they reach for first is one message, never a
 traceback. Everything runs from the clone's own ``.venv``, installed from
-``constraints.txt`` by the scripts (the package registry is needed).
+``constraints.txt`` by the scripts (the package registry is needed). It clones what is
+committed, so it also fails when a commit leaves out a module another one imports.
 """
 
 from __future__ import annotations
