@@ -89,3 +89,16 @@ def test_uninstall_leaves_claude_md_and_git_config_as_they_were(
     assert "removed git config merge.lorebook-generated" in result.stdout
     assert (repo / "CLAUDE.md").read_text() == "# Ours\n\nKeep this.\n"
     assert git(repo, "config", "--local", "--list") == before
+
+
+def test_version_names_every_installed_lorebook_distribution(cli: CliRunner) -> None:
+    from importlib import metadata
+
+    result = cli("--version")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"lorebook {metadata.version('lorebook')}"
+    for name in ("lorebook-claude", "lorebook-codex", "lorebook-copilot", "lorebook-cursor",
+                 "lorebook-opencode"):  # fmt: skip
+        assert f"{name} {metadata.version(name)}" in lines
+    assert lines[1:] == sorted(lines[1:])
