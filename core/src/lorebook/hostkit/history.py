@@ -12,7 +12,7 @@ Not for the hook path: this module imports ``dataclasses``, ``json`` and ``pathl
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -93,3 +93,22 @@ def ran_inside(cwd: str | None, repo: Path) -> bool:
 def in_start_order(sessions: list[PastSession]) -> list[PastSession]:
     """Sessions sorted by start time (unknown first), then path."""
     return sorted(sessions, key=lambda session: (session.started or "", str(session.path)))
+
+
+def sessions_in(
+    store: Path, pattern: str, describe: Callable[[Path], PastSession | None], repo: Path
+) -> list[PastSession]:
+    """The sessions of a host's store that ran in ``repo`` or inside it, in start order.
+
+    Args:
+        store: The host's folder (``$CODEX_HOME``, ``$COPILOT_HOME``, ...).
+        pattern: Where its transcripts lie under it (a glob).
+        describe: The harness's ``transcript_info``.
+        repo: The repository.
+    """
+    found = []
+    for path in sorted(store.glob(pattern)):
+        info = describe(path)
+        if info is not None and ran_inside(info.cwd, repo):
+            found.append(info)
+    return in_start_order(found)

@@ -12,15 +12,16 @@ On the hook fast path: it imports only ``lorebook.events`` and
 
 from __future__ import annotations
 
-from lorebook.events import HookEvent, HostOutput
-from lorebook.hostkit.payload import Payload, encode_json, known_event
+from lorebook.events import HostOutput
+from lorebook.hostkit.payload import Fields, encode_json, parse_with
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ms
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-    from lorebook.events import EventName, HookAnswer
+    from lorebook.events import EventName, HookAnswer, HookEvent
+    from lorebook.hostkit.payload import Payload
 
     ErrorOf = Callable[[str, Payload], str | None]
     """(host event, payload) of a finished tool -> its error text, or None."""
@@ -39,7 +40,7 @@ EVENTS: dict[str, EventName] = {
 }
 """The hook events of this shape that map to lorebook's lifecycle points."""
 
-_TOOL_EVENTS = ("pre_tool", "post_tool")
+_FIELDS = Fields(session="session_id", cwd="cwd")
 
 
 def host_names(events: Mapping[str, EventName]) -> dict[EventName, str]:
@@ -73,32 +74,7 @@ def parse_event(
         ValueError: the event name is unknown, the payload is not a JSON object, or a
             field the event needs is missing (the message names the event and field).
     """
-    normalised = known_event(harness, events, name)
-    payload = Payload(harness, name, data)
-    session_id = payload.required("session_id")
-    cwd = payload.required("cwd")
-    prompt = payload.required("prompt", empty_ok=True) if normalised == "prompt" else None
-    tool_name: str | None = None
-    tool_input: Mapping[str, Any] = {}
-    error_text: str | None = None
-    if normalised in _TOOL_EVENTS:
-        tool_name = payload.required("tool_name")
-        tool_input = payload.mapping("tool_input")
-        error_text = error_of(name, payload) if normalised == "post_tool" else None
-    return HookEvent(
-        name=normalised,
-        harness=harness,
-        session_id=session_id,
-        cwd=cwd,
-        transcript_ref=payload.optional("transcript_path"),
-        prompt=prompt,
-        tool_name=tool_name,
-        tool_input=tool_input,
-        error_text=error_text,
-        source=payload.optional("source") if normalised == "session_start" else None,
-        host_event=name,
-        raw=payload.data,
-    )
+    return parse_with(harness, events, name, data, _FIELDS, error_of)
 
 
 def render(

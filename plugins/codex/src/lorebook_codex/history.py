@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from lorebook.hostkit.history import PastSession, head_records, in_start_order, ran_inside
+from lorebook.hostkit.history import PastSession, head_records, sessions_in
 
 from .trust import codex_home
 
@@ -44,9 +44,4 @@ def _text(value: object) -> str | None:
 
 def past_sessions(repo: Path, env: Mapping[str, str] | None = None) -> list[PastSession]:
     """Every Codex session whose working directory is ``repo`` or a folder inside it."""
-    found = []
-    for path in sorted(codex_home(env).glob(ROLLOUTS)):
-        info = transcript_info(path)
-        if info is not None and ran_inside(info.cwd, repo):
-            found.append(info)
-    return in_start_order(found)
+    return sessions_in(codex_home(env), ROLLOUTS, transcript_info, repo)

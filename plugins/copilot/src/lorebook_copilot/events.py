@@ -25,15 +25,15 @@ from __future__ import annotations
 
 import os
 
-from lorebook.events import HookEvent, HostOutput
-from lorebook.hostkit.payload import Payload, deny_reason, encode_json, known_event
+from lorebook.hostkit.payload import Fields, flat_answer, parse_with
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ms
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from lorebook.events import EventName, HookAnswer
+    from lorebook.events import EventName, HookAnswer, HookEvent, HostOutput
+    from lorebook.hostkit.payload import Payload
 
 HARNESS = "copilot"
 
@@ -67,7 +67,13 @@ ASK_SUFFIX = (
 """Appended to the reason of an ``ask`` rendered as a deny."""
 
 _HOST_NAME: dict[EventName, str] = {name: host for host, name in EVENTS.items()}
-_TOOL_EVENTS = ("pre_tool", "post_tool")
+_FIELDS = Fields(
+    session="sessionId",
+    cwd="cwd",
+    tool="toolName",
+    tool_input="toolArgs",
+    transcript="transcriptPath",
+)
 
 
 def copilot_home() -> str:
@@ -80,7 +86,7 @@ def events_path(session_id: str) -> str:
     return os.path.join(copilot_home(), "session-state", session_id, "events.jsonl")
 
 
-def _tool_error(payload: Payload) -> str | None:
+def _tool_error(_name: str, payload: Payload) -> str | None:
     """The error a postToolUse ``toolResult`` shows (``resultType`` other than success)."""
     result = payload.mapping("toolResult")
     kind = result.get("resultType")
@@ -100,26 +106,7 @@ def parse_event(name: str, payload: Mapping[str, Any]) -> HookEvent:
         ValueError: the event name is unknown, the payload is not a JSON object, or a
             field the event needs is missing (the message names the event and field).
     """
-    normalised = known_event(HARNESS, EVENTS, name)
-    data = Payload(HARNESS, name, payload)
-    session_id = data.required("sessionId")
-    cwd = data.required("cwd")
-    prompt = data.required("prompt", empty_ok=True) if normalised == "prompt" else None
-    tool_name = data.required("toolName") if normalised in _TOOL_EVENTS else None
-    return HookEvent(
-        name=normalised,
-        harness=HARNESS,
-        session_id=session_id,
-        cwd=cwd,
-        transcript_ref=data.optional("transcriptPath") or events_path(session_id),
-        prompt=prompt,
-        tool_name=tool_name,
-        tool_input=data.mapping("toolArgs") if tool_name else {},
-        error_text=_tool_error(data) if normalised == "post_tool" else None,
-        source=data.optional("source") if normalised == "session_start" else None,
-        host_event=name,
-        raw=data.data,
-    )
+    return parse_with(HARNESS, EVENTS, name, payload, _FIELDS, _tool_error, events_path)
 
 
 def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
@@ -130,10 +117,12 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     ``permissionDecision: "deny"`` with its reason (an ask's says who must confirm);
     ``allow`` is never written. Nothing to say prints nothing.
     """
-    output: dict[str, Any] = {}
-    if event.name == "pre_tool" and answer.decision in ("deny", "ask"):
-        output["permissionDecision"] = "deny"
-        output["permissionDecisionReason"] = deny_reason(answer.decision, answer.reason, ASK_SUFFIX)
-    if answer.context and (event.host_event or _HOST_NAME[event.name]) in CONTEXT_EVENTS:
-        output["additionalContext"] = answer.context
-    return HostOutput(encode_json(output) if output else b"", 0)
+    return flat_answer(
+        event,
+        answer,
+        "additionalContext",
+        CONTEXT_EVENTS,
+        _HOST_NAME,
+        ("permissionDecision", "permissionDecisionReason"),
+        ASK_SUFFIX,
+    )

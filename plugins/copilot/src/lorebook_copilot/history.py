@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from lorebook.hostkit.history import PastSession, head_records, in_start_order, ran_inside
+from lorebook.hostkit.history import PastSession, head_records, sessions_in
 
 LOGS = "session-state/*/events.jsonl"
 """Where the event logs lie under ``COPILOT_HOME``."""
@@ -47,9 +47,4 @@ def transcript_info(path: Path) -> PastSession | None:
 
 def past_sessions(repo: Path, env: Mapping[str, str] | None = None) -> list[PastSession]:
     """Every Copilot session whose working directory is ``repo`` or a folder inside it."""
-    found = []
-    for path in sorted(copilot_home(env).glob(LOGS)):
-        info = transcript_info(path)
-        if info is not None and ran_inside(info.cwd, repo):
-            found.append(info)
-    return in_start_order(found)
+    return sessions_in(copilot_home(env), LOGS, transcript_info, repo)

@@ -36,15 +36,15 @@ from __future__ import annotations
 
 import os
 
-from lorebook.events import HookEvent, HostOutput
-from lorebook.hostkit.payload import Payload, deny_reason, encode_json, known_event
+from lorebook.hostkit.payload import Fields, flat_answer, parse_with
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ms
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from lorebook.events import EventName, HookAnswer
+    from lorebook.events import EventName, HookAnswer, HookEvent, HostOutput
+    from lorebook.hostkit.payload import Payload
 
 HARNESS = "opencode"
 
@@ -69,7 +69,9 @@ ASK_SUFFIX = (
 )
 """Appended to the reason of an ``ask`` rendered as a deny."""
 
-_TOOL_EVENTS = ("pre_tool", "post_tool")
+_FIELDS = Fields(
+    session="sessionID", cwd="directory", tool="tool", tool_input="args", transcript=""
+)
 _HOST_NAME: dict[EventName, str] = {name: host for host, name in EVENTS.items()}
 
 
@@ -91,7 +93,7 @@ def unquote(text: str) -> str:
     return text
 
 
-def _error(payload: Payload) -> str | None:
+def _error(_name: str, payload: Payload) -> str | None:
     exit_code = payload.data.get("exit")
     if isinstance(exit_code, int) and not isinstance(exit_code, bool) and exit_code != 0:
         output = payload.optional("output")
@@ -106,25 +108,11 @@ def parse_event(name: str, payload: Mapping[str, Any]) -> HookEvent:
         ValueError: the hook name is unknown, the payload is not a JSON object, or a
             field the event needs is missing (the message names the event and field).
     """
-    normalised = known_event(HARNESS, EVENTS, name)
-    data = Payload(HARNESS, name, payload)
-    session_id = data.required("sessionID")
-    cwd = data.required("directory")
-    prompt = data.required("prompt", empty_ok=True) if normalised == "prompt" else None
-    tool_name = data.required("tool") if normalised in _TOOL_EVENTS else None
-    return HookEvent(
-        name=normalised,
-        harness=HARNESS,
-        session_id=session_id,
-        cwd=cwd,
-        transcript_ref=f"{database()}#{session_id}",
-        prompt=unquote(prompt) if prompt is not None else None,
-        tool_name=tool_name,
-        tool_input=data.mapping("args") if tool_name else {},
-        error_text=_error(data) if normalised == "post_tool" else None,
-        host_event=name,
-        raw=data.data,
-    )
+    return parse_with(HARNESS, EVENTS, name, payload, _FIELDS, _error, _transcript, unquote)
+
+
+def _transcript(session_id: str) -> str:
+    return f"{database()}#{session_id}"
 
 
 def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
@@ -134,10 +122,6 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     plugin has no use for it); before a tool, ``decision: "deny"`` with its ``reason`` for
     a deny or an ask. Nothing to say prints nothing.
     """
-    output: dict[str, Any] = {}
-    if event.name == "pre_tool" and answer.decision in ("deny", "ask"):
-        output["decision"] = "deny"
-        output["reason"] = deny_reason(answer.decision, answer.reason, ASK_SUFFIX)
-    if answer.context and (event.host_event or _HOST_NAME[event.name]) in CONTEXT_EVENTS:
-        output["context"] = answer.context
-    return HostOutput(encode_json(output) if output else b"", 0)
+    return flat_answer(
+        event, answer, "context", CONTEXT_EVENTS, _HOST_NAME, ("decision", "reason"), ASK_SUFFIX
+    )
