@@ -8,6 +8,7 @@ import re
 
 from lorebook.events import HookAnswer, HookEvent
 from lorebook.inject.resume import with_resume_brief
+from lorebook.inject.sanitize import sanitize
 from lorebook.inject.stages import Context
 from lorebook.inject.state import remember_notes
 
@@ -148,7 +149,9 @@ def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:
             entry = handle.read()
     except OSError:
         return HookAnswer()
-    body = "\n".join(line for line in entry.splitlines() if not line.startswith("<!-- lorebook:"))
+    body = sanitize(
+        "\n".join(line for line in entry.splitlines() if not line.startswith("<!-- lorebook:"))
+    )
     if event.source in ("startup", "clear", "compact", None):
         remember_notes(ctx.kb_root, event.session_id, set(), reset=True)
     text = f"{body.strip()}\n\n{_status_line(ctx, entry)}"

@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from lorebook.errors import LorebookError
-from lorebook.kb.notes import parse_note
+from lorebook.kb.notes import parse_note, read_note_text
 from lorebook.kb.paths import KBPaths
 from lorebook.models.note import Note
 from lorebook.recall import freshness
@@ -44,7 +44,7 @@ def to_indexed(note: Note, rel_path: str, mtime_ns: int, size: int) -> IndexedNo
 def _read(paths: KBPaths, rel: str) -> IndexedNote | None:
     path = paths.nodes / rel
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_note_text(path, source=rel)
         stat = path.stat()
         note, _ = parse_note(text, source=rel)
     except (OSError, UnicodeDecodeError, LorebookError):
