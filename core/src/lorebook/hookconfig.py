@@ -30,6 +30,7 @@ DEFAULTS: dict[str, Any] = {
     "semantic": True,
     "min_relevance": 0.4,
     "relevance_ratio": 0.6,
+    "usage": True,
 }
 
 
@@ -52,6 +53,7 @@ class HookConfig:
     semantic: bool
     min_relevance: float
     relevance_ratio: float
+    usage: bool
 
     def __init__(self, **values: Any) -> None:
         for name, default in DEFAULTS.items():

@@ -56,6 +56,18 @@ VerboseOption = Annotated[
 ]
 
 
+UsageOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--usage",
+        help="Usage counts (.lorebook/.cache/usage.json, kept by capture and `lorebook stats`):"
+        " adds a row with notes weighed by them.",
+        exists=True,
+        dir_okay=False,
+    ),
+]
+
+
 @eval_app.command("retrieval")
 def retrieval(
     notes: NotesOption,
@@ -64,6 +76,7 @@ def retrieval(
     k: KOption = 5,
     config: ConfigOption = None,
     verbose: VerboseOption = False,
+    usage: UsageOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Rank NOTES for QUERIES: our ranker as the hook injects it and raw, grep, plain BM25."""
@@ -74,12 +87,13 @@ def retrieval(
         run_retrieval,
         settings_values,
     )
+    from lorebook.stats.usage import read_usage_file
 
     settings = hook_config(config)
     evalset = load_evalset(notes, queries, list(distractors or []))
     for problem in evalset.skipped:
         warn(f"skipped (not served by the hook either): {problem}")
-    report = run_retrieval(evalset, settings, k)
+    report = run_retrieval(evalset, settings, k, read_usage_file(usage) if usage else None)
     if json_output:
         values = settings_values(settings)
         values["source"] = str(config) if config is not None else "defaults"

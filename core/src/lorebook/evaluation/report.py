@@ -7,7 +7,7 @@ from typing import Any
 
 from lorebook.evaluation.metrics import MAIN_K, NDCG_K, Measures
 from lorebook.evaluation.queries import GROUPS
-from lorebook.evaluation.retrieval import SYSTEMS, RetrievalReport
+from lorebook.evaluation.retrieval import RetrievalReport
 
 
 def _counts(report: RetrievalReport) -> dict[str, int]:
@@ -66,7 +66,7 @@ def table(report: RetrievalReport) -> str:
     head = (["level"] if len(levels) > 1 else []) + ["system"] + [h for _, h in columns]
     rows = [head]
     for level in levels:
-        for key, name in SYSTEMS:
+        for key, name in report.systems:
             cells = [_cell(c, report.measures[level][key]) for c, _ in columns]
             rows.append(([level] if len(levels) > 1 else []) + [name, *cells])
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
@@ -88,13 +88,13 @@ def _listed(ids: Sequence[str], expected: Sequence[str]) -> str:
 
 def verbose_lines(report: RetrievalReport) -> list[str]:
     """Per query: what it expected, and each system's first k (``*`` marks an expected id)."""
-    width = max(len(name) for _, name in SYSTEMS) + 1
+    width = max(len(name) for _, name in report.systems) + 1
     lines = []
     for result in report.results:
         q = result.query
         lines.append(f"[{q.group}] {q.label}: {q.text}")
         lines.append(f"  {'expected:'.ljust(width + 1)} {', '.join(q.expected) or '(nothing)'}")
-        for key, name in SYSTEMS:
+        for key, name in report.systems:
             served = result.served[key][: report.k]
             lines.append(f"  {(name + ':').ljust(width + 1)} {_listed(served, q.expected)}")
     return lines
@@ -115,7 +115,7 @@ def json_document(report: RetrievalReport, settings: dict[str, Any], verbose: bo
         "queries": _counts(report),
         "k": report.k,
         "settings": settings,
-        "systems": dict(SYSTEMS),
+        "systems": dict(report.systems),
         "measures": {
             level: {key: _rounded(m) for key, m in by_system.items()}
             for level, by_system in report.measures.items()

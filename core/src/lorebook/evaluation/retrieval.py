@@ -39,6 +39,8 @@ SYSTEMS: tuple[tuple[str, str], ...] = (
     ("bm25", "plain BM25"),
 )
 """Each system's key (in JSON) and its name (in the table)."""
+USAGE_SYSTEM = ("usage", "ours (injected, usage)")
+"""Added with ``--usage``: as injected, with notes weighed by recorded usage."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +79,7 @@ class RetrievalReport:
     k: int
     measures: dict[str, dict[str, Measures]]
     results: list[QueryResult]
+    systems: tuple[tuple[str, str], ...] = SYSTEMS
 
 
 def hook_config(config_file: Path | None) -> HookConfig:
@@ -132,7 +135,9 @@ def _count(extra: list[tuple[Collection, str]]) -> int:
     return sum(len(c.notes) for c, _ in extra)
 
 
-def _run_part(part: Part, config: HookConfig) -> list[QueryResult]:
+def _run_part(
+    part: Part, config: HookConfig, usage: dict[str, tuple[int, int]] | None = None
+) -> list[QueryResult]:
     grep, bm25 = Grep(part.notes), PlainBm25(part.notes)
     results = []
     with tempfile.TemporaryDirectory(prefix="lorebook-eval-") as scratch:
@@ -146,6 +151,8 @@ def _run_part(part: Part, config: HookConfig) -> list[QueryResult]:
                     "grep": grep.rank(query.text),
                     "bm25": bm25.rank(query.text),
                 }
+                if usage is not None:
+                    served["usage"] = list(choose(index, query.text, config, usage=usage).shown)
                 results.append(QueryResult(query, served))
     return results
 
@@ -157,15 +164,27 @@ def _at_session_level(result: QueryResult) -> QueryResult:
     return QueryResult(query, served)
 
 
-def _measure(results: list[QueryResult], k: int) -> dict[str, Measures]:
-    return {key: summarise([(r.query, r.served[key]) for r in results], k) for key, _ in SYSTEMS}
+def _measure(
+    results: list[QueryResult], k: int, systems: tuple[tuple[str, str], ...]
+) -> dict[str, Measures]:
+    return {key: summarise([(r.query, r.served[key]) for r in results], k) for key, _ in systems}
 
 
-def run_retrieval(evalset: EvalSet, config: HookConfig, k: int) -> RetrievalReport:
-    """Rank every query of ``evalset`` with every system and measure them at ``k``."""
-    results = [r for part in evalset.parts for r in _run_part(part, config)]
+def run_retrieval(
+    evalset: EvalSet,
+    config: HookConfig,
+    k: int,
+    usage: dict[str, tuple[int, int]] | None = None,
+) -> RetrievalReport:
+    """Rank every query of ``evalset`` with every system and measure them at ``k``.
+
+    With ``usage`` (note id -> times injected, times used), one more system: as injected,
+    with the notes weighed by it, so its effect shows beside the plain row.
+    """
+    systems = (*SYSTEMS, USAGE_SYSTEM) if usage is not None else SYSTEMS
+    results = [r for part in evalset.parts for r in _run_part(part, config, usage)]
     level = "turn" if evalset.sessions else "note"
-    measures = {level: _measure(results, k)}
+    measures = {level: _measure(results, k, systems)}
     if evalset.sessions:
-        measures["session"] = _measure([_at_session_level(r) for r in results], k)
-    return RetrievalReport(evalset, k, measures, results)
+        measures["session"] = _measure([_at_session_level(r) for r in results], k, systems)
+    return RetrievalReport(evalset, k, measures, results, systems)

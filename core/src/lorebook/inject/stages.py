@@ -89,7 +89,10 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     try:
         seen = seen_notes(ctx.kb_root, event.session_id)
         extra = pipeline.call_recall(plugins, pipeline.query_for(event), ctx.problems)
-        served = choose(views[0].index, prompt, ctx.config, seen, stores=views, extra=extra)
+        usage = _usage(ctx) if ctx.config.usage else None
+        served = choose(
+            views[0].index, prompt, ctx.config, seen, stores=views, extra=extra, usage=usage
+        )
     finally:
         close_views(views)
     ctx.deadline.check("ranking and rendering notes")
@@ -99,6 +102,12 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     text = pipeline.call_inject(plugins, event, served, ctx.problems)
     remember_notes(ctx.kb_root, event.session_id, {*served.shown, *warned})
     return HookAnswer(context=text) if text else HookAnswer()
+
+
+def _usage(ctx: Context) -> dict[str, tuple[int, int]]:
+    from lorebook.stats.usage import read_usage
+
+    return read_usage(ctx.kb_root)
 
 
 def _deny_reason(note: IndexedNote) -> str:

@@ -19,7 +19,7 @@ from lorebook.recall.tokenize import tokenize
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection, Sequence
+    from collections.abc import Collection, Mapping, Sequence
 
     from lorebook.events import Hit
     from lorebook.hookconfig import HookConfig
@@ -178,6 +178,7 @@ def choose(
     *,
     stores: Sequence[StoreView] = (),
     extra: Sequence[Hit] = (),
+    usage: Mapping[str, tuple[int, int]] | None = None,
 ) -> Served:
     """What the prompt hook injects for ``prompt``, given the notes the session has seen.
 
@@ -186,12 +187,18 @@ def choose(
     notes of those stores) joins what the relevance decision kept. The notes are validated
     (:mod:`lorebook.inject.served`): a stale note is demoted and marked "recheck", errata
     come with their note, and a refuted note that matches is served only as a warning.
+    ``usage`` (note id -> times injected, times used afterwards) weighs the repository's
+    notes by what sessions did with them (:func:`usage_weight`).
     """
     from lorebook.inject import served as sv
 
     views = list(stores) or [sv.StoreView.home(index)]
     pairs = [(v, c) for v in views for c in rank_prompt(v.index, prompt, semantic=config.semantic)]
-    if len(views) > 1:
+    if usage:
+        for view, cand in pairs:
+            if view is views[0]:
+                cand.score *= usage_weight(*usage.get(cand.id, (0, 0)))
+    if len(views) > 1 or usage:
         pairs.sort(key=lambda pair: (-pair[1].score, pair[1].id))
     ranked = [c for _, c in pairs]
     kept = {id(c) for c in relevant(ranked, config)}
@@ -203,6 +210,29 @@ def choose(
     top = facts[: config.max_notes]
     text, shown, warned = sv.compose(fit, PROMPT_HEADER, top, warnings, config.prompt_chars)
     return sv.ServedNotes(ranked, top, text, shown, warned, warnings)
+
+
+USAGE_BOOST = 0.1
+"""At most how much being used after injection lifts a note's relevance (+10 %)."""
+USAGE_DAMP = 0.9
+"""What a note injected :data:`USAGE_IGNORED` times or more and never used keeps."""
+USAGE_IGNORED = 5
+
+
+def usage_weight(injected: int, used: int) -> float:
+    """How a note's relevance is weighed by what sessions did after it was injected.
+
+    A note the agent used after it was injected (``lorebook stats`` attributes it: quoted,
+    obeyed, its file named) gets a little more, saturating: ``1 + 0.1 * used / (used + 2)``
+    (one use +3 %, four uses +7 %, never more than +10 %). A note injected five times or
+    more and never used gets 0.9 of its relevance. Applied to the notes already matching a
+    prompt, so a use counts for similar prompts only; a note is never served on usage alone.
+    """
+    if used > 0:
+        return 1 + USAGE_BOOST * used / (used + 2)
+    if injected >= USAGE_IGNORED:
+        return USAGE_DAMP
+    return 1.0
 
 
 def build_index(path: str, notes: list[IndexedNote], *, semantic: bool = True) -> None:

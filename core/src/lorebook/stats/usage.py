@@ -30,16 +30,21 @@ def usage_path(kb_root: str) -> str:
 
 
 def read_usage(kb_root: str) -> dict[str, tuple[int, int]]:
+    """Map note id -> (times injected, times used after an injection) of a knowledge base."""
+    return read_usage_file(usage_path(kb_root))
+
+
+def read_usage_file(path: str | os.PathLike[str]) -> dict[str, tuple[int, int]]:
     """Map note id -> (times injected, times used after an injection), over staged sessions.
 
     Args:
-        kb_root: The ``.lorebook`` folder (``<repo>/.lorebook``).
+        path: A ``usage.json`` (``lorebook eval retrieval --usage`` passes one).
 
     Returns:
         Only notes injected at least once; {} when nothing is known.
     """
     try:
-        with open(usage_path(kb_root), encoding="utf-8") as handle:
+        with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError):
         return {}
