@@ -80,7 +80,7 @@ PREFERENCE = re.compile(
 """A preference in the first person."""
 HABIT = re.compile(
     rf"\b(?:always|never|every ?time|whenever|in general|as a rule|from now on|going forward"
-    rf"|(?:you|we) keep|again|still|each time|by default|in this project"
+    rf"|(?:you|we) keep|again|still|each time|last time|by default|in this project"
     rf"|our (?:rule|convention|process)"
     rf"|we(?:{_APOS}re| are) using|we use)\b",
     _I,
@@ -88,10 +88,38 @@ HABIT = re.compile(
 """Scope beyond the task: a habit, a standing rule, a repeated correction."""
 ONE_OFF = re.compile(
     r"\b(?:go ahead|let(?:'s|\u2019s| us) (?:do|go|move|get|try|continue|proceed)|proceed"
-    r"|for now|this time|not yet|yet|right now|at the moment|in the meantime)\b",
+    r"|for now|this time|not yet|yet|(?<!from )now\b(?! on)|at the moment|in the meantime"
+    r"|we(?: have)? agreed|(?:our|the) plan|(?:this|our) session)\b",
     _I,
 )
-"""Scope bound to the task at hand."""
+"""Scope bound to the task at hand: its moment ("now", "for now", "not yet"), a go-ahead, or
+the session's own plan ("we agreed", "our plan", "this session")."""
+REQUEST = re.compile(rf"\bi(?:{_APOS}d| would)? (?:like|want) to\b", _I)
+"""A task asked for in the first person ("I'd like to publish it", "I want to use it on my
+laptop"): a request, not a preference, unless something gives it a scope beyond the task."""
+OBSERVATION = re.compile(
+    rf"\bi(?:{_APOS}ve| have)? (?:saw|noticed|found|read|came across|stumbled|heard"
+    r"|checked|looked)\b(?! (?:that )?you\b)",
+    _I,
+)
+"""The human reporting what they found while exploring ("I saw there is ...", "I've checked
+the README"): an observation, not a rule."""
+GENUINE = re.compile(
+    rf"^(?:if so|if not|if yes|if no|if that{_APOS}?s (?:the case|true|right|correct)"
+    r"|if that is (?:the case|true|right|correct))\b",
+    _I,
+)
+"""A sentence conditional on the answer to the question before it ("If so, I can ..."): the
+question asks what the human does not know, so it carries no rule."""
+PAST_EVENT_QUESTION = re.compile(
+    rf"^(?:(?:\w+,|and|but|so|or|also|then)\s+){{0,2}}(?:did|was|were|had){_NEG}?\s+"
+    r"(?!(?:you|we|i)\b)\w",
+    _I,
+)
+"""A question about what happened ("Didn't this run in the hook?", "Was it cached?"), not
+about what the agent did or what ought to be."""
+NOUN_MEANS = re.compile(r"\b(?:a|the|are|is|by|no|any|all|some|as|of|other)\s+means\b", _I)
+"""*means* as a noun ("a means to an end", "by all means"), not a definition."""
 CONTRAST = re.compile(
     r",\s*(?:but\s+|and\s+)?not\s+(?:the\s+|a\s+|an\s+)?\w+|\b(?:specifically|instead|rather than"
     r"|only)\b",

@@ -91,7 +91,8 @@ QUESTION_START = re.compile(
 """A question without its question mark: "why ...", "how do we ...", "shouldn't we ..."."""
 _QUESTION_END = re.compile(r"\?[\s!?.\"')\]\u2019\u201d]*$")
 TENTATIVE = _phrases(
-    r"(?:maybe|might|perhaps|possibly|probably|not sure|unsure|what about|wonder|for now"
+    r"(?:maybe|might|perhaps|possibly|probably|not sure|unsure|what about|wonder(?:ing)?"
+    r"|contemplat(?:e|ing)|for now"
     r"|for the moment|at the moment|right now|today|later|this time|yet|temporar(?:y|ily)"
     r"|just this once|i guess|i suppose|would be nice|would like|experiment(?:al|ing)?"
     r"|if possible|let(?:'s| us) see|consider|explor(?:e|ing|ation)|brainstorm(?:ing)?"
@@ -281,6 +282,11 @@ _TOOL_USE = re.compile(
     r"\s+(?:the )?`(?P<command>[^`]+)`",
     _I,
 )
+_CONSULTED = re.compile(
+    r"\s+(?:documentation|docs|manual|man ?page|website|site|readme|guide|changelog|wiki)\b", _I
+)
+"""After a command in backticks: the command names a source read, not a tool run ("check
+with `uv` documentation")."""
 _DEFINITION = re.compile(
     r"^(?P<subject>[\"'\u201c`][^\"'\u201d`]{2,60}[\"'\u201d`]|(?-i:[A-Z][\w-]*(?: [A-Z][\w-]*)+))"
     r"\s+(?:=\s*\w|(?:is|are) (?:the|our|a|an) (?:[\w-]+ ){0,4}?(?:name|term|section|system"
@@ -350,7 +356,10 @@ def _extra_kinds(text: str) -> list[NoteKind]:
         kinds.append("convention")
     if _BECAUSE.search(text) and (_WE_POLICY.search(text) or _IMPERATIVE_RE.match(text)):
         kinds.append("decision")
-    if any(_COMMAND_LIKE.match(m.group("command")) for m in _TOOL_USE.finditer(text)):
+    if any(
+        _COMMAND_LIKE.match(m.group("command")) and not _CONSULTED.match(text, m.end())
+        for m in _TOOL_USE.finditer(text)
+    ):
         kinds.append("tooling")
     return kinds
 

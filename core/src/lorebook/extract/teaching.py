@@ -20,11 +20,23 @@ restated rule the agent just broke. This module reads a turn's cues
 - a **rule-carrying question** answering an agent's action;
 - a **preference** in the first person, or a **definition** of what a term means.
 
-A turn whose main sentence is bound to the task ("not yet", "for now", "go ahead", "let's
-do") teaches only when the turn also states a habit; one that thinks aloud ("maybe", "I'm
-not sure", "what do you think", twice in the turn or in its main sentence) does not; a
-plain request for information, an acknowledgement, a slash command or pasted output never
-does.
+A turn whose main sentence is bound to the task teaches nothing:
+
+- its scope is this task's moment or plan ("now", "not yet", "for now", "go ahead", "we
+  agreed", "our plan", "this session"), unless the turn also states a habit ("last time",
+  "again", "always");
+- it thinks aloud ("maybe", "I'm not sure", "what do you think", in the main sentence or in
+  two of them);
+- it reports what the human found while exploring ("I saw there is ...", "I've checked the
+  README"), not what the agent did ("I noticed you ...");
+- it asks what the human does not know: a question about what happened ("didn't this run
+  in the hook?"), or one the next sentence depends on ("..., right? If so, I'll ...").
+
+A task asked for in the first person ("I'd like to publish it", "I want to use it on my
+laptop") is a request, not a preference, unless the turn gives it a scope (a habit, "X,
+not Y"); *means* as a noun ("a means to an end") and a definition put as a question define
+nothing. A plain request for information, an acknowledgement, a slash command or pasted
+output never teaches.
 """
 
 from __future__ import annotations
@@ -54,6 +66,42 @@ def _rule(cues: TurnCues) -> bool:
     return (cues.directive and scoped) or (cues.emphatic and cues.habit)
 
 
+def prefers(sentence: str) -> bool:
+    """A preference in the first person, not a task asked for ("I'd like to publish it")."""
+    return bool(c.PREFERENCE.search(c.REQUEST.sub(" ", sentence)))
+
+
+def defines(sentence: str) -> bool:
+    """A statement of what a term means ("by X I mean Y"), not *means* as a noun or a question."""
+    if sentence.rstrip().endswith("?"):
+        return False
+    return bool(c.DEFINITION.search(c.NOUN_MEANS.sub(" ", sentence)))
+
+
+def _bound_to_task(cues: TurnCues, index: int) -> bool:
+    """The main sentence is tied to this task, thinks aloud, or asks what it does not know.
+
+    Bound: a one-off scope ("now", "not yet", "we agreed", "our plan") without a habit; a
+    hedge in it or in two sentences; a report of what the human found while exploring ("I
+    saw there is ..."); a question about what happened ("didn't this run in the hook?"); a
+    question the next sentence is conditional on ("..., right? If so, I'll run it").
+    """
+    sentences = cues.sentences
+    main = sentences[index].text
+    if c.ONE_OFF.search(main) and not cues.habit:
+        return True
+    if c.HEDGE.search(main) or sum(bool(c.HEDGE.search(s.text)) for s in sentences) > 1:
+        return True
+    if c.OBSERVATION.search(main) and not (cues.emphatic or c.directive(main)):
+        return True
+    if not main.rstrip().endswith("?"):
+        return False
+    if c.PAST_EVENT_QUESTION.match(main) and not (c.DEONTIC.search(main) or cues.accuses):
+        return True
+    following = sentences[index + 1].text if index + 1 < len(sentences) else ""
+    return bool(c.GENUINE.match(following))
+
+
 def teaches(cues: TurnCues) -> bool:
     """True when the turn, read as a whole, teaches something that outlives the task."""
     if cues.slash or cues.bare or cues.pasted or not cues.sentences:
@@ -63,19 +111,16 @@ def teaches(cues: TurnCues) -> bool:
     if cues.info_question and not (cues.rule_question or cues.emphatic or cues.accuses):
         return False
     index = main_sentence(cues.sentences)
-    if index is None:
+    if index is None or _bound_to_task(cues, index):
         return False
-    main = cues.sentences[index].text
-    if c.ONE_OFF.search(main) and not cues.habit:
-        return False
-    if c.HEDGE.search(main) or sum(bool(c.HEDGE.search(s.text)) for s in cues.sentences) > 1:
-        return False
+    scoped = cues.habit or cues.contrast
     return (
         _correction(cues)
         or _rule(cues)
         or (cues.rule_question and cues.after_action)
-        or cues.preference
-        or cues.definition
+        or any(prefers(s.text) for s in cues.sentences)
+        or (scoped and cues.preference)
+        or any(defines(s.text) for s in cues.sentences)
     )
 
 
@@ -86,12 +131,12 @@ def _weight(sentence: str) -> int:
             2 * bool(c.PROHIBITIVE.search(sentence)),
             2 * c.directive(sentence),
             2 * c.rule_question(sentence),
-            2 * bool(c.PREFERENCE.search(sentence)),
+            2 * prefers(sentence),
             2 * bool(c.COUNTERFACTUAL.search(sentence)),
             bool(c.ACCUSING.search(sentence)),
             bool(c.HABIT.search(sentence)),
             bool(c.CONTRAST.search(sentence)),
-            bool(c.DEFINITION.search(sentence)),
+            defines(sentence),
             c.emphatic(sentence),
             -2 * bool(c.INFO_QUESTION.match(sentence)),
         )
@@ -122,7 +167,7 @@ def turn_kind(cues: TurnCues, sentence: str) -> NoteKind:
     """The note kind a teaching turn suggests, from its main sentence and its cues."""
     if c.PROHIBITIVE.search(sentence):
         return "prohibition"
-    if c.DEFINITION.search(sentence) or (cues.definition and not cues.directive):
+    if defines(sentence) or (cues.definition and not cues.directive):
         return "vocabulary"
     if "`" in sentence and (c.CONTRAST.search(sentence) or c.PREFERENCE.search(sentence)):
         return "tooling"
