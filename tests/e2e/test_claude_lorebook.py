@@ -106,7 +106,7 @@ def test_a_pre_tool_anchored_note_reaches_the_model(
     add_note(wired, "--title", "Reading files with cat", "--description", "Printing files",
              "--kind", "gotcha", "--anchor-command", r"^cat\b", "--enforce", "warn",
              "--body", "PRETOOL_NOTE_BODY: prefer the Read tool.")  # fmt: skip
-    proc = run_claude(wired, "PROBE_TOOL please print hello.txt", "--allowedTools", "Bash(cat:*)")
+    proc = run_claude(wired, "PROBE_TOOL go ahead", "--allowedTools", "Bash(cat:*)")
     requests = mock_anthropic.main_requests()
     assert len(requests) == 2, describe(proc)
     assert "PRETOOL_NOTE_BODY" not in all_text(requests[0])

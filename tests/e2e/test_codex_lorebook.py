@@ -151,7 +151,7 @@ def test_a_pre_tool_anchored_note_reaches_the_model(
              "--description", "Printing files", "--kind", "gotcha",
              "--anchor-command", r"^cat\b", "--enforce", "warn",
              "--body", "PRETOOL_NOTE_BODY: prefer a pager.")  # fmt: skip
-    proc = run_codex(wired, "PROBE_TOOL please print hello.txt")
+    proc = run_codex(wired, "PROBE_TOOL go ahead")
     requests = mock_responses.main_requests()
     assert len(requests) == 2, describe(proc)
     assert "PRETOOL_NOTE_BODY" not in all_text(requests[0])
