@@ -184,5 +184,5 @@ def test_a_note_added_through_the_cli_is_embedded_and_served(kb_repo: Path, cli:
         nums, codes = index.vector_pack()
         assert len(nums) == 4  # one note number
         assert len(codes) == semantic.DIM // 8
-        assert [len(v) for v in index.note_vectors([1]).values()] == [2 * semantic.DIM]
+        assert [len(v) for v in index.note_vectors([1]).values()] == [4 + semantic.DIM]
     assert len(served(path, "do prices go in floats or cents?")) == 1

@@ -1,12 +1,12 @@
-"""Nearest notes by embedding: exact cosines for a small index, sign codes first for a large one.
+"""Nearest notes by embedding: sign codes to choose, int8 vectors to compare exactly.
 
-Every note's unit vector is kept as float32 (for exact cosines) and as a 256-bit sign code
-(one bit a dimension: is it positive), packed in note-number order in one row of the index.
-Up to :data:`lorebook.recall.writer.EXACT_VECTORS` notes a prompt's vector is compared
-with every float vector; above it, the Hamming distance of the codes (the angle they
-approximate) picks :data:`RERANK` notes, whose float vectors then give exact cosines. With
-simsimd (part of ``lorebook[semantic]``) both comparisons run in compiled code; without
-it, in plain Python.
+Every note's unit vector is kept quantised to int8 with one scale (:func:`quantize`, 260
+bytes a note) and as a 256-bit sign code (one bit a dimension: is it positive); the codes
+of every note are packed in note-number order in one row of the index. A prompt's code is
+compared with every note's (Hamming distance, the angle it approximates), the
+:data:`RERANK` closest are compared exactly (an index of that many notes or fewer is
+compared exactly with every note). With simsimd (part of ``lorebook[semantic]``) both
+comparisons run in compiled code; without it, in plain Python.
 
 Runs on the hook path: standard library only (simsimd is a compiled module without numpy).
 """
@@ -17,7 +17,7 @@ import heapq
 import struct
 from array import array
 
-from lorebook.recall.semantic import DIM, HALF_ROW, dots
+from lorebook.recall.semantic import DIM
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,20 +82,56 @@ def nearest(index: NoteIndex, query: list[float], k: int) -> dict[int, float]:
 
 
 def cosines(index: NoteIndex, query: list[float], nums: list[int]) -> dict[int, float]:
-    """Exact cosines of ``query`` with the vectors of these notes."""
+    """Cosines of ``query`` with the vectors of these notes (to within int8 rounding)."""
     vectors = index.note_vectors(nums)
     order = sorted(vectors)
     if not order:
         return {}
-    floats = array("f")
-    for n in order:
-        floats.extend(struct.unpack(HALF_ROW, vectors[n]))
-    sims = dots(query, floats.tobytes())
-    return dict(zip(order, sims, strict=True))
+    mine = quantize(array("f", query).tobytes())
+    q_scale, q_ints = _split(mine)
+    scales = [_split(vectors[n])[0] for n in order]
+    ints = b"".join(vectors[n][SCALE_BYTES:] for n in order)
+    raw = _int8_dots(q_ints, ints, len(order))
+    return {n: raw[i] / (q_scale * scales[i]) for i, n in enumerate(order)}
 
 
-def to_half(vec: bytes) -> bytes:
-    """A float32 vector as float16 bytes (what the index keeps: half the size)."""
+SCALE_BYTES = 4
+
+
+def quantize(vec: bytes) -> bytes:
+    """A float32 unit vector as the index keeps it: a float32 scale, then 256 int8 values.
+
+    Each component is rounded to ``round(v * scale)`` with ``scale = 127 / max |v|``, so a
+    note costs 260 bytes and a prompt's exact comparison is one int8 dot product.
+    """
     values = array("f")
     values.frombytes(vec)
-    return struct.pack(HALF_ROW, *values)
+    top = max((abs(v) for v in values), default=0.0) or 1.0
+    scale = 127 / top
+    ints = array("b", [max(-127, min(127, round(v * scale))) for v in values])
+    return struct.pack("<f", scale) + ints.tobytes()
+
+
+def _split(stored: bytes) -> tuple[float, bytes]:
+    (scale,) = struct.unpack_from("<f", stored)
+    return scale, stored[SCALE_BYTES:]
+
+
+def _int8_dots(query: bytes, rows: bytes, count: int) -> list[float]:
+    try:
+        import simsimd
+    except ImportError:
+        from operator import mul
+
+        mine = array("b", query)
+        every = array("b", rows)
+        return [float(sum(map(mul, mine, every[i * DIM : (i + 1) * DIM]))) for i in range(count)]
+    cdist: Any = simsimd.cdist
+    result: Any = memoryview(
+        cdist(
+            memoryview(query).cast("b", [1, DIM]),
+            memoryview(rows).cast("b", [count, DIM]),
+            metric="dot",
+        )
+    ).tolist()
+    return [float(x) for x in result[0]]

@@ -170,7 +170,7 @@ class NoteIndex(IndexWriter):
         return bytes(row[0]), bytes(row[1])
 
     def note_vectors(self, nums: Iterable[int]) -> dict[int, bytes]:
-        """Float16 unit vectors of these notes."""
+        """The stored unit vectors of these notes (see :func:`lorebook.recall.dense.quantize`)."""
         wanted = sorted(set(nums))
         found: dict[int, bytes] = {}
         for start in range(0, len(wanted), 500):

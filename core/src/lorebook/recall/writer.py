@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from lorebook.recall.semantic import Embedder
 
-INDEX_VERSION = "9"
+INDEX_VERSION = "10"
 INDEX_NAME = "index.sqlite"
 PRIOR_DOCS = 16
 """Documents of average length, holding no query term, added to the corpus BM25 sees.
@@ -54,7 +54,8 @@ CREATE INDEX IF NOT EXISTS anchors_by_id ON anchors (id);
 CREATE TABLE IF NOT EXISTS vectors (nums BLOB NOT NULL, codes BLOB NOT NULL);
 """
 """``terms`` holds one packed posting list per word (:mod:`lorebook.recall.postings`) with
-its bounds; ``docs.vec`` each note's unit vector (float16) and ``docs.code`` its sign code;
+its bounds; ``docs.vec`` each note's unit vector (int8 with a scale) and ``docs.code`` its
+sign code;
 ``vectors`` every note's code in one row (see :mod:`lorebook.recall.dense`)."""
 
 WILDCARDS = "*?"
@@ -190,12 +191,12 @@ class IndexWriter:
         }
         vec = code = None
         if self.embedder is not None:
-            from lorebook.recall.dense import sign_code, to_half
+            from lorebook.recall.dense import quantize, sign_code
             from lorebook.recall.semantic import embed_note
 
             unit = embed_note(self.embedder, note.head(), note.body)
             code = sign_code(unit)
-            vec = to_half(unit)
+            vec = quantize(unit)
         self.db.execute(
             "INSERT INTO docs (num, id, path, mtime_ns, size, len, status, kind, enforce, title, "
             "description, body, extra, sections, vec, code) "
