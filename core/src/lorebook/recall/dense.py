@@ -75,8 +75,8 @@ def nearest(index: NoteIndex, query: list[float], k: int) -> dict[int, float]:
         chosen = list(nums)
     else:
         distances = _hamming(sign_code(array("f", query).tobytes()), codes)
-        best = heapq.nsmallest(RERANK, range(len(nums)), key=lambda i: (distances[i], nums[i]))
-        chosen = [nums[i] for i in best]
+        cut = sorted(distances)[RERANK - 1]  # the RERANK-th closest, and every tie with it
+        chosen = [nums[i] for i, d in enumerate(distances) if d <= cut]
     exact = cosines(index, query, chosen)
     return dict(heapq.nlargest(k, exact.items(), key=lambda item: (item[1], -item[0])))
 
