@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from lorebook.recall.index import NoteIndex
 
 CODE_BYTES = DIM // 8
-RERANK = 512
+RERANK = 256
 """How many notes the sign codes choose for exact cosines (an index this small or smaller
 is compared exactly with every note)."""
 
