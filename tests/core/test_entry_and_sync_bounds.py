@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lorebook.kb.notes import MAX_NOTE_BYTES
+from lorebook.bounds import MAX_NOTE_BYTES
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import MarkdownStore
 from lorebook.recall.index import NoteIndex, index_path

@@ -23,6 +23,7 @@ from lorebook.kb.paths import validate_relpath
 from lorebook.kb.store import MarkdownStore, load_snapshot
 from lorebook.models.note import ID_RE, KIND_TYPES, NOTE_KINDS, Note
 from lorebook.slug import slugify
+from lorebook.store import NoteExistsError
 
 if TYPE_CHECKING:
     from lorebook.kb.lifecycle import LifecycleChange
@@ -113,7 +114,9 @@ def add(
     Refused before anything is written: an invalid field, an id that exists already, and
     a --relates-to or --depends-on id that is not a note. After the write, ENTRY.md,
     GRAPH.md, the folder indexes and the link sections the note changes are regenerated,
-    so `lorebook lint` passes right away. Writes no folder summary.
+    so `lorebook lint` passes right away (also when the id exists already, so rerunning
+    an add that was interrupted after its write leaves the indexes right). Writes no folder
+    summary.
     """
     paths = repo_paths(ctx)
     resolved_type = note_type or KIND_TYPES.get(kind, "practice")
@@ -151,7 +154,11 @@ def add(
     if store != "markdown":
         add_elsewhere(paths, store, note, folder, json_output=json_output)
         return
-    where = MarkdownStore(paths.repo).add(note, folder=folder)
+    try:
+        where = MarkdownStore(paths.repo).add(note, folder=folder)
+    except NoteExistsError:
+        _refresh_generated(paths, budget)  # an add killed after its write left them stale
+        raise
     written = _refresh_generated(paths, budget)
     if json_output:
         print_json({"ok": True, "id": note.id, "path": where, "written": written})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,14 +72,53 @@ def refuse_symlinks(path: Path) -> None:
             )
 
 
+_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (ours counts; another user's too)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def sweep_dead_temps(path: Path) -> None:
+    """Remove the temporary files a killed writer of ``path`` left (its process is gone).
+
+    SIGKILL gives a writer no chance to clean up; the next write of the same file does.
+    POSIX only: elsewhere a dead process cannot be told from a live one cheaply.
+    """
+    if os.name != "posix":
+        return
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return
+    prefix = f".{path.name}."
+    for name in names:
+        match = _TEMP_NAME.match(name) if name.startswith(prefix) else None
+        if match and match["name"] == path.name and not pid_alive(int(match["pid"])):
+            with contextlib.suppress(OSError):
+                os.unlink(path.parent / name)
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically, creating the parent folder if needed.
+
+    A temporary file a killed writer left for ``path`` is removed first.
 
     Raises:
         WriteError: the write failed or a symlink is in the way; no partial or temporary
             file is left, and the old content (if any) is intact.
     """
     refuse_symlinks(path)
+    sweep_dead_temps(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_BINARY", 0)
     try:

@@ -1,0 +1,92 @@
+"""What a killed writer leaves is repaired by the next one: its temporary files are swept,
+an interrupted note add's indexes are brought up to date by the rerun; and the kill and
+concurrency benchmarks run (small) as tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lorebook.kb.fsutil import atomic_write_text
+from lorebook.kb.paths import KBPaths
+from lorebook.kb.store import MarkdownStore
+from lorebook.testing import make_note
+from tests.conftest import CliRunner
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+@pytest.mark.skipif(os.name != "posix", reason="dead processes are told apart on POSIX only")
+def test_a_write_sweeps_the_temporary_files_a_killed_writer_left(tmp_path: Path) -> None:
+    target = tmp_path / ".lorebook" / "_sessions" / "log.json"
+    target.parent.mkdir(parents=True)
+    dead = target.with_name(f".log.json.{_dead_pid()}.0123abcd.tmp")
+    alive = target.with_name(f".log.json.{os.getppid()}.4567cdef.tmp")  # a live writer's
+    other = target.with_name(f".other.json.{_dead_pid()}.89abcdef.tmp")  # another file's
+    for path in (dead, alive, other):
+        path.write_text("half")
+    atomic_write_text(target, "{}\n")
+    assert target.read_text() == "{}\n"
+    assert not dead.exists()
+    assert alive.exists()
+    assert other.exists()
+
+
+def test_rerunning_an_add_killed_after_its_write_refreshes_the_indexes(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    args = ("note", "add", "--title", "Billing calls go through the fake", "--kind", "gotcha",
+            "--description", "Tests never call billing")  # fmt: skip
+    # What a kill between the note's write and the regeneration leaves: the note, old indexes.
+    MarkdownStore(kb_repo).add(
+        make_note(
+            "billing-calls-go-through-the-fake",
+            title="Billing calls go through the fake",
+            description="Tests never call billing",
+            lb_kind="gotcha",
+        ),
+        folder="gotcha",
+    )
+    assert cli("lint", cwd=kb_repo).exit_code == 1  # the generated files are stale
+    rerun = cli(*args, cwd=kb_repo)
+    assert rerun.exit_code == 1
+    assert "exists already" in rerun.stderr
+    assert cli("lint", cwd=kb_repo).exit_code == 0
+    assert (KBPaths(kb_repo).nodes / "gotcha" / "index.md").exists()
+
+
+def _benchmark(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(BENCHMARKS / name), *args],
+        capture_output=True, text=True, timeout=900, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
+def test_kill_run_small() -> None:
+    """One SIGKILL per writer (the long run is `benchmarks/kill_writers.py --kills 210`)."""
+    run = _benchmark("kill_writers.py", "--kills", "7", "--notes", "40", "--seed", "3")
+    assert run.returncode == 0, run.stdout + run.stderr
+    total = run.stdout.splitlines()[-1]
+    clean = "kills    7 torn 0 zero-byte 0 lost 0 temporary 0 rerun 0 tree 0"
+    assert total.startswith(f"total          {clean}"), total
+
+
+@pytest.mark.slow
+def test_concurrency_run_small() -> None:
+    """Every worker does three rounds (the long run is `benchmarks/concurrency.py`, 60 s)."""
+    run = _benchmark("concurrency.py", "--ops", "3", "--seconds", "600")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "note add 9 (9 landed)" in run.stdout
+    assert "problems 0" in run.stdout
