@@ -240,9 +240,10 @@ def kept(repo: Path) -> set[str]:
     return {p.relative_to(repo).as_posix() for p in found if p.name != "index.md"}
 
 
-NOT_OURS = (".tmp", ".lock", "-journal", "-wal", "-shm")
+NOT_OURS = (".tmp", ".lock", ".sqlite", "-journal", "-wal", "-shm")
 """Left out of the zero-byte check: temporary files (checked after the rerun), locks (empty
-by design) and SQLite's own journal files (empty or hot journals are SQLite's recovery)."""
+by design) and SQLite's files (SQLite reads an empty file as an empty database, and a hot
+journal is its recovery; the note index is checked against the clean run's instead)."""
 
 
 def whole(repo: Path) -> list[str]:

@@ -245,6 +245,41 @@ def _hook_plugin_checks(paths: KBPaths, modules: list[str]) -> list[Check]:
     return checks
 
 
-def run_doctor(start: Path) -> list[Check]:
-    """Run every check; none raises."""
-    return _install_checks() + _kb_checks(start)
+LIVE_FIX = (
+    "fix what the line says (a hook that never ran: run `lorebook init` on this machine), "
+    "then run `lorebook doctor --live` again; hook errors are in .lorebook/_logs/hook-errors.log"
+)
+
+
+def live_checks(start: Path) -> list[Check]:
+    """One check per wired harness and installed hook: the canary's answer (``--live``)."""
+    from lorebook.canary import live_canaries
+    from lorebook.config import load_config
+    from lorebook.kb.paths import find_repo
+
+    repo = find_repo(start)
+    if repo is None:
+        return []
+    paths = KBPaths(repo)
+    try:
+        names = load_config(paths).harnesses
+        results = live_canaries(paths, names)
+    except LorebookError as exc:
+        return [Check("live hooks", "problem", exc.message, exc.hint)]
+    if not results:
+        return [Check("live hooks", "warning", "no hook is installed", "run `lorebook init`")]
+    return [
+        Check(
+            f"{r.harness}: live hook {r.host_event}",
+            "ok" if r.ok else "problem",
+            r.detail,
+            None if r.ok else LIVE_FIX,
+        )
+        for r in results
+    ]
+
+
+def run_doctor(start: Path, *, live: bool = False) -> list[Check]:
+    """Run every check (and, with ``live``, the canary through every hook); none raises."""
+    checks = _install_checks() + _kb_checks(start)
+    return checks + live_checks(start) if live else checks

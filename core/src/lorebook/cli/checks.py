@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -42,17 +43,30 @@ def lint_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
         raise typer.Exit(1)
 
 
-def doctor_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
+LiveOption = Annotated[
+    bool,
+    typer.Option(
+        "--live",
+        help="Also fire a canary event through every installed hook, exactly as the host "
+        "runs it, and report per harness and event whether a well-formed answer came back.",
+    ),
+]
+
+
+def doctor_command(
+    ctx: typer.Context, live: LiveOption = False, json_output: JsonOption = False
+) -> None:
     """Check the installation and this repository's knowledge base; say how to fix each problem.
 
     One line per problem with its fix, then a summary. Exit 1 on a problem; exit 0 when
     all that is left are steps only you can do, once, in a host ("action needed: trust
-    the Codex hooks").
+    the Codex hooks"). With --live, a hook that exits non-zero, prints something that is
+    not its host's JSON, logs an error or never runs at all is a problem.
     """
     from lorebook.cli.doctor_view import action_summary, group_checks, render
 
     start = Path((ctx.find_root().obj or {}).get("repo") or Path.cwd())
-    checks = run_doctor(start)
+    checks = run_doctor(start, live=live)
     findings = group_checks(checks)
     failed = [c for c in checks if c.state == "problem"]
     if json_output:
