@@ -35,12 +35,22 @@ def init_command(
             help="Comma-separated harnesses to wire (`lorebook plugins` lists the installed ones).",
         ),
     ] = "",
+    pre_commit: Annotated[
+        bool,
+        typer.Option(
+            "--pre-commit",
+            help="Also install a git pre-commit hook that runs `lorebook scan` on the staged "
+            ".lorebook/ files (a shell hook of your own keeps its content; lorebook's block "
+            "runs first).",
+        ),
+    ] = False,
     json_output: JsonOption = False,
 ) -> None:
     """Create .lorebook/ in this repository (or update it) and wire the named harnesses.
 
     Safe to run again: a second run with the same harnesses changes no byte. Run it once on
-    every fresh clone to give this machine working hooks.
+    every fresh clone to give this machine working hooks (and, with --pre-commit, the
+    secrets scan before each commit; it is per machine, like the hooks' launcher).
     """
     start = Path((ctx.find_root().obj or {}).get("repo") or Path.cwd()).resolve()
     top = _git_toplevel(start)
@@ -51,7 +61,16 @@ def init_command(
             "meant to be committed and reviewed with git"
         )
     names = [n.strip() for n in harnesses.split(",") if n.strip()]
-    _show(init_repo(repo, names), json_output, "initialised")
+    if pre_commit:
+        from lorebook.precommit import hook_path
+
+        hook_path(repo)  # not a git repository: refused before anything is written
+    report = init_repo(repo, names)
+    if pre_commit:
+        from lorebook.precommit import install_pre_commit
+
+        report.changed += install_pre_commit(repo)
+    _show(report, json_output, "initialised")
 
 
 def _show(report: InitReport, json_output: bool, verb: str) -> None:
@@ -75,19 +94,38 @@ def uninstall_command(
         str,
         typer.Option("--harnesses", help="Comma-separated harnesses to unwire (default: all)."),
     ] = "",
+    pre_commit: Annotated[
+        bool,
+        typer.Option(
+            "--pre-commit",
+            help="Remove only lorebook's pre-commit hook block; every harness stays wired.",
+        ),
+    ] = False,
     json_output: JsonOption = False,
 ) -> None:
     """Remove exactly what `init` added for these harnesses; every note is kept.
 
-    With the last harness gone, this clone's merge driver (git config) goes too.
+    With the last harness gone, this clone's merge driver (git config) and lorebook's
+    pre-commit block go too (the file as well, if lorebook created it).
     """
     from lorebook.gitmerge import remove_driver
+    from lorebook.precommit import uninstall_pre_commit
 
     paths = repo_paths(ctx)
+    if pre_commit:
+        from lorebook.config import load_config
+
+        wired = list(load_config(paths).harnesses)
+        report = InitReport(
+            repo=paths.repo, harnesses=wired, notes=uninstall_pre_commit(paths.repo)
+        )
+        _show(report, json_output, "removed the pre-commit hook from")
+        return
     names = [n.strip() for n in harnesses.split(",") if n.strip()]
     report = uninstall_repo(paths.repo, names)
     if not report.harnesses:
         report.notes += remove_driver(paths.repo)
+        report.notes += uninstall_pre_commit(paths.repo)
     _show(report, json_output, "unwired harnesses in")
 
 
