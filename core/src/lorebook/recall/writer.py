@@ -71,7 +71,10 @@ def glob_literals(pattern: str) -> tuple[str, str]:
     cuts = [i for i, c in enumerate(pattern) if c in WILDCARDS]
     if not cuts:
         return pattern, pattern
-    return pattern[: cuts[0]], pattern[cuts[-1] + 1 :]
+    last = cuts[-1]
+    if pattern[last - 1 : last + 2] == "**/":
+        last += 1  # `**/` may match nothing at all: `**/src` matches `src`
+    return pattern[: cuts[0]], pattern[last + 1 :]
 
 
 class _Changes:
