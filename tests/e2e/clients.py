@@ -19,14 +19,26 @@ import pytest
 from tests.conftest import REPO_ROOT
 
 
+def latest_mode() -> bool:
+    """Whether this run tests the newest client releases (``LOREBOOK_CLIENT_VERSIONS=latest``).
+
+    Then the clients come from ``.clients-latest/`` (``scripts/e2e-latest`` installs them)
+    and any version is accepted; by default they are the pinned ones in ``.clients/``.
+    """
+    return os.environ.get("LOREBOOK_CLIENT_VERSIONS") == "latest"
+
+
 def find_client(name: str, variable: str) -> Path | None:
-    """The ``name`` executable: ``$variable``, else ``.clients/``, else PATH."""
+    """The ``name`` executable: ``$variable``, else ``.clients/`` (``.clients-latest/``), else PATH."""
     configured = os.environ.get(variable)
     if configured:
         return Path(configured)
-    pinned = REPO_ROOT / ".clients" / "node_modules" / ".bin" / name
-    if pinned.exists():
-        return pinned
+    folder = ".clients-latest" if latest_mode() else ".clients"
+    installed = REPO_ROOT / folder / "node_modules" / ".bin" / name
+    if installed.exists():
+        return installed
+    if latest_mode():
+        return None  # never test a pinned client from PATH as if it were the newest
     found = shutil.which(name)
     return Path(found) if found else None
 

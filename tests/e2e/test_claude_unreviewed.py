@@ -47,7 +47,8 @@ def test_an_unreviewed_deny_rule_is_labelled_and_cannot_deny_until_accepted(
     proc = run_claude(unreviewed_deny, prompt, "--allowedTools", "Bash(cat:*)")
     requests = mock_anthropic.main_requests()
     assert len(requests) == 2, describe(proc)
-    assert tool_result_texts(requests[1], last_only=True) == [HELLO_TEXT]  # it ran
+    (ran,) = tool_result_texts(requests[1], last_only=True)
+    assert ran.startswith(HELLO_TEXT)  # it ran (newer clients append reminders after it)
     seen = all_text(requests[1])
     assert "Never print hello.txt" in seen
     assert LABEL in seen
