@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from lorebook.capture.stage import load_log, log_files
 from tests.conftest import SHARED, CliRunner
 
 SPECSTORY = SHARED / "eval" / "transcripts" / "cursor-specstory" / "history"
@@ -32,10 +33,11 @@ def test_jsonl_import_is_redacted_and_pending(
     result = cli("import", str(export), "--json", cwd=kb_repo)
     assert result.exit_code == 0, result.stderr
     staged = kb_repo / result.json()["imported"][0]["log"]
-    log = json.loads(staged.read_text())
-    assert log["status"] == "pending"
-    assert "ghp_" not in staged.read_text()
-    assert log["turns"][0]["text"].startswith("never commit .env files")
+    loaded = load_log(staged)
+    assert loaded is not None
+    assert loaded.status == "pending"
+    assert not any("ghp_" in part.read_text() for part in log_files(staged))
+    assert loaded.turns[0].text.startswith("never commit .env files")
     status = cli("status", "--json", cwd=kb_repo).json()
     assert status["pending_sessions"] == 1
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from lorebook.capture.stage import load_log
 from tests.conftest import REPO_ROOT, CliRunner
 
 CLAUDE = REPO_ROOT / "tests/plugins/claude/fixtures/transcripts"
@@ -61,6 +62,12 @@ def _list(cli: CliRunner, repo: Path, harness: str) -> list[dict[str, Any]]:
     return list(result.json()["sessions"])
 
 
+def _log(path: Path) -> dict[str, Any]:
+    log = load_log(path)
+    assert log is not None
+    return log.model_dump(mode="json")
+
+
 def _staged_logs(repo: Path) -> list[Path]:
     folder = repo / ".lorebook/_sessions"
     return sorted(folder.glob("*.json")) if folder.exists() else []
@@ -88,9 +95,7 @@ def test_claude_history_is_staged_redacted_and_once(kb_repo: Path, cli: CliRunne
     assert result.exit_code == 0, result.stderr
     imported = result.json()["imported"]
     assert [entry["session_id"] for entry in imported] == [MAIN, DENIED, SAY_HI]
-    logs = {
-        entry["session_id"]: json.loads((kb_repo / entry["log"]).read_text()) for entry in imported
-    }
+    logs = {entry["session_id"]: _log(kb_repo / entry["log"]) for entry in imported}
     users = {
         sid: [t["text"] for t in log["turns"] if t["role"] == "user"] for sid, log in logs.items()
     }
@@ -103,7 +108,7 @@ def test_claude_history_is_staged_redacted_and_once(kb_repo: Path, cli: CliRunne
     assert users[DENIED] == ["PROBE_TOOL please print hello.txt"]
     assert users[SAY_HI][0].startswith("say hi GITHUB_TOKEN=")
     assert all(log["status"] == "pending" for log in logs.values())
-    assert not any("ghp_" in path.read_text() for path in _staged_logs(kb_repo))
+    assert not any("ghp_" in p.read_text() for p in (kb_repo / ".lorebook/_sessions").iterdir())
     assert all(row["staged"] for row in _list(cli, kb_repo, "claude"))
     again = cli("import", "--from-harness", "claude", "--json", cwd=kb_repo).json()["imported"]
     assert [entry["changed"] for entry in again] == [False, False, False]
@@ -159,7 +164,7 @@ def test_codex_rollouts_are_filtered_by_working_directory(
     result = cli("import", "--from-harness", "codex", "--json", cwd=kb_repo)
     assert result.exit_code == 0, result.stderr
     for entry, row in zip(result.json()["imported"], rows, strict=True):
-        log = json.loads((kb_repo / entry["log"]).read_text())
+        log = _log(kb_repo / entry["log"])
         assert log["harness"] == "codex"
         assert sum(t["role"] == "user" for t in log["turns"]) == row["prompts"]
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from lorebook.capture.stage import load_log
 from tests.conftest import REPO_ROOT, SHARED, CliRunner
 
 CLAUDE = REPO_ROOT / "tests/plugins/claude/fixtures/transcripts"
@@ -35,7 +36,9 @@ def _import(cli: CliRunner, repo: Path, *args: str) -> dict[str, Any]:
 
 
 def _staged(repo: Path, entry: dict[str, Any]) -> dict[str, Any]:
-    return dict(json.loads((repo / entry["log"]).read_text(encoding="utf-8")))
+    log = load_log(repo / entry["log"])
+    assert log is not None
+    return log.model_dump(mode="json")
 
 
 def _roles(log: dict[str, Any], role: str) -> list[str]:

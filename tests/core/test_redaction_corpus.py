@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lorebook.capture.redact import REDACTED, find_secrets, redact
-from lorebook.capture.stage import capture_session
+from lorebook.capture.stage import capture_session, log_files
 from lorebook.capture.toolinput import ARG_CHARS
 from lorebook.events import ToolCall, Turn
 from lorebook.kb.paths import KBPaths
@@ -93,7 +93,7 @@ def test_a_secret_under_a_secret_named_key_is_replaced_whole(kb_repo: Path) -> N
     call = ToolCall("mcp__db__connect", {"host": "db", "password": "hunter2", "user": "app"})
     harness = CorpusHarness([Turn(0, "assistant", "connecting", (call,))])
     result = capture_session(KBPaths(kb_repo), harness, "corpus", "s-2", "ref")  # type: ignore[arg-type]
-    staged = result.path.read_text()
+    staged = "".join(p.read_text() for p in log_files(result.path))
     assert "hunter2" not in staged
     assert '"user": "app"' in staged
 
@@ -105,7 +105,7 @@ def test_a_token_cut_by_the_logged_length_leaves_no_prefix(kb_repo: Path) -> Non
     failed = ToolCall("Bash", {"command": "git push"}, cut_by_host, is_error=True)
     turns = [Turn(0, "assistant", "pushing", (call,)), Turn(1, "tool", cut_by_host, (failed,))]
     result = capture_session(KBPaths(kb_repo), CorpusHarness(turns), "corpus", "s-3", "ref")  # type: ignore[arg-type]
-    staged = result.path.read_text()
+    staged = "".join(p.read_text() for p in log_files(result.path))
     assert GH[:8] not in staged
 
 

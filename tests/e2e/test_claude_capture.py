@@ -11,6 +11,7 @@ import pytest
 
 from tests.e2e.conftest import ClaudeRunner, describe
 from tests.e2e.mock_anthropic import MockAnthropic
+from tests.e2e.staged import staged_log
 
 pytestmark = pytest.mark.e2e
 
@@ -51,7 +52,7 @@ def test_a_session_is_staged_redacted_and_a_second_stop_changes_nothing(
     assert mock_anthropic.main_requests(), describe(proc)
     logs = sorted((e2e_repo / ".lorebook/_sessions").glob("*.json"))
     assert len(logs) == 1, describe(proc)
-    log = json.loads(logs[0].read_text())
+    log = staged_log(logs[0])
     assert log["session_id"] == session
     assert log["status"] == "pending"
     users = [t["text"] for t in log["turns"] if t["role"] == "user"]

@@ -22,6 +22,7 @@ import pytest
 from tests.conftest import git
 from tests.e2e.conftest import ClaudeRunner, describe
 from tests.e2e.mock_anthropic import MockAnthropic, Reply, all_text
+from tests.e2e.staged import staged_log
 
 pytestmark = pytest.mark.e2e
 
@@ -117,7 +118,7 @@ def test_mark_from_inside_a_session_stages_a_proposal_that_curate_turns_into_a_n
     requests = mock_anthropic.main_requests()
     assert "staged proposal" in all_text(requests[-1]), describe(proc)
     (log_file,) = (e2e_repo / ".lorebook/_sessions").glob("claude-*.json")
-    log = json.loads(log_file.read_text())
+    log = staged_log(log_file)
     (proposal,) = [p for p in log["proposals"] if p["extractor"] == "mark"]
     harness, marked_session, turn = proposal["origin"].split(":")
     assert (harness, marked_session) == ("claude", session)

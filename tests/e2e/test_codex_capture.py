@@ -12,6 +12,7 @@ import pytest
 
 from tests.e2e.codex_cli import CodexRunner, codex_env, describe
 from tests.e2e.mock_responses import MockResponses
+from tests.e2e.staged import staged_log
 
 pytestmark = pytest.mark.e2e
 
@@ -37,7 +38,7 @@ def test_a_codex_session_is_staged_redacted_and_extracted(
     assert mock_responses.main_requests(), describe(proc)
     logs = sorted((e2e_repo / ".lorebook/_sessions").glob("codex-*.json"))
     assert len(logs) == 1, describe(proc)
-    log = json.loads(logs[0].read_text())
+    log = staged_log(logs[0])
     assert any(TEACHING in t["text"] for t in log["turns"] if t["role"] == "user")
     root = e2e_repo / ".lorebook"
     everything = b"".join(p.read_bytes() for p in root.rglob("*") if p.is_file())

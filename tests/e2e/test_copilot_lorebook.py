@@ -21,6 +21,7 @@ from tests.e2e.clients import describe
 from tests.e2e.conftest import HELLO_TEXT
 from tests.e2e.copilot_cli import copilot_env, run_copilot, trust_folder
 from tests.e2e.mock_chat import MockChat, all_text, tool_results
+from tests.e2e.staged import staged_log, wait_staged
 
 pytestmark = pytest.mark.e2e
 
@@ -134,9 +135,9 @@ def test_a_deny_note_stops_the_tool(copilot: Copilot) -> None:
 def test_the_session_is_staged_for_extraction(copilot: Copilot) -> None:
     teaching = "no, we always use `uv run pytest` here, never bare pytest"
     proc = copilot.run(teaching)
-    logs = sorted((copilot.repo / ".lorebook/_sessions").glob("copilot-*.json"))
+    logs = wait_staged(copilot.repo / ".lorebook/_sessions", "copilot-*.json")
     assert len(logs) == 1, describe(proc)
-    log = json.loads(logs[0].read_text())
+    log = staged_log(logs[0])
     users = [t["text"] for t in log["turns"] if t["role"] == "user"]
     assert users == [teaching]
     assert any(t["role"] == "assistant" and t["text"] == "ok" for t in log["turns"])

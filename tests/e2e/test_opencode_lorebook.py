@@ -22,6 +22,7 @@ from tests.e2e.clients import describe
 from tests.e2e.conftest import HELLO_TEXT
 from tests.e2e.mock_chat import MockChat, all_text, tool_results
 from tests.e2e.opencode_cli import opencode_env, run_opencode, write_config
+from tests.e2e.staged import staged_log
 
 pytestmark = pytest.mark.e2e
 
@@ -148,7 +149,7 @@ def test_the_session_is_staged_for_extraction(opencode: OpenCode) -> None:
     # `opencode run` exits without waiting for plugins: the plugin starts the capture detached
     logs = wait_for(lambda: sorted((opencode.repo / ".lorebook/_sessions").glob("opencode-*.json")))
     assert len(logs) == 1, describe(proc)
-    log = json.loads(logs[0].read_text())
+    log = staged_log(logs[0])
     assert [t["text"] for t in log["turns"] if t["role"] == "user"] == [teaching]  # unquoted
     assert any(t["role"] == "assistant" and t["text"] == "ok" for t in log["turns"])
     opencode.lorebook("extract", "--json")

@@ -53,8 +53,8 @@ def _budget_ms(name: str, ctx_config: object) -> int:
     return int(getattr(ctx_config, key))
 
 
-def answer_event(event: HookEvent, ctx: Context) -> HookAnswer:
-    """Dispatch one normalised event to its stage."""
+def answer_event(event: HookEvent, ctx: Context, translator: str = "") -> HookAnswer:
+    """Dispatch one normalised event to its stage (``translator``: the harness's module)."""
     from lorebook.events import HookAnswer
     from lorebook.inject import stages
 
@@ -71,7 +71,7 @@ def answer_event(event: HookEvent, ctx: Context) -> HookAnswer:
     if event.name in ("stop", "session_end", "pre_compact"):
         from lorebook.capture.hook import capture_event
 
-        capture_event(event, ctx)
+        capture_event(event, ctx, translator)
     return HookAnswer()
 
 
@@ -145,7 +145,7 @@ def run(argv: list[str], *, repo: str, event_modules: Mapping[str, str]) -> int:
         at_once = getattr(translator, "answer_at_once", None)
         answer = at_once(event, kb_root) if at_once is not None else None
         if answer is None:
-            answer = answer_event(event, ctx)
+            answer = answer_event(event, ctx, module_name)
         if answer.context and event.name in getattr(translator, "ANSWER_ONCE", ()):
             answer = _once(kb_root, event, answer)
         output = translator.render(event, answer)

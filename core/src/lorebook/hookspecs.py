@@ -153,15 +153,21 @@ def register_curators() -> list[CuratorSpec]:
 def capture(log: SessionLog) -> SessionLog | None:
     """Finish a session log before it is staged under ``_sessions/``.
 
-    Caller: :func:`lorebook.capture.stage.through_capture_hook`, on stop, session end and
-    pre-compact (and ``import``, ``lorebook capture``), after core removed ``<private>``
-    spans and redacted secrets. First result: the built-in (``trylast``) returns the log
-    unchanged; a plugin returning a log replaces it, and ``None`` passes. Use
-    ``wrapper=True`` to transform what the inner implementations return (further
-    redaction, say). The result must not carry anything the input had removed.
+    Caller: :func:`lorebook.capture.plugins.capture_hook`, on each batch of new turns that
+    capture appends: on stop, session end and pre-compact for the modules ``config.yaml``
+    names in ``hook_plugins`` (no entry points on the hook path), and for ``lorebook
+    capture`` and native imports also every entry-point plugin; and
+    :func:`lorebook.capture.stage.through_capture_hook` for a whole imported export. Always
+    after core removed ``<private>`` spans and redacted secrets, and the result is redacted
+    again. First result: the built-in (``trylast``) returns the log unchanged; a plugin
+    returning a log replaces it, and ``None`` passes. Use ``wrapper=True`` to transform
+    what the inner implementations return (further redaction, say). The result must not
+    carry anything the input had removed.
 
     Args:
-        log: The redacted session log about to be staged.
+        log: The redacted session log about to be staged: at capture, its header fields
+            and only the new turns and injections (what is staged already is never
+            passed again).
 
     Returns:
         The log to stage, or None to leave the decision to the next plugin.

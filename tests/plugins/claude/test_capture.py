@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 from lorebook.capture.retention import forget_session, prune
-from lorebook.capture.stage import capture_session, load_log, log_path
+from lorebook.capture.stage import capture_session, load_log, log_files, log_path
 from lorebook.kb.paths import KBPaths
 from lorebook_claude.harness import ClaudeHarness
 from tests.conftest import CliRunner
@@ -258,6 +258,6 @@ def test_a_capture_plugin_can_redact_more_but_never_less(kb_repo: Path, tmp_path
     finally:
         pm.unregister(scrubber)
         pm.unregister(leaker)
-    text = result.path.read_text()
+    text = "".join(p.read_text() for p in log_files(result.path))
     assert "AKIAIOSFODNN7EXAMPLE" not in text  # what a plugin adds is redacted again
     assert "[CUSTOMER]" in text

@@ -14,6 +14,9 @@ from pathlib import Path
 from lorebook.kb.paths import KBPaths
 
 PRUNE_EVERY_S = 3600
+SESSIONS_DAYS = 30
+LOGS_DAYS = 14
+"""The retention defaults of ``config.yaml`` (a test keeps them equal to the model's)."""
 
 
 def _older_than(path: Path, days: int, now: float) -> bool:
@@ -23,18 +26,48 @@ def _older_than(path: Path, days: int, now: float) -> bool:
         return False
 
 
+def _staged_body(path: Path) -> bool:
+    """A staged log's body: it goes with its header, never on its own."""
+    return path.suffix == ".jsonl" and path.with_suffix(".json").exists()
+
+
 def prune(paths: KBPaths, sessions_days: int, logs_days: int) -> list[str]:
-    """Delete staged session logs and log files older than the retention; return them."""
+    """Delete staged session logs and log files older than the retention; return them.
+
+    A staged log's age is its header's (extraction and curation rewrite only the header);
+    its body goes with it.
+    """
     now = time.time()
     removed = []
     for folder, days in ((paths.sessions, sessions_days), (paths.logs, logs_days)):
         if not folder.is_dir():
             continue
         for path in sorted(folder.rglob("*")):
-            if path.is_file() and not path.is_symlink() and _older_than(path, days, now):
+            if not path.is_file() or path.is_symlink() or _staged_body(path):
+                continue
+            if _older_than(path, days, now):
                 path.unlink(missing_ok=True)
                 removed.append(paths.rel(path))
+                body = path.with_suffix(".jsonl")
+                if folder == paths.sessions and path.suffix == ".json" and body.is_file():
+                    body.unlink(missing_ok=True)
+                    removed.append(paths.rel(body))
     return removed
+
+
+def _retention(paths: KBPaths) -> tuple[int, int]:
+    """(sessions_days, logs_days) from the compiled config hooks read (no YAML, no pydantic)."""
+    try:
+        data = json.loads((paths.cache / "config.json").read_text(encoding="utf-8"))
+        found = data.get("retention") if isinstance(data, dict) else None
+    except (OSError, ValueError):
+        found = None
+    found = found if isinstance(found, dict) else {}
+    values = []
+    for key, default in (("sessions_days", SESSIONS_DAYS), ("logs_days", LOGS_DAYS)):
+        value = found.get(key)
+        values.append(value if type(value) is int and value > 0 else default)
+    return values[0], values[1]
 
 
 def prune_if_due(paths: KBPaths) -> list[str]:
@@ -45,12 +78,10 @@ def prune_if_due(paths: KBPaths) -> list[str]:
             return []
     except OSError:
         pass
-    from lorebook.config import load_config
-
-    retention = load_config(paths).retention
+    sessions_days, logs_days = _retention(paths)
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.touch()
-    return prune(paths, retention.sessions_days, retention.logs_days)
+    return prune(paths, sessions_days, logs_days)
 
 
 @dataclass(slots=True)
@@ -82,17 +113,19 @@ def forget_session(paths: KBPaths, session_id: str) -> ForgetReport:
     listed. Committed conflict files that quote the session are listed for the person to
     delete: they are never rewritten silently.
     """
-    from lorebook.capture.stage import lock_path
+    from lorebook.capture.stage import lock_path, log_files
     from lorebook.inject.state import _state_file
 
     report = ForgetReport()
     stems = []
     for path in _logs_of(paths, session_id):
         stems.append(path.stem)
-        path.unlink()
-        report.removed.append(paths.rel(path))
+        for part in log_files(path):
+            if part.exists():
+                part.unlink()
+                report.removed.append(paths.rel(part))
     candidates = [Path(_state_file(str(paths.root), session_id))]
-    candidates += [lock_path(paths, stem) for stem in stems]
+    candidates += [lock_path(paths, stem + end) for stem in stems for end in ("", ".follow")]
     llm = paths.logs / "llm"
     if llm.is_dir():
         # Extraction traces are named after the session's log; curation traces pool many

@@ -1,15 +1,27 @@
-"""Stage a session's transcript as a session log under ``_sessions/``.
+"""Stage a session's transcript as a session log under ``_sessions/``, and read it back.
 
 Capture reads the transcript from where the last capture stopped, normalises it, removes
-private spans and redacts secrets, then writes the session log atomically. Text lorebook's
-own hooks injected is kept apart, in the log's ``injected`` list (marked as injected, never
-a turn, so no extractor reads it as something a person wrote); other injected text is
+private spans and redacts secrets, turn by turn, and appends the new turns to the log's
+body (see :mod:`lorebook.capture.staged` for the format). Text lorebook's own hooks
+injected is kept apart, as the log's ``injected`` records (marked as injected, never a
+turn, so no extractor reads it as something a person wrote); other injected text is
 dropped.
 
 Guarantees: a re-fire with an unchanged transcript changes nothing (not a byte); a grown
-transcript re-opens only its new records; two captures racing never let the older one
-overwrite the newer log (a per-session lock, and the log's own offset, decide); the
-transcript is read record by record, never loaded whole; nothing unredacted is written.
+transcript costs only its new records: they are read in bounded batches from the last
+offset, redacted once, and appended; nothing already staged is re-read, re-redacted or
+rewritten. The offset and hash advance (the header is replaced) only after the appended
+records are durable, so a crash leaves the old log, and the next capture stages the same
+records again, once. Two captures racing take a per-session lock, and the log's own offset
+decides. Nothing unredacted is written.
+
+Every consumer reads a staged log through :func:`load_log`; writers of whole logs
+(import, bootstrap, mark, MCP, extraction, curation) write through :func:`write_log`,
+which rewrites only the header when the turns are those on disk.
+
+The capture path (:func:`capture_session` with ``entry_points=False, follow=False``, as
+hooks run it) imports only the standard library and light lorebook modules; pydantic is
+imported for :func:`load_log`, :func:`write_log` and when a capture plugin is configured.
 """
 
 from __future__ import annotations
@@ -17,23 +29,36 @@ from __future__ import annotations
 import hashlib
 import re
 import zlib
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
-from lorebook.capture.redact import redact_many
-from lorebook.capture.toolinput import call_strings, redacted_calls
-from lorebook.events import Turn
-from lorebook.harness import Harness
-from lorebook.inject.resume import git_branch
-from lorebook.kb.fsutil import atomic_write_text, kb_lock
-from lorebook.kb.paths import KBPaths
-from lorebook.models.session import LoggedInjection, LoggedToolCall, LoggedTurn, SessionLog
-from lorebook.stats.follow import remember_session
+from lorebook.capture import records, staged
+from lorebook.kb.fsutil import atomic_write_bytes, kb_lock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+    from pathlib import Path
+    from typing import Any, Protocol
+
+    from lorebook.events import Turn
+    from lorebook.kb.paths import KBPaths
+    from lorebook.models.session import SessionLog
+
+    class TranscriptReader(Protocol):
+        """What capture needs of a harness: its transcript reader (a module or object)."""
+
+        def read_transcript(
+            self, ref: str, since: int | None = None, until: int | None = None
+        ) -> Iterator[Turn]:
+            """Yield turns between two offsets."""
+            ...
+
+        def transcript_end(self, ref: str) -> int:
+            """The offset just past the last complete record."""
+            ...
+
+    Finisher = Callable[[SessionLog], SessionLog]
 
 CHUNK = 1 << 20
-INJECTED_CHARS = 20_000
-"""Injected text is kept up to this many characters (hosts cap hook output at 10,000)."""
 
 
 def log_stem(harness: str, session_id: str) -> str:
@@ -43,8 +68,13 @@ def log_stem(harness: str, session_id: str) -> str:
 
 
 def log_path(paths: KBPaths, harness: str, session_id: str) -> Path:
-    """Where a session's log is staged."""
+    """Where a session's log is staged (its header; the body is beside it)."""
     return paths.sessions / f"{log_stem(harness, session_id)}.json"
+
+
+def log_files(path: Path) -> list[Path]:
+    """Every file a staged log is made of (header, body), for forgetting and pruning."""
+    return [path, staged.body_path(path)]
 
 
 def lock_path(paths: KBPaths, stem: str) -> Path:
@@ -53,17 +83,35 @@ def lock_path(paths: KBPaths, stem: str) -> Path:
 
 
 def load_log(path: Path) -> SessionLog | None:
-    """Read a staged log, or None when there is none."""
-    try:
-        return SessionLog.model_validate_json(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
+    """Read a staged log (either format), or None when there is none.
+
+    Raises:
+        ValueError: the log is not valid (pydantic's ``ValidationError`` is one).
+    """
+    from lorebook.models.session import SessionLog
+
+    data = staged.read_log_data(path)
+    return None if data is None else SessionLog.model_validate(data)
 
 
 def write_log(path: Path, log: SessionLog) -> None:
-    """Validate, then write a session log atomically."""
-    checked = SessionLog.model_validate(log.model_dump())
-    atomic_write_text(path, checked.model_dump_json(indent=1) + "\n")
+    """Validate, then write a whole session log; the body only when its turns changed.
+
+    The body is written (atomically) before the header that commits it.
+    """
+    from lorebook.models.session import SessionLog
+
+    data = SessionLog.model_validate(log.model_dump()).model_dump(mode="json")
+    turns, injected = staged.body_lines(data)
+    body = b"".join(turns) + b"".join(injected)
+    try:
+        header = staged.read_header(path)
+    except ValueError:
+        header = None
+    kept = header is not None and not staged.is_legacy(header)
+    if not (kept and staged.committed_body_matches(path, header or {}, turns, injected)):
+        atomic_write_bytes(staged.body_path(path), body)
+    atomic_write_bytes(path, staged.encode_header(staged.header_of(data, len(body))))
 
 
 def chain_hash(previous: str, ref: str, start: int, end: int) -> str:
@@ -84,124 +132,175 @@ def chain_hash(previous: str, ref: str, start: int, end: int) -> str:
     return digest.hexdigest()
 
 
-def _logged(turns: Iterable[Turn]) -> Iterator[tuple[Turn, list[LoggedToolCall]]]:
-    """Keep what extraction needs: no injected text, tool inputs, error excerpts.
-
-    Inputs and excerpts are cut only after redaction (:mod:`lorebook.capture.toolinput`).
-    """
-    for turn in turns:
-        if turn.injected:
-            continue
-        calls = [
-            LoggedToolCall(
-                name=call.name,
-                input=dict(call.input),
-                result_excerpt=(call.result_excerpt or "") if call.is_error else None,
-                is_error=call.is_error,
-            )
-            for call in turn.tool_calls
-        ]
-        if turn.role == "tool" and not any(c.is_error for c in calls):
-            continue  # successful tool output is not kept: less to leak, less to scan
-        yield turn, calls
-
-
-def _injections(turns: Iterable[Turn]) -> list[LoggedInjection]:
-    """Lorebook's own injected text, redacted like every other string that is staged."""
-    from lorebook.stats.injections import is_lorebook_text
-
-    found = [t for t in turns if t.injected and is_lorebook_text(t.text)]
-    texts = redact_many([t.text[:INJECTED_CHARS] for t in found]) if found else []
-    return [
-        LoggedInjection(
-            index=turn.index,
-            text=text,
-            host_event=turn.hook_event,
-            duration_ms=turn.duration_ms,
-            timestamp=turn.timestamp,
-        )
-        for turn, text in zip(found, texts, strict=True)
-    ]
-
-
-def _redacted(pairs: list[tuple[Turn, list[LoggedToolCall]]]) -> list[LoggedTurn]:
-    texts = [turn.text for turn, _ in pairs]
-    strings = [text for _, calls in pairs for text in call_strings(calls)]
-    clean = redact_many(texts + strings)
-    clean_strings = iter(clean[len(texts) :])
-    return [
-        LoggedTurn(
-            index=turn.index,
-            role=turn.role,
-            text=text,
-            tool_calls=redacted_calls(calls, clean_strings),
-            timestamp=turn.timestamp,
-        )
-        for (turn, calls), text in zip(pairs, clean[: len(texts)], strict=True)
-    ]
-
-
-@dataclass(frozen=True, slots=True)
 class CaptureResult:
     """What one capture did."""
 
-    path: Path
-    changed: bool
-    new_turns: int
-    transcript_length: int
+    __slots__ = ("changed", "new_turns", "path", "transcript_length")
+
+    def __init__(self, path: Path, changed: bool, new_turns: int, transcript_length: int) -> None:
+        self.path = path
+        self.changed = changed
+        self.new_turns = new_turns
+        self.transcript_length = transcript_length
+
+
+def new_header(harness_name: str, session_id: str) -> dict[str, Any]:
+    """The header of a log nothing was staged in yet (the model's defaults)."""
+    return {
+        "lb_schema": staged.SCHEMA, "harness": harness_name, "session_id": session_id,
+        "origin": f"{harness_name}:{session_id}", "transcript_hash": "",
+        "transcript_length": 0, "status": "pending", "error": None, "extracted_turns": 0,
+        "branch": None, "proposals": [], "body": {"bytes": 0, "turns": 0, "injected": 0},
+    }  # fmt: skip
+
+
+def _current_header(target: Path) -> dict[str, Any] | None:
+    """The header of the staged log, a legacy log migrated to header and body first."""
+    header = staged.read_header(target)
+    if header is not None and staged.is_legacy(header):
+        write_log(target, _legacy(header))  # the one rewrite a log ever gets from capture
+        header = staged.read_header(target)
+    return header
+
+
+def _legacy(data: dict[str, Any]) -> SessionLog:
+    from lorebook.models.session import SessionLog
+
+    return SessionLog.model_validate(data)
 
 
 def capture_session(
-    paths: KBPaths, harness: Harness, harness_name: str, session_id: str, ref: str
+    paths: KBPaths,
+    harness: TranscriptReader,
+    harness_name: str,
+    session_id: str,
+    ref: str,
+    *,
+    entry_points: bool = True,
+    follow: bool = True,
 ) -> CaptureResult:
-    """Stage the new part of one session's transcript (see the module docstring)."""
+    """Stage the new part of one session's transcript (see the module docstring).
+
+    Args:
+        paths: The knowledge base.
+        harness: The harness (or its transcript module) that reads ``ref``.
+        harness_name: Its name, as log names and origins carry it.
+        session_id: The host's session id.
+        ref: The transcript.
+        entry_points: Also pass the new turns through the entry-point plugins' ``capture``
+            hook (commands do; hooks call only the modules ``hook_plugins`` names).
+        follow: Update the session's usage counts and resume summary here (hooks hand
+            that to a detached process: it reads the whole log).
+    """
     target = log_path(paths, harness_name, session_id)
     end = harness.transcript_end(ref)
     with kb_lock(lock_path(paths, target.stem), timeout=30):
-        existing = load_log(target)
-        start = existing.transcript_length if existing else 0
-        if existing is not None and end == start:
-            return CaptureResult(target, False, 0, start)
-        if existing is not None and end < start:
-            return CaptureResult(target, False, 0, start)  # a newer capture got further
-        read = list(harness.read_transcript(ref, since=start or None, until=end))
-        pairs = list(_logged(read))
-        turns = _redacted(pairs)
-        injected = _injections(read)
-        previous = existing.transcript_hash if existing else ""
-        log = (existing or _new_log(harness_name, session_id)).model_copy(
-            update={
-                "turns": [*(existing.turns if existing else []), *turns],
-                "injected": [*(existing.injected if existing else []), *injected],
-                "branch": git_branch(str(paths.repo)) or (existing.branch if existing else None),
-                "transcript_hash": chain_hash(previous, ref, start, end),
-                "transcript_length": end,
-                "status": "pending" if turns or existing is None else existing.status,
-                "error": None if turns or existing is None else existing.error,
-            }
-        )
+        header = _current_header(target)
+        start = int(header["transcript_length"]) if header else 0
+        if header is not None and end <= start:
+            return CaptureResult(target, False, 0, start)  # nothing new, or a newer capture
+        header = header or new_header(harness_name, session_id)
+        finish = _finisher(paths, entry_points)
+        read = harness.read_transcript(ref, since=start or None, until=end)
+        committed, turns, injected = staged.body_counts(header)
         target.parent.mkdir(parents=True, exist_ok=True)
-        staged = through_capture_hook(log)
-        write_log(target, staged)
-        remember_session(paths, target.stem, staged)
-    return CaptureResult(target, True, len(turns), end)
+        size, added, added_injected = staged.append_body(
+            target, committed, _lines(read, header, finish)
+        )
+        digest = chain_hash(str(header["transcript_hash"]), ref, start, end)
+        body = (size, turns + added, injected + added_injected)
+        _commit(paths, target, header, body, digest, end, added)
+    if follow:
+        follow_up(paths, target)
+    return CaptureResult(target, True, added, end)
+
+
+def _lines(
+    turns: Iterable[Turn], header: dict[str, Any], finish: Finisher | None
+) -> Iterator[tuple[bytes, int, int]]:
+    """Each batch of new turns as body lines in transcript order, with its counts."""
+    for batch in records.batches(turns):
+        logged, injected = records.staged_batch(batch)
+        if finish is not None:
+            logged, injected = _finished(header, logged, injected, finish)
+        lines = [(t["index"], staged.encode_record("turn", t)) for t in logged]
+        lines += [(i["index"], staged.encode_record("injected", i)) for i in injected]
+        lines.sort(key=lambda pair: pair[0])
+        yield b"".join(line for _, line in lines), len(logged), len(injected)
+
+
+def _commit(
+    paths: KBPaths, target: Path, header: dict[str, Any], body: tuple[int, int, int],
+    transcript_hash: str, end: int, added: int,
+) -> None:  # fmt: skip
+    """Replace the header: the appended records become part of the log."""
+    from lorebook.inject.resume import git_branch
+
+    size, turns, injected = body
+    update: dict[str, Any] = {
+        "lb_schema": staged.SCHEMA,
+        "branch": git_branch(str(paths.repo)) or header.get("branch"),
+        "transcript_hash": transcript_hash,
+        "transcript_length": end,
+        "body": {"bytes": size, "turns": turns, "injected": injected},
+    }
+    if added or not header["transcript_hash"]:
+        update.update(status="pending", error=None)
+    atomic_write_bytes(target, staged.encode_header({**header, **update}))
+
+
+def _finisher(paths: KBPaths, entry_points: bool) -> Finisher | None:
+    """The ``capture`` hook to pass new turns through, or None when no plugin has one."""
+    from lorebook.capture.plugins import capture_hook
+
+    return capture_hook(str(paths.root), entry_points)
+
+
+def _finished(
+    header: dict[str, Any], logged: list[dict[str, Any]], injected: list[dict[str, Any]],
+    finish: Finisher,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:  # fmt: skip
+    """One batch through the plugins, then redacted again (a plugin only adds redaction)."""
+    from lorebook.models.session import SessionLog
+
+    fields = {k: v for k, v in header.items() if k != "body"}
+    log = SessionLog.model_validate({**fields, "lb_schema": staged.SCHEMA, "turns": logged,
+                                     "injected": injected})  # fmt: skip
+    done = finish(log)
+    if done is log:  # unchanged: already redacted
+        return logged, injected
+    data = done.model_dump(mode="json")
+    return records.redact_records(data["turns"], data["injected"])
+
+
+def follow_up(paths: KBPaths, target: Path) -> None:
+    """Update the session's usage counts and resume summary from its whole staged log."""
+    from lorebook.stats.follow import remember_session
+
+    log = load_log(target)
+    if log is not None:
+        remember_session(paths, target.stem, log)
 
 
 def through_capture_hook(log: SessionLog) -> SessionLog:
-    """Let plugins finish the log (the ``capture`` hook).
+    """Let plugins finish a whole log built outside capture (the ``capture`` hook).
 
     The result is redacted once more, so a plugin can only add redaction, never bring back
     what was removed.
     """
     from lorebook.plugins import get_plugins
 
-    staged = get_plugins().hook.capture(log=log)
-    if not isinstance(staged, SessionLog):
+    result = get_plugins().hook.capture(log=log)
+    from lorebook.models.session import SessionLog
+
+    if not isinstance(result, SessionLog):
         return log
-    return redact_log(staged)
+    return redact_log(result)
 
 
 def _new_log(harness_name: str, session_id: str) -> SessionLog:
+    from lorebook.models.session import SessionLog
+
     return SessionLog(
         harness=harness_name,
         session_id=session_id,
@@ -211,23 +310,19 @@ def _new_log(harness_name: str, session_id: str) -> SessionLog:
     )
 
 
-def pending_bytes(
-    harness: Harness, paths: KBPaths, harness_name: str, session_id: str, ref: str
-) -> int:
+def pending_bytes(harness: TranscriptReader, paths: KBPaths, harness_name: str,
+                  session_id: str, ref: str) -> int:  # fmt: skip
     """How many transcript bytes a capture would read now (0: nothing new)."""
-    existing = load_log(log_path(paths, harness_name, session_id))
-    start = existing.transcript_length if existing else 0
+    try:
+        header = staged.read_header(log_path(paths, harness_name, session_id))
+    except ValueError:
+        header = None
+    start = int(header.get("transcript_length", 0)) if header else 0
     return max(0, harness.transcript_end(ref) - start)
 
 
 def redact_log(log: SessionLog) -> SessionLog:
     """Redact every turn (and the injected text) of a log built outside capture."""
-    pairs = [
-        (Turn(index=t.index, role=t.role, text=t.text, timestamp=t.timestamp), list(t.tool_calls))
-        for t in log.turns
-    ]
-    texts = redact_many([i.text for i in log.injected]) if log.injected else []
-    injected = [
-        i.model_copy(update={"text": text}) for i, text in zip(log.injected, texts, strict=True)
-    ]
-    return log.model_copy(update={"turns": _redacted(pairs), "injected": injected})
+    data = log.model_dump(mode="json")
+    turns, injected = records.redact_records(data["turns"], data["injected"])
+    return log.model_validate({**data, "turns": turns, "injected": injected})

@@ -9,11 +9,16 @@ strings cut to their logged length, so no token's prefix survives a cut.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from lorebook.capture.redact import REDACTED, name_strength
+from lorebook.capture.redact import PEM_RE, REDACTED, name_strength, redact_line, strip_private
 from lorebook.capture.rules import strong_value, weak_value
-from lorebook.models.session import LoggedToolCall
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+    ToolCallRecord = dict[str, Any]
+    """A tool call as staged: ``name``, ``input``, ``result_excerpt``, ``is_error``."""
 
 ERROR_EXCERPT = 300
 ARG_CHARS = 500
@@ -56,30 +61,60 @@ def _under_secret_key(key: str, value: str) -> bool:
     return strength == "weak" and weak_value(value)
 
 
-def call_strings(calls: list[LoggedToolCall]) -> list[str]:
+def redact_strings(strings: list[str]) -> list[str]:
+    """:func:`call_strings` redacted, each only as far as what is logged of it needs.
+
+    The same result as :func:`lorebook.capture.redact.redact_many` once cut to
+    ``ARG_CHARS`` (private spans and key blocks first, over the whole string, then line by
+    line): lines are redacted until the text is longer than ``ARG_CHARS``, and the lines
+    after that, which the cut drops, are not redacted at all. A 4,500-character Write
+    costs its first lines.
+    """
+    from detect_secrets.settings import transient_settings
+
+    from lorebook.capture.redact import _settings
+
+    with transient_settings(_settings()):
+        return [_redacted_prefix(text) for text in strings]
+
+
+def _redacted_prefix(text: str) -> str:
+    text = PEM_RE.sub(REDACTED, strip_private(text))
+    out: list[str] = []
+    size = -1  # the joined length: each line adds itself and a newline, the first none
+    for line in text.split("\n"):
+        clean = redact_line(line)
+        out.append(clean)
+        size += len(clean) + 1
+        if size > ARG_CHARS:
+            break  # the cut keeps the first ARG_CHARS characters and marks the rest
+    return "\n".join(out)
+
+
+def call_strings(calls: list[ToolCallRecord]) -> list[str]:
     """The texts to redact for ``calls``: each input string, then the error excerpt."""
     out: list[str] = []
     for call in calls:
         found: list[tuple[str, str]] = []
-        _strings(dict(call.input), "", found)
+        _strings(dict(call["input"]), "", found)
         out += [text for _, text in found]
-        out.append(call.result_excerpt or "")
+        out.append(call["result_excerpt"] or "")
     return out
 
 
-def redacted_calls(calls: list[LoggedToolCall], clean: Iterator[str]) -> list[LoggedToolCall]:
+def redacted_calls(calls: list[ToolCallRecord], clean: Iterator[str]) -> list[ToolCallRecord]:
     """``calls`` with the redacted texts of :func:`call_strings` put back, then cut."""
     kept = []
     for call in calls:
         found: list[tuple[str, str]] = []
-        _strings(dict(call.input), "", found)
+        _strings(dict(call["input"]), "", found)
         texts = [next(clean) for _ in found]
         values = [
             REDACTED if _under_secret_key(key, raw) else text
             for (key, raw), text in zip(found, texts, strict=True)
         ]
         excerpt = next(clean)
-        args = _rebuilt(dict(call.input), iter(values))
+        args = _rebuilt(dict(call["input"]), iter(values))
         cut = excerpt[:ERROR_EXCERPT] or None
-        kept.append(call.model_copy(update={"input": args, "result_excerpt": cut}))
+        kept.append({**call, "input": args, "result_excerpt": cut})
     return kept

@@ -28,7 +28,7 @@ import anyio
 import anyio.to_thread
 from pydantic import ValidationError
 
-from lorebook.capture.stage import lock_path, write_log
+from lorebook.capture.stage import load_log, lock_path, write_log
 from lorebook.errors import LorebookError
 from lorebook.extract.base import ExtractionRequest, Extractor, normalise, quote_in_session
 from lorebook.kb.fsutil import kb_lock
@@ -186,7 +186,7 @@ def read_log(path: Path) -> SessionLog:
         LorebookError: the file is not a valid session log.
     """
     try:
-        return SessionLog.model_validate_json(path.read_bytes())
+        log = load_log(path)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(map(str, first["loc"])) or "(top level)"
@@ -194,6 +194,14 @@ def read_log(path: Path) -> SessionLog:
             f"{path.name}: not a valid session log ({where}: {first['msg']})",
             hint="remove the file; capture stages it again from the transcript",
         ) from None
+    except ValueError as exc:
+        raise LorebookError(
+            f"{path.name}: not a valid session log ({exc})",
+            hint="remove the file; capture stages it again from the transcript",
+        ) from None
+    if log is None:
+        raise FileNotFoundError(f"no session log {path}")
+    return log
 
 
 def logs_to_extract(paths: KBPaths, *, retry: bool) -> list[Path]:

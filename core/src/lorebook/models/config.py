@@ -158,8 +158,9 @@ class Config(BaseModel):
     )
     hook_plugins: list[str] = Field(
         default_factory=list,
-        description="Modules (dotted import paths) whose `recall` and `inject` hook "
-        "implementations the hooks call; `lorebook doctor` reports what each costs to import.",
+        description="Modules (dotted import paths) whose `recall`, `inject` and `capture` "
+        "hook implementations the hooks call; `lorebook doctor` reports what each costs to "
+        "import.",
     )
     budgets: Budgets = Field(default_factory=Budgets)
     recall: Recall = Field(default_factory=Recall)

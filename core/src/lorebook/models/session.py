@@ -82,11 +82,21 @@ class Proposal(BaseModel):
 
 
 class SessionLog(BaseModel):
-    """A captured session, staged under ``.lorebook/_sessions/`` until curation consumes it."""
+    """A captured session, staged under ``.lorebook/_sessions/`` until curation consumes it.
+
+    On disk (:mod:`lorebook.capture.staged`): ``<stem>.json`` holds every field but
+    ``turns`` and ``injected``, which are records of the append-only ``<stem>.jsonl``.
+    Read it with :func:`lorebook.capture.stage.load_log`, write it with
+    :func:`~lorebook.capture.stage.write_log`.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    lb_schema: Literal[1] = 1
+    lb_schema: Literal[1, 2] = Field(
+        default=2,
+        description="2: a header and an append-only body; 1: one file with the turns inline "
+        "(still read; capture migrates it on first touch).",
+    )
     harness: str
     session_id: str
     origin: str = Field(description="Opaque id committed notes cite: `<harness>:<session>`.")

@@ -1,0 +1,200 @@
+"""A staged session log on disk: a small header and an append-only body. Standard library only.
+
+``_sessions/<stem>.json`` is the header: every field of
+:class:`~lorebook.models.session.SessionLog` but ``turns`` and ``injected``, plus
+``body``: ``{"bytes": n, "turns": t, "injected": i}``, how much of the body is committed.
+``_sessions/<stem>.jsonl`` is the body: one JSON object a line, ``{"turn": {...}}`` or
+``{"injected": {...}}``, in transcript order.
+
+Capture appends the new records to the body, makes them durable (fsync), and only then
+replaces the header (atomically) with the new offset, hash and ``body.bytes``. A reader
+reads the header, then the body up to ``body.bytes``: records past it (a capture that
+crashed mid-append, a torn last line) are not part of the log, and the next capture cuts
+them off before it appends. Nothing already staged is rewritten by capture.
+
+A log written before this format (``lb_schema`` 1: one JSON file with ``turns`` and
+``injected`` inline, no ``body``) is still read as it is; capture migrates it on first
+touch. Every consumer reads through :func:`lorebook.capture.stage.load_log`, which builds
+on :func:`read_log_data` here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from pathlib import Path
+    from typing import Any
+
+SCHEMA = 2
+"""``lb_schema`` of a header with a separate body."""
+CHUNK = 1 << 20
+INLINE_KEYS = ("turns", "injected")
+
+
+def body_path(header: Path) -> Path:
+    """The body file of a header (``<stem>.jsonl`` beside ``<stem>.json``)."""
+    return header.with_suffix(".jsonl")
+
+
+def encode_record(kind: str, record: dict[str, Any]) -> bytes:
+    """One body line: ``{"turn": ...}`` or ``{"injected": ...}`` and its newline."""
+    return json.dumps({kind: record}).encode("ascii") + b"\n"
+
+
+def encode_header(header: dict[str, Any]) -> bytes:
+    """The header's bytes (``status`` within the first lines, where session start looks)."""
+    text = json.dumps(header, indent=1, ensure_ascii=False) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escape everything instead
+        return (json.dumps(header, indent=1) + "\n").encode("ascii")
+
+
+def read_header(path: Path) -> dict[str, Any] | None:
+    """The header as a dict (a legacy log: the whole log), or None when there is none.
+
+    Raises:
+        ValueError: the file is not a JSON object.
+    """
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path.name}: a session log must be a JSON object")
+    return data
+
+
+def is_legacy(header: dict[str, Any]) -> bool:
+    """True for a log with its turns inline (``lb_schema`` 1, or written whole by a tool)."""
+    return "body" not in header
+
+
+def body_counts(header: dict[str, Any]) -> tuple[int, int, int]:
+    """(committed bytes, turns, injections) of a header's body; zeros for a legacy log."""
+    body = header.get("body")
+    if not isinstance(body, dict):
+        return 0, 0, 0
+    values = [body.get(key) for key in ("bytes", "turns", "injected")]
+    if not all(type(v) is int and v >= 0 for v in values):
+        raise ValueError(f"the header's body is not valid: {body!r}")
+    return values[0], values[1], values[2]  # type: ignore[return-value]
+
+
+def iter_body(path: Path, committed: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Yield (``turn`` | ``injected``, record) of the first ``committed`` body bytes.
+
+    Raises:
+        ValueError: the committed part is shorter than the header says, or a line is not
+            a record (a committed body is never torn: it was made durable first).
+    """
+    if committed == 0:
+        return
+    with open(body_path(path), "rb") as handle:
+        left, rest = committed, b""
+        while left > 0:
+            chunk = handle.read(min(CHUNK, left))
+            if not chunk:
+                raise ValueError(f"{body_path(path).name}: shorter than its header says")
+            left -= len(chunk)
+            lines = (rest + chunk).split(b"\n")
+            rest = lines.pop()
+            for line in lines:
+                yield _record(path, line)
+        if rest:
+            raise ValueError(f"{body_path(path).name}: the committed part ends mid-line")
+
+
+def _record(path: Path, line: bytes) -> tuple[str, dict[str, Any]]:
+    data = json.loads(line)
+    if isinstance(data, dict) and len(data) == 1:
+        ((kind, record),) = data.items()
+        if kind in ("turn", "injected") and isinstance(record, dict):
+            return kind, record
+    raise ValueError(f"{body_path(path).name}: a line is neither a turn nor an injection")
+
+
+def read_log_data(path: Path) -> dict[str, Any] | None:
+    """The whole log as one dict (header fields, ``turns``, ``injected``), either format.
+
+    Raises:
+        ValueError: the header or the committed body is not valid.
+    """
+    header = read_header(path)
+    if header is None or is_legacy(header):
+        return header
+    committed, _, _ = body_counts(header)
+    data = {k: v for k, v in header.items() if k != "body"}
+    data["turns"], data["injected"] = [], []
+    for kind, record in iter_body(path, committed):
+        data["turns" if kind == "turn" else "injected"].append(record)
+    return data
+
+
+def body_lines(data: dict[str, Any]) -> tuple[list[bytes], list[bytes]]:
+    """The body lines of a whole log: its ``turns``, then its ``injected``, in list order."""
+    turns = [encode_record("turn", t) for t in data.get("turns", [])]
+    return turns, [encode_record("injected", i) for i in data.get("injected", [])]
+
+
+def header_of(data: dict[str, Any], committed: int) -> dict[str, Any]:
+    """The header for a whole log whose body holds ``committed`` bytes."""
+    header = {k: v for k, v in data.items() if k not in INLINE_KEYS}
+    header["lb_schema"] = SCHEMA
+    turns, injected = len(data.get("turns", [])), len(data.get("injected", []))
+    header["body"] = {"bytes": committed, "turns": turns, "injected": injected}
+    return header
+
+
+def append_body(
+    path: Path, committed: int, batches: Iterable[tuple[bytes, int, int]]
+) -> tuple[int, int, int]:
+    """Cut the body to ``committed`` bytes, append each batch, make them durable.
+
+    ``batches`` yields (lines, turns in them, injections in them); each is written as it
+    comes, so memory holds one batch. Returns (the body's new length, turns appended,
+    injections appended). The header is the caller's to replace afterwards; until it is,
+    the appended lines are not part of the log.
+    """
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(body_path(path), flags, 0o644)
+    turns = injected = 0
+    try:
+        os.ftruncate(fd, committed)
+        size = os.lseek(fd, committed, os.SEEK_SET)
+        for data, batch_turns, batch_injected in batches:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            size += len(data)
+            turns += batch_turns
+            injected += batch_injected
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return size, turns, injected
+
+
+def committed_body_matches(path: Path, header: dict[str, Any], turns: list[bytes],
+                           injected: list[bytes]) -> bool:  # fmt: skip
+    """True when the committed body holds exactly these turn and injection lines.
+
+    Each kind is compared in its own order; how capture interleaved them does not matter.
+    """
+    committed, n_turns, n_injected = body_counts(header)
+    if (n_turns, n_injected) != (len(turns), len(injected)):
+        return False
+    if committed != sum(map(len, turns)) + sum(map(len, injected)):
+        return False
+    try:
+        with open(body_path(path), "rb") as handle:
+            lines = handle.read(committed).splitlines(keepends=True)
+    except OSError:
+        return False
+    on_turns = [line for line in lines if line.startswith(b'{"turn"')]
+    on_injected = [line for line in lines if not line.startswith(b'{"turn"')]
+    return on_turns == turns and on_injected == injected
