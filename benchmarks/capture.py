@@ -219,6 +219,22 @@ def wait_staged(repo: Path, session: str, length: int, started: float) -> float:
     return time.perf_counter() - started
 
 
+def wait_idle(seconds: float = 600) -> None:
+    """Wait until no detached capture or follow-up runs (their CPU would skew the figures)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        busy = False
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            busy = busy or b"lorebook.capture.worker" in cmdline
+        if not busy:
+            return
+        time.sleep(0.1)
+
+
 def one_round(repo: Path, base: Path, mb: int, env: dict[str, str]) -> dict[str, float]:
     """Capture a fresh copy of the transcript, then 1 MB more; return the figures."""
     session = str(uuid.uuid4())
@@ -233,10 +249,13 @@ def one_round(repo: Path, base: Path, mb: int, env: dict[str, str]) -> dict[str,
     started = time.perf_counter()
     out["hook returned"], _ = run_timed(hook, payload, env, repo)
     out[f"stop, {mb} MB (until staged)"] = wait_staged(repo, session, ref.stat().st_size, started)
+    wait_idle()
     out["detached capture RSS"] = detached_rss(repo, base, env)
-    out["follow-up, 100 MB log"], out["follow-up RSS"] = follow_up(repo, session, env)
+    wait_idle()
+    out[f"follow-up, {mb} MB log"], out["follow-up RSS"] = follow_up(repo, session, env)
     Generator(session, seed=int(time.time())).write(ref, 1 << 20)
     out["stop, +1 MB"], out["stop, +1 MB RSS"] = run_timed(hook, payload, env, repo)
+    wait_idle()
     if staged_length(repo, session) != ref.stat().st_size:
         raise SystemExit("the +1 MB capture did not stage the new records inline")
     ref.unlink()
