@@ -78,7 +78,7 @@ def _everything_under(root: Path) -> str:
 def test_no_form_reaches_the_knowledge_base_through_any_channel(kb_repo: Path) -> None:
     turns = [t for i, (_, line, _s) in enumerate(FORMS) for t in _channels(line, i * 3)]
     harness = CorpusHarness(turns)
-    result = capture_session(KBPaths(kb_repo), harness, "corpus", "s-1", "ref")  # type: ignore[arg-type]
+    result = capture_session(KBPaths(kb_repo), harness, "corpus", "s-1", "ref")
     assert result.new_turns == len(turns)
     staged = _everything_under(kb_repo / ".lorebook")
     leaked = [(name, s) for name, _, secrets in FORMS for s in secrets if s in staged]
@@ -92,7 +92,7 @@ def test_no_form_reaches_the_knowledge_base_through_any_channel(kb_repo: Path) -
 def test_a_secret_under_a_secret_named_key_is_replaced_whole(kb_repo: Path) -> None:
     call = ToolCall("mcp__db__connect", {"host": "db", "password": "hunter2", "user": "app"})
     harness = CorpusHarness([Turn(0, "assistant", "connecting", (call,))])
-    result = capture_session(KBPaths(kb_repo), harness, "corpus", "s-2", "ref")  # type: ignore[arg-type]
+    result = capture_session(KBPaths(kb_repo), harness, "corpus", "s-2", "ref")
     staged = "".join(p.read_text() for p in log_files(result.path))
     assert "hunter2" not in staged
     assert '"user": "app"' in staged
@@ -104,7 +104,7 @@ def test_a_token_cut_by_the_logged_length_leaves_no_prefix(kb_repo: Path) -> Non
     cut_by_host = f"fatal: bad credentials {GH[:12]}…"
     failed = ToolCall("Bash", {"command": "git push"}, cut_by_host, is_error=True)
     turns = [Turn(0, "assistant", "pushing", (call,)), Turn(1, "tool", cut_by_host, (failed,))]
-    result = capture_session(KBPaths(kb_repo), CorpusHarness(turns), "corpus", "s-3", "ref")  # type: ignore[arg-type]
+    result = capture_session(KBPaths(kb_repo), CorpusHarness(turns), "corpus", "s-3", "ref")
     staged = "".join(p.read_text() for p in log_files(result.path))
     assert GH[:8] not in staged
 
