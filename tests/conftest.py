@@ -22,8 +22,9 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 def pytest_configure(config: pytest.Config) -> None:
     """Build the semantic piece table once per checkout, not once per isolated home."""
-    if config.cache is not None and "LOREBOOK_CACHE_DIR" not in os.environ:
-        os.environ["LOREBOOK_CACHE_DIR"] = str(config.cache.mkdir("lorebook-cache"))
+    cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
+    if cache is not None and "LOREBOOK_CACHE_DIR" not in os.environ:
+        os.environ["LOREBOOK_CACHE_DIR"] = str(cache.mkdir("lorebook-cache"))
 
 
 SHARED = REPO_ROOT.parent / "shared"
