@@ -241,34 +241,6 @@ def embed_note(embedder: Embedder, head: str, body: str) -> bytes:
     return array("f", normalise([h + b for h, b in zip(head_vec, body_vec, strict=True)])).tobytes()
 
 
-def dots(query: list[float], pack: bytes) -> list[float]:
-    """Cosines of a unit query vector with each unit float32 row of ``pack``.
-
-    With simsimd (part of ``lorebook[semantic]``; a compiled library that imports in under
-    a millisecond and needs no numpy) all rows at once; else row by row in Python.
-    """
-    rows = len(pack) // (4 * DIM)
-    if not rows:
-        return []
-    try:
-        import simsimd
-    except ImportError:
-        return _dots_python(query, pack, rows)
-    cdist: Any = simsimd.cdist  # its stubs accept only integer views
-    matrix = memoryview(pack).cast("f", [rows, DIM])
-    vector = memoryview(array("f", query)).cast("B").cast("f", [1, DIM])
-    result: Any = memoryview(cdist(vector, matrix, metric="dot")).tolist()
-    return [float(x) for x in result[0]]
-
-
-def _dots_python(query: list[float], pack: bytes, rows: int) -> list[float]:
-    from operator import mul
-
-    values = array("f")
-    values.frombytes(pack)
-    return [sum(map(mul, query, values[i * DIM : (i + 1) * DIM])) for i in range(rows)]
-
-
 def piece_table_folder() -> str:
     """Where this machine keeps piece tables: ``$LOREBOOK_CACHE_DIR`` or the user cache."""
     from lorebook.constants import ENV_CACHE_DIR
