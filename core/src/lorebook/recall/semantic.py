@@ -3,10 +3,11 @@
 The vectors are WordLlama's (MIT): a 32,000 x 256 table, one vector per piece of the
 Llama 2 tokenizer, shipped inside the ``wordllama`` wheel (``pip install
 'lorebook[semantic]'``). A text's embedding is the mean of its pieces' vectors, as
-WordLlama computes it; similarity is the cosine. Nothing here imports ``wordllama``,
-numpy or a tokenizer library, and nothing is downloaded: the package's two data files are
-read directly, once per machine, into a piece table (SQLite, under the user cache folder)
-that the hooks query for the pieces of a prompt's words.
+WordLlama computes it; similarity is the cosine. Nothing here imports ``wordllama`` or a
+tokenizer library, and nothing is downloaded: the package's two data files are read
+directly, once per machine, into a piece table (SQLite, under the user cache folder) that
+the hooks query for the pieces of a prompt's words. Only an index writer embedding many
+notes at once (:class:`Embedder` with ``bulk=True``) uses numpy, when it is installed.
 
 Pieces never cross a space (the tokenizer's pieces mark a word start with ``▁`` and
 hold no inner one), so a text is cut at whitespace and each chunk, prefixed with ``▁``,
@@ -14,7 +15,7 @@ is segmented on its own: greedily, longest known piece first, the same way for n
 prompts. (WordLlama applies the tokenizer's BPE merges; greedy longest match picks the
 same pieces for most words and needs no merge table at hook time.)
 
-Runs on the hook path: standard library only.
+The hook path uses standard library only.
 """
 
 from __future__ import annotations
