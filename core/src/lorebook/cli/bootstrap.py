@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
+from lorebook.cli.output import JsonOption, finish, repo_paths
 from lorebook.config import load_config
 
 if TYPE_CHECKING:
@@ -91,15 +91,13 @@ def bootstrap_command(
             curator=curator,
             progress=lambda _rel: advance(),
         )
-    for problem in report.problems:
-        warn(f"lorebook: warning: {problem}")
-    if json_output:
-        print_json(report.as_json())
-    else:
-        for line in _summary(report):
-            say(line)
-    if report.left:
-        raise typer.Exit(1)
+    finish(
+        report.problems,
+        report.as_json,
+        lambda: _summary(report),
+        json_output=json_output,
+        failed=bool(report.left),
+    )
 
 
 def register(app: typer.Typer) -> None:

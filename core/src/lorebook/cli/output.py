@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -33,6 +34,26 @@ def say(text: str = "") -> None:
 def warn(text: str) -> None:
     """Write a diagnostic to stderr (never mixed into JSON output)."""
     sys.stderr.write(text + "\n")
+
+
+def finish(
+    problems: Iterable[str],
+    document: Callable[[], Any],
+    lines: Callable[[], Iterable[str]],
+    *,
+    json_output: bool,
+    failed: bool,
+) -> None:
+    """End a batch command: its warnings, then its JSON or summary; exit 1 when ``failed``."""
+    for problem in problems:
+        warn(f"lorebook: warning: {problem}")
+    if json_output:
+        print_json(document())
+    else:
+        for line in lines():
+            say(line)
+    if failed:
+        raise typer.Exit(1)
 
 
 def repo_paths(ctx: typer.Context) -> KBPaths:
