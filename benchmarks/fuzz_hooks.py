@@ -1,18 +1,21 @@
 """Fuzz every harness's hook entry: mutated recorded payloads through ``lorebook.hook.run``.
 
-For each harness with a hook translator (Claude Code, Codex, Copilot CLI, OpenCode), runs
-``--runs`` invocations (default 10,000) of the real fast path in-process, exactly as the
+For each harness with a hook translator (Claude Code, Codex, Copilot CLI, OpenCode, Cursor),
+runs ``--runs`` invocations (default 10,000) of the real fast path in-process, exactly as the
 launcher calls it, on a knowledge base with warn, ask and deny notes. Payloads are the
 recorded payloads of ``shared/fixtures/harnesses/<harness>/hook-payloads.jsonl`` (OpenCode:
-fields its translator reads), mutated: keys dropped, values swapped for other types, huge
-strings, control and bidirectional characters, secrets, truncated or non-JSON bytes.
+fields its translator reads; Cursor, which no client here can record: the payloads its
+documentation gives, ``tests/plugins/cursor/fixtures/hook-payloads.jsonl``), mutated: keys
+dropped, values swapped for other types, huge strings, control and bidirectional characters,
+secrets, truncated or non-JSON bytes.
 
-Checks, and prints the counts of: a non-zero return, an exception escaping ``run``, stdout
-that is neither empty nor one JSON document, a committed file changed, an unredacted
-planted secret anywhere under .lorebook/. Detached capture processes are counted, not
+Checks, and prints the counts of: a non-zero return, an exception escaping ``run``, a
+traceback on stderr, stdout that is neither empty nor one JSON object (for Cursor: with only
+the fields its documentation defines for that event), a committed file changed, an
+unredacted planted secret anywhere under .lorebook/. Detached capture processes are counted, not
 started (10,000 of them would be a fork bomb, and they redact before they write).
 
-    .venv/bin/python benchmarks/fuzz_hooks.py [--runs 10000] [--seed 1]
+    .venv/bin/python benchmarks/fuzz_hooks.py [--runs 10000] [--seed 1] [--harness cursor]
 """
 
 from __future__ import annotations
@@ -30,11 +33,15 @@ from pathlib import Path
 from typing import Any
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+CURSOR_PAYLOADS = (
+    Path(__file__).resolve().parents[1] / "tests/plugins/cursor/fixtures/hook-payloads.jsonl"
+)
 MODULES = {
     "claude": "lorebook_claude.events",
     "codex": "lorebook_codex.events",
     "copilot": "lorebook_copilot.events",
     "opencode": "lorebook_opencode.events",
+    "cursor": "lorebook_cursor.events",
 }
 SECRET = "ghp_" + "Fz9Qx8Wv7Ut6Sr5Qp4On3Ml2Kj1Ih0GfEdCbA"
 NASTY = [
@@ -45,7 +52,10 @@ NASTY = [
 
 
 def seeds(harness: str) -> list[dict[str, Any]]:
-    """Recorded payloads for the harness (OpenCode: shaped from its translator's fields)."""
+    """Recorded payloads for the harness (OpenCode: its translator's fields; Cursor: its docs)."""
+    if harness == "cursor":
+        lines = CURSOR_PAYLOADS.read_text(encoding="utf-8").splitlines()
+        return with_rule_commands([json.loads(line) for line in lines])
     path = SHARED / "fixtures" / "harnesses" / harness / "hook-payloads.jsonl"
     out = []
     if path.is_file():
@@ -60,7 +70,33 @@ def seeds(harness: str) -> list[dict[str, Any]]:
                                          "args": {"command": "git push --force"}}}
             for name in events_of(harness)
         ]  # fmt: skip
-    return out
+    return with_rule_commands(out)
+
+
+RULE_COMMANDS = ("git push --force origin main", "git push origin main", "pytest -q")
+"""Commands the fuzz knowledge base's deny, ask and warn rules match."""
+
+
+def with_command(payload: dict[str, Any], command: str) -> dict[str, Any] | None:
+    """``payload`` with its shell command (top level or one object down) set to ``command``."""
+    if isinstance(payload.get("command"), str):
+        return {**payload, "command": command}
+    for key, value in payload.items():
+        if isinstance(value, dict) and isinstance(value.get("command"), str):
+            return {**payload, key: {**value, "command": command}}
+    return None
+
+
+def with_rule_commands(pool: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pool plus each shell payload again with every rule command (the recorded ones
+    run only a harmless ``cat``, which would never reach the ask and deny answers)."""
+    extra = []
+    for seed in pool:
+        for command in RULE_COMMANDS:
+            shaped = with_command(seed["payload"], command)
+            if shaped is not None:
+                extra.append({"event": seed["event"], "payload": shaped})
+    return [*pool, *extra]
 
 
 def events_of(harness: str) -> list[str]:
@@ -118,6 +154,31 @@ def make_repo(root: Path) -> Path:
     return repo
 
 
+CURSOR_KEYS: dict[str, dict[str, type]] = {
+    "sessionStart": {"additional_context": str, "env": dict, "continue": bool},
+    "beforeShellExecution": {"permission": str, "agent_message": str, "user_message": str},
+    "preToolUse": {"permission": str, "agent_message": str, "user_message": str},
+}
+"""What Cursor's documentation lets each hooked event answer (a stop answer's
+``followup_message`` would submit a new prompt, so stop and sessionEnd answer nothing)."""
+
+
+def valid_for_host(harness: str, event: str, raw: bytes) -> bool:
+    """Stdout is one JSON object; for Cursor, only fields its docs define for the event."""
+    try:
+        doc = json.loads(raw)
+    except ValueError:
+        return False
+    if not isinstance(doc, dict):
+        return False
+    if harness != "cursor":
+        return True
+    allowed = CURSOR_KEYS.get(event, {})
+    if any(key not in allowed or not isinstance(v, allowed[key]) for key, v in doc.items()):
+        return False
+    return doc.get("permission", "deny") in ("allow", "deny", "ask") and bool(doc)
+
+
 def committed_digest(repo: Path) -> str:
     """sha256 over every tracked file's bytes."""
     names = subprocess.run(["git", "ls-files", "-z"], cwd=repo, capture_output=True, check=True)
@@ -139,35 +200,36 @@ def fuzz(harness: str, runs: int, rng: random.Random, root: Path) -> dict[str, i
     before = committed_digest(repo)
     pool = seeds(harness)
     names = events_of(harness)
-    counts = {"runs": 0, "nonzero": 0, "escaped": 0, "bad_output": 0, "answered": 0}
-    real_stdin, real_stdout = sys.stdin, sys.stdout
+    counts = {"runs": 0, "nonzero": 0, "escaped": 0, "traceback": 0, "bad_output": 0,
+              "answered": 0, "ask_or_deny": 0}  # fmt: skip
+    real = sys.stdin, sys.stdout, sys.stderr
     try:
         for _ in range(runs):
             seed = rng.choice(pool)
             event = seed["event"] if rng.random() < 0.9 else rng.choice([*names, "Bogus", ""])
             data = mutate(rng, seed["payload"], str(repo))
-            out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+            out, err = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8") for _ in "12")
             sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
-            sys.stdout = out
+            sys.stdout, sys.stderr = out, err
             try:
                 code = run([harness, event], repo=str(repo), event_modules=MODULES)
             except BaseException:
                 counts["escaped"] += 1
                 continue
             finally:
-                sys.stdin, sys.stdout = real_stdin, real_stdout
+                sys.stdin, sys.stdout, sys.stderr = real
             counts["runs"] += 1
             counts["nonzero"] += code != 0
             out.flush()
+            err.flush()
+            counts["traceback"] += b"Traceback" in err.buffer.getvalue()
             raw = out.buffer.getvalue()
             if raw.strip():
                 counts["answered"] += 1
-                try:
-                    json.loads(raw)
-                except ValueError:
-                    counts["bad_output"] += 1
+                counts["ask_or_deny"] += b'"deny"' in raw or b'"ask"' in raw
+                counts["bad_output"] += not valid_for_host(harness, event, raw)
     finally:
-        sys.stdin, sys.stdout = real_stdin, real_stdout
+        sys.stdin, sys.stdout, sys.stderr = real
     counts["committed_changed"] = int(committed_digest(repo) != before)
     files = [p for p in (repo / ".lorebook").rglob("*") if p.is_file()]
     leaked = [p for p in files if SECRET.encode() in p.read_bytes()]
@@ -178,19 +240,30 @@ def fuzz(harness: str, runs: int, rng: random.Random, root: Path) -> dict[str, i
     return counts
 
 
+FAILURES = ("nonzero", "escaped", "traceback", "bad_output", "committed_changed", "secret_leaked")
+"""The counts that must be 0 (the exit status is 1 when one is not)."""
+
+
 def main() -> None:
-    """Fuzz every harness and print one JSON line per harness."""
+    """Fuzz every harness and print one JSON line per harness; exit 1 on any failure."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--harness", action="append", choices=sorted(MODULES),
+        help="fuzz only this harness (repeatable; default: every one, in a fixed order)",
+    )  # fmt: skip
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    failed = False
     with tempfile.TemporaryDirectory() as tmp:
-        for harness in MODULES:
+        for harness in args.harness or MODULES:
             started = time.monotonic()
             counts = fuzz(harness, args.runs, rng, Path(tmp))
             counts["ms"] = round(1000 * (time.monotonic() - started))
             print(json.dumps({"harness": harness, **counts}), flush=True)
+            failed = failed or any(counts[key] for key in FAILURES)
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,8 @@ SHELL_TOOL = "Shell"
 """The tool name a ``beforeShellExecution`` event carries (its input is ``{"command"}``)."""
 
 _GENERATED_LINE = "<!-- lorebook:"
+MAX_CATALOG_BYTES = 64 * 1024
+"""Largest ``ENTRY.md`` served (lorebook writes it within a 2,000-character budget)."""
 
 
 def _cwd(payload: Payload) -> str:
@@ -92,18 +94,28 @@ def answer_at_once(event: HookEvent, kb_root: str) -> HookAnswer | None:
 
     Read by :func:`lorebook.hook.run` before it answers an event: ``ENTRY.md`` is the
     catalog every lorebook writer keeps current (and a ``git pull`` brings), so it is the
-    precomputed answer Cursor needs at once.
+    precomputed answer Cursor needs at once. A pull request can commit anything there, so it
+    is read only as a regular file (not a link) of at most :data:`MAX_CATALOG_BYTES`, and
+    sanitised.
+
+    Raises:
+        OSError, ValueError: ``ENTRY.md`` is a link, not a regular file, too large or not
+            UTF-8 (the hook logs it and injects nothing); a missing one injects nothing.
     """
     if event.name != "session_start":
         return None
+    from lorebook.bounds import read_text_bounded
+    from lorebook.inject.sanitize import sanitize
+
+    path = os.path.join(kb_root, "ENTRY.md")
+    if os.path.islink(path):  # a committed link could point at a file of the user's
+        raise OSError(f"{path} is a symbolic link; not served")
     try:
-        with open(os.path.join(kb_root, "ENTRY.md"), encoding="utf-8") as handle:
-            lines = [
-                line for line in handle.read().splitlines() if not line.startswith(_GENERATED_LINE)
-            ]
-    except OSError:
+        entry = read_text_bounded(path, MAX_CATALOG_BYTES)
+    except FileNotFoundError:
         return HookAnswer()
-    text = "\n".join(lines).strip()
+    lines = [line for line in entry.splitlines() if not line.startswith(_GENERATED_LINE)]
+    text = sanitize("\n".join(lines)).strip()
     return HookAnswer(context=text or None)
 
 
