@@ -5,11 +5,12 @@ A proposal is pending while the session log holding it has status ``extracted``.
 1. takes the curate lock (``.lorebook/.state/curate.lock``), and first finishes the batch of
    a run that was interrupted (its journal is still there);
 2. reads the pending logs (sorted by file name) and their proposals, in order;
-3. drops the proposals whose claim a person rejected before
-   (:mod:`lorebook.curate.rejections`), asks the ``curate`` pipeline hook for the batch of
-   the others (first result; the built-in runs the curator chosen by ``--curator``, default
-   ``rules``), files every new note in a folder of its kind
-   (:mod:`lorebook.curate.placement`), and validates the whole batch
+3. drops the proposals with a field that holds what looks like a secret (a warning names
+   each one's session and field: :func:`lorebook.curate.gate.refuse_secret_proposals`) and
+   those whose claim a person rejected before (:mod:`lorebook.curate.rejections`), asks
+   the ``curate`` pipeline hook for the batch of the others (first result; the built-in
+   runs the curator chosen by ``--curator``, default ``rules``), files every new note in a
+   folder of its kind (:mod:`lorebook.curate.placement`), and validates the whole batch
    (:mod:`lorebook.curate.validate`) before anything is written;
 4. writes the journal (:mod:`lorebook.curate.journal`), then applies the steps in order,
    each idempotent (:mod:`lorebook.curate.apply`), recording each result in the journal;
@@ -42,6 +43,7 @@ from lorebook.curate.base import (
     build_curator,
     curator_in_use as _curator_in_use,
 )
+from lorebook.curate.gate import refuse_secret_proposals
 from lorebook.curate.journal import (
     ConsumedLog,
     Journal,
@@ -77,6 +79,8 @@ class CurateReport:
     proposals: int = 0
     rejected: list[str] = field(default_factory=list)
     """Proposals dropped because a person rejected their claim before (the ledger)."""
+    refused: list[str] = field(default_factory=list)
+    """Proposals dropped because a field holds what looks like a secret (one warning each)."""
     results: list[StepResult] = field(default_factory=list)
     sessions: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
@@ -104,6 +108,7 @@ class CurateReport:
             "resumed": self.resumed,
             "proposals": self.proposals,
             "rejected": self.rejected,
+            "refused": self.refused,
             "actions": self.counts(),
             "results": [r.model_dump(mode="json") for r in self.results],
             "sessions": dict(sorted(self.sessions.items())),
@@ -172,16 +177,20 @@ def _plan(
         return None
     proposals, consumed = _collect(logs)
     refuse_broken(load_snapshot(paths))
-    fresh, drops = drop_rejected(paths, proposals)
+    sessions = {p.id: log.session_id for _, log in logs for p in log.proposals}
+    clean, refused, warnings = refuse_secret_proposals(proposals, sessions)
+    fresh, drops = drop_rejected(paths, clean)
     store = open_store(paths.repo)
     view = KbView.from_store(store)
-    actions: list[Any] = list(drops)
+    actions: list[Any] = [*refused, *drops]
     if fresh:
         curator = build_curator(plugins.curator(name), config=config, paths=paths, plugins=plugins)
         actions += place_adds(parse_batch(ask_curator(plugins, curator, fresh, store)), view)
     planned = validate_batch(actions, proposals, view)
     report.proposals += len(proposals)
     report.rejected += [drop.proposal_id for drop in drops]
+    report.refused += [drop.proposal_id for drop in refused]
+    report.problems += warnings
     return new_journal(name, planned, consumed)
 
 
