@@ -179,3 +179,36 @@ def test_a_kenkeep_pack_imports_and_lints_clean(
     assert len(report["notes"]) == len(leaves)
     linted = cli("lint", cwd=target)
     assert linted.exit_code == 0, linted.stdout
+
+
+@pytest.mark.parametrize("review", ["accept", "commit"])
+def test_imported_notes_are_unreviewed_until_a_person_accepts_or_commits_them(
+    source: Path, target: Path, tmp_path: Path, cli: CliRunner,
+    monkeypatch: pytest.MonkeyPatch, review: str,
+) -> None:  # fmt: skip
+    from lorebook.reviewstate import LABEL
+    from tests.core.test_review_power import fire
+
+    rule = cli("note", "add", "--title", "Never force-push shared branches", "--description",
+               "Rewrite history only on your own branch", "--kind", "prohibition", "--folder",
+               "shared", "--anchor-command", r"git push\b.*--force", "--enforce", "deny",
+               cwd=source)  # fmt: skip
+    assert rule.exit_code == 0, rule.stderr
+    _commit(source)
+    cli("pack", "export", str(tmp_path / "pack"), "--folder", "shared", cwd=source)
+    assert cli("pack", "import", str(tmp_path / "pack"), cwd=target).exit_code == 0
+    push = {"tool_name": "Bash", "tool_input": {"command": "git push --force origin dev"}}
+    first = fire(target, monkeypatch, "Pre", **push)
+    assert first["decision"] is None  # an imported rule is a suggestion, not yet a policy
+    assert "Never force-push shared branches" in first["context"]
+    assert LABEL in first["context"]
+    if review == "accept":
+        accepted = cli("review", "--accept", "all", "--json", cwd=target).json()["accepted"]
+        assert "practice-never-force-push-shared-branches" in accepted
+    else:
+        _commit(target)
+        fire(target, monkeypatch, "Start", source="startup")  # session start sees the commit
+    second = fire(target, monkeypatch, "Pre", **push)
+    assert second["decision"] == "deny"
+    assert "Never force-push shared branches" in second["reason"]
+    assert LABEL not in second["reason"]

@@ -64,7 +64,7 @@ def test_an_unreviewed_deny_rule_is_context_then_denies_once_accepted(
     first = fire(deny_note, monkeypatch, "Pre", **push)
     assert first["decision"] is None
     assert "Never force-push shared branches" in first["context"]
-    assert "unreviewed: written by curation, no person has reviewed it yet" in first["context"]
+    assert "unreviewed: written by a tool, no person has reviewed it yet" in first["context"]
     accepted = cli("review", "--accept", "practice-no-force-push", "--json", cwd=deny_note)
     assert accepted.json() == {"ok": True, "accepted": ["practice-no-force-push"]}
     second = fire(deny_note, monkeypatch, "Pre", **push)

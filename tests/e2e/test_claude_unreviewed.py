@@ -18,7 +18,7 @@ from tests.e2e.mock_anthropic import MockAnthropic, all_text, tool_result_texts
 pytestmark = pytest.mark.e2e
 
 NOTE_ID = "practice-never-print-hello-txt"
-LABEL = "unreviewed: written by curation, no person has reviewed it yet"
+LABEL = "unreviewed: written by a tool, no person has reviewed it yet"
 
 
 def lorebook(repo: Path, *args: str) -> str:

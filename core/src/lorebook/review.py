@@ -432,8 +432,8 @@ __all__ = [
 def accept(paths: KBPaths, target: str, cwd: Path) -> list[str]:
     """Mark unreviewed notes reviewed: ``all``, a note id, or a note's path; return the ids.
 
-    A note curation wrote is served labelled "unreviewed" and cannot ask or deny until a
-    person commits it or accepts it here (:mod:`lorebook.reviewstate`).
+    A note curation or ``pack import`` wrote is served labelled "unreviewed" and cannot ask
+    or deny until a person commits it or accepts it here (:mod:`lorebook.reviewstate`).
 
     Raises:
         ReviewError: ``target`` names no unreviewed note.

@@ -1,8 +1,10 @@
 """Which notes no person has reviewed yet: review comes before power.
 
-A note that curation (or an importer of knowledge) wrote is a proposal until a person
-accepts it: by committing it, or with ``lorebook review --accept``. Until then hooks serve
-it labelled "unreviewed" and it never drives ``ask`` or ``deny``.
+A note a tool wrote is a proposal until a person accepts it: by committing it, or with
+``lorebook review --accept``. Until then hooks serve it labelled "unreviewed" and it never
+drives ``ask`` or ``deny``. The tools: curation (:mod:`lorebook.curate.apply`, which
+bootstrap and harvest go through too) and ``lorebook pack import``
+(:mod:`lorebook.pack.land`); ``lorebook note add`` is a person writing, so it is not listed.
 
 The writers record the ids they wrote in ``.cache/unreviewed.json`` (one small JSON
 object, id -> path under ``nodes/``), so a hook learns what is unreviewed with one small
@@ -25,7 +27,8 @@ RELATIVE = os.path.join(".cache", "unreviewed.json")
 REPO_STORE = "markdown"
 """The name the repository's own store is served under (``lorebook.inject.served.HOME``)."""
 MAX_BYTES = 1 << 20
-LABEL = "unreviewed: written by curation, no person has reviewed it yet; a suggestion only"
+LABEL = "unreviewed: written by a tool, no person has reviewed it yet; a suggestion only"
+"""Put before an unreviewed note's text (curation, bootstrap, harvest or a pack wrote it)."""
 
 _active: frozenset[str] = frozenset()
 """The unreviewed ids of the knowledge base this process serves (set by :func:`activate`)."""

@@ -14,9 +14,12 @@ byte-identical:
   ``lb_supersedes``, ``lb_superseded_by``) resolves to a note of the pack or of the
   knowledge base, directly or through the merged redirects.
 
-Then the leaves are written (lorebook notes byte for byte), the folder summaries and
-redirects merged, and the indexes rebuilt (which refreshes every link section). If a write
-fails, the error names the git commands that undo the import.
+Then the pack's notes are recorded as unreviewed (:mod:`lorebook.reviewstate`: served
+labelled "unreviewed", never asking or denying, until a person commits them or accepts
+them with ``lorebook review --accept``; recorded before the first note lands, so a killed
+import leaves no note with power), the leaves are written (lorebook notes byte for byte),
+the folder summaries and redirects merged, and the indexes rebuilt (which refreshes every
+link section). If a write fails, the error names the git commands that undo the import.
 """
 
 from __future__ import annotations
@@ -166,7 +169,9 @@ def _write(paths: KBPaths, pack: Pack, redirects: dict[str, list[str]], budget: 
     from lorebook.kb.redirects import write_redirects
     from lorebook.kb.summaries import load_summaries, render_summaries
     from lorebook.recall.sync import reconcile
+    from lorebook.reviewstate import mark
 
+    mark(str(paths.root), unreviewed(pack))
     for leaf in pack.leaves:
         atomic_write_text(paths.nodes / pack.name / leaf.rel, leaf.text)
     summaries = load_summaries(paths)
@@ -178,6 +183,11 @@ def _write(paths: KBPaths, pack: Pack, redirects: dict[str, list[str]], budget: 
         write_redirects(paths, redirects)
     rebuild_indexes(paths, budget)
     reconcile(paths)
+
+
+def unreviewed(pack: Pack) -> dict[str, str]:
+    """The pack's note ids -> their paths under ``nodes/`` once landed."""
+    return {leaf.note.id: f"{pack.name}/{leaf.rel.as_posix()}" for leaf in pack.leaves}
 
 
 def import_pack(paths: KBPaths, folder: Path, *, budget: int) -> ImportReport:
@@ -214,4 +224,4 @@ def _current_redirects(paths: KBPaths) -> dict[str, list[str]]:
     return load_redirects(paths)
 
 
-__all__ = ["ImportReport", "dirty_files", "import_pack", "undo_commands"]
+__all__ = ["ImportReport", "dirty_files", "import_pack", "undo_commands", "unreviewed"]
