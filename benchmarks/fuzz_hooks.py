@@ -11,8 +11,9 @@ secrets, truncated or non-JSON bytes.
 
 Checks, and prints the counts of: a non-zero return, an exception escaping ``run``, a
 traceback on stderr, stdout that is neither empty nor one JSON object (for Cursor: with only
-the fields its documentation defines for that event), a committed file changed, an
-unredacted planted secret anywhere under .lorebook/. Detached capture processes are counted, not
+the fields its documentation defines for that event), an ask or deny for a command only an
+unreviewed rule matches, a committed file changed, an unredacted planted secret anywhere
+under .lorebook/. Detached capture processes are counted, not
 started (10,000 of them would be a fork bomb, and they redact before they write).
 
     .venv/bin/python benchmarks/fuzz_hooks.py [--runs 10000] [--seed 1] [--harness cursor]
@@ -73,8 +74,12 @@ def seeds(harness: str) -> list[dict[str, Any]]:
     return with_rule_commands(out)
 
 
-RULE_COMMANDS = ("git push --force origin main", "git push origin main", "pytest -q")
-"""Commands the fuzz knowledge base's deny, ask and warn rules match."""
+UNREVIEWED_COMMAND = "rm -rf build"
+UNREVIEWED_PATTERN = r"rm -rf"
+RULE_COMMANDS = ("git push --force origin main", "git push origin main", "pytest -q",
+                 UNREVIEWED_COMMAND)  # fmt: skip
+"""Commands the fuzz knowledge base's deny, ask and warn rules match (the last one only an
+unreviewed deny rule's, which must never ask or deny)."""
 
 
 def with_command(payload: dict[str, Any], command: str) -> dict[str, Any] | None:
@@ -130,7 +135,7 @@ def mutate(rng: random.Random, payload: dict[str, Any], repo: str) -> bytes:
 
 
 def make_repo(root: Path) -> Path:
-    """A git repository with lorebook init, three enforcing notes, committed."""
+    """A git repository with lorebook init, three enforcing notes committed, one unreviewed."""
     from lorebook.initialize import init_repo
     from lorebook.kb.paths import KBPaths
     from lorebook.kb.store import MarkdownStore
@@ -151,7 +156,26 @@ def make_repo(root: Path) -> Path:
     for args in (["add", "-A"], ["-c", "user.name=f", "-c", "user.email=f@x.invalid", "commit",
                                  "-qm", "kb"]):  # fmt: skip
         subprocess.run(["git", *args], cwd=repo, check=True)
+    add_unreviewed_rule(repo)
     return repo
+
+
+def add_unreviewed_rule(repo: Path) -> None:
+    """A deny rule curation would have written: untracked, listed unreviewed (no power)."""
+    from lorebook import reviewstate
+    from lorebook.kb.paths import KBPaths
+    from lorebook.kb.store import MarkdownStore
+    from lorebook.recall.sync import reconcile
+    from lorebook.testing import make_note
+
+    store = MarkdownStore(repo)
+    anchors = {"commands": [UNREVIEWED_PATTERN]}
+    store.add(make_note("unreviewed-rm", title="Rule unreviewed-rm", body="About rm -rf.",
+                        lb_anchors=anchors, lb_enforce="deny"))  # fmt: skip
+    rel = store.locate("practice-unreviewed-rm")
+    assert rel is not None
+    reviewstate.mark(str(repo / ".lorebook"), {"practice-unreviewed-rm": rel.as_posix()})
+    reconcile(KBPaths(repo))
 
 
 CURSOR_KEYS: dict[str, dict[str, type]] = {
@@ -162,21 +186,53 @@ CURSOR_KEYS: dict[str, dict[str, type]] = {
 """What Cursor's documentation lets each hooked event answer (a stop answer's
 ``followup_message`` would submit a new prompt, so stop and sessionEnd answer nothing)."""
 
+HOOK_SPECIFIC = {"hookEventName", "additionalContext", "permissionDecision",
+                 "permissionDecisionReason"}  # fmt: skip
+DECISIONS = {"claude": {"deny", "ask"}, "codex": {"deny"}, "copilot": {"deny"}}
+"""What each host's answer may decide: Codex 0.171 rejects ``ask`` at run time and
+Copilot's flat answer has no ask, so lorebook renders an ask as a deny there."""
+MAX_CONTEXT = 10_000
+"""Claude Code replaces a longer hook output string by a preview (HARNESSES.md section 10)."""
+
+
+def _valid_hook_specific(event: str, doc: dict[str, Any], decisions: set[str]) -> bool:
+    """Claude Code's and Codex's ``hookSpecificOutput`` envelope, for ``event``."""
+    inner = doc.get("hookSpecificOutput")
+    if set(doc) != {"hookSpecificOutput"} or not isinstance(inner, dict):
+        return False
+    context = inner.get("additionalContext", "")
+    return (
+        set(inner) <= HOOK_SPECIFIC
+        and inner.get("hookEventName") == event
+        and inner.get("permissionDecision", "deny") in decisions
+        and isinstance(context, str)
+        and len(context) <= MAX_CONTEXT
+    )
+
+
+def _valid_cursor(event: str, doc: dict[str, Any]) -> bool:
+    allowed = CURSOR_KEYS.get(event, {})
+    if any(key not in allowed or not isinstance(v, allowed[key]) for key, v in doc.items()):
+        return False
+    return doc.get("permission", "deny") in ("allow", "deny", "ask") and bool(doc)
+
 
 def valid_for_host(harness: str, event: str, raw: bytes) -> bool:
-    """Stdout is one JSON object; for Cursor, only fields its docs define for the event."""
+    """Stdout is one JSON object with only the fields the host reads for the event."""
     try:
         doc = json.loads(raw)
     except ValueError:
         return False
     if not isinstance(doc, dict):
         return False
-    if harness != "cursor":
-        return True
-    allowed = CURSOR_KEYS.get(event, {})
-    if any(key not in allowed or not isinstance(v, allowed[key]) for key, v in doc.items()):
-        return False
-    return doc.get("permission", "deny") in ("allow", "deny", "ask") and bool(doc)
+    if harness == "cursor":
+        return _valid_cursor(event, doc)
+    if harness in ("claude", "codex"):
+        return _valid_hook_specific(event, doc, DECISIONS[harness])
+    if harness == "copilot":
+        flat = {"additionalContext", "permissionDecision", "permissionDecisionReason"}
+        return set(doc) <= flat and doc.get("permissionDecision", "deny") in DECISIONS[harness]
+    return True
 
 
 def committed_digest(repo: Path) -> str:
@@ -201,7 +257,8 @@ def fuzz(harness: str, runs: int, rng: random.Random, root: Path) -> dict[str, i
     pool = seeds(harness)
     names = events_of(harness)
     counts = {"runs": 0, "nonzero": 0, "escaped": 0, "traceback": 0, "bad_output": 0,
-              "answered": 0, "ask_or_deny": 0}  # fmt: skip
+              "answered": 0, "ask_or_deny": 0, "unreviewed_sent": 0,
+              "unreviewed_enforced": 0}  # fmt: skip
     real = sys.stdin, sys.stdout, sys.stderr
     try:
         for _ in range(runs):
@@ -219,6 +276,7 @@ def fuzz(harness: str, runs: int, rng: random.Random, root: Path) -> dict[str, i
             finally:
                 sys.stdin, sys.stdout, sys.stderr = real
             counts["runs"] += 1
+            counts["unreviewed_sent"] += UNREVIEWED_COMMAND.encode() in data
             counts["nonzero"] += code != 0
             out.flush()
             err.flush()
@@ -226,7 +284,9 @@ def fuzz(harness: str, runs: int, rng: random.Random, root: Path) -> dict[str, i
             raw = out.buffer.getvalue()
             if raw.strip():
                 counts["answered"] += 1
-                counts["ask_or_deny"] += b'"deny"' in raw or b'"ask"' in raw
+                enforced = b'"deny"' in raw or b'"ask"' in raw
+                counts["ask_or_deny"] += enforced
+                counts["unreviewed_enforced"] += enforced and UNREVIEWED_COMMAND.encode() in data
                 counts["bad_output"] += not valid_for_host(harness, event, raw)
     finally:
         sys.stdin, sys.stdout, sys.stderr = real
@@ -240,7 +300,10 @@ def fuzz(harness: str, runs: int, rng: random.Random, root: Path) -> dict[str, i
     return counts
 
 
-FAILURES = ("nonzero", "escaped", "traceback", "bad_output", "committed_changed", "secret_leaked")
+FAILURES = (
+    "nonzero", "escaped", "traceback", "bad_output", "unreviewed_enforced", "committed_changed",
+    "secret_leaked",
+)  # fmt: skip
 """The counts that must be 0 (the exit status is 1 when one is not)."""
 
 

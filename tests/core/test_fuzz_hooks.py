@@ -15,7 +15,8 @@ HARNESSES = ["claude", "codex", "copilot", "opencode", "cursor"]
 
 @pytest.mark.slow
 def test_fuzz_run_small() -> None:
-    """300 mutated payloads per harness: no failure of any kind, and the rules answer."""
+    """300 mutated payloads per harness: no failure of any kind (an unreviewed deny rule
+    never acts), and the reviewed rules answer."""
     run = subprocess.run(
         [sys.executable, str(BENCHMARKS / "fuzz_hooks.py"), "--runs", "300", "--seed", "5"],
         capture_output=True, text=True, timeout=600, check=False,
@@ -25,13 +26,14 @@ def test_fuzz_run_small() -> None:
     assert sorted(rows) == sorted(HARNESSES)
     for harness, row in rows.items():
         failures = {k: row[k] for k in ("nonzero", "escaped", "traceback", "bad_output",
-                                        "committed_changed", "secret_leaked")}  # fmt: skip
+                                        "unreviewed_enforced", "committed_changed",
+                                        "secret_leaked")}  # fmt: skip
         assert set(failures.values()) == {0}, (harness, failures)
         assert row["runs"] == 300
         assert row["ask_or_deny"] > 0, harness  # the deny and ask answers were fuzzed too
 
 
-def test_cursor_answers_are_checked_against_its_documented_fields() -> None:
+def test_answers_are_checked_against_the_fields_each_host_reads() -> None:
     sys.path.insert(0, str(BENCHMARKS))
     try:
         from fuzz_hooks import valid_for_host
@@ -43,3 +45,15 @@ def test_cursor_answers_are_checked_against_its_documented_fields() -> None:
     assert not valid_for_host("cursor", "sessionStart", b'{"additionalContext": "C"}')
     assert not valid_for_host("cursor", "preToolUse", b'{"permission": "maybe"}')
     assert not valid_for_host("claude", "Stop", b"[1]")
+    ask = {"hookEventName": "PreToolUse", "permissionDecision": "ask",
+           "permissionDecisionReason": "R"}  # fmt: skip
+    assert valid_for_host("claude", "PreToolUse", json.dumps({"hookSpecificOutput": ask}).encode())
+    assert not valid_for_host(
+        "codex", "PreToolUse", json.dumps({"hookSpecificOutput": ask}).encode()
+    )
+    other = {"hookSpecificOutput": {**ask, "hookEventName": "PostToolUse"}}
+    assert not valid_for_host("claude", "PreToolUse", json.dumps(other).encode())
+    long = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                   "additionalContext": "x" * 10_001}}  # fmt: skip
+    assert not valid_for_host("claude", "UserPromptSubmit", json.dumps(long).encode())
+    assert not valid_for_host("copilot", "preToolUse", b'{"permissionDecision": "ask"}')
