@@ -57,9 +57,11 @@ def _strings(value: Any) -> Iterator[str]:
 def proposal_secrets(proposal: Proposal) -> list[str]:
     """The fields of ``proposal`` the scan flags: ``body (line 3)``, ``title`` (none: [])."""
     data = proposal.model_dump(mode="json")
+    texts = {name: "\n".join(_strings(data.get(name))) for name in PROPOSAL_FIELDS}
+    if not text_secrets("\n".join(texts.values())):  # one scan for the usual clean proposal
+        return []
     found = []
-    for name in PROPOSAL_FIELDS:
-        text = "\n".join(_strings(data.get(name)))
+    for name, text in texts.items():
         where = text_secrets(text)
         if where:
             found.append(f"{name} ({where})" if "\n" in text else name)
