@@ -9,6 +9,8 @@ in batches that share one set-up of the detector library.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lorebook.capture.redact import redact_many
 from lorebook.capture.toolinput import call_strings, redact_strings, redacted_calls
 
@@ -63,12 +65,23 @@ def batches(turns: Iterable[Turn]) -> Iterator[list[Turn]]:
         if not (kept(turn) or injection(turn)):
             continue
         batch.append(turn)
-        size += len(turn.text) + sum(len(repr(call.input)) for call in turn.tool_calls)
+        size += len(turn.text) + sum(_size(call.input) for call in turn.tool_calls)
         if size >= BATCH_CHARS or len(batch) >= BATCH_TURNS:
             yield batch
             batch, size = [], 0
     if batch:
         yield batch
+
+
+def _size(value: object) -> int:
+    """About how many characters a tool input holds (its strings, without copying them)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, (list, tuple)):
+        return sum(_size(v) for v in value) + len(value)
+    if isinstance(value, Mapping):
+        return sum(len(str(k)) + _size(v) for k, v in value.items())
+    return 8
 
 
 def redact_turns(pairs: list[tuple[Record, list[Record]]]) -> list[Record]:

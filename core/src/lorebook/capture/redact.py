@@ -21,10 +21,14 @@ keeps throughput high. Redaction is idempotent: a redacted text redacts to itsel
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 import functools
+import itertools
 import re
 from collections.abc import Iterator
 
+from lorebook.capture import libscan
 from lorebook.capture.rules import (
     Span,
     followed_by_code,
@@ -35,6 +39,8 @@ from lorebook.capture.rules import (
 )
 
 REDACTED = "[REDACTED]"
+CACHED_CHARS = 1000
+"""Lines up to this long have their redaction remembered (4,096 of them: a few MB at most)."""
 PRIVATE_RE = re.compile(r"(?<!`)<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
 """A private span; an unclosed one runs to the end of the text (a `quoted` tag is prose)."""
 
@@ -96,6 +102,20 @@ _SECRET_WORDS = re.compile(
     r"|://[^\s/]*:[^\s/]*@|-----BEGIN|\s-[pu]|--user|…$",
     re.IGNORECASE,
 )
+_TRIGGERS = (
+    "pass", "pw", "key", "token", "secret", "cred", "auth", "bearer", "contrase", "senha",
+    "kennwort", "://", "-----begin", "-p", "-u",
+)  # fmt: skip
+"""What :data:`_SECRET_WORDS` cannot match without (but a cut's ``…``), in the folded line."""
+_PLAIN_WORDS = (
+    "pass", "pwd", "key", "token", "secret", "credential", "creds", "auth", "bearer",
+    "contrase", "senha", "kennwort", "-----begin", "--user",
+)  # fmt: skip
+"""The words :data:`_SECRET_WORDS` matches as they are: in the folded line, a match."""
+_NAME_THEN_SIGN = re.compile(
+    r"(?:key|token|secret|pass|pwd|credential|auth)[a-z0-9_]*['\"]?\s*[:=]"
+)
+"""What :data:`ASSIGNMENT_RE` cannot match without, in the folded line."""
 _LONG_TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{16,}")
 _HEX_OR_UUID = re.compile(
     r"^(?:[0-9a-f]{7,64}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"
@@ -112,14 +132,40 @@ def _settings() -> dict[str, object]:
 
 def strip_private(text: str) -> str:
     """Remove every ``<private>…</private>`` span (an unclosed one runs to the end)."""
+    if "<" not in text or "<private>" not in libscan.folded(text):
+        return text  # the pattern cannot match
     return PRIVATE_RE.sub("", text)
 
 
-def _library_spans(line: str) -> Iterator[Span]:
-    from detect_secrets.core.scan import scan_line
+def strip_blocks(text: str) -> str:
+    """Remove private spans, then replace whole private-key blocks (before line redaction)."""
+    text = strip_private(text)
+    return PEM_RE.sub(REDACTED, text) if "-----BEGIN" in text else text
 
-    for found in scan_line(line):
-        value = found.secret_value or ""
+
+_ACTIVE: list[int] = [0]
+"""How many :func:`scan_settings` blocks are open (an inner one reuses the outer's set-up)."""
+
+
+@contextlib.contextmanager
+def scan_settings() -> Iterator[None]:
+    """The detector library set up for :func:`redact_line` (once for many lines)."""
+    from detect_secrets.settings import transient_settings
+
+    if _ACTIVE[0]:
+        yield
+        return
+    with transient_settings(_settings()):
+        libscan.prepare()
+        _ACTIVE[0] += 1
+        try:
+            yield
+        finally:
+            _ACTIVE[0] -= 1
+
+
+def _library_spans(line: str, low: str) -> Iterator[Span]:
+    for value in libscan.secret_values(line, low):
         for hit in re.finditer(re.escape(value), line) if value else ():
             start, end = hit.span()
             # Some plugins report only a prefix ("ghp", a JWT without its signature): widen it.
@@ -130,7 +176,9 @@ def _library_spans(line: str) -> Iterator[Span]:
                 yield start, end
 
 
-def _assignment_spans(line: str) -> Iterator[Span]:
+def _assignment_spans(line: str, low: str) -> Iterator[Span]:
+    if _NAME_THEN_SIGN.search(low) is None:
+        return  # no secret word in a name followed by : or = (the pattern needs one)
     for match in ASSIGNMENT_RE.finditer(line):
         strength = name_strength(match.group("name"))
         if strength is None:
@@ -143,19 +191,23 @@ def _assignment_spans(line: str) -> Iterator[Span]:
             yield match.span(group)
 
 
-def _may_hold_secret(line: str) -> bool:
+def _may_hold_secret(line: str, low: str) -> bool:
     """Cheap test: could this line hold a secret at all?
 
     True for a secret-ish word, or a long token mixing letters and digits that is not a hex
-    hash or a UUID (session ids, git SHAs and content hashes never reach the library).
+    hash or a UUID (session ids, git SHAs and content hashes never reach the library). The
+    words are looked for in ``low`` (the folded line) before the pattern runs.
     """
-    if _SECRET_WORDS.search(line):
+    if any(word in low for word in _PLAIN_WORDS):
         return True
-    for match in _LONG_TOKEN.finditer(line):
-        token = match.group()
-        if _LETTER.search(token) and _DIGIT.search(token) and not _HEX_OR_UUID.match(token):
-            return True
-    return False
+    if (any(word in low for word in _TRIGGERS) or "…" in line) and _SECRET_WORDS.search(line):
+        return True
+    return any(_generated(match.group()) for match in _LONG_TOKEN.finditer(line))
+
+
+def _generated(token: str) -> bool:
+    """A long token mixing letters and digits, not a hex hash or a UUID."""
+    return bool(_LETTER.search(token) and _DIGIT.search(token) and not _HEX_OR_UUID.match(token))
 
 
 def _merge(found: list[Span]) -> list[Span]:
@@ -170,19 +222,33 @@ def _merge(found: list[Span]) -> list[Span]:
 
 def secret_spans(line: str) -> list[Span]:
     """The merged spans of every secret in one line (inside :func:`redact_many`'s settings)."""
-    if not _may_hold_secret(line) or line.strip() == REDACTED:
+    low = libscan.folded(line)
+    if not _may_hold_secret(line, low) or line.strip() == REDACTED:
         return []
-    found = [*_library_spans(line), *rule_spans(line), *_assignment_spans(line)]
+    found = [*_library_spans(line, low), *rule_spans(line, low), *_assignment_spans(line, low)]
     # What lies inside an earlier redaction stays as it is (redaction is idempotent).
     done = [(m.start(), m.end()) for m in re.finditer(re.escape(REDACTED), line)]
     return [(s, e) for s, e in _merge(found) if not any(ds <= s and e <= de for ds, de in done)]
 
 
 def redact_line(line: str) -> str:
-    """Redact the secrets of one line (call inside :func:`redact_many`'s settings)."""
+    """Redact the secrets of one line (call inside :func:`scan_settings`).
+
+    Lines repeat in a session (a file written, edited, written again), so the result of a
+    line of up to :data:`CACHED_CHARS` characters is remembered: it depends on the line alone.
+    """
+    if len(line) > CACHED_CHARS:
+        return _redacted_line(line)
+    return _cached_line(line)
+
+
+def _redacted_line(line: str) -> str:
     for start, end in reversed(secret_spans(line)):
         line = line[:start] + REDACTED + line[end:]
     return line
+
+
+_cached_line = functools.lru_cache(maxsize=4096)(_redacted_line)
 
 
 def redact(text: str) -> str:
@@ -192,25 +258,51 @@ def redact(text: str) -> str:
 
 def redact_many(texts: list[str]) -> list[str]:
     """Redact several texts with one set-up of the detector library."""
-    from detect_secrets.settings import transient_settings
-
-    with transient_settings(_settings()):
+    with scan_settings():
         out = []
         for text in texts:
-            text = PEM_RE.sub(REDACTED, strip_private(text))
-            out.append("\n".join(redact_line(line) for line in text.split("\n")))
+            text = strip_blocks(text)
+            lines = text.split("\n")
+            for at in lines_to_scan(text, lines):
+                lines[at] = redact_line(lines[at])
+            out.append("\n".join(lines))
         return out
+
+
+def lines_to_scan(text: str, lines: list[str]) -> list[int]:
+    """The indexes, in order, of the lines of ``text`` that may hold a secret.
+
+    ``lines`` is ``text`` split at newlines. A line is scanned when it holds a word
+    :func:`_may_hold_secret` looks for or a long token that test accepts; no other line
+    can hold a secret. Both are found in the whole text at once, so the many lines that
+    hold neither cost no per-line work.
+    """
+    low = libscan.folded(text)
+    words = [word for word in (*_TRIGGERS, "…") if word in low]
+    tokens = [m.start() for m in _LONG_TOKEN.finditer(text) if _generated(m.group())]
+    if not (words or tokens):
+        return []
+    if len(lines) == 1:
+        return [0]
+    hits = [*tokens, *(at for word in words for at in _occurrences(low, word))]
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    return sorted({bisect.bisect_right(starts, at) - 1 for at in hits})
+
+
+def _occurrences(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at >= 0:
+        yield at
+        at = text.find(word, at + 1)
 
 
 def find_secrets(text: str) -> list[int]:
     """Return the 1-based numbers of the lines that hold a secret (or a private span)."""
-    from detect_secrets.settings import transient_settings
-
     found = set()
     closed = re.compile(r"(?<!`)<private>.*?</private>", re.IGNORECASE | re.DOTALL)
     for match in list(PEM_RE.finditer(text)) + list(closed.finditer(text)):
         found.add(text.count("\n", 0, match.start()) + 1)
-    with transient_settings(_settings()):
+    with scan_settings():
         for number, line in enumerate(text.split("\n"), start=1):
             if redact_line(line) != line:
                 found.add(number)

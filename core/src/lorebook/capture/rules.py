@@ -20,6 +20,8 @@ import functools
 import re
 from collections.abc import Iterator
 
+from lorebook.capture.libscan import folded
+
 Span = tuple[int, int]
 
 PROVIDER_KEY_RE = re.compile(
@@ -126,6 +128,22 @@ _HAS_LETTER = re.compile(r"[A-Za-z]")
 _HAS_DIGIT = re.compile(r"[0-9]")
 _TRAILING = ".,;:!?)]}>"
 
+# What each pattern cannot match without (case-insensitive parts: in the folded line).
+_PROVIDER_PREFIXES = (
+    "sk-", "AKIA", "ASIA", "ABIA", "ACCA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+    "github_pat_", "glpat-", "xox", "AIza", "ya29.", "hf_", "api_org_", "npm_", "pypi-",
+    "_v1_", "shp", "glsa_", "dckr_pat_", "_live_", "_test_", "gsk_", "xai-", "r8_",
+    "nvapi-", "pplx-", "lin_api_", "ntn_", "secret_", "sntry", "hvs.", "hvb.", "SG.",
+    "figd_", "EAA", "AccountKey=",
+)  # fmt: skip
+"""A prefix of each provider token (and of each cut one)."""
+_CLIENT_WORDS = ("mysql", "mariadb", "login", "sshpass", "-u")
+_FLAG_WORDS = ("token", "pass", "secret", "key", "auth", "credential")
+_HEADER_WORDS = ("authorization", "bearer", "api-key", "x-auth-token", "private-token")
+_PROSE_WORDS = (
+    "pass", "pw", "contrase", "senha", "kennwort", "secret", "token", "key", "cred", "auth",
+)  # fmt: skip
+
 
 @functools.lru_cache(maxsize=1)
 def _entropy_of() -> object:
@@ -229,15 +247,32 @@ def _group_spans(regex: re.Pattern[str], line: str, *groups: str) -> Iterator[Sp
                     yield start, end
 
 
-def spans(line: str) -> Iterator[Span]:
-    """Every secret span in ``line`` found by these rules (they may overlap)."""
-    for match in PROVIDER_KEY_RE.finditer(line):
-        yield match.span()
-    for match in CUT_PROVIDER_RE.finditer(line):
-        yield match.span()
-    yield from _group_spans(URL_CREDENTIALS_RE, line, "value")
-    yield from _group_spans(CLIENT_FLAG_RE, line, "value", "docker", "sshpass", "curl")
-    yield from _group_spans(FLAG_RE, line, "value")
+def spans(line: str, low: str | None = None) -> Iterator[Span]:
+    """Every secret span in ``line`` found by these rules (they may overlap).
+
+    A rule runs only when the line holds a word its pattern cannot match without (in
+    ``low``, the line as :func:`lorebook.capture.libscan.folded` folds it, for the
+    case-insensitive parts); the spans are those of running every rule.
+    """
+    low = folded(line) if low is None else low
+    if any(prefix in line for prefix in _PROVIDER_PREFIXES):
+        for match in PROVIDER_KEY_RE.finditer(line):
+            yield match.span()
+        for match in CUT_PROVIDER_RE.finditer(line):
+            yield match.span()
+    if "://" in line:
+        yield from _group_spans(URL_CREDENTIALS_RE, line, "value")
+    if any(word in line for word in _CLIENT_WORDS):
+        yield from _group_spans(CLIENT_FLAG_RE, line, "value", "docker", "sshpass", "curl")
+    if "-" in line and any(word in low for word in _FLAG_WORDS):
+        yield from _group_spans(FLAG_RE, line, "value")
+    if any(word in low for word in _HEADER_WORDS):
+        yield from _header_spans(line)
+    if any(word in low for word in _PROSE_WORDS):
+        yield from prose_spans(line)
+
+
+def _header_spans(line: str) -> Iterator[Span]:
     for match in AUTH_HEADER_RE.finditer(line):
         for group in ("value", "bearer"):
             if match.group(group) is None:
@@ -245,4 +280,3 @@ def spans(line: str) -> Iterator[Span]:
             value = match.group(group)
             if not is_placeholder(value) and (group == "value" or weak_value(value)):
                 yield match.span(group)
-    yield from prose_spans(line)

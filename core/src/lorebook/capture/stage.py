@@ -219,14 +219,17 @@ def _lines(
     turns: Iterable[Turn], header: dict[str, Any], finish: Finisher | None
 ) -> Iterator[tuple[bytes, int, int]]:
     """Each batch of new turns as body lines in transcript order, with its counts."""
-    for batch in records.batches(turns):
-        logged, injected = records.staged_batch(batch)
-        if finish is not None:
-            logged, injected = _finished(header, logged, injected, finish)
-        lines = [(t["index"], staged.encode_record("turn", t)) for t in logged]
-        lines += [(i["index"], staged.encode_record("injected", i)) for i in injected]
-        lines.sort(key=lambda pair: pair[0])
-        yield b"".join(line for _, line in lines), len(logged), len(injected)
+    from lorebook.capture.redact import scan_settings
+
+    with scan_settings():  # one set-up of the detector library for every batch
+        for batch in records.batches(turns):
+            logged, injected = records.staged_batch(batch)
+            if finish is not None:
+                logged, injected = _finished(header, logged, injected, finish)
+            lines = [(t["index"], staged.encode_record("turn", t)) for t in logged]
+            lines += [(i["index"], staged.encode_record("injected", i)) for i in injected]
+            lines.sort(key=lambda pair: pair[0])
+            yield b"".join(line for _, line in lines), len(logged), len(injected)
 
 
 def _commit(

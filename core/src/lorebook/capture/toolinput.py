@@ -9,7 +9,13 @@ strings cut to their logged length, so no token's prefix survives a cut.
 
 from __future__ import annotations
 
-from lorebook.capture.redact import PEM_RE, REDACTED, name_strength, redact_line, strip_private
+from lorebook.capture.redact import (
+    REDACTED,
+    lines_to_scan,
+    name_strength,
+    redact_line,
+    strip_blocks,
+)
 from lorebook.capture.rules import strong_value, weak_value
 
 TYPE_CHECKING = False
@@ -70,25 +76,36 @@ def redact_strings(strings: list[str]) -> list[str]:
     after that, which the cut drops, are not redacted at all. A 4,500-character Write
     costs its first lines.
     """
-    from detect_secrets.settings import transient_settings
+    from lorebook.capture.redact import scan_settings
 
-    from lorebook.capture.redact import _settings
-
-    with transient_settings(_settings()):
+    with scan_settings():
         return [_redacted_prefix(text) for text in strings]
 
 
 def _redacted_prefix(text: str) -> str:
-    text = PEM_RE.sub(REDACTED, strip_private(text))
     out: list[str] = []
     size = -1  # the joined length: each line adds itself and a newline, the first none
-    for line in text.split("\n"):
-        clean = redact_line(line)
-        out.append(clean)
-        size += len(clean) + 1
-        if size > ARG_CHARS:
-            break  # the cut keeps the first ARG_CHARS characters and marks the rest
+    for group in _groups(strip_blocks(text).split("\n")):
+        scan = set(lines_to_scan("\n".join(group), group))
+        for at, line in enumerate(group):
+            clean = redact_line(line) if at in scan else line
+            out.append(clean)
+            size += len(clean) + 1
+            if size > ARG_CHARS:
+                return "\n".join(out)  # the cut keeps the first ARG_CHARS characters
     return "\n".join(out)
+
+
+def _groups(lines: list[str]) -> Iterator[list[str]]:
+    """``lines`` in runs of just over ``ARG_CHARS`` characters (most strings need one)."""
+    start = 0
+    while start < len(lines):
+        stop, size = start, 0
+        while stop < len(lines) and size <= ARG_CHARS:
+            size += len(lines[stop]) + 1
+            stop += 1
+        yield lines[start:stop]
+        start = stop
 
 
 def call_strings(calls: list[ToolCallRecord]) -> list[str]:

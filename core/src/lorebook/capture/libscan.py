@@ -1,0 +1,193 @@
+"""detect-secrets' line scan, run only for the detectors a line can match at all.
+
+The library's ``scan_line`` runs every detector's regular expressions over every line, and
+most of them (case-insensitive, with optional prefixes) try a match at every position: on
+long prose and code lines that is most of capture's time. Each detector's patterns,
+though, cannot match unless the line holds some literal text: a provider's prefix
+(``ghp_``, ``AKIA``), a keyword (``key``, ``pass``, ``secret``), a quote, or a run of
+24 word characters (the 32- to 64-character values the IBM, Cloudant, Softlayer, ...
+patterns end in). :data:`GATES` states that condition per detector, read off the
+library's patterns; a detector whose condition fails is skipped, one that passes runs
+exactly as ``scan_line`` runs it (same call, same filters, same order), so the result is
+the library's own. Case-insensitive patterns are tested against :func:`folded`, the line
+as case-insensitive matching sees it.
+
+The conditions hold for the patterns of detect-secrets 1.5; tests pin those patterns and
+check this scan against ``scan_line`` on every corpus line, so a library release that
+changes them fails the tests instead of weakening redaction.
+"""
+
+from __future__ import annotations
+
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from detect_secrets.plugins.base import BasePlugin
+
+    Gate = Callable[[str, str, "Callable[[], bool]"], bool]
+    """(line, :func:`folded` line, does it hold a run of 24 word characters)."""
+
+FILENAME = "adhoc-string-scan"
+"""The file name ``scan_line`` scans under (no extension: the quotes-required keyword rules)."""
+_RUN24 = re.compile(r"[\w-]{24}")
+"""Holds every 24-character run of the classes the long-value patterns use (``\\d`` too)."""
+FOLDS = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
+"""The characters beyond ASCII that Python's case-insensitive matching takes for an ASCII
+letter (a test recomputes this over every code point)."""
+_FOLD_TABLE: dict[int, int | str] = {
+    **{c: c + 32 for c in range(ord("A"), ord("Z") + 1)},
+    **FOLDS,
+}
+_KEYWORDS = ("key", "pass", "pwd", "secret", "contrase")
+"""Every word of the KeywordDetector's deny list holds one of these."""
+_IBM_WORDS = ("key", "pwd", "pass", "token")
+_QUOTES = ("'", '"', "`")
+_QUOTE_SEMICOLON = ("';", '";', "`;")
+_SIGNS = ("==", "!=", "=!", "!!")
+_QUOTE_SIGNS = re.compile(r"['\"`]\s*[!=]{2}")
+_KEYWORD_SIGN = re.compile(r"(?:key|pass|pwd|secret|contrase)\w*[\]'\"]{0,2}\s*[:=!]")
+
+
+def folded(line: str) -> str:
+    """``line`` lower-cased, with each letter case-insensitive matching takes for an ASCII one.
+
+    Every character keeps its place, and a case-insensitive pattern of a lower-case ASCII
+    word matches ``line`` only where the word occurs in ``folded(line)``, so a word missing
+    from it rules the pattern out. (Lower-casing keeps word characters word characters and
+    spaces spaces; a test checks both, and :data:`FOLDS`, over every code point.)
+    """
+    low = line.lower()
+    if line.isascii():
+        return low
+    if len(low) != len(line):  # "İ" lower-cases to two characters
+        return line.translate(_FOLD_TABLE)
+    return low.replace("\u0131", "i").replace("\u017f", "s")
+
+
+def _has(text: str, words: tuple[str, ...]) -> bool:
+    """Does ``text`` hold one of ``words``?"""
+    return any(word in text for word in words)
+
+
+def _raw(*words: str) -> Gate:
+    """A gate for case-sensitive patterns: the line holds one of ``words`` as it is."""
+    return lambda line, low, run: any(word in line for word in words)
+
+
+def _folded(*words: str) -> Gate:
+    """A gate for case-insensitive patterns: the lower-cased line holds one of ``words``."""
+    return lambda line, low, run: _has(low, words)
+
+
+def _keyword(line: str, low: str, run: Callable[[], bool]) -> bool:
+    # Each quotes-required pattern names a deny-list word and holds a quote. One ends in a
+    # closing quote and a semicolon; one has a closing quote, spaces and two of ! and =
+    # before the word; the others have the word, word characters, up to two closing
+    # marks, spaces, then a : = or !.
+    if not (_has(low, _KEYWORDS) and any(quote in line for quote in _QUOTES)):
+        return False
+    return (
+        any(end in line for end in _QUOTE_SEMICOLON)
+        or (any(sign in line for sign in _SIGNS) and _QUOTE_SIGNS.search(line) is not None)
+        or _KEYWORD_SIGN.search(low) is not None
+    )
+
+
+GATES: dict[str, Gate] = {
+    "ArtifactoryDetector": _raw("AKC", "AP"),
+    "AWSKeyDetector": lambda line, low, run: (
+        _raw("A3T", "ABIA", "ACCA", "AKIA", "ASIA")(line, low, run) or _has(low, ("aws",))
+    ),
+    "AzureStorageKeyDetector": _raw("AccountKey="),
+    "BasicAuthDetector": _raw("://"),
+    # [0-9a-f]{64} or [a-z]{24}, after "cl..." or in a cloudant.com URL
+    "CloudantDetector": lambda line, low, run: _has(low, ("cl",)) and run(),
+    # [MNO] and 23 more token characters, then a dot
+    "DiscordBotTokenDetector": lambda line, low, run: "." in line and run(),
+    "GitHubTokenDetector": _raw("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "GitLabTokenDetector": _raw(
+        "glpat-",
+        "gldt-",
+        "glft-",
+        "glsoat-",
+        "glrt-",
+        "GR1348941",
+        "glcbt-",
+        "glimt-",
+        "glptt-",
+        "glagent-",
+        "gloas-",
+    ),
+    # a 44-character value after key, pwd, pass(word) or token
+    "IbmCloudIamDetector": lambda line, low, run: _has(low, _IBM_WORDS) and run(),
+    # a 48-character hex value after secret...key
+    "IbmCosHmacDetector": lambda line, low, run: _has(low, ("secret",)) and run(),
+    "JwtTokenDetector": _raw("eyJ"),
+    "KeywordDetector": _keyword,
+    # 32 characters, then -us and digits
+    "MailchimpDetector": lambda line, low, run: "-us" in line and run(),
+    "NpmDetector": _raw(":_authToken="),
+    "OpenAIDetector": _raw("T3BlbkFJ"),
+    "PrivateKeyDetector": _raw("PRIVATE KEY", "PuTTY-User-Key-File-2"),
+    "PypiTokenDetector": _raw("pypi-AgE"),
+    "SendGridDetector": _raw("SG."),
+    "SlackDetector": _folded("xox", "hooks.slack.com"),
+    # a 64-character value after (softlayer|sl) and a key word, or in an api.softlayer URL
+    "SoftlayerDetector": lambda line, low, run: _has(low, (*_IBM_WORDS, "softlayer")) and run(),
+    "SquareOAuthDetector": _raw("sq0csp-"),
+    "StripeDetector": _raw("k_live_"),
+    # 8-10 digits, a colon, 35 token characters
+    "TelegramBotTokenDetector": lambda line, low, run: ":" in line and run(),
+    # AC or SK, then 32 letters and digits
+    "TwilioKeyDetector": lambda line, low, run: ("AC" in line or "SK" in line) and run(),
+}
+
+
+def prepare() -> None:
+    """Put the settings as ``scan_line`` puts them (call once inside the scan's settings)."""
+    from detect_secrets.settings import get_filters, get_settings
+
+    get_settings().disable_filters("detect_secrets.filters.common.is_invalid_file")
+    get_filters.cache_clear()
+
+
+def secret_values(line: str, low: str) -> Iterator[str]:
+    """The values ``scan_line(line)`` reports, from the detectors that can match it.
+
+    ``low`` is ``folded(line)``. Call inside the library's settings, after :func:`prepare`.
+    """
+    from detect_secrets.settings import get_plugins
+
+    found: list[bool] = []
+
+    def run() -> bool:
+        if not found:
+            found.append(_RUN24.search(line) is not None)
+        return found[0]
+
+    plugins = [p for p in get_plugins() if _gate(type(p).__name__)(line, low, run)]
+    if plugins:
+        yield from _scan(plugins, line)
+
+
+def _gate(name: str) -> Gate:
+    """The gate of a detector; one this module does not know always runs."""
+    return GATES.get(name, lambda line, low, run: True)
+
+
+def _scan(plugins: list[BasePlugin], line: str) -> Iterator[str]:
+    """``scan_line``'s loop over ``plugins`` (the library's own calls and filters)."""
+    from detect_secrets.core.scan import _is_filtered_out, _scan_line
+    from detect_secrets.util.code_snippet import get_code_snippet
+
+    context = get_code_snippet(lines=[line], line_number=1)
+    for plugin in plugins:
+        for secret in _scan_line(plugin=plugin, filename=FILENAME, line=line, line_number=0,
+                                 enable_eager_search=True, context=context):  # fmt: skip
+            if not _is_filtered_out(required_filter_parameters=["context"],
+                                    filename=secret.filename, secret=secret.secret_value,
+                                    plugin=plugin, line=line, context=context):  # fmt: skip
+                yield secret.secret_value or ""
