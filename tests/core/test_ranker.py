@@ -181,8 +181,27 @@ def test_a_note_added_through_the_cli_is_embedded_and_served(kb_repo: Path, cli:
     assert added.exit_code == 0, added.stderr
     path = index_path(str(kb_repo / ".lorebook"))
     with NoteIndex(path, readonly=True) as index:
-        nums, codes = index.vector_pack()
-        assert len(nums) == 4  # one note number
-        assert len(codes) == semantic.DIM // 8
+        [(nums, inverse, ints)] = list(index.vector_chunks())
+        assert (len(nums), len(inverse), len(ints)) == (4, 4, semantic.DIM)  # one note
         assert [len(v) for v in index.note_vectors([1]).values()] == [4 + semantic.DIM]
     assert len(served(path, "do prices go in floats or cents?")) == 1
+
+
+@needs_model
+def test_a_prompt_is_cut_into_the_same_pieces_with_and_without_the_hash_filter() -> None:
+    table = semantic.ensure_piece_table()
+    assert table is not None
+    pasted = (
+        'Traceback (most recent call last):\n  File "src/app/cli.py", line 88, in main\n'
+        "app.net.errors.UploadError: upload failed after 3 retries: 504 Gateway Timeout; "
+        "getUserName() returned None for https://example.test/a?b=c#frag and 7f3a9c"
+    )
+    filtered, unfiltered = semantic.Embedder(table), semantic.Embedder(table)
+    unfiltered._hashes = lambda: None  # type: ignore[method-assign]  # a table without hashes
+    try:
+        assert filtered.pieces(pasted) == unfiltered.pieces(pasted)
+        assert filtered.embed(pasted) == unfiltered.embed(pasted)
+        assert filtered.hashes  # the filter was used
+    finally:
+        filtered.close()
+        unfiltered.close()

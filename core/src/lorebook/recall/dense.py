@@ -1,12 +1,13 @@
-"""Nearest notes by embedding: sign codes to choose, int8 vectors to compare exactly.
+"""Nearest notes by embedding: every note compared exactly, in compiled code.
 
-Every note's unit vector is kept quantised to int8 with one scale (:func:`quantize`, 260
-bytes a note) and as a 256-bit sign code (one bit a dimension: is it positive); the codes
-of every note are packed in note-number order in one row of the index. A prompt's code is
-compared with every note's (Hamming distance, the angle it approximates), the
-:data:`RERANK` closest are compared exactly (an index of that many notes or fewer is
-compared exactly with every note). With simsimd (part of ``lorebook[semantic]``) both
-comparisons run in compiled code; without it, in plain Python.
+Every note's unit vector is kept quantised to int8 with its own scale (:func:`quantize`,
+260 bytes a note) on its row, and again packed in note-number order, :data:`CHUNK` notes
+a row of the ``vectors`` table (:func:`pack`): their note numbers, the inverse of each
+scale, and the int8 values. A prompt's vector is compared with every note of a chunk in
+one call (the int8 dot products, then one multiplication by the inverse scales), and the
+best of the chunk are found without a Python step per note (:func:`best_positions`): a
+prompt reads 260 bytes a note and never a row per note. With simsimd (part of
+``lorebook[semantic]``) the arithmetic runs in compiled code; without it, in plain Python.
 
 Runs on the hook path: standard library only (simsimd is a compiled module without numpy).
 """
@@ -16,83 +17,107 @@ from __future__ import annotations
 import heapq
 import struct
 from array import array
+from itertools import compress
 
 from lorebook.recall.semantic import DIM
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
     from lorebook.recall.index import NoteIndex
 
-CODE_BYTES = DIM // 8
-RERANK = 256
-"""How many notes the sign codes choose for exact cosines (an index this small or smaller
-is compared exactly with every note)."""
+CHUNK = 4096
+"""Notes a row of the packed vectors (1 MB of int8 values)."""
+SAMPLE_STEP = 8
+""":func:`best_positions` looks at every 8th value first to bound what the best can be."""
 
 
-_SIGN_DIGITS = bytes.maketrans(bytes(range(256)), bytes(49 - (b >> 7) for b in range(256)))
-"""Maps the high byte of a little-endian float32 to ``1`` when its sign bit is clear."""
+def pack(rows: Iterable[tuple[int, bytes]]) -> Iterator[tuple[int, bytes, bytes, bytes]]:
+    """The ``vectors`` rows for ``(note number, stored vector)`` pairs in number order.
 
-
-def sign_code(vec: bytes) -> bytes:
-    """The 256-bit sign code of a float32 vector: bit i set when component i's sign is +."""
-    digits = vec[3::4].translate(_SIGN_DIGITS)  # the byte holding each float's sign bit
-    return int(digits[::-1], 2).to_bytes(CODE_BYTES, "little")
-
-
-def _hamming(query: bytes, codes: bytes) -> list[float]:
-    rows = len(codes) // CODE_BYTES
-    try:
-        import simsimd
-    except ImportError:
-        mine = int.from_bytes(query, "little")
-        return [
-            float((mine ^ int.from_bytes(codes[i * CODE_BYTES : (i + 1) * CODE_BYTES], "little"))
-                  .bit_count())
-            for i in range(rows)
-        ]  # fmt: skip
-    cdist: Any = simsimd.cdist  # its stubs do not know the bin8 type
-    result: Any = memoryview(
-        cdist(
-            memoryview(query).cast("B", [1, CODE_BYTES]),
-            memoryview(codes).cast("B", [rows, CODE_BYTES]),
-            metric="hamming",
-            dtype="bin8",
-        )
-    ).tolist()
-    return [float(x) for x in result[0]]
+    Each row is (first note number, note numbers as uint32, each note's inverse scale as
+    float32, the notes' int8 values concatenated).
+    """
+    nums, inverse, ints = array("I"), array("f"), bytearray()
+    for num, vec in rows:
+        scale, values = _split(bytes(vec))
+        nums.append(num)
+        inverse.append(1 / scale)
+        ints += values
+        if len(nums) == CHUNK:
+            yield nums[0], nums.tobytes(), inverse.tobytes(), bytes(ints)
+            nums, inverse, ints = array("I"), array("f"), bytearray()
+    if nums:
+        yield nums[0], nums.tobytes(), inverse.tobytes(), bytes(ints)
 
 
 def nearest(index: NoteIndex, query: list[float], k: int) -> dict[int, float]:
-    """The ``k`` notes most similar to ``query`` (a unit vector): note number -> cosine."""
-    raw_nums, codes = index.vector_pack()
-    nums = array("I")
-    nums.frombytes(raw_nums)
-    if not nums:
-        return {}
-    if len(nums) <= RERANK:
-        chosen = list(nums)
-    else:
-        distances = _hamming(sign_code(array("f", query).tobytes()), codes)
-        cut = sorted(distances)[RERANK - 1]  # the RERANK-th closest, and every tie with it
-        chosen = [nums[i] for i, d in enumerate(distances) if d <= cut]
-    exact = cosines(index, query, chosen)
-    return dict(heapq.nlargest(k, exact.items(), key=lambda item: (item[1], -item[0])))
+    """The ``k`` notes most similar to ``query`` (a unit vector): note number -> cosine.
+
+    Exact (to within int8 rounding): every note is compared; ties go to the lower number.
+    """
+    q_scale, q_ints = _split(quantize(array("f", query).tobytes()))
+    best: list[tuple[float, int]] = []
+    for raw_nums, raw_inverse, ints in index.vector_chunks():
+        nums, inverse = array("I"), array("f")
+        nums.frombytes(raw_nums)
+        inverse.frombytes(raw_inverse)
+        sims = _scaled_dots(q_ints, ints, inverse, 1 / q_scale)
+        best += [(sims[i], -nums[i]) for i in best_positions(sims, k)]
+    return {-neg: sim for sim, neg in heapq.nlargest(k, best)}
+
+
+def best_positions(values: array[float], k: int) -> list[int]:
+    """Positions of at least the ``k`` largest of ``values`` (every tie with the k-th too).
+
+    The k-th largest of every 8th value is no larger than the k-th largest of all (a
+    subset's k-th largest never is), so every value at least that large is kept: about
+    8 k positions, found in compiled code (:func:`itertools.compress` over a comparison
+    :func:`map` applies).
+    """
+    if len(values) <= k:
+        return list(range(len(values)))
+    sample = values[::SAMPLE_STEP] if len(values) >= SAMPLE_STEP * k else values
+    floor = sorted(sample, reverse=True)[k - 1]
+    return list(compress(range(len(values)), map(floor.__le__, values)))
+
+
+def _scaled_dots(query: bytes, ints: bytes, inverse: array[float], factor: float) -> array[float]:
+    """``factor * dot(query, row) * inverse[row]`` for every int8 row of ``ints``."""
+    count = len(inverse)
+    try:
+        import simsimd
+    except ImportError:
+        dots = _int8_dots(query, ints, count)
+        return array("f", [d * inv * factor for d, inv in zip(dots, inverse, strict=True)])
+    cdist: Any = simsimd.cdist
+    fma: Any = simsimd.fma
+    dots = cdist(
+        memoryview(query).cast("b", [1, DIM]),
+        memoryview(ints).cast("b", [count, DIM]),
+        metric="dot",
+        out_dtype="float32",
+    )
+    flat = memoryview(dots).cast("B").cast("f")
+    scaled = fma(flat, inverse, inverse, "float32", alpha=factor, beta=0.0)
+    out = array("f")
+    out.frombytes(memoryview(scaled).cast("B"))
+    return out
 
 
 def cosines(index: NoteIndex, query: list[float], nums: list[int]) -> dict[int, float]:
-    """Cosines of ``query`` with the vectors of these notes (to within int8 rounding)."""
+    """Cosines of ``query`` with the vectors of these notes, computed as :func:`nearest` does."""
     vectors = index.note_vectors(nums)
     order = sorted(vectors)
     if not order:
         return {}
-    mine = quantize(array("f", query).tobytes())
-    q_scale, q_ints = _split(mine)
-    scales = [_split(vectors[n])[0] for n in order]
+    q_scale, q_ints = _split(quantize(array("f", query).tobytes()))
+    inverse = array("f", [1 / _split(vectors[n])[0] for n in order])
     ints = b"".join(vectors[n][SCALE_BYTES:] for n in order)
-    raw = _int8_dots(q_ints, ints, len(order))
-    return {n: raw[i] / (q_scale * scales[i]) for i, n in enumerate(order)}
+    sims = _scaled_dots(q_ints, ints, inverse, 1 / q_scale)
+    return {n: sims[i] for i, n in enumerate(order)}
 
 
 SCALE_BYTES = 4

@@ -162,12 +162,16 @@ class NoteIndex(IndexWriter):
             )]  # fmt: skip
         return found
 
-    def vector_pack(self) -> tuple[bytes, bytes]:
-        """(note numbers as uint32, their 256-bit sign codes), in note-number order."""
-        row = self.db.execute("SELECT nums, codes FROM vectors").fetchone()
-        if row is None:
-            return b"", b""
-        return bytes(row[0]), bytes(row[1])
+    def vector_chunks(self) -> Iterator[tuple[bytes, bytes, bytes]]:
+        """The packed vectors a row at a time, in note-number order.
+
+        Each row: note numbers as uint32, inverse scales as float32, int8 values (see
+        :func:`lorebook.recall.dense.pack`).
+        """
+        for nums, inverse, ints in self.db.execute(
+            "SELECT nums, inverse, ints FROM vectors ORDER BY first"
+        ):
+            yield bytes(nums), bytes(inverse), bytes(ints)
 
     def note_vectors(self, nums: Iterable[int]) -> dict[int, bytes]:
         """The stored unit vectors of these notes (see :func:`lorebook.recall.dense.quantize`)."""

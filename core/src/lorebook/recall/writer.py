@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from array import array
 from collections import Counter
 
 from lorebook.recall import bm25
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 
     from lorebook.recall.semantic import Embedder
 
-INDEX_VERSION = "10"
+INDEX_VERSION = "11"
 INDEX_NAME = "index.sqlite"
 PRIOR_DOCS = 16
 """Documents of average length, holding no query term, added to the corpus BM25 sees.
@@ -40,7 +39,7 @@ CREATE TABLE IF NOT EXISTS docs (
     mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, len INTEGER NOT NULL,
     status TEXT NOT NULL, kind TEXT NOT NULL, enforce TEXT NOT NULL, title TEXT NOT NULL,
     description TEXT NOT NULL, body BLOB NOT NULL, extra TEXT NOT NULL,
-    sections INTEGER NOT NULL, vec BLOB, code BLOB
+    sections INTEGER NOT NULL, vec BLOB
 );
 CREATE TABLE IF NOT EXISTS terms (
     term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL, max_tf INTEGER NOT NULL,
@@ -51,12 +50,14 @@ CREATE TABLE IF NOT EXISTS anchors (
     prefix TEXT NOT NULL DEFAULT '', suffix TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS anchors_by_id ON anchors (id);
-CREATE TABLE IF NOT EXISTS vectors (nums BLOB NOT NULL, codes BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS vectors (
+    first INTEGER PRIMARY KEY, nums BLOB NOT NULL, inverse BLOB NOT NULL, ints BLOB NOT NULL
+);
 """
 """``terms`` holds one packed posting list per word (:mod:`lorebook.recall.postings`) with
-its bounds; ``docs.vec`` each note's unit vector (int8 with a scale) and ``docs.code`` its
-sign code;
-``vectors`` every note's code in one row (see :mod:`lorebook.recall.dense`)."""
+its bounds; ``docs.vec`` each note's unit vector (int8 with a scale); ``vectors`` every
+note's vector again, packed in note-number order, a few thousand notes a row, so a prompt
+compares itself with all of them in compiled code (see :mod:`lorebook.recall.dense`)."""
 
 WILDCARDS = "*?"
 
@@ -192,22 +193,20 @@ class IndexWriter:
             "refuted_because": note.refuted_because,
             "anchors": note.anchors,
         }
-        vec = code = None
+        vec = None
         if self.embedder is not None:
-            from lorebook.recall.dense import quantize, sign_code
+            from lorebook.recall.dense import quantize
             from lorebook.recall.semantic import embed_note
 
-            unit = embed_note(self.embedder, note.head(), note.body)
-            code = sign_code(unit)
-            vec = quantize(unit)
+            vec = quantize(embed_note(self.embedder, note.head(), note.body))
         self.db.execute(
             "INSERT INTO docs (num, id, path, mtime_ns, size, len, status, kind, enforce, title, "
-            "description, body, extra, sections, vec, code) "
-            f"VALUES ({', '.join('?' * 16)})",
+            "description, body, extra, sections, vec) "
+            f"VALUES ({', '.join('?' * 15)})",
             (num, note.id, note.path, note.mtime_ns, note.size,
              sum(sum(c.values()) for c in sections), note.status, note.kind, note.enforce,
              note.title, note.description, pack_body(note.body), json.dumps(extra), len(sections),
-             vec, code),
+             vec),
         )  # fmt: skip
         self.db.executemany(
             "INSERT INTO anchors (kind, pattern, id, prefix, suffix) VALUES (?, ?, ?, ?, ?)",
@@ -274,13 +273,11 @@ class IndexWriter:
         return str(row[0]) if row else ""
 
     def _pack_vectors(self) -> None:
-        """Every note's sign code in one row, so a prompt reads them in one go."""
+        """Every note's vector again, packed by :func:`lorebook.recall.dense.pack`."""
+        from lorebook.recall.dense import pack
+
         self.db.execute("DELETE FROM vectors")
-        rows = self.db.execute(
-            "SELECT num, code FROM docs WHERE code IS NOT NULL ORDER BY num"
-        ).fetchall()
-        if rows:
-            self.db.execute(
-                "INSERT INTO vectors (nums, codes) VALUES (?, ?)",
-                (array("I", [num for num, _ in rows]).tobytes(), b"".join(c for _, c in rows)),
-            )
+        rows = self.db.execute("SELECT num, vec FROM docs WHERE vec IS NOT NULL ORDER BY num")
+        self.db.executemany(
+            "INSERT INTO vectors (first, nums, inverse, ints) VALUES (?, ?, ?, ?)", pack(rows)
+        )
