@@ -25,6 +25,7 @@ import math
 import os
 import sqlite3
 import struct
+import zlib
 from array import array
 
 TYPE_CHECKING = False
@@ -42,6 +43,8 @@ MAX_CHUNK = 48
 WORD_START = "\u2581"
 HALF_ROW = f"<{DIM}e"
 """One stored piece vector: float16, as the model ships it (half the size of float32)."""
+TABLE_FORMAT = 2
+"""Part of a piece table's file name: 2 added ``piece_hashes`` (see :meth:`Embedder.pieces`)."""
 
 
 def model_files() -> tuple[str, str] | None:
@@ -89,21 +92,30 @@ def build_piece_table(target: str, tokenizer: str, weights: str) -> None:
     width = cols * 2
     tmp = f"{target}.{os.getpid()}.tmp"
     os.makedirs(os.path.dirname(target), exist_ok=True)
+    kept = {
+        piece: i
+        for piece, i in vocab.items()
+        if not (piece.startswith("<") and piece.endswith(">"))  # specials, bytes
+    }
     db = sqlite3.connect(tmp)
     try:
         db.execute("CREATE TABLE pieces (piece TEXT PRIMARY KEY, vec BLOB NOT NULL)")
         db.executemany(
             "INSERT OR REPLACE INTO pieces VALUES (?, ?)",
-            (
-                (piece, data[i * width : (i + 1) * width])
-                for piece, i in vocab.items()
-                if not (piece.startswith("<") and piece.endswith(">"))  # specials, bytes
-            ),
+            ((piece, data[i * width : (i + 1) * width]) for piece, i in kept.items()),
         )
+        db.execute("CREATE TABLE piece_hashes (crcs BLOB NOT NULL)")
+        crcs = array("I", sorted({piece_hash(piece) for piece in kept}))
+        db.execute("INSERT INTO piece_hashes VALUES (?)", (crcs.tobytes(),))
         db.commit()
     finally:
         db.close()
     os.replace(tmp, target)
+
+
+def piece_hash(piece: str) -> int:
+    """The CRC-32 of a piece's UTF-8 bytes (the table keeps every piece's, to filter by)."""
+    return zlib.crc32(piece.encode())
 
 
 def chunks(text: str) -> list[str]:
@@ -158,6 +170,7 @@ class Embedder:
         self.matrix: Any = None
         self.numpy: Any = None
         self.rows: dict[str, int] = {}
+        self.hashes: set[int] | None = None
         if bulk:
             self._load_all()
 
@@ -192,8 +205,26 @@ class Embedder:
         for piece in missing:
             self.vectors.setdefault(piece, None)
 
+    def _hashes(self) -> set[int] | None:
+        """Every piece's :func:`piece_hash` (None for a table built before they were kept)."""
+        if self.hashes is None:
+            try:
+                row = self.db.execute("SELECT crcs FROM piece_hashes").fetchone()
+            except sqlite3.Error:
+                return None
+            crcs = array("I")
+            crcs.frombytes(row[0] if row else b"")
+            self.hashes = set(crcs)
+        return self.hashes
+
     def pieces(self, text: str) -> dict[str, int]:
-        """How often each piece occurs in ``text``."""
+        """How often each piece occurs in ``text``.
+
+        A word that is not itself a piece is cut into pieces: every substring it has is a
+        candidate, but only those whose hash the table holds are looked up (a few hundred
+        of a pasted traceback's thousands; a hash that matches by chance is looked up and
+        not found, so the result is the same as looking every substring up).
+        """
         counts: dict[str, int] = {}
         for chunk in chunks(text):
             counts[chunk] = counts.get(chunk, 0) + 1
@@ -201,8 +232,15 @@ class Embedder:
             # Most words are one piece: look the whole chunks up first, and cut only the
             # others into every substring a piece could be.
             self._load(set(counts))
+            hashes = self._hashes()
             self._load(
-                {c for chunk in counts if chunk not in self.known for c in _candidates(chunk)}
+                {
+                    c
+                    for chunk in counts
+                    if chunk not in self.known
+                    for c in _candidates(chunk)
+                    if hashes is None or piece_hash(c) in hashes
+                }
             )
         found: dict[str, int] = {}
         cache = self.segments
@@ -257,16 +295,17 @@ def piece_table_folder() -> str:
 def ensure_piece_table() -> str | None:
     """The piece table for the installed model, built on first use; None without the model.
 
-    Named after the weights file's size and modification time, so a reinstalled or
-    upgraded ``wordllama`` gets a table of its own. Not for the hook path (it may take a
-    fraction of a second to build).
+    Named after the table format and the weights file's size and modification time, so a
+    reinstalled or upgraded ``wordllama`` gets a table of its own. Not for the hook path (it
+    may take a fraction of a second to build).
     """
     files = model_files()
     if files is None:
         return None
     tokenizer, weights = files
     stat = os.stat(weights)
-    target = os.path.join(piece_table_folder(), f"{MODEL}-{stat.st_size}-{stat.st_mtime_ns}.sqlite")
+    name = f"{MODEL}-{TABLE_FORMAT}-{stat.st_size}-{stat.st_mtime_ns}.sqlite"
+    target = os.path.join(piece_table_folder(), name)
     if not os.path.exists(target):
         build_piece_table(target, tokenizer, weights)
     return target
