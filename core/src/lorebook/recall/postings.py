@@ -121,15 +121,14 @@ def _add_term(
     acc: dict[int, float],
     cover: dict[int, float],
     best: dict[int, float],
-) -> float:
-    """Add every posting of ``term``; return the best note score so far."""
+) -> None:
+    """Add every posting of ``term`` to the sections' and the notes' best scores."""
     values = term.postings.values
     norm_k = bm25.K1 * (1 - bm25.B)
     norm_len = bm25.K1 * bm25.B / stats.avgdl
     scale = term.count * term.idf * (bm25.K1 + 1)
     weight = term.weight
     get = acc.get
-    top = max(best.values(), default=0.0)
     for i, k in enumerate(term.postings.keys):
         tf = values[2 * i]
         score = get(k, 0.0) + scale * tf / (tf + norm_k + norm_len * values[2 * i + 1])
@@ -138,8 +137,6 @@ def _add_term(
         num = k >> SECTION_BITS
         if score > best.get(num, 0.0):
             best[num] = score
-            top = max(top, score)
-    return top
 
 
 def top_k(
@@ -163,9 +160,9 @@ def top_k(
         if threshold > 0 and remaining[i] < threshold:
             split = i  # no section unseen so far can reach the top k any more
             break
-        top = _add_term(term, stats, acc, cover, best)
-        if len(best) >= k and (remaining[i + 1] < top or i == len(order) - 1):
-            threshold = heapq.nlargest(k, best.values())[-1]  # the cut can now matter
+        _add_term(term, stats, acc, cover, best)
+        if len(best) >= k:
+            threshold = heapq.nlargest(k, best.values())[-1]  # the k-th best note so far
     if split < len(order):
         acc, threshold = _probe(order[split:], remaining[split:], stats, acc, cover, threshold, k)
     return _best_sections(acc, cover, threshold)
@@ -187,12 +184,10 @@ def _probe(
     for i, term in enumerate(terms):
         acc = {s: score for s, score in acc.items() if score + remaining[i] >= threshold}
         values = term.postings.values
-        for section_key in acc:
-            at = term.postings.find(section_key)
-            if at >= 0:
-                tf, length = values[2 * at], values[2 * at + 1]
-                acc[section_key] += term.count * contribution(stats, term.idf, tf, length)
-                cover[section_key] += term.weight
+        for at, section_key in _shared(term.postings, acc):
+            tf, length = values[2 * at], values[2 * at + 1]
+            acc[section_key] += term.count * contribution(stats, term.idf, tf, length)
+            cover[section_key] += term.weight
         best: dict[int, float] = {}
         for section_key, score in acc.items():
             num = section_key >> SECTION_BITS
@@ -201,6 +196,19 @@ def _probe(
         if len(best) >= k:
             threshold = max(threshold, heapq.nlargest(k, best.values())[-1])
     return acc, threshold
+
+
+def _shared(postings: PostingList, sections: dict[int, float]) -> list[tuple[int, int]]:
+    """(position in ``postings``, key) of every section of ``sections`` the list holds.
+
+    Walks whichever is shorter: the list (a dictionary look-up a posting) or the
+    sections (a binary search a section).
+    """
+    keys = postings.keys
+    if len(keys) <= len(sections):
+        return [(at, k) for at, k in enumerate(keys) if k in sections]
+    found = [(postings.find(k), k) for k in sections]
+    return [(at, k) for at, k in found if at >= 0]
 
 
 def _best_sections(
