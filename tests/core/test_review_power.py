@@ -134,6 +134,26 @@ def test_sanitize_removes_invisible_controls_and_neutralises_host_markup() -> No
     assert sanitize("use a <div> and List<String>") == "use a <div> and List<String>"
 
 
+@pytest.mark.parametrize(
+    "lookalike",
+    ["<\u017fystem>", "<\u212aey-hook>", "<\u00a0system>", "<\x1csystem>", "<Th\u0131nking>"],
+)
+def test_host_markup_spelled_with_unicode_lookalikes_is_neutralised(lookalike: str) -> None:
+    assert sanitize(f"x {lookalike} y") == f"x \u2039{lookalike[1:-1]}\u203a y"
+
+
+def test_the_folds_cover_every_character_unicode_matching_reads_as_a_letter_or_space() -> None:
+    import re
+
+    from lorebook.inject import sanitize as module
+
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    letters = {c for c in chars if not c.isascii() and re.fullmatch("[a-z]", c, re.IGNORECASE)}
+    spaces = {c for c in chars if re.fullmatch(r"\s", c) and not re.fullmatch(r"\s", c, re.ASCII)}
+    assert letters == {chr(c) for c in module.LETTER_FOLDS}
+    assert spaces == set(module.SPACES)
+
+
 def test_injected_note_text_is_sanitised(kb_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     MarkdownStore(kb_repo).add(
         make_note(

@@ -13,7 +13,6 @@ alone.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
@@ -134,7 +133,8 @@ def run(argv: list[str], *, repo: str, event_modules: Mapping[str, str]) -> int:
             raise ValueError(
                 f"harness {harness!r} is not wired on this machine: run `lorebook init`"
             )
-        translator = importlib.import_module(module_name)
+        __import__(module_name)  # not importlib: it costs the hook path its import
+        translator = sys.modules[module_name]
         config = load_hook_config(kb_root)
         # stdin is read before the event is known: the longest fast-path budget bounds it.
         wait = max(config.session_start_ms, config.prompt_ms, config.tool_ms) / 1000

@@ -26,12 +26,24 @@ MAX_PATH = 4096
 CHUNK = 1 << 16
 SESSION_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.:")
 """What a session id may hold: hosts use UUIDs, ``ses_...`` or ``rollout-...`` ids."""
-TOKEN_RE = re.compile(
+TOKEN_PREFIXES = (
+    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "sk_live_",
+    "xoxa-", "xoxb-", "xoxp-", "hf_", "npm_", "pypi-", "AIza", "AKIA", "ASIA",
+)  # fmt: skip
+TOKEN_RE = (
     r"(?<![A-Za-z0-9])(?:gh[pousr]_|github_pat_|glpat-|sk-|sk_live_|xox[abp]-|hf_|npm_|pypi-"
     r"|AIza|AKIA|ASIA)[A-Za-z0-9_-]{16,}"
 )
 """Provider token prefixes: a field holding one is refused before any log records it (the
-full redactor is too heavy for the hook path; these fields never legitimately hold one)."""
+full redactor is too heavy for the hook path; these fields never legitimately hold one).
+The pattern is compiled only for a value holding one of :data:`TOKEN_PREFIXES`."""
+
+
+def holds_token(value: str) -> bool:
+    """Whether ``value`` holds what looks like a provider token (:data:`TOKEN_RE`)."""
+    if not any(prefix in value for prefix in TOKEN_PREFIXES):
+        return False
+    return re.search(TOKEN_RE, value) is not None
 
 
 class StdinTimeout(TimeoutError):
@@ -83,7 +95,7 @@ def check_event(event: HookEvent) -> None:
     for name, value, limit in sized:
         if len(value) > limit:
             raise ValueError(f"the payload's {name} is {len(value):,} characters (limit {limit:,})")
-        if TOKEN_RE.search(value):
+        if holds_token(value):
             raise ValueError(f"the payload's {name} holds what looks like a token; refused")
     if not SESSION_ID_CHARS.issuperset(event.session_id):
         raise ValueError("the payload's session_id holds characters no host uses in one")
