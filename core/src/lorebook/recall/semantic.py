@@ -27,6 +27,7 @@ import sqlite3
 import struct
 import zlib
 from array import array
+from bisect import bisect_left
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -170,7 +171,8 @@ class Embedder:
         self.matrix: Any = None
         self.numpy: Any = None
         self.rows: dict[str, int] = {}
-        self.hashes: set[int] | None = None
+        self.hashes: array[int] | None = None
+        """Every piece's :func:`piece_hash`, sorted (read on first need)."""
         if bulk:
             self._load_all()
 
@@ -205,17 +207,30 @@ class Embedder:
         for piece in missing:
             self.vectors.setdefault(piece, None)
 
-    def _hashes(self) -> set[int] | None:
-        """Every piece's :func:`piece_hash` (None for a table built before they were kept)."""
+    def _hashes(self) -> array[int] | None:
+        """Every piece's :func:`piece_hash`, sorted (None: a table built before they were kept)."""
         if self.hashes is None:
             try:
                 row = self.db.execute("SELECT crcs FROM piece_hashes").fetchone()
             except sqlite3.Error:
                 return None
-            crcs = array("I")
-            crcs.frombytes(row[0] if row else b"")
-            self.hashes = set(crcs)
+            self.hashes = array("I")
+            self.hashes.frombytes(row[0] if row else b"")
         return self.hashes
+
+    def _may_be_pieces(self, candidates: Iterable[str]) -> set[str]:
+        """The candidates whose hash the table holds (all of them without hashes)."""
+        hashes = self._hashes()
+        if hashes is None:
+            return set(candidates)
+        found = set()
+        size = len(hashes)
+        for candidate in candidates:
+            crc = zlib.crc32(candidate.encode())
+            at = bisect_left(hashes, crc)
+            if at < size and hashes[at] == crc:
+                found.add(candidate)
+        return found
 
     def pieces(self, text: str) -> dict[str, int]:
         """How often each piece occurs in ``text``.
@@ -232,16 +247,8 @@ class Embedder:
             # Most words are one piece: look the whole chunks up first, and cut only the
             # others into every substring a piece could be.
             self._load(set(counts))
-            hashes = self._hashes()
-            self._load(
-                {
-                    c
-                    for chunk in counts
-                    if chunk not in self.known
-                    for c in _candidates(chunk)
-                    if hashes is None or piece_hash(c) in hashes
-                }
-            )
+            unknown = [chunk for chunk in counts if chunk not in self.known]
+            self._load(self._may_be_pieces(c for chunk in unknown for c in _candidates(chunk)))
         found: dict[str, int] = {}
         cache = self.segments
         for chunk, times in counts.items():
