@@ -12,9 +12,9 @@ it never breaks the session. Standard library and light lorebook modules only.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
+import sys
 
 from lorebook.events import Hit, RecallQuery
 
@@ -48,7 +48,8 @@ def hook_plugins(kb_root: str, problems: list[str]) -> list[ModuleType]:
     modules = []
     for name in configured_modules(kb_root):
         try:
-            modules.append(importlib.import_module(name))
+            __import__(name)  # not importlib: it costs the hook path its import
+            modules.append(sys.modules[name])
         except Exception as exc:  # fail open: a broken plugin never breaks the session
             problems.append(f"plugin {name} failed to import and is skipped: {exc!r}")
     return modules

@@ -18,7 +18,6 @@ A check says one of four things:
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import stat
@@ -57,7 +56,7 @@ def _sha256() -> Callable[[bytes], Any]:
     # get hashlib.
     for name in ("_sha2", "_sha256"):
         try:
-            return importlib.import_module(name).sha256  # type: ignore[no-any-return]
+            return __import__(name).sha256  # type: ignore[no-any-return]  # not importlib: ~0.4 ms
         except (ImportError, AttributeError):
             continue
     from hashlib import sha256
