@@ -6,11 +6,11 @@ long prose and code lines that is most of capture's time. Each detector's patter
 though, cannot match unless the line holds some literal text: a provider's prefix
 (``ghp_``, ``AKIA``), a keyword (``key``, ``pass``, ``secret``), a quote, or a run of
 24 word characters (the 32- to 64-character values the IBM, Cloudant, Softlayer, ...
-patterns end in). :data:`GATES` states that condition per detector, read off the
-library's patterns; a detector whose condition fails is skipped, one that passes runs
-exactly as ``scan_line`` runs it (same call, same filters, same order), so the result is
-the library's own. Case-insensitive patterns are tested against :func:`folded`, the line
-as case-insensitive matching sees it.
+patterns end in). :data:`LITERALS`, :data:`LONG_VALUES` and the keyword gate state that
+condition per detector, read off the library's patterns; a detector whose condition
+fails is skipped, one that passes runs exactly as ``scan_line`` runs it (same call, same
+filters, same order), so the result is the library's own. Case-insensitive patterns are
+tested against :func:`folded`, the line as case-insensitive matching sees it.
 
 The conditions hold for the patterns of detect-secrets 1.5; tests pin those patterns and
 check this scan against ``scan_line`` on every corpus line, so a library release that
@@ -23,12 +23,10 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
 
     from detect_secrets.plugins.base import BasePlugin
 
-    Gate = Callable[[str, str, "Callable[[], bool]"], bool]
-    """(line, :func:`folded` line, does it hold a run of 24 word characters)."""
 
 FILENAME = "adhoc-string-scan"
 """The file name ``scan_line`` scans under (no extension: the quotes-required keyword rules)."""
@@ -43,12 +41,13 @@ _FOLD_TABLE: dict[int, int | str] = {
 }
 _KEYWORDS = ("key", "pass", "pwd", "secret", "contrase")
 """Every word of the KeywordDetector's deny list holds one of these."""
-_IBM_WORDS = ("key", "pwd", "pass", "token")
 _QUOTES = ("'", '"', "`")
 _QUOTE_SEMICOLON = ("';", '";', "`;")
 _SIGNS = ("==", "!=", "=!", "!!")
 _QUOTE_SIGNS = re.compile(r"['\"`]\s*[!=]{2}")
-_KEYWORD_SIGN = re.compile(r"(?:key|pass|pwd|secret|contrase)\w*[\]'\"]{0,2}\s*[:=!]")
+_KEYWORD_SIGN = re.compile(
+    r"(?:key|pass|pwd|secret|contrase)\w*[\]'\"]{0,2}\s*(?::|={1,3}|!==?|=>)\s*['\"`]"
+)
 
 
 def folded(line: str) -> str:
@@ -69,81 +68,82 @@ def folded(line: str) -> str:
 
 def _has(text: str, words: tuple[str, ...]) -> bool:
     """Does ``text`` hold one of ``words``?"""
-    return any(word in text for word in words)
+    for word in words:  # noqa: SIM110 (a loop: no generator per call, on every line)
+        if word in text:
+            return True
+    return False
 
 
-def _raw(*words: str) -> Gate:
-    """A gate for case-sensitive patterns: the line holds one of ``words`` as it is."""
-    return lambda line, low, run: any(word in line for word in words)
-
-
-def _folded(*words: str) -> Gate:
-    """A gate for case-insensitive patterns: the lower-cased line holds one of ``words``."""
-    return lambda line, low, run: _has(low, words)
-
-
-def _keyword(line: str, low: str, run: Callable[[], bool]) -> bool:
+def _keyword(line: str, low: str) -> bool:
     # Each quotes-required pattern names a deny-list word and holds a quote. One ends in a
     # closing quote and a semicolon; one has a closing quote, spaces and two of ! and =
     # before the word; the others have the word, word characters, up to two closing
-    # marks, spaces, then a : = or !.
-    if not (_has(low, _KEYWORDS) and any(quote in line for quote in _QUOTES)):
+    # marks, spaces, one of : = == === != !== =>, spaces, and an opening quote.
+    if not (_has(low, _KEYWORDS) and _has(line, _QUOTES)):
         return False
     return (
-        any(end in line for end in _QUOTE_SEMICOLON)
-        or (any(sign in line for sign in _SIGNS) and _QUOTE_SIGNS.search(line) is not None)
+        _has(line, _QUOTE_SEMICOLON)
+        or (_has(line, _SIGNS) and _QUOTE_SIGNS.search(line) is not None)
         or _KEYWORD_SIGN.search(low) is not None
     )
 
 
-GATES: dict[str, Gate] = {
-    "ArtifactoryDetector": _raw("AKC", "AP"),
-    "AWSKeyDetector": lambda line, low, run: (
-        _raw("A3T", "ABIA", "ACCA", "AKIA", "ASIA")(line, low, run) or _has(low, ("aws",))
-    ),
-    "AzureStorageKeyDetector": _raw("AccountKey="),
-    "BasicAuthDetector": _raw("://"),
+LITERALS: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
+    # (detector, in the folded line?, one of these words): case-sensitive patterns are
+    # looked for in the line as it is, case-insensitive ones in the folded line.
+    ("ArtifactoryDetector", False, ("AKC", "AP")),
+    ("AWSKeyDetector", False, ("A3T", "ABIA", "ACCA", "AKIA", "ASIA")),
+    ("AWSKeyDetector", True, ("aws",)),
+    ("AzureStorageKeyDetector", False, ("AccountKey=",)),
+    ("BasicAuthDetector", False, ("://",)),
+    ("GitHubTokenDetector", False, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    ("GitLabTokenDetector", False, (
+        "glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "GR1348941", "glcbt-", "glimt-",
+        "glptt-", "glagent-", "gloas-",
+    )),
+    ("JwtTokenDetector", False, ("eyJ",)),
+    ("NpmDetector", False, (":_authToken=",)),
+    ("OpenAIDetector", False, ("T3BlbkFJ",)),
+    ("PrivateKeyDetector", False, ("PRIVATE KEY", "PuTTY-User-Key-File-2")),
+    ("PypiTokenDetector", False, ("pypi-AgE",)),
+    ("SendGridDetector", False, ("SG.",)),
+    ("SlackDetector", True, ("xox", "hooks.slack.com")),
+    ("SquareOAuthDetector", False, ("sq0csp-",)),
+    ("StripeDetector", False, ("k_live_",)),
+)  # fmt: skip
+"""Detectors whose every pattern holds one of a few words."""
+LONG_VALUES: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
     # [0-9a-f]{64} or [a-z]{24}, after "cl..." or in a cloudant.com URL
-    "CloudantDetector": lambda line, low, run: _has(low, ("cl",)) and run(),
+    ("CloudantDetector", True, ("cl",)),
     # [MNO] and 23 more token characters, then a dot
-    "DiscordBotTokenDetector": lambda line, low, run: "." in line and run(),
-    "GitHubTokenDetector": _raw("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-    "GitLabTokenDetector": _raw(
-        "glpat-",
-        "gldt-",
-        "glft-",
-        "glsoat-",
-        "glrt-",
-        "GR1348941",
-        "glcbt-",
-        "glimt-",
-        "glptt-",
-        "glagent-",
-        "gloas-",
-    ),
+    ("DiscordBotTokenDetector", False, (".",)),
     # a 44-character value after key, pwd, pass(word) or token
-    "IbmCloudIamDetector": lambda line, low, run: _has(low, _IBM_WORDS) and run(),
+    ("IbmCloudIamDetector", True, ("key", "pwd", "pass", "token")),
     # a 48-character hex value after secret...key
-    "IbmCosHmacDetector": lambda line, low, run: _has(low, ("secret",)) and run(),
-    "JwtTokenDetector": _raw("eyJ"),
-    "KeywordDetector": _keyword,
+    ("IbmCosHmacDetector", True, ("secret",)),
     # 32 characters, then -us and digits
-    "MailchimpDetector": lambda line, low, run: "-us" in line and run(),
-    "NpmDetector": _raw(":_authToken="),
-    "OpenAIDetector": _raw("T3BlbkFJ"),
-    "PrivateKeyDetector": _raw("PRIVATE KEY", "PuTTY-User-Key-File-2"),
-    "PypiTokenDetector": _raw("pypi-AgE"),
-    "SendGridDetector": _raw("SG."),
-    "SlackDetector": _folded("xox", "hooks.slack.com"),
+    ("MailchimpDetector", False, ("-us",)),
     # a 64-character value after (softlayer|sl) and a key word, or in an api.softlayer URL
-    "SoftlayerDetector": lambda line, low, run: _has(low, (*_IBM_WORDS, "softlayer")) and run(),
-    "SquareOAuthDetector": _raw("sq0csp-"),
-    "StripeDetector": _raw("k_live_"),
+    ("SoftlayerDetector", True, ("key", "pwd", "pass", "token", "softlayer")),
     # 8-10 digits, a colon, 35 token characters
-    "TelegramBotTokenDetector": lambda line, low, run: ":" in line and run(),
+    ("TelegramBotTokenDetector", False, (":",)),
     # AC or SK, then 32 letters and digits
-    "TwilioKeyDetector": lambda line, low, run: ("AC" in line or "SK" in line) and run(),
-}
+    ("TwilioKeyDetector", False, ("AC", "SK")),
+)
+"""Detectors whose patterns also need a run of 24 word characters (the value)."""
+KNOWN = frozenset(name for name, _, _ in (*LITERALS, *LONG_VALUES)) | {"KeywordDetector"}
+
+
+def detectors_for(line: str, low: str) -> set[str]:
+    """The names of the detectors that can match ``line`` (``low``: :func:`folded`)."""
+    names = {name for name, fold, words in LITERALS if _has(low if fold else line, words)}
+    if _RUN24.search(line) is not None:
+        names.update(
+            name for name, fold, words in LONG_VALUES if _has(low if fold else line, words)
+        )
+    if _keyword(line, low):
+        names.add("KeywordDetector")
+    return names
 
 
 def prepare() -> None:
@@ -157,25 +157,19 @@ def prepare() -> None:
 def secret_values(line: str, low: str) -> Iterator[str]:
     """The values ``scan_line(line)`` reports, from the detectors that can match it.
 
-    ``low`` is ``folded(line)``. Call inside the library's settings, after :func:`prepare`.
+    ``low`` is ``folded(line)``. A detector this module has no gate for always runs. Call
+    inside the library's settings, after :func:`prepare`.
     """
     from detect_secrets.settings import get_plugins
 
-    found: list[bool] = []
-
-    def run() -> bool:
-        if not found:
-            found.append(_RUN24.search(line) is not None)
-        return found[0]
-
-    plugins = [p for p in get_plugins() if _gate(type(p).__name__)(line, low, run)]
+    names = detectors_for(line, low)
+    plugins = [p for p in get_plugins() if _named(p) in names or _named(p) not in KNOWN]
     if plugins:
         yield from _scan(plugins, line)
 
 
-def _gate(name: str) -> Gate:
-    """The gate of a detector; one this module does not know always runs."""
-    return GATES.get(name, lambda line, low, run: True)
+def _named(plugin: object) -> str:
+    return type(plugin).__name__
 
 
 def _scan(plugins: list[BasePlugin], line: str) -> Iterator[str]:

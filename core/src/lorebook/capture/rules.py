@@ -137,9 +137,11 @@ _PROVIDER_PREFIXES = (
     "figd_", "EAA", "AccountKey=",
 )  # fmt: skip
 """A prefix of each provider token (and of each cut one)."""
-_CLIENT_WORDS = ("mysql", "mariadb", "login", "sshpass", "-u")
+_CLIENTS = ("mysql", "mariadb", "docker", "podman", "helm", "nerdctl", "sshpass")
+"""The client names of CLIENT_FLAG_RE (its ``-u user:pw`` form needs ``-u`` and ``:``)."""
 _FLAG_WORDS = ("token", "pass", "secret", "key", "auth", "credential")
-_HEADER_WORDS = ("authorization", "bearer", "api-key", "x-auth-token", "private-token")
+_BEARER_WORDS = ("bearer", "api-key", "x-auth-token", "private-token")
+_AUTHORIZATION = re.compile(r"authorization[\"']?\s*[:=]")
 _PROSE_WORDS = (
     "pass", "pw", "contrase", "senha", "kennwort", "secret", "token", "key", "cred", "auth",
 )  # fmt: skip
@@ -260,13 +262,15 @@ def spans(line: str, low: str | None = None) -> Iterator[Span]:
             yield match.span()
         for match in CUT_PROVIDER_RE.finditer(line):
             yield match.span()
-    if "://" in line:
+    if "://" in line and "@" in line:
         yield from _group_spans(URL_CREDENTIALS_RE, line, "value")
-    if any(word in line for word in _CLIENT_WORDS):
+    if any(word in line for word in _CLIENTS) or ("-u" in line and ":" in line):
         yield from _group_spans(CLIENT_FLAG_RE, line, "value", "docker", "sshpass", "curl")
     if "-" in line and any(word in low for word in _FLAG_WORDS):
         yield from _group_spans(FLAG_RE, line, "value")
-    if any(word in low for word in _HEADER_WORDS):
+    if any(word in low for word in _BEARER_WORDS) or (
+        "authorization" in low and _AUTHORIZATION.search(low) is not None
+    ):
         yield from _header_spans(line)
     if any(word in low for word in _PROSE_WORDS):
         yield from prose_spans(line)
