@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lorebook.capture.libscan import folded
 
@@ -249,30 +249,49 @@ def _group_spans(regex: re.Pattern[str], line: str, *groups: str) -> Iterator[Sp
                     yield start, end
 
 
+def _provider_gate(line: str, low: str) -> bool:
+    return any(prefix in line for prefix in _PROVIDER_PREFIXES)
+
+
+GATES: dict[re.Pattern[str], Callable[[str, str], bool]] = {
+    PROVIDER_KEY_RE: _provider_gate,
+    CUT_PROVIDER_RE: _provider_gate,
+    URL_CREDENTIALS_RE: lambda line, low: "://" in line and "@" in line,
+    CLIENT_FLAG_RE: lambda line, low: (
+        any(word in line for word in _CLIENTS) or ("-u" in line and ":" in line)
+    ),
+    FLAG_RE: lambda line, low: "-" in line and any(word in low for word in _FLAG_WORDS),
+    AUTH_HEADER_RE: lambda line, low: (
+        any(word in low for word in _BEARER_WORDS)
+        or ("authorization" in low and _AUTHORIZATION.search(low) is not None)
+    ),
+    PROSE_RE: lambda line, low: any(word in low for word in _PROSE_WORDS),
+}
+"""Each pattern's gate ``(line, folded line)``: False only where the pattern cannot match."""
+
+
 def spans(line: str, low: str | None = None) -> Iterator[Span]:
     """Every secret span in ``line`` found by these rules (they may overlap).
 
-    A rule runs only when the line holds a word its pattern cannot match without (in
-    ``low``, the line as :func:`lorebook.capture.libscan.folded` folds it, for the
-    case-insensitive parts); the spans are those of running every rule.
+    A pattern runs only when its :data:`GATES` entry passes (``low`` is the line as
+    :func:`lorebook.capture.libscan.folded` folds it); the spans are those of running
+    every pattern.
     """
     low = folded(line) if low is None else low
-    if any(prefix in line for prefix in _PROVIDER_PREFIXES):
+    if _provider_gate(line, low):
         for match in PROVIDER_KEY_RE.finditer(line):
             yield match.span()
         for match in CUT_PROVIDER_RE.finditer(line):
             yield match.span()
-    if "://" in line and "@" in line:
+    if GATES[URL_CREDENTIALS_RE](line, low):
         yield from _group_spans(URL_CREDENTIALS_RE, line, "value")
-    if any(word in line for word in _CLIENTS) or ("-u" in line and ":" in line):
+    if GATES[CLIENT_FLAG_RE](line, low):
         yield from _group_spans(CLIENT_FLAG_RE, line, "value", "docker", "sshpass", "curl")
-    if "-" in line and any(word in low for word in _FLAG_WORDS):
+    if GATES[FLAG_RE](line, low):
         yield from _group_spans(FLAG_RE, line, "value")
-    if any(word in low for word in _BEARER_WORDS) or (
-        "authorization" in low and _AUTHORIZATION.search(low) is not None
-    ):
+    if GATES[AUTH_HEADER_RE](line, low):
         yield from _header_spans(line)
-    if any(word in low for word in _PROSE_WORDS):
+    if GATES[PROSE_RE](line, low):
         yield from prose_spans(line)
 
 
