@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
+
+from lorebook.recall.db import sqlite3
 
 DIRS_KEY = "dirs"
 

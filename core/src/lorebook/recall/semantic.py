@@ -23,11 +23,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import sqlite3
 import struct
 import zlib
 from array import array
 from bisect import bisect_left
+
+from lorebook.recall.db import sqlite3
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 
 from lorebook.inject.served import HOME, StoreView
+from lorebook.recall.db import sqlite3
 from lorebook.recall.index import NoteIndex, index_path
 
 TYPE_CHECKING = False
