@@ -19,19 +19,21 @@ changes them fails the tests instead of weakening redaction.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
+    from typing import Any
 
     from detect_secrets.plugins.base import BasePlugin
 
 
 FILENAME = "adhoc-string-scan"
 """The file name ``scan_line`` scans under (no extension: the quotes-required keyword rules)."""
-_RUN24 = re.compile(r"[\w-]{24}")
-"""Holds every 24-character run of the classes the long-value patterns use (``\\d`` too)."""
+_LONG_RUNS = re.compile(r"[\w-]{24,}")
+"""Runs of 24 or more of the characters the long-value patterns use (``\\d`` too)."""
 FOLDS = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
 """The characters beyond ASCII that Python's case-insensitive matching takes for an ASCII
 letter (a test recomputes this over every code point)."""
@@ -91,11 +93,9 @@ def _keyword(line: str, low: str) -> bool:
 LITERALS: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
     # (detector, in the folded line?, one of these words): case-sensitive patterns are
     # looked for in the line as it is, case-insensitive ones in the folded line.
-    ("ArtifactoryDetector", False, ("AKC", "AP")),
     ("AWSKeyDetector", False, ("A3T", "ABIA", "ACCA", "AKIA", "ASIA")),
     ("AWSKeyDetector", True, ("aws",)),
     ("AzureStorageKeyDetector", False, ("AccountKey=",)),
-    ("BasicAuthDetector", False, ("://",)),
     ("GitHubTokenDetector", False, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
     ("GitLabTokenDetector", False, (
         "glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "GR1348941", "glcbt-", "glimt-",
@@ -106,63 +106,126 @@ LITERALS: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
     ("OpenAIDetector", False, ("T3BlbkFJ",)),
     ("PrivateKeyDetector", False, ("PRIVATE KEY", "PuTTY-User-Key-File-2")),
     ("PypiTokenDetector", False, ("pypi-AgE",)),
-    ("SendGridDetector", False, ("SG.",)),
     ("SlackDetector", True, ("xox", "hooks.slack.com")),
     ("SquareOAuthDetector", False, ("sq0csp-",)),
     ("StripeDetector", False, ("k_live_",)),
 )  # fmt: skip
 """Detectors whose every pattern holds one of a few words."""
-LONG_VALUES: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
-    # [0-9a-f]{64} or [a-z]{24}, after "cl..." or in a cloudant.com URL
-    ("CloudantDetector", True, ("cl",)),
-    # [MNO] and 23 more token characters, then a dot
-    ("DiscordBotTokenDetector", False, (".",)),
+LONG_VALUES: tuple[tuple[str, int, bool, tuple[str, ...]], ...] = (
+    # (detector, its value's length, in the folded line?, one of these words)
+    # [a-z]{24} or [0-9a-f]{64}, after cl... and a key word, or in a cloudant.com URL
+    ("CloudantDetector", 24, True, ("key", "pw", "pass", "token", "cloudant")),
+    # [MNO] and 23 more token characters, a dot, 6 characters, a dot, 27 characters
+    ("DiscordBotTokenDetector", 27, False, (".",)),
     # a 44-character value after key, pwd, pass(word) or token
-    ("IbmCloudIamDetector", True, ("key", "pwd", "pass", "token")),
+    ("IbmCloudIamDetector", 44, True, ("key", "pwd", "pass", "token")),
     # a 48-character hex value after secret...key
-    ("IbmCosHmacDetector", True, ("secret",)),
+    ("IbmCosHmacDetector", 48, True, ("secret",)),
     # 32 characters, then -us and digits
-    ("MailchimpDetector", False, ("-us",)),
+    ("MailchimpDetector", 32, False, ("-us",)),
+    # SG. 22 characters . 43 characters
+    ("SendGridDetector", 43, False, ("SG.",)),
     # a 64-character value after (softlayer|sl) and a key word, or in an api.softlayer URL
-    ("SoftlayerDetector", True, ("key", "pwd", "pass", "token", "softlayer")),
+    ("SoftlayerDetector", 64, True, ("key", "pwd", "pass", "token", "softlayer")),
     # 8-10 digits, a colon, 35 token characters
-    ("TelegramBotTokenDetector", False, (":",)),
+    ("TelegramBotTokenDetector", 35, False, (":",)),
     # AC or SK, then 32 letters and digits
-    ("TwilioKeyDetector", False, ("AC", "SK")),
+    ("TwilioKeyDetector", 34, False, ("AC", "SK")),
 )
-"""Detectors whose patterns also need a run of 24 word characters (the value)."""
-KNOWN = frozenset(name for name, _, _ in (*LITERALS, *LONG_VALUES)) | {"KeywordDetector"}
+"""Detectors whose patterns also need a run of that many word characters (the value)."""
+KNOWN = frozenset([name for name, _, _ in LITERALS] + [name for name, _, _, _ in LONG_VALUES]) | {
+    "ArtifactoryDetector",
+    "BasicAuthDetector",
+    "KeywordDetector",
+}
+_ARTIFACTORY = re.compile(r"AKC|AP[\dA-F]")
 
 
 def detectors_for(line: str, low: str) -> set[str]:
     """The names of the detectors that can match ``line`` (``low``: :func:`folded`)."""
     names = {name for name, fold, words in LITERALS if _has(low if fold else line, words)}
-    if _RUN24.search(line) is not None:
+    runs = _LONG_RUNS.findall(line)
+    if runs:
+        longest = max(map(len, runs))
         names.update(
-            name for name, fold, words in LONG_VALUES if _has(low if fold else line, words)
+            name
+            for name, length, fold, words in LONG_VALUES
+            if longest >= length and _has(low if fold else line, words)
         )
+    if ("AKC" in line or "AP" in line) and _ARTIFACTORY.search(line) is not None:
+        names.add("ArtifactoryDetector")  # AKC, or AP and a digit or A-F
+    if "://" in line and "@" in line:
+        names.add("BasicAuthDetector")  # scheme://user:password@
     if _keyword(line, low):
         names.add("KeywordDetector")
     return names
 
 
-def prepare() -> None:
-    """Put the settings as ``scan_line`` puts them (call once inside the scan's settings)."""
-    from detect_secrets.settings import get_filters, get_settings
+class _Scope:
+    """An open :func:`scope`: the settings to use, and the block that will restore them."""
 
+    def __init__(
+        self, stack: contextlib.ExitStack[bool | None], config: Callable[[], dict[str, Any]]
+    ) -> None:
+        self.stack = stack
+        self.config = config
+        self.ready = False
+        used = config().get("plugins_used", [])
+        self.all_known = all(plugin.get("name") in KNOWN for plugin in used)
+
+
+_OPEN: list[_Scope] = []
+
+
+@contextlib.contextmanager
+def scope(config: Callable[[], dict[str, Any]]) -> Iterator[None]:
+    """A block in which detectors run under ``config()``'s library settings.
+
+    The library is imported and set up the first time a line needs a detector (most texts
+    never do), once for the whole block; a nested block shares the outer one's.
+    """
+    if _OPEN:
+        yield
+        return
+    with contextlib.ExitStack() as stack:
+        _OPEN.append(_Scope(stack, config))
+        try:
+            yield
+        finally:
+            _OPEN.pop()
+
+
+def set_up() -> None:
+    """Enter the open scope's settings, as ``scan_line`` puts them, if not done yet.
+
+    :func:`secret_values` calls this before its first detector; code that calls the
+    library itself inside a scope calls it first.
+    """
+    if not _OPEN:
+        raise RuntimeError("detectors run only inside redact.scan_settings()")
+    current = _OPEN[0]
+    if current.ready:
+        return
+    from detect_secrets.settings import get_filters, get_settings, transient_settings
+
+    current.stack.enter_context(transient_settings(current.config()))
     get_settings().disable_filters("detect_secrets.filters.common.is_invalid_file")
     get_filters.cache_clear()
+    current.ready = True
 
 
 def secret_values(line: str, low: str) -> Iterator[str]:
     """The values ``scan_line(line)`` reports, from the detectors that can match it.
 
     ``low`` is ``folded(line)``. A detector this module has no gate for always runs. Call
-    inside the library's settings, after :func:`prepare`.
+    inside :func:`scope`.
     """
+    names = detectors_for(line, low)
+    if not names and _OPEN and _OPEN[0].all_known:
+        return  # no detector can match, and the library need not even be imported
+    set_up()
     from detect_secrets.settings import get_plugins
 
-    names = detectors_for(line, low)
     plugins = [p for p in get_plugins() if _named(p) in names or _named(p) not in KNOWN]
     if plugins:
         yield from _scan(plugins, line)

@@ -147,25 +147,11 @@ def strip_blocks(text: str) -> str:
     return PEM_RE.sub(REDACTED, text) if "-----BEGIN" in text else text
 
 
-_ACTIVE: list[int] = [0]
-"""How many :func:`scan_settings` blocks are open (an inner one reuses the outer's set-up)."""
-
-
 @contextlib.contextmanager
 def scan_settings() -> Iterator[None]:
-    """The detector library set up for :func:`redact_line` (once for many lines)."""
-    from detect_secrets.settings import transient_settings
-
-    if _ACTIVE[0]:
+    """The block :func:`redact_line` runs in: the detector library, set up once, if needed."""
+    with libscan.scope(_settings):
         yield
-        return
-    with transient_settings(_settings()):
-        libscan.prepare()
-        _ACTIVE[0] += 1
-        try:
-            yield
-        finally:
-            _ACTIVE[0] -= 1
 
 
 def _library_spans(line: str, low: str) -> Iterator[Span]:

@@ -163,16 +163,18 @@ def entropy(value: str) -> float:
 
 def is_placeholder(value: str) -> bool:
     """A template, reference, mask or code expression rather than a secret."""
+    if (
+        not value
+        or _PLACEHOLDER.match(value)
+        or _ENV_NAME.match(value)
+        or _CODE_REF.match(value)
+        or _UUID.match(value)
+    ):
+        return True
+    # last, so the library is imported only for a value that gets this far
     from detect_secrets.filters.heuristic import is_templated_secret
 
-    return (
-        not value
-        or is_templated_secret(value)
-        or bool(_PLACEHOLDER.match(value))
-        or bool(_ENV_NAME.match(value))
-        or bool(_CODE_REF.match(value))
-        or bool(_UUID.match(value))
-    )
+    return bool(is_templated_secret(value))
 
 
 def looks_random(value: str) -> bool:
@@ -203,14 +205,14 @@ def strong_value(value: str) -> bool:
     return (
         len(value) >= 3
         and value.count(" ") <= 5
-        and not is_placeholder(value)
         and not _word_like(value)
+        and not is_placeholder(value)
     )
 
 
 def weak_value(value: str) -> bool:
     """After "key", "token", "secret", ...: only what looks generated."""
-    return not is_placeholder(value) and not _word_like(value) and looks_random(value)
+    return looks_random(value) and not _word_like(value) and not is_placeholder(value)
 
 
 def _unquote(line: str, start: int, end: int) -> Span:
