@@ -240,9 +240,10 @@ def redact_many(texts: list[str]) -> list[str]:
         for text in texts:
             text = strip_blocks(text)
             lines = text.split("\n")
-            for at in lines_to_scan(text, lines):
+            scan = lines_to_scan(text, lines)
+            for at in scan:
                 lines[at] = redact_line(lines[at])
-            out.append("\n".join(lines))
+            out.append("\n".join(lines) if scan else text)
         return out
 
 

@@ -83,9 +83,14 @@ def redact_strings(strings: list[str]) -> list[str]:
 
 
 def _redacted_prefix(text: str) -> str:
+    text = strip_blocks(text)
+    cut = text.find("\n", ARG_CHARS + 1)
+    head = text if cut < 0 else text[:cut]  # the lines the cut keeps, when none changes
+    if not lines_to_scan(head, head.split("\n")):
+        return head
     out: list[str] = []
     size = -1  # the joined length: each line adds itself and a newline, the first none
-    for group in _groups(strip_blocks(text).split("\n")):
+    for group in _groups(text.split("\n")):
         scan = set(lines_to_scan("\n".join(group), group))
         for at, line in enumerate(group):
             clean = redact_line(line) if at in scan else line
