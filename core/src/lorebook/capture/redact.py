@@ -96,21 +96,16 @@ def name_strength(name: str) -> str | None:
     return "weak" if last in _WEAK_LAST and len(parts) > 1 else None
 
 
-_SECRET_WORDS = re.compile(
-    r"pass|pwd|\bpw\b|key|token|secret|credential|creds|auth|bearer|contrase|senha|kennwort"
-    r"|://[^\s/]*:[^\s/]*@|-----BEGIN|\s-[pu]|--user|…$",
-    re.IGNORECASE,
-)
-_TRIGGERS = (
-    "pass", "pw", "key", "token", "secret", "cred", "auth", "bearer", "contrase", "senha",
-    "kennwort", "://", "-----begin", "-p", "-u",
-)  # fmt: skip
-"""What :data:`_SECRET_WORDS` cannot match without (but a cut's ``…``), in the folded line."""
 _PLAIN_WORDS = (
     "pass", "pwd", "key", "token", "secret", "credential", "creds", "auth", "bearer",
     "contrase", "senha", "kennwort", "-----begin", "--user",
 )  # fmt: skip
-"""The words :data:`_SECRET_WORDS` matches as they are: in the folded line, a match."""
+"""Secret-ish words: one in the folded line makes it a candidate."""
+_PW = re.compile(r"\bpw\b")
+_URL_PASSWORD = re.compile(r"://[^\s/]*:[^\s/]*@")
+_SHORT_FLAG = re.compile(r"\s-[pu]")
+_TRIGGERS = (*_PLAIN_WORDS, "pw", "://", "-p", "-u", "…")
+"""What a line must hold to be a candidate by its words (in the folded line)."""
 _NAME_THEN_SIGN = re.compile(
     r"(?:key|token|secret|pass|pwd|credential|auth)[a-z0-9_]*['\"]?\s*[:=]"
 )
@@ -184,13 +179,16 @@ def _assignment_spans(line: str, low: str) -> Iterator[Span]:
 def _may_hold_secret(line: str, low: str) -> bool:
     """Cheap test: could this line hold a secret at all?
 
-    True for a secret-ish word, or a long token mixing letters and digits that is not a hex
-    hash or a UUID (session ids, git SHAs and content hashes never reach the library). The
-    words are looked for in ``low`` (the folded line) before the pattern runs.
+    True for a secret-ish word (:data:`_PLAIN_WORDS`, in ``low``, the folded line), a
+    standalone ``pw``, ``://user:pw@``, a ``-p``/``-u`` flag, a cut's ``…`` at the end, or a
+    long token mixing letters and digits that is not a hex hash or a UUID (session ids, git
+    SHAs and content hashes never reach the library).
     """
-    if any(word in low for word in _PLAIN_WORDS):
+    if any(word in low for word in _PLAIN_WORDS) or line.endswith(("…", "…\n")):
         return True
-    if (any(word in low for word in _TRIGGERS) or "…" in line) and _SECRET_WORDS.search(line):
+    if ("pw" in low and _PW.search(low)) or ("://" in line and _URL_PASSWORD.search(line)):
+        return True
+    if ("-p" in low or "-u" in low) and _SHORT_FLAG.search(low):
         return True
     return any(_generated(match.group()) for match in _LONG_TOKEN.finditer(line))
 
@@ -256,7 +254,7 @@ def lines_to_scan(text: str, lines: list[str]) -> list[int]:
     hold neither cost no per-line work.
     """
     low = libscan.folded(text)
-    words = [word for word in (*_TRIGGERS, "…") if word in low]
+    words = [word for word in _TRIGGERS if word in low]
     tokens = _token_starts(text)
     if not (words or tokens):
         return []
