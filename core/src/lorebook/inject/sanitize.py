@@ -12,10 +12,10 @@ Runs on every injection, so it costs nothing for the common case: ASCII text wit
 ``<`` is returned as it is. The tag pattern is matched with ASCII semantics (compiling it
 with Unicode case folding costs ~10 ms, a third of a hook's budget over the interpreter's);
 the text is first folded, one character for one, so that a letter Unicode matching would
-read as ``s``, ``k`` or ``i`` (``ſ``, the Kelvin sign, ``ı``, ``İ``) and every space it
-would read as ``\\s`` match as they would, and the matches are applied to the original
-text. (One difference, on the safe side: a tag name followed by a non-ASCII letter, as in
-``<systemé>``, is neutralised too.)
+read as ``s``, ``k`` or ``i`` (long s, the Kelvin sign, dotless i, dotted capital I) and
+every space it would read as a space match as they would, and the matches are applied to
+the original text. (One difference, on the safe side: a tag name followed by a non-ASCII
+letter, as in ``<systemé>``, is neutralised too.)
 """
 
 from __future__ import annotations
