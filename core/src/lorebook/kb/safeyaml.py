@@ -68,10 +68,61 @@ def load(text: str, *, max_bytes: int, loader: type[yaml.SafeLoader] = SafeLoade
             raise
         if node is None:
             return None
-        _check_graph(node)
-        return parser.construct_document(node)
+        try:
+            return _Builder(parser).build(node, 1)
+        except _Unusual:
+            _check_graph(node)
+            return parser.construct_document(node)
     finally:
         parser.dispose()
+
+
+_STR = "tag:yaml.org,2002:str"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+_SPECIAL_KEYS = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})
+
+
+class _Unusual(Exception):
+    """A construct the builder leaves to PyYAML's constructor (merge keys, complex keys)."""
+
+
+class _Builder:
+    """Builds plain data from a node graph in one pass, checking it as it goes.
+
+    What frontmatter holds (mappings with scalar keys, lists, strings) is built here;
+    other scalars (numbers, booleans, null) by PyYAML's safe constructor, node by node, so
+    the values are exactly PyYAML's. A node reached twice (an alias) or nesting past
+    :data:`MAX_DEPTH` is refused as :func:`_check_graph` refuses it; anything unusual
+    raises :class:`_Unusual` and the document is checked and built the general way.
+    """
+
+    def __init__(self, parser: Any) -> None:
+        self.parser = parser
+        self.seen: set[int] = set()
+
+    def build(self, node: yaml.Node, depth: int) -> Any:
+        if id(node) in self.seen:
+            mark = node.start_mark
+            line = f"line {mark.line + 1}: " if mark is not None else ""
+            raise UnsafeYAMLError(f"{line}YAML aliases (*name) are not accepted")
+        self.seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag == _STR:
+                return node.value
+            return self.parser.construct_object(node, deep=True)
+        if depth > MAX_DEPTH:
+            raise UnsafeYAMLError(f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
+            return [self.build(child, depth + 1) for child in node.value]
+        if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
+            built: dict[Any, Any] = {}
+            for key, value in node.value:
+                if not isinstance(key, yaml.ScalarNode) or key.tag in _SPECIAL_KEYS:
+                    raise _Unusual
+                built[self.build(key, depth + 1)] = self.build(value, depth + 1)
+            return built
+        raise _Unusual
 
 
 _TWINS: dict[type[Any], type[Any]] = {}
