@@ -5,11 +5,13 @@ this order and R times each:
 
 - `index rebuild` from nothing (the index deleted first), as on a fresh clone;
 - `index rebuild` with nothing changed;
-- `lorebook note add` of a new note (a subprocess, exactly as a user runs it);
+- `lorebook note add` of a new note (a subprocess, exactly as a user runs it), each
+  round next to `lorebook note --help`, which starts the same interpreter and imports the
+  same modules but does no work: the floor `note add` cannot go below;
 
 and prints median, min and max (wall seconds, and CPU seconds of the subprocess), the
 index's size next to the notes' bytes, and the peak RSS of one `note add`. The machine
-is shared and noisy: quote medians from one run.
+is shared and noisy: quote medians from one run, with the floor of the same run.
 
     .venv/bin/python benchmarks/writers.py --notes 1000,10000 [--rounds 3] [--keep DIR]
 """
@@ -80,7 +82,12 @@ def measure(repo: Path, rounds: int) -> None:
     print(f"{'figure (s)':<28}{'median':>9}{'min':>9}{'max':>9}{'CPU':>9}")
     print(line("index rebuild, from nothing", [rebuild(repo, fresh=True) for _ in range(rounds)]))
     print(line("index rebuild, no change", [rebuild(repo, fresh=False) for _ in range(rounds)]))
-    print(line("note add", [note_add(repo, i) for i in range(rounds)]))
+    adds, floors = [], []
+    for i in range(rounds):
+        floors.append(run([LOREBOOK, "note", "--help"], repo))
+        adds.append(note_add(repo, i))
+    print(line("note add", adds))
+    print(line("floor: lorebook note --help", floors))
     proc = subprocess.run(
         ["/usr/bin/time", "-f", "%M", LOREBOOK, "note", "add", "--title",
          f"Benchmark addition for memory {time.time_ns()}", "--kind", "gotcha",

@@ -59,7 +59,7 @@ def rebuild(
 
     with progress("rebuilding the indexes", json_output=json_output):
         report = rebuild_indexes(paths, config.budgets.entry_chars, skip_broken=True)
-        reconcile(paths)
+        reconcile(paths, snapshot=report.snapshot)  # each note parsed once, by the rebuild
     _report(report, json_output)
     if report.skipped:
         raise typer.Exit(1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -23,7 +23,6 @@ from lorebook.kb.paths import validate_relpath
 from lorebook.kb.store import MarkdownStore, load_snapshot
 from lorebook.models.note import ID_RE, KIND_TYPES, NOTE_KINDS, Note
 from lorebook.slug import slugify
-from lorebook.store import NoteExistsError
 
 if TYPE_CHECKING:
     from lorebook.kb.lifecycle import LifecycleChange
@@ -150,32 +149,54 @@ def add(
         note = Note.model_validate(fields)
     except ValidationError as exc:
         raise NoteFormatError(format_validation_error(exc, source="note add")) from None
-    _refuse_dangling(paths, note)
     if store != "markdown":
+        _refuse_dangling(paths, note, MarkdownStore(paths.repo).ids_present(_targets(note)))
         add_elsewhere(paths, store, note, folder, json_output=json_output)
         return
-    try:
-        where = MarkdownStore(paths.repo).add(note, folder=folder)
-    except NoteExistsError:
-        _refresh_generated(paths, budget)  # an add killed after its write left them stale
-        raise
-    written = _refresh_generated(paths, budget)
+    refreshed = _add_markdown(paths, note, folder, budget)
+    where = paths.rel(paths.nodes / _note_rel(note, folder))
     if json_output:
-        print_json({"ok": True, "id": note.id, "path": where, "written": written})
+        print_json({"ok": True, "id": note.id, "path": where, "written": list(refreshed)})
         return
     say(f"added {note.id} at {where}")
-    for rel in written:
+    for rel in refreshed:
         say(f"  wrote {rel}")
 
 
-def _refuse_dangling(paths: KBPaths, note: Note) -> None:
-    """Refuse links to notes that do not exist (lint would fail on them right away)."""
+def _note_rel(note: Note, folder: str | None) -> PurePosixPath:
+    """Where the note goes under nodes/ (default folder: its kind), validated."""
+    folder = note.kind if folder is None else folder.rstrip("/")
+    validate_relpath(note.id, what="note id")
+    rel = PurePosixPath(f"{note.id}.md")
+    return validate_relpath(folder, what="folder") / rel if folder else rel
+
+
+def _add_markdown(paths: KBPaths, note: Note, folder: str | None, budget: int) -> list[str]:
+    """Write the note and refresh the generated files it affects (see kb.incremental)."""
+    from lorebook.kb.incremental import add_note
+
+    rel = _note_rel(note, folder)
+    refreshed = add_note(
+        paths, note, rel, budget, refuse=lambda known: _refuse_dangling(paths, note, known)
+    )
+    for problem in refreshed.skipped:
+        warn(f"lorebook: left out of the indexes: {problem}")
+    return list(refreshed.written)
+
+
+def _targets(note: Note) -> list[str]:
+    return [*note.relates_to, *note.depends_on]
+
+
+def _refuse_dangling(paths: KBPaths, note: Note, known: set[str]) -> None:
+    """Refuse links to notes that do not exist (lint would fail on them right away).
+
+    ``known`` holds the ids of the note files there are.
+    """
+    if not _targets(note):
+        return
     from lorebook.kb.redirects import load_redirects
 
-    wanted = [*note.relates_to, *note.depends_on]
-    if not wanted:
-        return
-    known = MarkdownStore(paths.repo).ids_present(wanted)  # file names only, nothing parsed
     redirects = load_redirects(paths)
     for option, targets in (("--relates-to", note.relates_to), ("--depends-on", note.depends_on)):
         for target in targets:
@@ -191,18 +212,6 @@ def _refuse_dangling(paths: KBPaths, note: Note) -> None:
                 f"{option} {target!r}: there is no note with that id; nothing was written",
                 hint="`lorebook note list` shows the ids",
             )
-
-
-def _refresh_generated(paths: KBPaths, budget: int) -> list[str]:
-    """Regenerate what the new note changes (indexes, link sections) so lint passes."""
-    from lorebook.kb.index import rebuild_indexes
-    from lorebook.recall.sync import reconcile
-
-    report = rebuild_indexes(paths, budget, skip_broken=True)
-    reconcile(paths)
-    for problem in report.skipped:
-        warn(f"lorebook: left out of the indexes: {problem}")
-    return [*report.written, *report.notes_relinked]
 
 
 def show(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -162,7 +162,13 @@ def read_note(path: Path, *, source: str | None = None) -> Note:
 Locator = Callable[[str], PurePosixPath | None]
 
 
-def render_links(note: Note, where: PurePosixPath, locate: Locator) -> str | None:
+class HasEdges(Protocol):
+    """A note, or what the index keeps of one (:class:`lorebook.kb.catalog.Facts`)."""
+
+    def edges(self) -> dict[str, list[str]]: ...  # noqa: D102
+
+
+def render_links(note: HasEdges, where: PurePosixPath, locate: Locator) -> str | None:
     """Render the link section for ``note`` stored at ``where`` (relative to ``nodes/``).
 
     Links are relative to the note's own folder, so they work in any markdown viewer and

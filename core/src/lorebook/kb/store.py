@@ -57,6 +57,12 @@ class Snapshot:
     mismatched: list[StoredNote] = field(default_factory=list)
     hashes: dict[str, str] = field(default_factory=dict)
     """sha256 of every readable note file (link section excluded), by path under nodes/."""
+    stamps: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """(mtime_ns, size) of every file read, taken before it was read, by path."""
+    by_path: dict[str, StoredNote] = field(default_factory=dict)
+    """Every note parsed, duplicates included, by path under nodes/."""
+    failed: dict[str, str] = field(default_factory=dict)
+    """The error of every file that could not be read or parsed, by path under nodes/."""
 
     def locate(self, note_id: str) -> PurePosixPath | None:
         """Return where the note with this id lives, or None."""
@@ -113,14 +119,18 @@ def load_snapshot(paths: KBPaths) -> Snapshot:
         if problem is not None or path is None:
             snap.problems.append(Problem(label, f"{label} {problem}"))
             continue
+        where = rel.as_posix()
         try:
+            stat = os.stat(path)  # before the read: a change after it shows in the next walk
+            snap.stamps[where] = (stat.st_mtime_ns, stat.st_size)
             text = read_note_text(path, source=label)
-            snap.hashes[rel.as_posix()] = content_hash(text)
+            snap.hashes[where] = content_hash(text)
             note, links = parse_note(text, source=label)
         except (NoteFormatError, OSError) as exc:
             snap.problems.append(Problem(label, str(exc)))
+            snap.failed[where] = str(exc)
             continue
-        stored = StoredNote(note, rel, links)
+        stored = snap.by_path[where] = StoredNote(note, rel, links)
         if rel.stem != note.id:
             snap.mismatched.append(stored)
         seen.setdefault(note.id, []).append(label)
@@ -234,7 +244,7 @@ class MarkdownStore:
             path.unlink()
             from lorebook.recall.sync import index_written
 
-            index_written(self.paths, None, removed_id=note_id)
+            index_written(self.paths, None, removed_id=note_id, removed_path=rel.as_posix())
 
 
 def open_store(repo: Path) -> MarkdownStore:

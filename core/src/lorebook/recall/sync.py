@@ -19,6 +19,10 @@ from lorebook.models.note import Note
 from lorebook.recall import freshness
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path, stat_notes
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lorebook.kb.store import Snapshot
+
 
 def to_indexed(note: Note, rel_path: str, mtime_ns: int, size: int) -> IndexedNote:
     """Describe a note for the index (``rel_path`` is relative to ``nodes/``)."""
@@ -41,29 +45,80 @@ def to_indexed(note: Note, rel_path: str, mtime_ns: int, size: int) -> IndexedNo
     )
 
 
-def _read(paths: KBPaths, rel: str) -> IndexedNote | None:
+FileRow = tuple[str | int | None, ...]
+"""A ``kb_files`` row: path under nodes/, mtime_ns, size, content hash, problem, and the
+note's facts (:func:`lorebook.kb.catalog.facts_row`; eight None for a problem)."""
+_NO_FACTS = (None,) * 8
+
+
+def _parse(
+    paths: KBPaths, rel: str, snapshot: Snapshot | None, stamp: tuple[int, int]
+) -> tuple[IndexedNote | None, FileRow | None]:
+    """The note at ``rel`` for the index and its ``kb_files`` row (None: the file is gone).
+
+    A note the ``snapshot`` read at this very stamp is taken from it, not read again.
+    """
+    from lorebook.kb.catalog import facts_row
+    from lorebook.kb.store import content_hash
+
+    label = f"{paths.rel(paths.nodes)}/{rel}"
+    if snapshot is not None and snapshot.stamps.get(rel) == stamp:
+        stored = snapshot.by_path.get(rel)
+        digest = snapshot.hashes.get(rel)
+        if stored is None:
+            return None, (rel, *stamp, digest, snapshot.failed.get(rel, label), *_NO_FACTS)
+        note = to_indexed(stored.note, rel, *stamp)
+        return note, (rel, *stamp, digest, None, *facts_row(stored.note, stored.links))
     path = paths.nodes / rel
+    digest = None
     try:
-        text = read_note_text(path, source=rel)
-        stat = path.stat()
-        note, _ = parse_note(text, source=rel)
-    except (OSError, UnicodeDecodeError, LorebookError):
-        return None  # lint reports it; an unreadable note is simply not served
-    return to_indexed(note, rel, stat.st_mtime_ns, stat.st_size)
+        stat = path.stat()  # before the read: a change after it shows in the next walk
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        text = read_note_text(path, source=label)
+        digest = content_hash(text)
+        parsed, links = parse_note(text, source=label)
+    except FileNotFoundError:
+        return None, None
+    except (OSError, LorebookError) as exc:
+        return None, (rel, *stamp, digest, str(exc), *_NO_FACTS)  # lint reports it; not served
+    return to_indexed(parsed, rel, *stamp), (rel, *stamp, digest, None, *facts_row(parsed, links))
 
 
 BULK_EMBED = 32
 """Above this many notes to embed, the embedder loads the whole piece table at once."""
 
 
-def reconcile(paths: KBPaths, *, build_pieces: bool = True) -> tuple[int, int]:
+def recorded_files(db: sqlite3.Connection) -> dict[str, tuple[int, int, bool]]:
+    """Map path -> (mtime_ns, size, readable) of every note file the index recorded."""
+    rows = db.execute("SELECT path, mtime_ns, size, problem IS NULL FROM kb_files")
+    return {rel: (mtime, size, bool(ok)) for rel, mtime, size, ok in rows}
+
+
+def _changed(
+    on_disk: dict[str, tuple[int, int]],
+    files: dict[str, tuple[int, int, bool]],
+    docs: dict[str, tuple[str, int, int]],
+) -> list[str]:
+    """The files to read again: new or changed since recorded, or a note the docs lack."""
+    changed = []
+    for rel, stamp in on_disk.items():
+        row = files.get(rel)
+        if row is None or row[:2] != stamp or (row[2] and docs.get(rel, ("", -1, -1))[1:] != stamp):
+            changed.append(rel)
+    return sorted(changed)
+
+
+def reconcile(
+    paths: KBPaths, *, build_pieces: bool = True, snapshot: Snapshot | None = None
+) -> tuple[int, int]:
     """Bring the index in line with ``nodes/``; return (notes re-indexed, notes removed).
 
     Notes are embedded when the semantic model is installed (``lorebook[semantic]``).
     With ``build_pieces`` (every command), the machine's piece table is built if needed
     and an index embedded with another table (or none) is re-embedded whole; the
     session-start hook passes False and embeds changed notes with the table the index
-    already names, if any.
+    already names, if any. Notes the caller has just read (``snapshot``, from
+    :func:`lorebook.kb.store.load_snapshot`) are taken from it when unchanged since.
     """
     from lorebook.recall import semantic
 
@@ -77,26 +132,29 @@ def reconcile(paths: KBPaths, *, build_pieces: bool = True) -> tuple[int, int]:
         with index.db:
             freshness.record(index.db, times)
         table = wanted or index.pieces()
-        known = index.files()
         switch = bool(table) and os.path.exists(table) and index.pieces() != table
-        if switch:
-            known = {}  # embedded with another table, or not at all: re-embed every note
-        removals = [note_id for rel, (note_id, _, _) in known.items() if rel not in on_disk]
-        changed = sorted(
-            rel for rel, stamp in on_disk.items() if known.get(rel, ("", -1, -1))[1:] != stamp
-        )
-        if not removals and not changed and not switch:
+        docs = index.files()
+        files = recorded_files(index.db)
+        # Embedded with another table, or not at all: re-embed every note.
+        changed = sorted(on_disk) if switch else _changed(on_disk, files, docs)
+        gone = sorted(rel for rel in files.keys() | docs.keys() if rel not in on_disk)
+        if not changed and not gone and not switch:
             return (0, 0)
-        upserts = []
+        removals = [docs[rel][0] for rel in gone if rel in docs]
+        upserts, rows = [], []
         for rel in changed:
-            note = _read(paths, rel)
-            if note is None:
-                if rel in known:
-                    removals.append(known[rel][0])
-                continue
-            upserts.append(note)
+            note, row = _parse(paths, rel, snapshot, on_disk[rel])
+            old_id = docs[rel][0] if rel in docs else None
+            if row is None:
+                gone.append(rel)
+            else:
+                rows.append(row)
+            if old_id is not None and (note is None or note.id != old_id):
+                removals.append(old_id)
+            if note is not None:
+                upserts.append(note)
         index.embedder = semantic.open_embedder(table, bulk=len(upserts) > BULK_EMBED)
-        index.apply(upserts, removals)
+        index.apply(upserts, removals, files=rows, files_gone=gone)
         if index.embedder is not None:
             index.embedder.close()
     return (len(upserts), len(removals))
@@ -107,39 +165,65 @@ def _up_to_date(
 ) -> bool:
     try:
         with NoteIndex(target, readonly=True) as index:
-            known = index.files()
+            files = recorded_files(index.db)
             current = index.stats() is not None or not on_disk
             current = current and (pieces is None or index.pieces() == pieces)
             current = current and freshness.recorded(index.db) == times
     except sqlite3.Error:
         return False
-    return current and {rel: stamp[1:] for rel, stamp in known.items()} == on_disk
+    # The docs rows are written with the kb_files rows, in the same transaction.
+    return (
+        current
+        and len(files) == len(on_disk)
+        and all(files.get(rel, (-1, -1))[:2] == stamp for rel, stamp in on_disk.items())
+    )
 
 
-def index_written(paths: KBPaths, rel_path: str | None, removed_id: str | None = None) -> None:
+def index_written(
+    paths: KBPaths,
+    rel_path: str | None,
+    removed_id: str | None = None,
+    removed_path: str | None = None,
+) -> None:
     """Update the index after a writer changed one note; a missing index is left to reconcile.
 
     Args:
         paths: The knowledge base.
         rel_path: The written note, relative to ``nodes/`` (None when only removing).
         removed_id: An id that no longer exists.
+        removed_path: Where that note was, relative to ``nodes/``.
     """
     target = index_path(str(paths.root))
     if not os.path.exists(target):
         return
-    upserts = []
+    upserts, rows = [], []
     if rel_path is not None:
-        note = _read(paths, rel_path)
-        if note is not None:
-            upserts.append(note)
+        note, row = _parse(paths, rel_path, None, (-1, -1))
+        upserts += [note] if note is not None else []
+        rows += [row] if row is not None else []
     from lorebook.recall.semantic import open_embedder
 
     with contextlib.suppress(sqlite3.Error), NoteIndex(target) as index:
         index.embedder = open_embedder(index.pieces())
-        index.apply(upserts, [removed_id] if removed_id else [])
+        gone = [removed_path] if removed_path else []
+        index.apply(upserts, [removed_id] if removed_id else [], files=rows, files_gone=gone)
         if index.embedder is not None:
             index.embedder.close()
-        _restamp(index, str(paths.nodes), rel_path)
+        _restamp(index, str(paths.nodes), rel_path or removed_path)
+
+
+def folders_written(paths: KBPaths, rel_paths: list[str]) -> None:
+    """Re-record the times of the folders a writer wrote generated files in (``index.md``).
+
+    A file that is not a note changes nothing the index holds, but its folder's time; the
+    next session start would otherwise walk every note to find that out.
+    """
+    target = index_path(str(paths.root))
+    if not rel_paths or not os.path.exists(target):
+        return
+    with contextlib.suppress(sqlite3.Error), NoteIndex(target) as index:
+        for rel in sorted(set(rel_paths)):
+            _restamp(index, str(paths.nodes), rel)
 
 
 def _restamp(index: NoteIndex, nodes: str, rel_path: str | None) -> None:
@@ -158,10 +242,10 @@ def _restamp(index: NoteIndex, nodes: str, rel_path: str | None) -> None:
         freshness.record(index.db, times)
 
 
-def rebuild_index(paths: KBPaths) -> Path:
+def rebuild_index(paths: KBPaths, snapshot: Snapshot | None = None) -> Path:
     """Build the index from scratch (after deleting a corrupt one); return its path."""
     target = index_path(str(paths.root))
     for suffix in ("", "-journal", "-wal", "-shm"):
         Path(f"{target}{suffix}").unlink(missing_ok=True)
-    reconcile(paths)
+    reconcile(paths, snapshot=snapshot)
     return Path(target)

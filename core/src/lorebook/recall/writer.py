@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from array import array
 from collections import Counter
 
 from lorebook.recall import bm25
 from lorebook.recall.document import DOC_COLUMNS, IndexedNote, note_from_row, pack_body
-from lorebook.recall.postings import SECTION_BITS, PostingList, key, merge
+from lorebook.recall.postings import MAX_VALUE, SECTION_BITS, PostingList, key, merge
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,11 +54,19 @@ CREATE INDEX IF NOT EXISTS anchors_by_id ON anchors (id);
 CREATE TABLE IF NOT EXISTS vectors (
     first INTEGER PRIMARY KEY, nums BLOB NOT NULL, inverse BLOB NOT NULL, ints BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS kb_files (
+    path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
+    hash TEXT, problem TEXT, id TEXT, type TEXT, title TEXT, description TEXT, kind TEXT,
+    status TEXT, lists TEXT, links TEXT
+);
 """
 """``terms`` holds one packed posting list per word (:mod:`lorebook.recall.postings`) with
 its bounds; ``docs.vec`` each note's unit vector (int8 with a scale); ``vectors`` every
 note's vector again, packed in note-number order, a few thousand notes a row, so a prompt
-compares itself with all of them in compiled code (see :mod:`lorebook.recall.dense`)."""
+compares itself with all of them in compiled code (see :mod:`lorebook.recall.dense`);
+``kb_files`` every note file as the generated files see it (its content hash, its problem
+if it cannot be read, and what ENTRY.md, GRAPH.md and the folder indexes show of it: see
+:mod:`lorebook.kb.catalog`), so a writer regenerates them without re-reading every note."""
 
 WILDCARDS = "*?"
 
@@ -81,11 +90,60 @@ def glob_literals(pattern: str) -> tuple[str, str]:
 class _Changes:
     """Per word: the notes whose postings go, and the postings that come."""
 
-    __slots__ = ("add", "drop")
+    __slots__ = ("drop", "keys", "values")
 
     def __init__(self) -> None:
         self.drop: set[int] = set()
-        self.add: list[tuple[int, int, int]] = []
+        self.keys: list[int] = []
+        self.values: list[int] = []
+        """tf and section length of each key in ``keys``, two entries a key."""
+
+    def merged(self, old: PostingList | None) -> PostingList:
+        """``old`` without the dropped notes, with the added postings, sorted by key."""
+        keys = self.keys
+        if old is None and all(map(int.__lt__, keys, keys[1:])):
+            return PostingList(array("I", keys), array("H", self.values))  # a fresh build
+        values = self.values
+        add = [(k, values[2 * i], values[2 * i + 1]) for i, k in enumerate(keys)]
+        return merge(old, self.drop, add)
+
+
+class _Known:
+    """An indexed note about to change: its number, distinct words, tokens and sections."""
+
+    __slots__ = ("num", "sections", "terms", "tokens")
+
+    def __init__(self, num: int, terms: list[str], tokens: int, sections: int) -> None:
+        self.num = num
+        self.terms = terms
+        self.tokens = tokens
+        self.sections = sections
+
+
+TOTALS_KEY = "totals"
+"""The ``meta`` row keeping :class:`_Totals`, so a write need not count the whole index."""
+
+
+class _Totals:
+    """What the corpus statistics are computed from, kept up to date by every write."""
+
+    __slots__ = ("histogram", "notes", "sections", "tokens")
+
+    def __init__(self, notes: int, tokens: int, sections: int, histogram: dict[int, int]) -> None:
+        self.notes = notes
+        self.tokens = tokens
+        self.sections = sections
+        self.histogram = histogram
+        """Document frequency -> how many words have it."""
+
+    @classmethod
+    def loads(cls, text: str) -> _Totals:
+        notes, tokens, sections, pairs = json.loads(text)
+        return cls(notes, tokens, sections, {df: n for df, n in pairs})
+
+    def dumps(self) -> str:
+        pairs = sorted([df, n] for df, n in self.histogram.items() if n)
+        return json.dumps([self.notes, self.tokens, self.sections, pairs])
 
 
 class IndexWriter:
@@ -128,86 +186,143 @@ class IndexWriter:
     def __exit__(self, *exc: object) -> None:
         self.db.close()
 
-    def apply(self, upserts: Iterable[IndexedNote] = (), removals: Iterable[str] = ()) -> None:
-        """Add or replace notes and remove ids, in one transaction."""
+    def apply(
+        self,
+        upserts: Iterable[IndexedNote] = (),
+        removals: Iterable[str] = (),
+        *,
+        files: Iterable[tuple[str | int | None, ...]] = (),
+        files_gone: Iterable[str] = (),
+    ) -> None:
+        """Add or replace notes and remove ids, in one transaction.
+
+        ``files`` are rows of the ``kb_files`` table (13 columns, see
+        :func:`lorebook.recall.sync.file_row`) to write beside them, ``files_gone`` the
+        paths whose rows go.
+        """
         notes = list({n.id: n for n in upserts}.values())
         gone = sorted(set(removals) - {n.id for n in notes})
         changes: dict[str, _Changes] = {}
+        vectors = self._vectors(notes)
         with self.db:
             self.db.execute("PRAGMA cache_size = -65536")  # 64 MB for the job
+            totals = self._totals()
             known = self._known([n.id for n in notes] + gone)
             for note_id in gone:
                 if note_id in known:
-                    self._forget(note_id, *known[note_id], changes)
+                    self._forget(note_id, known[note_id], changes, totals)
             next_num = self._next_num()
-            for note in notes:
+            for note, vector in zip(notes, vectors, strict=True):
                 if note.id in known:
-                    num, terms = known[note.id]
-                    self._forget(note.id, num, terms, changes)
+                    num = known[note.id].num
+                    self._forget(note.id, known[note.id], changes, totals)
                 else:
                     num, next_num = next_num, next_num + 1
-                self._insert(note, num, changes)
-            self._write_terms(changes)
-            self._refresh_stats()
+                self._insert(note, num, changes, vector, totals)
+            self._write_terms(changes, totals)
+            self.db.executemany("DELETE FROM kb_files WHERE path = ?", [(p,) for p in files_gone])
+            self.db.executemany(
+                f"INSERT OR REPLACE INTO kb_files VALUES ({', '.join('?' * 13)})",
+                files,
+            )
+            self._refresh_stats(totals)
 
-    def _known(self, ids: list[str]) -> dict[str, tuple[int, list[str]]]:
-        """Number and distinct words of the indexed notes among ``ids``."""
-        found: dict[str, tuple[int, list[str]]] = {}
+    def _vectors(self, notes: list[IndexedNote]) -> list[bytes | None]:
+        """Each note's vector as the index keeps it (int8), or None without an embedder."""
+        if self.embedder is None:
+            return [None] * len(notes)
+        if self.embedder.matrix is not None:
+            from lorebook.recall.bulk import note_vectors, quantize_many
+
+            return [*quantize_many(self.embedder, note_vectors(self.embedder, notes))]
+        from lorebook.recall.dense import quantize
+        from lorebook.recall.semantic import embed_note
+
+        return [quantize(embed_note(self.embedder, n.head(), n.body)) for n in notes]
+
+    def _known(self, ids: list[str]) -> dict[str, _Known]:
+        """Number, distinct words and sizes of the indexed notes among ``ids``."""
+        found: dict[str, _Known] = {}
         wanted = sorted(set(ids))
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for row in self.db.execute(
-                f"SELECT num, {DOC_COLUMNS} FROM docs WHERE id IN ({marks})", chunk
+                f"SELECT num, len, sections, {DOC_COLUMNS} FROM docs WHERE id IN ({marks})", chunk
             ):
-                old = note_from_row(row[1:])
+                old = note_from_row(row[3:])
                 terms = sorted({t for part in old.sections()[: 1 << SECTION_BITS] for t in part})
-                found[old.id] = (row[0], terms)
+                found[old.id] = _Known(row[0], terms, row[1], row[2])
         return found
+
+    def _totals(self) -> _Totals:
+        """The corpus totals as recorded, or counted when the index records none yet."""
+        recorded = self._meta(TOTALS_KEY)
+        if recorded:
+            return _Totals.loads(recorded)
+        size, tokens, sections = self.db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(len), 0), COALESCE(SUM(sections), 0) FROM docs"
+        ).fetchone()
+        histogram = self.db.execute("SELECT df, COUNT(*) FROM terms GROUP BY df").fetchall()
+        return _Totals(size, tokens, sections, dict(histogram))
 
     def _next_num(self) -> int:
         (top,) = self.db.execute("SELECT COALESCE(MAX(num), 0) FROM docs").fetchone()
         return int(top) + 1
 
     def _forget(
-        self, note_id: str, num: int, terms: list[str], changes: dict[str, _Changes]
+        self, note_id: str, old: _Known, changes: dict[str, _Changes], totals: _Totals
     ) -> None:
-        for term in terms:
-            changes.setdefault(term, _Changes()).drop.add(num)
+        for term in old.terms:
+            changes.setdefault(term, _Changes()).drop.add(old.num)
+        totals.notes -= 1
+        totals.tokens -= old.tokens
+        totals.sections -= old.sections
+        num = old.num
         self.db.execute("DELETE FROM anchors WHERE id = ?", (note_id,))
         self.db.execute("DELETE FROM docs WHERE num = ?", (num,))
 
-    def _insert(self, note: IndexedNote, num: int, changes: dict[str, _Changes]) -> None:
-        sections = [Counter(part) for part in note.sections()[: 1 << SECTION_BITS]]
-        for sec, counts in enumerate(sections):
-            length = sum(counts.values())
+    def _insert(
+        self,
+        note: IndexedNote,
+        num: int,
+        changes: dict[str, _Changes],
+        vector: bytes | None,
+        totals: _Totals,
+    ) -> None:
+        total = 0
+        sections = note.sections()[: 1 << SECTION_BITS]
+        get = changes.get
+        for sec, part in enumerate(sections):
+            length = len(part)
+            total += length
             section_key = key(num, sec)
-            for term, tf in counts.items():
-                change = changes.get(term)
+            for term, tf in Counter(part).items():
+                change = get(term)
                 if change is None:
                     change = changes[term] = _Changes()
-                change.add.append((section_key, tf, length))
+                change.keys.append(section_key)
+                if length > MAX_VALUE:  # tf <= length: one test bounds both
+                    change.values += (min(tf, MAX_VALUE), MAX_VALUE)
+                else:
+                    change.values += (tf, length)
         extra = {
             "tags": list(note.tags),
             "superseded_by": list(note.superseded_by),
             "refuted_because": note.refuted_because,
             "anchors": note.anchors,
         }
-        vec = None
-        if self.embedder is not None:
-            from lorebook.recall.dense import quantize
-            from lorebook.recall.semantic import embed_note
-
-            vec = quantize(embed_note(self.embedder, note.head(), note.body))
         self.db.execute(
             "INSERT INTO docs (num, id, path, mtime_ns, size, len, status, kind, enforce, title, "
             "description, body, extra, sections, vec) "
             f"VALUES ({', '.join('?' * 15)})",
-            (num, note.id, note.path, note.mtime_ns, note.size,
-             sum(sum(c.values()) for c in sections), note.status, note.kind, note.enforce,
-             note.title, note.description, pack_body(note.body), json.dumps(extra), len(sections),
-             vec),
+            (num, note.id, note.path, note.mtime_ns, note.size, total, note.status, note.kind,
+             note.enforce, note.title, note.description, pack_body(note.body), json.dumps(extra),
+             len(sections), vector),
         )  # fmt: skip
+        totals.notes += 1
+        totals.tokens += total
+        totals.sections += len(sections)
         self.db.executemany(
             "INSERT INTO anchors (kind, pattern, id, prefix, suffix) VALUES (?, ?, ?, ?, ?)",
             [
@@ -217,23 +332,26 @@ class IndexWriter:
             ],
         )
 
-    def _write_terms(self, changes: dict[str, _Changes]) -> None:
+    def _write_terms(self, changes: dict[str, _Changes], totals: _Totals) -> None:
         words = sorted(changes)
         old: dict[str, PostingList] = {}
+        histogram = totals.histogram
         for start in range(0, len(words), 500):
             chunk = words[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for term, blob in self.db.execute(
-                f"SELECT term, postings FROM terms WHERE term IN ({marks})", chunk
+            for term, df, blob in self.db.execute(
+                f"SELECT term, df, postings FROM terms WHERE term IN ({marks})", chunk
             ):
                 old[term] = PostingList.decode(blob)
+                histogram[df] -= 1
         gone, kept = [], []
         for term in words:
-            merged = merge(old.get(term), changes[term].drop, changes[term].add)
+            merged = changes[term].merged(old.get(term))
             if not merged.keys:
                 gone.append((term,))
                 continue
             df = len({k >> SECTION_BITS for k in merged.keys})
+            histogram[df] = histogram.get(df, 0) + 1
             max_tf, min_len = merged.bounds()
             kept.append((term, df, max_tf, min_len, merged.encode()))
         self.db.executemany("DELETE FROM terms WHERE term = ?", gone)
@@ -244,11 +362,9 @@ class IndexWriter:
             kept,
         )
 
-    def _refresh_stats(self) -> None:
-        size, total, sections = self.db.execute(
-            "SELECT COUNT(*), COALESCE(SUM(len), 0), COALESCE(SUM(sections), 0) FROM docs"
-        ).fetchone()
-        histogram = self.db.execute("SELECT df, COUNT(*) FROM terms GROUP BY df").fetchall()
+    def _refresh_stats(self, totals: _Totals) -> None:
+        size, total, sections = totals.notes, totals.tokens, totals.sections
+        histogram = sorted((df, n) for df, n in totals.histogram.items() if n)
         # The prior: PRIOR_DOCS documents of average length made only of a token no query
         # holds (see PRIOR_DOCS). BM25Okapi is then computed exactly on notes + prior, with
         # a section's length measured against the average section.
@@ -264,6 +380,7 @@ class IndexWriter:
             ("avgdl", repr(avgdl)),
             ("average_idf", repr(avg_idf)),
             ("pieces", table),
+            (TOTALS_KEY, totals.dumps()),
         ]
         self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", rows)
         self._pack_vectors()

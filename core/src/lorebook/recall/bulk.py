@@ -1,0 +1,136 @@
+"""Embedding many notes at once with numpy: what an index rebuild spends most time on.
+
+:func:`lorebook.recall.semantic.embed_note` embeds one note at a time, in Python, as the
+hooks do. An index writer embedding thousands of notes uses :func:`note_vectors`, which
+computes the same vectors (the mean of the pieces' vectors of the head and of the body,
+made unit length, summed, made unit length, as float32) for a batch of notes in a few
+numpy operations: the words of each text are counted in C, each distinct word is cut into
+pieces once, and the sums are gathered and reduced per text. Sums are taken in another
+order than the one-note path takes them, so a vector may differ in its last float64 bits;
+after rounding to float32 they are the same (a test compares both paths).
+
+Imported only by index writers, and only when the embedder has loaded numpy.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from lorebook.recall.semantic import DIM, MAX_CHUNK, WORD_START, segment
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from lorebook.recall.document import IndexedNote
+    from lorebook.recall.semantic import Embedder
+
+BATCH_TEXTS = 4096
+"""Texts whose words are expanded to pieces in one numpy step."""
+
+
+class _Words(dict[str, int]):
+    """Word -> number, numbering each unseen word as it is first looked up."""
+
+    def __missing__(self, word: str) -> int:
+        number = self[word] = len(self)
+        return number
+
+
+class _Texts:
+    """Every text's distinct words (as numbers) and their counts, concatenated."""
+
+    def __init__(self) -> None:
+        self.words = _Words()
+        self.ids: list[int] = []
+        self.counts: list[int] = []
+        self.sizes: list[int] = []
+
+    def add(self, text: str) -> None:
+        counted = Counter(text.split())
+        self.ids.extend(map(self.words.__getitem__, counted))
+        self.counts.extend(counted.values())
+        self.sizes.append(len(counted))
+
+
+def _word_pieces(embedder: Embedder, words: dict[str, int]) -> list[list[int]]:
+    """The piece rows of every word, in word-number order."""
+    cache = embedder.segments
+    table = embedder.rows
+    found: list[list[int]] = []
+    for word in words:  # insertion order is number order
+        chunk = WORD_START + word[:MAX_CHUNK]
+        pieces = cache.get(chunk)
+        if pieces is None:
+            pieces = cache[chunk] = segment(chunk, embedder.known)
+        found.append([table[p] for p in pieces])
+    return found
+
+
+def _text_sums(embedder: Embedder, texts: _Texts) -> Any:
+    """The sum of the piece vectors of each text (one row a text), a batch at a time.
+
+    Each text's words are expanded to their pieces (in numpy), then one dot product of
+    the counts with the pieces' rows sums the text, as the one-note path does.
+    """
+    np = embedder.numpy
+    pieces = _word_pieces(embedder, texts.words)
+    lengths = np.array([len(p) for p in pieces], dtype=np.int64)
+    flat = np.array([row for p in pieces for row in p], dtype=np.int64)
+    offsets = np.cumsum(lengths) - lengths
+    ids = np.array(texts.ids, dtype=np.int64)
+    counts = np.array(texts.counts, dtype=np.float64)
+    ends = np.cumsum(np.array(texts.sizes, dtype=np.int64))
+    sums = np.zeros((len(texts.sizes), DIM), dtype=np.float64)
+    matrix, dot = embedder.matrix, np.dot
+    for first in range(0, len(texts.sizes), BATCH_TEXTS):
+        last = min(len(texts.sizes), first + BATCH_TEXTS)
+        lo = int(ends[first - 1]) if first else 0
+        words = ids[lo : int(ends[last - 1])]
+        reps = lengths[words]
+        placed = np.cumsum(reps)
+        rows = flat[np.repeat(offsets[words] - (placed - reps), reps) + np.arange(placed[-1])]
+        weights = np.repeat(counts[lo : int(ends[last - 1])], reps)
+        # Where each text's pieces end among the batch's expanded pieces.
+        cuts = np.concatenate(([0], placed))[ends[first:last] - lo].tolist()
+        start = 0
+        for text, end in enumerate(cuts, start=first):
+            if end > start:
+                sums[text] = dot(weights[start:end], matrix[rows[start:end]])
+            start = end
+    return sums
+
+
+def _unit(np: Any, rows: Any) -> Any:
+    norms = np.linalg.norm(rows, axis=1)
+    safe = np.where(norms > 0, norms, 1.0)
+    return np.where((norms > 0)[:, None], rows / safe[:, None], 0.0)
+
+
+def note_vectors(embedder: Embedder, notes: Sequence[IndexedNote]) -> list[bytes]:
+    """Each note's unit vector as float32 bytes, as :func:`embed_note` computes it."""
+    np = embedder.numpy
+    texts = _Texts()
+    for note in notes:
+        head = note.head()
+        texts.add(head)
+        texts.add(note.body if note.body.strip() else head)
+    units = _unit(np, _text_sums(embedder, texts))
+    joined = _unit(np, units[0::2] + units[1::2])
+    vectors = joined.astype("<f4")
+    return [row.tobytes() for row in vectors]
+
+
+def quantize_many(embedder: Embedder, vectors: list[bytes]) -> list[bytes]:
+    """:func:`lorebook.recall.dense.quantize` of each vector, computed together."""
+    np = embedder.numpy
+    if not vectors:
+        return []
+    values = np.frombuffer(b"".join(vectors), dtype="<f4").reshape(len(vectors), DIM)
+    wide = values.astype(np.float64)
+    top = np.abs(wide).max(axis=1)
+    top = np.where(top > 0, top, 1.0)
+    scale = 127 / top
+    ints = np.clip(np.rint(wide * scale[:, None]), -127, 127).astype(np.int8)
+    scales = scale.astype("<f4")
+    return [scales[i].tobytes() + ints[i].tobytes() for i in range(len(vectors))]
