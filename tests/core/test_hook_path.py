@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -236,6 +237,25 @@ def test_session_start_injects_entry_and_picks_up_new_notes(kb: Path, fire: Fire
     after, _ = fire("Prompt", {"prompt": "xylophones", "session_id": "s9"})
     assert "Zebra crossings need xylophones" in after["context"]
     assert log == []
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and links are POSIX")
+def test_a_committed_fifo_or_link_as_the_catalog_injects_nothing_and_never_hangs(
+    kb: Path, fire: Fire, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    entry = kb / ".lorebook/ENTRY.md"
+    entry.unlink(missing_ok=True)
+    os.mkfifo(entry)  # what a pull request can commit: a reader without a writer blocks
+    out, log = fire("Start", {"source": "startup"})
+    assert out is None
+    assert any("ENTRY.md not served" in line and "not a regular file" in line for line in log)
+    entry.unlink()
+    private = tmp_path_factory.mktemp("home") / "credentials"
+    private.write_text("[default]\nthe private file of the user\n")
+    entry.symlink_to(private)
+    out, log = fire("Start", {"source": "startup"})
+    assert out is None
+    assert any("symbolic link; not served" in line for line in log)
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,10 @@ import pytest
 
 from lorebook.events import HookAnswer
 from lorebook.initialize import init_repo, uninstall_repo
+from lorebook.inject.entry import MAX_ENTRY_BYTES as MAX_CATALOG_BYTES
 from lorebook.testing import FakeHost
 from lorebook_cursor import transcript, wiring
-from lorebook_cursor.events import MAX_CATALOG_BYTES, parse_event, render
+from lorebook_cursor.events import parse_event, render
 from lorebook_cursor.harness import CursorHarness
 from tests.plugins.cursor.conftest import FIXTURES, documented
 

@@ -7,8 +7,8 @@ import os
 import re
 
 from lorebook.events import HookAnswer, HookEvent
+from lorebook.inject.entry import entry_context, read_entry
 from lorebook.inject.resume import with_resume_brief
-from lorebook.inject.sanitize import sanitize
 from lorebook.inject.stages import Context
 from lorebook.inject.state import remember_notes
 
@@ -145,14 +145,13 @@ def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:
         ctx.problems.append(f"refreshing the index: {type(exc).__name__}: {exc}")
     ctx.deadline.check("refreshing the index")
     try:
-        with open(os.path.join(ctx.kb_root, "ENTRY.md"), encoding="utf-8") as handle:
-            entry = handle.read()
-    except OSError:
+        entry = read_entry(ctx.kb_root)
+    except (OSError, ValueError) as exc:  # a FIFO, a link, a huge or undecodable file
+        ctx.problems.append(f"ENTRY.md not served: {exc}")
         return HookAnswer()
-    body = sanitize(
-        "\n".join(line for line in entry.splitlines() if not line.startswith("<!-- lorebook:"))
-    )
+    if entry is None:
+        return HookAnswer()
     if event.source in ("startup", "clear", "compact", None):
         remember_notes(ctx.kb_root, event.session_id, set(), reset=True)
-    text = f"{body.strip()}\n\n{_status_line(ctx, entry)}"
+    text = f"{entry_context(entry)}\n\n{_status_line(ctx, entry)}"
     return HookAnswer(context=with_resume_brief(text, event, ctx))

@@ -19,8 +19,6 @@ context, so lorebook does not hook it; the always-applied rules file
 
 from __future__ import annotations
 
-import os
-
 from lorebook.events import HookAnswer, HookEvent, HostOutput
 from lorebook.hostkit.payload import Payload, encode_json, known_event
 
@@ -44,10 +42,6 @@ EVENTS: dict[str, EventName] = {
 
 SHELL_TOOL = "Shell"
 """The tool name a ``beforeShellExecution`` event carries (its input is ``{"command"}``)."""
-
-_GENERATED_LINE = "<!-- lorebook:"
-MAX_CATALOG_BYTES = 64 * 1024
-"""Largest ``ENTRY.md`` served (lorebook writes it within a 2,000-character budget)."""
 
 
 def _cwd(payload: Payload) -> str:
@@ -95,8 +89,8 @@ def answer_at_once(event: HookEvent, kb_root: str) -> HookAnswer | None:
     Read by :func:`lorebook.hook.run` before it answers an event: ``ENTRY.md`` is the
     catalog every lorebook writer keeps current (and a ``git pull`` brings), so it is the
     precomputed answer Cursor needs at once. A pull request can commit anything there, so it
-    is read only as a regular file (not a link) of at most :data:`MAX_CATALOG_BYTES`, and
-    sanitised.
+    is read only as a regular file (not a link) of at most 64 KiB, and sanitised
+    (:mod:`lorebook.inject.entry`, as every host's session start reads it).
 
     Raises:
         OSError, ValueError: ``ENTRY.md`` is a link, not a regular file, too large or not
@@ -104,18 +98,12 @@ def answer_at_once(event: HookEvent, kb_root: str) -> HookAnswer | None:
     """
     if event.name != "session_start":
         return None
-    from lorebook.bounds import read_text_bounded
-    from lorebook.inject.sanitize import sanitize
+    from lorebook.inject.entry import entry_context, read_entry
 
-    path = os.path.join(kb_root, "ENTRY.md")
-    if os.path.islink(path):  # a committed link could point at a file of the user's
-        raise OSError(f"{path} is a symbolic link; not served")
-    try:
-        entry = read_text_bounded(path, MAX_CATALOG_BYTES)
-    except FileNotFoundError:
+    entry = read_entry(kb_root)
+    if entry is None:
         return HookAnswer()
-    lines = [line for line in entry.splitlines() if not line.startswith(_GENERATED_LINE)]
-    text = sanitize("\n".join(lines)).strip()
+    text = entry_context(entry)
     return HookAnswer(context=text or None)
 
 
