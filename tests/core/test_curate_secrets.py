@@ -99,3 +99,17 @@ def test_a_secret_a_curator_writes_into_a_note_still_refuses_the_batch(kb_repo: 
     with pytest.raises(CurationError, match=r"the note holds what looks like a secret \(line"):
         curate(kb_repo, plugins=plugins)
     assert TOKEN not in _written(kb_repo)
+
+
+def test_recall_of_pending_proposals_withholds_the_one_holding_a_secret(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    stage(kb_repo, "s-b", [proposal("s-b", 0, "Deploy from the release branch", body=LEAKED_BODY),
+                           proposal("s-b", 1, "Deploy with the release script")])  # fmt: skip
+    run = cli("recall", "deploy the release", "--json", "--pending", cwd=kb_repo)
+    assert run.exit_code == 0, run.stderr
+    assert TOKEN not in run.stdout
+    pending = {p["id"]: p for p in run.json()["pending"]}
+    assert pending["s-b:0"]["label"].startswith("withheld: it holds what looks like a secret")
+    assert "body" not in pending["s-b:0"]
+    assert pending["s-b:1"]["title"] == "Deploy with the release script"

@@ -78,28 +78,48 @@ def _documents(served: Served, query: str) -> tuple[list[dict[str, Any]], list[d
     return notes, warnings
 
 
+MAX_LOG_HEADER = 32 * 1024 * 1024
+"""A staged log whose header (where proposals live) is larger than this is not read."""
+
+
 def pending_proposals(paths: KBPaths, query: str) -> list[dict[str, Any]]:
-    """Proposals waiting for curation that share words with ``query``, best first."""
+    """Proposals waiting for curation that share words with ``query``, best first.
+
+    A proposal whose text the secret scan flags is listed without its text, labelled
+    "withheld" (curation refuses it too), so recall never repeats a leaked secret.
+    """
+    from lorebook.bounds import read_bounded
+    from lorebook.curate.gate import text_secrets
+
     words = set(tokenize(query))
     found: list[tuple[float, dict[str, Any]]] = []
     if not words or not paths.sessions.is_dir():
         return []
     for path in sorted(paths.sessions.glob("*.json")):
         try:
-            log = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            log = json.loads(read_bounded(path, MAX_LOG_HEADER))
+        except (OSError, ValueError):  # unreadable, too large, not JSON: not listed
             continue
         if not isinstance(log, dict) or log.get("status") not in ("pending", "extracted"):
             continue
         for proposal in log.get("proposals") or []:
             if not isinstance(proposal, dict):
                 continue
-            text = " ".join(str(proposal.get(k, "")) for k in ("title", "description", "body"))
+            text = "\n".join(str(proposal.get(k, "")) for k in ("title", "description", "body"))
             share = len(words & set(tokenize(text))) / len(words)
-            if share > 0:
-                doc = {k: proposal.get(k) for k in ("id", "title", "description", "body")}
-                doc.update(log=paths.rel(path), label="unreviewed proposal: not a team note")
-                found.append((share, doc))
+            if share <= 0:
+                continue
+            doc = {"id": proposal.get("id"), "log": paths.rel(path)}
+            if text_secrets(text):
+                session = log.get("session_id", path.stem)
+                doc["label"] = (
+                    "withheld: it holds what looks like a secret "
+                    f"(`lorebook forget-session {session}` erases the session)"
+                )
+            else:
+                doc |= {k: proposal.get(k) for k in ("title", "description", "body")}
+                doc["label"] = "unreviewed proposal: not a team note"
+            found.append((share, doc))
     found.sort(key=lambda pair: -pair[0])
     return [doc | {"match": round(share, 2)} for share, doc in found[:MAX_PENDING]]
 
