@@ -142,7 +142,10 @@ def test_the_catalog_reads_what_the_files_hold(kb_repo: Path) -> None:
             stored.links,
             stored.folder,
         )
-        for name in ("id", "type", "title", "description", "kind", "status"):
+        shown: tuple[str, ...] = ("id", "type", "title", "description", "kind", "status")
+        if note_id in snap.duplicates:
+            shown = ("id",)  # one docs row for both files; the generated files refuse them
+        for name in shown:
             assert getattr(listed.note, name) == getattr(stored.note, name)
         assert listed.note.edges() == stored.note.edges()
         assert list(listed.note.derived_from) == stored.note.derived_from

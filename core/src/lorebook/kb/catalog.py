@@ -54,15 +54,24 @@ class Facts:
 
 
 _LISTS = ("relates_to", "depends_on", "supersedes", "superseded_by", "derived_from")
-FACT_COLUMNS = "id, type, title, description, kind, status, lists, links"
-"""The ``kb_files`` columns :func:`facts_row` fills, in order."""
 
 
 def facts_row(note: Note, links: str | None) -> tuple[str | None, ...]:
-    """The ``kb_files`` values of a note with its current link section (:data:`FACT_COLUMNS`)."""
+    """The ``kb_files`` values of a note with its link section: id, type, lists, links.
+
+    Its title, description, kind and status are the ``docs`` row's (not kept twice).
+    """
     lists = [list(getattr(note, name)) for name in _LISTS]
-    packed = json.dumps(lists) if any(lists) else None
-    return (note.id, note.type, note.title, note.description, note.kind, note.status, packed, links)
+    return (note.id, note.type, json.dumps(lists) if any(lists) else None, links)
+
+
+_SELECT = (
+    "SELECT f.path, f.hash, f.problem, f.id, f.type, COALESCE(d.title, ''), "
+    "COALESCE(d.description, ''), COALESCE(d.kind, ''), COALESCE(d.status, ''), f.lists, "
+    "f.links FROM kb_files AS f LEFT JOIN docs AS d ON d.id = f.id"
+)
+"""Every note file with what the generated files show of it (from ``docs`` by id: two
+files with one id, which the generated files refuse anyway, share one row there)."""
 
 
 def _facts(row: list[str], lists: str | None) -> Facts:
@@ -140,14 +149,14 @@ class Catalog:
 
 def load_catalog(paths: KBPaths, db: sqlite3.Connection) -> Catalog:
     """The catalog the index ``db`` holds (as :func:`load_snapshot` would read the files)."""
-    rows = db.execute(f"SELECT path, hash, problem, {FACT_COLUMNS} FROM kb_files").fetchall()
+    rows = db.execute(_SELECT).fetchall()
     catalog = Catalog()
     prefix = paths.rel(paths.nodes)
     twins: dict[str, list[Listed]] = {}
     for rel, digest, problem, *facts in rows:
         catalog.files.append(rel)
         if digest is not None:
-            catalog.hashes[rel] = digest
+            catalog.hashes[rel] = digest.hex()
         if problem is not None or facts[0] is None:
             catalog.problems.append(Problem(f"{prefix}/{rel}", problem or f"{prefix}/{rel}"))
             continue

@@ -45,10 +45,10 @@ def to_indexed(note: Note, rel_path: str, mtime_ns: int, size: int) -> IndexedNo
     )
 
 
-FileRow = tuple[str | int | None, ...]
-"""A ``kb_files`` row: path under nodes/, mtime_ns, size, content hash, problem, and the
-note's facts (:func:`lorebook.kb.catalog.facts_row`; eight None for a problem)."""
-_NO_FACTS = (None,) * 8
+FileRow = tuple[str | int | bytes | None, ...]
+"""A ``kb_files`` row: path under nodes/, mtime_ns, size, content hash (sha256 bytes),
+problem, and the note's facts (:func:`lorebook.kb.catalog.facts_row`; None for a problem)."""
+_NO_FACTS = (None,) * 4
 
 
 def _parse(
@@ -64,7 +64,7 @@ def _parse(
     label = f"{paths.rel(paths.nodes)}/{rel}"
     if snapshot is not None and snapshot.stamps.get(rel) == stamp:
         stored = snapshot.by_path.get(rel)
-        digest = snapshot.hashes.get(rel)
+        digest = _raw(snapshot.hashes.get(rel))
         if stored is None:
             return None, (rel, *stamp, digest, snapshot.failed.get(rel, label), *_NO_FACTS)
         note = to_indexed(stored.note, rel, *stamp)
@@ -75,13 +75,18 @@ def _parse(
         stat = path.stat()  # before the read: a change after it shows in the next walk
         stamp = (stat.st_mtime_ns, stat.st_size)
         text = read_note_text(path, source=label)
-        digest = content_hash(text)
+        digest = _raw(content_hash(text))
         parsed, links = parse_note(text, source=label)
     except FileNotFoundError:
         return None, None
     except (OSError, LorebookError) as exc:
         return None, (rel, *stamp, digest, str(exc), *_NO_FACTS)  # lint reports it; not served
     return to_indexed(parsed, rel, *stamp), (rel, *stamp, digest, None, *facts_row(parsed, links))
+
+
+def _raw(digest: str | None) -> bytes | None:
+    """A sha256 as the index keeps it (32 bytes, not 64 hex digits)."""
+    return None if digest is None else bytes.fromhex(digest)
 
 
 BULK_EMBED = 32

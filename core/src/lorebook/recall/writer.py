@@ -56,9 +56,8 @@ CREATE TABLE IF NOT EXISTS vectors (
 );
 CREATE TABLE IF NOT EXISTS kb_files (
     path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
-    hash TEXT, problem TEXT, id TEXT, type TEXT, title TEXT, description TEXT, kind TEXT,
-    status TEXT, lists TEXT, links TEXT
-);
+    hash BLOB, problem TEXT, id TEXT, type TEXT, lists TEXT, links TEXT
+) WITHOUT ROWID;
 """
 """``terms`` holds one packed posting list per word (:mod:`lorebook.recall.postings`) with
 its bounds; ``docs.vec`` each note's unit vector (int8 with a scale); ``vectors`` every
@@ -67,6 +66,10 @@ compares itself with all of them in compiled code (see :mod:`lorebook.recall.den
 ``kb_files`` every note file as the generated files see it (its content hash, its problem
 if it cannot be read, and what ENTRY.md, GRAPH.md and the folder indexes show of it: see
 :mod:`lorebook.kb.catalog`), so a writer regenerates them without re-reading every note."""
+
+KB_FILES_COLUMNS = (
+    "path", "mtime_ns", "size", "hash", "problem", "id", "type", "lists", "links"
+)  # fmt: skip
 
 WILDCARDS = "*?"
 
@@ -179,6 +182,11 @@ class IndexWriter:
             with self.db:
                 for name in sorted(tables):
                     self.db.execute(f'DROP TABLE IF EXISTS "{name}"')
+        elif "kb_files" in tables:
+            columns = [c[1] for c in self.db.execute("PRAGMA table_info(kb_files)")]
+            if columns != list(KB_FILES_COLUMNS):
+                with self.db:  # another layout: its rows are refilled by the next reconcile
+                    self.db.execute("DROP TABLE kb_files")
 
     def __enter__(self) -> IndexWriter:
         return self
@@ -191,13 +199,13 @@ class IndexWriter:
         upserts: Iterable[IndexedNote] = (),
         removals: Iterable[str] = (),
         *,
-        files: Iterable[tuple[str | int | None, ...]] = (),
+        files: Iterable[tuple[str | int | bytes | None, ...]] = (),
         files_gone: Iterable[str] = (),
     ) -> None:
         """Add or replace notes and remove ids, in one transaction.
 
-        ``files`` are rows of the ``kb_files`` table (13 columns, see
-        :func:`lorebook.recall.sync.file_row`) to write beside them, ``files_gone`` the
+        ``files`` are rows of the ``kb_files`` table (:data:`KB_FILES_COLUMNS`, see
+        :data:`lorebook.recall.sync.FileRow`) to write beside them, ``files_gone`` the
         paths whose rows go.
         """
         notes = list({n.id: n for n in upserts}.values())
@@ -222,7 +230,7 @@ class IndexWriter:
             self._write_terms(changes, totals)
             self.db.executemany("DELETE FROM kb_files WHERE path = ?", [(p,) for p in files_gone])
             self.db.executemany(
-                f"INSERT OR REPLACE INTO kb_files VALUES ({', '.join('?' * 13)})",
+                f"INSERT OR REPLACE INTO kb_files VALUES ({','.join('?' * len(KB_FILES_COLUMNS))})",
                 files,
             )
             self._refresh_stats(totals)
