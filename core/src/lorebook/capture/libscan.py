@@ -90,25 +90,27 @@ def _keyword(line: str, low: str) -> bool:
     )
 
 
-LITERALS: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
-    # (detector, in the folded line?, one of these words): case-sensitive patterns are
-    # looked for in the line as it is, case-insensitive ones in the folded line.
-    ("AWSKeyDetector", False, ("A3T", "ABIA", "ACCA", "AKIA", "ASIA")),
-    ("AWSKeyDetector", True, ("aws",)),
-    ("AzureStorageKeyDetector", False, ("AccountKey=",)),
-    ("GitHubTokenDetector", False, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
-    ("GitLabTokenDetector", False, (
-        "glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "GR1348941", "glcbt-", "glimt-",
-        "glptt-", "glagent-", "gloas-",
+LITERALS: tuple[tuple[str, bool, str, tuple[str, ...]], ...] = (
+    # (detector, in the folded line?, a part every word has, one of these words):
+    # case-sensitive patterns are looked for in the line as it is, case-insensitive ones
+    # in the folded line; the shared part rules out all the words with one look.
+    ("AWSKeyDetector", False, "A", ("A3T", "ABIA", "ACCA", "AKIA", "ASIA")),
+    ("AWSKeyDetector", True, "aws", ("aws",)),
+    ("AzureStorageKeyDetector", False, "AccountKey=", ("AccountKey=",)),
+    ("GitHubTokenDetector", False, "gh", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    ("GitLabTokenDetector", False, "gl", (
+        "glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-",
+        "glagent-", "gloas-",
     )),
-    ("JwtTokenDetector", False, ("eyJ",)),
-    ("NpmDetector", False, (":_authToken=",)),
-    ("OpenAIDetector", False, ("T3BlbkFJ",)),
-    ("PrivateKeyDetector", False, ("PRIVATE KEY", "PuTTY-User-Key-File-2")),
-    ("PypiTokenDetector", False, ("pypi-AgE",)),
-    ("SlackDetector", True, ("xox", "hooks.slack.com")),
-    ("SquareOAuthDetector", False, ("sq0csp-",)),
-    ("StripeDetector", False, ("k_live_",)),
+    ("GitLabTokenDetector", False, "GR1348941", ("GR1348941",)),
+    ("JwtTokenDetector", False, "eyJ", ("eyJ",)),
+    ("NpmDetector", False, ":_authToken=", (":_authToken=",)),
+    ("OpenAIDetector", False, "T3BlbkFJ", ("T3BlbkFJ",)),
+    ("PrivateKeyDetector", False, "P", ("PRIVATE KEY", "PuTTY-User-Key-File-2")),
+    ("PypiTokenDetector", False, "pypi-AgE", ("pypi-AgE",)),
+    ("SlackDetector", True, "", ("xox", "hooks.slack.com")),
+    ("SquareOAuthDetector", False, "sq0csp-", ("sq0csp-",)),
+    ("StripeDetector", False, "k_live_", ("k_live_",)),
 )  # fmt: skip
 """Detectors whose every pattern holds one of a few words."""
 LONG_VALUES: tuple[tuple[str, int, bool, tuple[str, ...]], ...] = (
@@ -133,17 +135,20 @@ LONG_VALUES: tuple[tuple[str, int, bool, tuple[str, ...]], ...] = (
     ("TwilioKeyDetector", 34, False, ("AC", "SK")),
 )
 """Detectors whose patterns also need a run of that many word characters (the value)."""
-KNOWN = frozenset([name for name, _, _ in LITERALS] + [name for name, _, _, _ in LONG_VALUES]) | {
-    "ArtifactoryDetector",
-    "BasicAuthDetector",
-    "KeywordDetector",
-}
+KNOWN = frozenset(
+    [entry[0] for entry in (*LITERALS, *LONG_VALUES)]
+    + ["ArtifactoryDetector", "BasicAuthDetector", "KeywordDetector"]
+)
 _ARTIFACTORY = re.compile(r"AKC|AP[\dA-F]")
 
 
 def detectors_for(line: str, low: str) -> set[str]:
     """The names of the detectors that can match ``line`` (``low``: :func:`folded`)."""
-    names = {name for name, fold, words in LITERALS if _has(low if fold else line, words)}
+    names = {
+        name
+        for name, fold, part, words in LITERALS
+        if part in (low if fold else line) and _has(low if fold else line, words)
+    }
     runs = _LONG_RUNS.findall(line)
     if runs:
         longest = max(map(len, runs))
