@@ -237,6 +237,9 @@ def redact_many(texts: list[str]) -> list[str]:
         out = []
         for text in texts:
             text = strip_blocks(text)
+            if "\n" not in text:  # one line: its own test decides, nothing to select
+                out.append(redact_line(text))
+                continue
             lines = text.split("\n")
             scan = lines_to_scan(text, lines)
             for at in scan:

@@ -84,6 +84,8 @@ def redact_strings(strings: list[str]) -> list[str]:
 
 def _redacted_prefix(text: str) -> str:
     text = strip_blocks(text)
+    if "\n" not in text:
+        return redact_line(text)  # one line: kept whole, its own test decides
     cut = text.find("\n", ARG_CHARS + 1)
     head = text if cut < 0 else text[:cut]  # the lines the cut keeps, when none changes
     if not lines_to_scan(head, head.split("\n")):
