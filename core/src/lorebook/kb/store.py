@@ -110,28 +110,65 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _note_entries(nodes: str) -> Iterator[tuple[str, os.DirEntry[str] | None, str | None]]:
+    """:func:`walk_note_files` by ``os.scandir``: (path under nodes/, entry, problem).
+
+    The same files in the same order; each entry carries the stat the walk made, so the
+    snapshot's stamps cost no extra system call.
+    """
+    stack: list[tuple[str, str]] = [(nodes, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        dirs = []
+        for entry in entries:  # as os.walk sorts them: a link to a folder is a folder
+            if not entry.name.startswith(".") and entry.is_dir():
+                if entry.is_symlink():
+                    yield f"{prefix}{entry.name}", None, _SYMLINK
+                else:
+                    dirs.append((entry.path, f"{prefix}{entry.name}/"))
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or not name.endswith(".md") or name == INDEX_NAME:
+                continue
+            if entry.is_dir():
+                continue
+            yield (
+                f"{prefix}{name}",
+                None if entry.is_symlink() else entry,
+                (_SYMLINK if entry.is_symlink() else None),
+            )
+        stack.extend(reversed(dirs))
+
+
+_SYMLINK = "is a symbolic link; lorebook does not follow it"
+
+
 def load_snapshot(paths: KBPaths) -> Snapshot:
     """Read every note once; invalid files become problems, not exceptions."""
     snap = Snapshot()
     seen: dict[str, list[str]] = {}
-    for rel, path, problem in walk_note_files(paths.nodes):
-        label = f"{paths.rel(paths.nodes)}/{rel.as_posix()}"
-        if problem is not None or path is None:
+    base = paths.rel(paths.nodes)
+    for where, entry, problem in _note_entries(str(paths.nodes)):
+        label = f"{base}/{where}"
+        if problem is not None or entry is None:
             snap.problems.append(Problem(label, f"{label} {problem}"))
             continue
-        where = rel.as_posix()
         try:
-            stat = os.stat(path)  # before the read: a change after it shows in the next walk
+            stat = entry.stat(follow_symlinks=False)  # before the read: a change shows later
             snap.stamps[where] = (stat.st_mtime_ns, stat.st_size)
-            text = read_note_text(path, source=label)
+            text = read_note_text(Path(entry.path), source=label)
             snap.hashes[where] = content_hash(text)
             note, links = parse_note(text, source=label)
         except (NoteFormatError, OSError) as exc:
             snap.problems.append(Problem(label, str(exc)))
             snap.failed[where] = str(exc)
             continue
-        stored = snap.by_path[where] = StoredNote(note, rel, links)
-        if rel.stem != note.id:
+        stored = snap.by_path[where] = StoredNote(note, PurePosixPath(where), links)
+        if where.rpartition("/")[2][:-3] != note.id:
             snap.mismatched.append(stored)
         seen.setdefault(note.id, []).append(label)
         snap.notes.setdefault(note.id, stored)

@@ -305,15 +305,16 @@ class IndexWriter:
             length = len(part)
             total += length
             section_key = key(num, sec)
-            for term, tf in Counter(part).items():
+            counts: Iterable[tuple[str, int]] = Counter(part).items()
+            if length > MAX_VALUE:  # tf <= length: one bound clamps both
+                counts = [(term, min(tf, MAX_VALUE)) for term, tf in counts]
+                length = MAX_VALUE
+            for term, tf in counts:
                 change = get(term)
                 if change is None:
                     change = changes[term] = _Changes()
                 change.keys.append(section_key)
-                if length > MAX_VALUE:  # tf <= length: one test bounds both
-                    change.values += (min(tf, MAX_VALUE), MAX_VALUE)
-                else:
-                    change.values += (tf, length)
+                change.values += (tf, length)
         extra = {
             "tags": list(note.tags),
             "superseded_by": list(note.superseded_by),
@@ -331,14 +332,16 @@ class IndexWriter:
         totals.notes += 1
         totals.tokens += total
         totals.sections += len(sections)
-        self.db.executemany(
-            "INSERT INTO anchors (kind, pattern, id, prefix, suffix) VALUES (?, ?, ?, ?, ?)",
-            [
-                (kind, p, note.id, *(glob_literals(p) if kind == "files" else ("", "")))
-                for kind, patterns in note.anchors.items()
-                for p in patterns
-            ],
-        )
+        anchors = [
+            (kind, p, note.id, *(glob_literals(p) if kind == "files" else ("", "")))
+            for kind, patterns in note.anchors.items()
+            for p in patterns
+        ]
+        if anchors:  # most notes have none: no statement to run
+            self.db.executemany(
+                "INSERT INTO anchors (kind, pattern, id, prefix, suffix) VALUES (?, ?, ?, ?, ?)",
+                anchors,
+            )
 
     def _write_terms(self, changes: dict[str, _Changes], totals: _Totals) -> None:
         words = sorted(changes)
