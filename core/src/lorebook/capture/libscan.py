@@ -68,8 +68,8 @@ def folded(line: str) -> str:
     return low.replace("\u0131", "i").replace("\u017f", "s")
 
 
-def _has(text: str, words: tuple[str, ...]) -> bool:
-    """Does ``text`` hold one of ``words``?"""
+def has_any(text: str, words: tuple[str, ...]) -> bool:
+    """Does ``text`` hold one of ``words``? The gates' test, run on every candidate line."""
     for word in words:  # noqa: SIM110 (a loop: no generator per call, on every line)
         if word in text:
             return True
@@ -81,11 +81,11 @@ def _keyword(line: str, low: str) -> bool:
     # closing quote and a semicolon; one has a closing quote, spaces and two of ! and =
     # before the word; the others have the word, word characters, up to two closing
     # marks, spaces, one of : = == === != !== =>, spaces, and an opening quote.
-    if not (_has(low, _KEYWORDS) and _has(line, _QUOTES)):
+    if not (has_any(low, _KEYWORDS) and has_any(line, _QUOTES)):
         return False
     return (
-        _has(line, _QUOTE_SEMICOLON)
-        or (_has(line, _SIGNS) and _QUOTE_SIGNS.search(line) is not None)
+        has_any(line, _QUOTE_SEMICOLON)
+        or (has_any(line, _SIGNS) and _QUOTE_SIGNS.search(line) is not None)
         or _KEYWORD_SIGN.search(low) is not None
     )
 
@@ -147,7 +147,7 @@ def detectors_for(line: str, low: str) -> set[str]:
     names = {
         name
         for name, fold, part, words in LITERALS
-        if part in (low if fold else line) and _has(low if fold else line, words)
+        if part in (low if fold else line) and has_any(low if fold else line, words)
     }
     runs = _LONG_RUNS.findall(line)
     if runs:
@@ -155,7 +155,7 @@ def detectors_for(line: str, low: str) -> set[str]:
         names.update(
             name
             for name, length, fold, words in LONG_VALUES
-            if longest >= length and _has(low if fold else line, words)
+            if longest >= length and has_any(low if fold else line, words)
         )
     if ("AKC" in line or "AP" in line) and _ARTIFACTORY.search(line) is not None:
         names.add("ArtifactoryDetector")  # AKC, or AP and a digit or A-F

@@ -184,13 +184,13 @@ def _may_hold_secret(line: str, low: str) -> bool:
     long token mixing letters and digits that is not a hex hash or a UUID (session ids, git
     SHAs and content hashes never reach the library).
     """
-    if any(word in low for word in _PLAIN_WORDS) or line.endswith(("…", "…\n")):
+    if libscan.has_any(low, _PLAIN_WORDS) or line.endswith(("…", "…\n")):
         return True
     if ("pw" in low and _PW.search(low)) or ("://" in line and _URL_PASSWORD.search(line)):
         return True
     if ("-p" in low or "-u" in low) and _SHORT_FLAG.search(low):
         return True
-    return any(_generated(match.group()) for match in _LONG_TOKEN.finditer(line))
+    return any(map(_generated, _LONG_TOKEN.findall(line)))
 
 
 def _generated(token: str) -> bool:

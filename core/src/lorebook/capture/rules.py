@@ -20,7 +20,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 
-from lorebook.capture.libscan import folded
+from lorebook.capture.libscan import folded, has_any
 
 Span = tuple[int, int]
 
@@ -268,15 +268,13 @@ GATES: dict[re.Pattern[str], Callable[[str, str], bool]] = {
     PROVIDER_KEY_RE: _provider_gate,
     CUT_PROVIDER_RE: _provider_gate,
     URL_CREDENTIALS_RE: lambda line, low: "://" in line and "@" in line,
-    CLIENT_FLAG_RE: lambda line, low: (
-        any(word in line for word in _CLIENTS) or ("-u" in line and ":" in line)
-    ),
-    FLAG_RE: lambda line, low: "-" in line and any(word in low for word in _FLAG_WORDS),
+    CLIENT_FLAG_RE: lambda line, low: has_any(line, _CLIENTS) or ("-u" in line and ":" in line),
+    FLAG_RE: lambda line, low: "-" in line and has_any(low, _FLAG_WORDS),
     AUTH_HEADER_RE: lambda line, low: (
-        any(word in low for word in _BEARER_WORDS)
+        has_any(low, _BEARER_WORDS)
         or ("authorization" in low and _AUTHORIZATION.search(low) is not None)
     ),
-    PROSE_RE: lambda line, low: any(word in low for word in _PROSE_WORDS),
+    PROSE_RE: lambda line, low: has_any(low, _PROSE_WORDS),
 }
 """Each pattern's gate ``(line, folded line)``: False only where the pattern cannot match."""
 
