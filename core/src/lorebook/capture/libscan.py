@@ -4,13 +4,14 @@ The library's ``scan_line`` runs every detector's regular expressions over every
 most of them (case-insensitive, with optional prefixes) try a match at every position: on
 long prose and code lines that is most of capture's time. Each detector's patterns,
 though, cannot match unless the line holds some literal text: a provider's prefix
-(``ghp_``, ``AKIA``), a keyword (``key``, ``pass``, ``secret``), a quote, or a run of
-24 word characters (the 32- to 64-character values the IBM, Cloudant, Softlayer, ...
+(``ghp_``, ``AKIA``), a keyword (``key``, ``pass``, ``secret``), a quote, or a long run
+of word characters (the 24- to 64-character values the IBM, Cloudant, Softlayer, ...
 patterns end in). :data:`LITERALS`, :data:`LONG_VALUES` and the keyword gate state that
 condition per detector, read off the library's patterns; a detector whose condition
 fails is skipped, one that passes runs exactly as ``scan_line`` runs it (same call, same
 filters, same order), so the result is the library's own. Case-insensitive patterns are
-tested against :func:`folded`, the line as case-insensitive matching sees it.
+tested against :func:`folded`, the line as case-insensitive matching sees it. The library
+itself (about 0.15 s to import and set up) is loaded only when a line needs a detector.
 
 The conditions hold for the patterns of detect-secrets 1.5; tests pin those patterns and
 check this scan against ``scan_line`` on every corpus line, so a library release that

@@ -15,8 +15,12 @@ Secrets are found by three sets of rules, and every span any of them finds is re
   assignments judged by the variable's name (``DB_PASSWORD=hunter2`` is a secret,
   ``max_tokens: 8192`` and ``TOKEN_FILE=...`` are not).
 
-Lines that cannot hold a secret (no secret-ish word, no long token) skip every rule, which
-keeps throughput high. Redaction is idempotent: a redacted text redacts to itself.
+Lines that cannot hold a secret (no secret-ish word, no long token) skip every rule; they
+are picked out of a whole text at once (:func:`lines_to_scan`). On the other lines each
+detector and rule runs only when the line holds what its pattern cannot match without
+(:mod:`lorebook.capture.libscan`, ``rules.GATES``), so the spans are exactly those of
+running everything, at a fraction of the cost; a test checks every gate against its
+pattern. Redaction is idempotent: a redacted text redacts to itself.
 """
 
 from __future__ import annotations
@@ -209,7 +213,7 @@ def _merge(found: list[Span]) -> list[Span]:
 
 
 def secret_spans(line: str) -> list[Span]:
-    """The merged spans of every secret in one line (inside :func:`redact_many`'s settings)."""
+    """The merged spans of every secret in one line (inside :func:`scan_settings`)."""
     low = libscan.folded(line)
     if not _may_hold_secret(line, low) or line.strip() == REDACTED:
         return []
