@@ -219,7 +219,7 @@ class IndexWriter:
             for note_id in gone:
                 if note_id in known:
                     self._forget(note_id, known[note_id], changes, totals)
-            next_num = self._next_num()
+            next_num = first_new = self._next_num()
             for note, vector in zip(notes, vectors, strict=True):
                 if note.id in known:
                     num = known[note.id].num
@@ -234,6 +234,9 @@ class IndexWriter:
                 files,
             )
             self._refresh_stats(totals)
+            touched = [known[i].num for i in known] + list(range(first_new, next_num))
+            if touched:
+                self._pack_vectors(min(touched))
 
     def _vectors(self, notes: list[IndexedNote]) -> list[bytes | None]:
         """Each note's vector as the index keeps it (int8), or None without an embedder."""
@@ -394,18 +397,27 @@ class IndexWriter:
             (TOTALS_KEY, totals.dumps()),
         ]
         self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", rows)
-        self._pack_vectors()
 
     def _meta(self, name: str) -> str:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
         return str(row[0]) if row else ""
 
-    def _pack_vectors(self) -> None:
-        """Every note's vector again, packed by :func:`lorebook.recall.dense.pack`."""
+    def _pack_vectors(self, since: int) -> None:
+        """Pack the notes' vectors (:func:`lorebook.recall.dense.pack`) from note ``since`` on.
+
+        Rows are repacked from the one holding note number ``since``: the rows before it
+        hold only unchanged notes at unchanged positions, so they are exactly what packing
+        every note would give, and a note added to 10,000 rewrites one row, not three.
+        """
         from lorebook.recall.dense import pack
 
-        self.db.execute("DELETE FROM vectors")
-        rows = self.db.execute("SELECT num, vec FROM docs WHERE vec IS NOT NULL ORDER BY num")
+        (start,) = self.db.execute(
+            "SELECT COALESCE(MAX(first), 0) FROM vectors WHERE first <= ?", (since,)
+        ).fetchone()
+        self.db.execute("DELETE FROM vectors WHERE first >= ?", (start,))
+        rows = self.db.execute(
+            "SELECT num, vec FROM docs WHERE vec IS NOT NULL AND num >= ? ORDER BY num", (start,)
+        )
         self.db.executemany(
             "INSERT INTO vectors (first, nums, inverse, ints) VALUES (?, ?, ?, ?)", pack(rows)
         )
