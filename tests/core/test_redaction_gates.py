@@ -57,6 +57,7 @@ def _corpus() -> list[str]:
         "ibm_cloud_iam_api_key: " + "Ab1" * 14 + "Ab",
         "token " + "\u0661" * 9 + ":" + "A" * 35,
         "mot de passe: Tr0ub4dor&3",
+        "keep <PRIVATE>this</private> out, and <pr\u0131vate>this too",
         # one line each detector with a long value finds (fake values, built here)
         "softlayer_api_key = " + "ab12" * 16,
         "ibm_cos_hmac_secret_access_key = " + "a1b2c3" * 8,
@@ -136,6 +137,10 @@ def _rule_misses(line: str) -> list[str]:
               if not gate(line, low) and rx.search(line)]  # fmt: skip
     if redact._NAME_THEN_SIGN.search(low) is None and redact.ASSIGNMENT_RE.search(line):
         missed.append("ASSIGNMENT_RE")
+    if redact.strip_private(line) == line and redact.PRIVATE_RE.search(line):
+        missed.append("PRIVATE_RE")
+    if "-----BEGIN" not in line and redact.PEM_RE.search(line):
+        missed.append("PEM_RE")
     return missed
 
 
