@@ -144,7 +144,7 @@ def add_note(
     path = resolve_inside(paths.nodes, rel, what="note path")
     with kb_lock(paths.lock):
         catalog = _catalog(paths)
-        stems = {stem(r) for r in catalog.files}
+        stems = {r[r.rfind("/") + 1 : -3] for r in catalog.files}  # every name, less ".md"
         if note.id in stems or path.exists():
             same = [r for r in catalog.files if stem(r) == note.id]
             where = min(same, key=walk_order) if same else rel.as_posix()

@@ -66,9 +66,17 @@ class Tree:
             tree._ensure(folder)
             tree.notes[folder].append(stored)
         for folder in tree.notes:
-            tree.notes[folder].sort(key=lambda s: (s.note.type, s.note.title.casefold(), s.note.id))
             tree.children[folder].sort()
         return tree
+
+    def listed(self, folder: str) -> list[StoredView]:
+        """The folder's notes in the order its index.md lists them.
+
+        Sorted when asked, not when the tree is built: a writer renders a few folders.
+        """
+        return sorted(
+            self.notes[folder], key=lambda s: (s.note.type, s.note.title.casefold(), s.note.id)
+        )
 
     def _ensure(self, folder: str) -> None:
         if folder in self.notes:
@@ -129,8 +137,9 @@ def render_folder_index(folder: str, tree: Tree, summaries: dict[str, str], snap
             )
         lines.append("")
     here = PurePosixPath(folder) if folder else PurePosixPath(".")
+    listed = tree.listed(folder)
     for note_type, heading in (("practice", "Practices"), ("map", "Maps")):
-        group = [s for s in tree.notes[folder] if s.note.type == note_type]
+        group = [s for s in listed if s.note.type == note_type]
         if not group:
             continue
         lines += [f"## {heading}", ""]

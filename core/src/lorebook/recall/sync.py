@@ -17,7 +17,7 @@ from lorebook.kb.notes import parse_note, read_note_text
 from lorebook.kb.paths import KBPaths
 from lorebook.models.note import Note
 from lorebook.recall import freshness
-from lorebook.recall.index import IndexedNote, NoteIndex, index_path, stat_notes
+from lorebook.recall.index import IndexedNote, NoteIndex, index_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -113,6 +113,36 @@ def _changed(
     return sorted(changed)
 
 
+def walk_nodes(nodes: str) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
+    """:func:`freshness.folder_times` and :func:`stat_notes` of ``nodes``, in one walk.
+
+    Each folder's time is taken before its entries are listed, so a change made during
+    the walk shows at the next check.
+    """
+    times: dict[str, int] = {}
+    found: dict[str, tuple[int, int]] = {}
+    stack = [(nodes, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            times[prefix] = os.stat(folder).st_mtime_ns
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((entry.path, f"{prefix}{name}/"))
+            elif (
+                name.endswith(".md") and name != "index.md" and entry.is_file(follow_symlinks=False)
+            ):
+                st = entry.stat(follow_symlinks=False)
+                found[f"{prefix}{name}"] = (st.st_mtime_ns, st.st_size)
+    return times, found
+
+
 def reconcile(
     paths: KBPaths, *, build_pieces: bool = True, snapshot: Snapshot | None = None
 ) -> tuple[int, int]:
@@ -127,8 +157,7 @@ def reconcile(
     """
     from lorebook.recall import semantic
 
-    times = freshness.folder_times(str(paths.nodes))  # before the walk: a later change shows
-    on_disk = stat_notes(str(paths.nodes))
+    times, on_disk = walk_nodes(str(paths.nodes))
     target = index_path(str(paths.root))
     wanted = semantic.ensure_piece_table() if build_pieces else None
     if os.path.exists(target) and _up_to_date(target, on_disk, wanted, times):
