@@ -86,7 +86,7 @@ def _status_line(ctx: Context, entry: str) -> str:
     parts = []
     try:
         with ctx.index() as index:
-            counts = dict(index.db.execute("SELECT status, COUNT(*) FROM docs GROUP BY status"))
+            counts = index.status_counts()
     except Exception as exc:  # the status line is best effort
         ctx.problems.append(f"status line: {type(exc).__name__}: {exc}")
         counts = {}

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from array import array
 from collections import Counter
 
 from lorebook.recall import bm25
+from lorebook.recall.db import sqlite3
 from lorebook.recall.document import DOC_COLUMNS, IndexedNote, note_from_row, pack_body
 from lorebook.recall.postings import MAX_VALUE, SECTION_BITS, PostingList, key, merge
 
@@ -112,15 +112,16 @@ class _Changes:
 
 
 class _Known:
-    """An indexed note about to change: its number, distinct words, tokens and sections."""
+    """An indexed note about to change: its number, distinct words, tokens, sections, status."""
 
-    __slots__ = ("num", "sections", "terms", "tokens")
+    __slots__ = ("num", "sections", "status", "terms", "tokens")
 
-    def __init__(self, num: int, terms: list[str], tokens: int, sections: int) -> None:
+    def __init__(self, num: int, terms: list[str], tokens: int, sections: int, status: str) -> None:
         self.num = num
         self.terms = terms
         self.tokens = tokens
         self.sections = sections
+        self.status = status
 
 
 TOTALS_KEY = "totals"
@@ -130,23 +131,37 @@ TOTALS_KEY = "totals"
 class _Totals:
     """What the corpus statistics are computed from, kept up to date by every write."""
 
-    __slots__ = ("histogram", "notes", "sections", "tokens")
+    __slots__ = ("histogram", "notes", "sections", "statuses", "tokens")
 
-    def __init__(self, notes: int, tokens: int, sections: int, histogram: dict[int, int]) -> None:
+    def __init__(
+        self,
+        notes: int,
+        tokens: int,
+        sections: int,
+        histogram: dict[int, int],
+        statuses: dict[str, int],
+    ) -> None:
         self.notes = notes
         self.tokens = tokens
         self.sections = sections
         self.histogram = histogram
         """Document frequency -> how many words have it."""
+        self.statuses = statuses
+        """Status -> how many notes have it (the session-start status line reads it)."""
 
     @classmethod
-    def loads(cls, text: str) -> _Totals:
-        notes, tokens, sections, pairs = json.loads(text)
-        return cls(notes, tokens, sections, {df: n for df, n in pairs})
+    def loads(cls, text: str) -> _Totals | None:
+        """The recorded totals (None: recorded by a writer that kept no statuses)."""
+        recorded = json.loads(text)
+        if len(recorded) != 5:
+            return None
+        notes, tokens, sections, pairs, statuses = recorded
+        return cls(notes, tokens, sections, {df: n for df, n in pairs}, statuses)
 
     def dumps(self) -> str:
         pairs = sorted([df, n] for df, n in self.histogram.items() if n)
-        return json.dumps([self.notes, self.tokens, self.sections, pairs])
+        statuses = {s: n for s, n in sorted(self.statuses.items()) if n}
+        return json.dumps([self.notes, self.tokens, self.sections, pairs, statuses])
 
 
 class IndexWriter:
@@ -263,19 +278,29 @@ class IndexWriter:
             ):
                 old = note_from_row(row[3:])
                 terms = sorted({t for part in old.sections()[: 1 << SECTION_BITS] for t in part})
-                found[old.id] = _Known(row[0], terms, row[1], row[2])
+                found[old.id] = _Known(row[0], terms, row[1], row[2], old.status)
         return found
 
     def _totals(self) -> _Totals:
         """The corpus totals as recorded, or counted when the index records none yet."""
         recorded = self._meta(TOTALS_KEY)
-        if recorded:
-            return _Totals.loads(recorded)
+        totals = _Totals.loads(recorded) if recorded else None
+        if totals is not None:
+            return totals
         size, tokens, sections = self.db.execute(
             "SELECT COUNT(*), COALESCE(SUM(len), 0), COALESCE(SUM(sections), 0) FROM docs"
         ).fetchone()
         histogram = self.db.execute("SELECT df, COUNT(*) FROM terms GROUP BY df").fetchall()
-        return _Totals(size, tokens, sections, dict(histogram))
+        statuses = self.db.execute("SELECT status, COUNT(*) FROM docs GROUP BY status").fetchall()
+        return _Totals(size, tokens, sections, dict(histogram), dict(statuses))
+
+    def status_counts(self) -> dict[str, int]:
+        """How many notes have each status, as every write records it (no scan of docs)."""
+        recorded = self._meta(TOTALS_KEY)
+        totals = _Totals.loads(recorded) if recorded else None
+        if totals is None:
+            return dict(self.db.execute("SELECT status, COUNT(*) FROM docs GROUP BY status"))
+        return {status: n for status, n in totals.statuses.items() if n}
 
     def _next_num(self) -> int:
         (top,) = self.db.execute("SELECT COALESCE(MAX(num), 0) FROM docs").fetchone()
@@ -289,6 +314,7 @@ class IndexWriter:
         totals.notes -= 1
         totals.tokens -= old.tokens
         totals.sections -= old.sections
+        totals.statuses[old.status] = totals.statuses.get(old.status, 0) - 1
         num = old.num
         self.db.execute("DELETE FROM anchors WHERE id = ?", (note_id,))
         self.db.execute("DELETE FROM docs WHERE num = ?", (num,))
@@ -335,6 +361,7 @@ class IndexWriter:
         totals.notes += 1
         totals.tokens += total
         totals.sections += len(sections)
+        totals.statuses[note.status] = totals.statuses.get(note.status, 0) + 1
         anchors = [
             (kind, p, note.id, *(glob_literals(p) if kind == "files" else ("", "")))
             for kind, patterns in note.anchors.items()
