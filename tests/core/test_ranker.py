@@ -196,12 +196,20 @@ def test_a_prompt_is_cut_into_the_same_pieces_with_and_without_the_hash_filter()
         "app.net.errors.UploadError: upload failed after 3 retries: 504 Gateway Timeout; "
         "getUserName() returned None for https://example.test/a?b=c#frag and 7f3a9c"
     )
-    filtered, unfiltered = semantic.Embedder(table), semantic.Embedder(table)
-    unfiltered._hashes = lambda: None  # type: ignore[method-assign]  # a table without hashes
+    filtered, unfiltered, unlucky = (semantic.Embedder(table) for _ in range(3))
+    unfiltered._hashes = lambda *table: None  # type: ignore[method-assign]  # an old table
+    real_cut = unlucky._cut_by_hashes
+
+    def chance_match(chunks: list[str]) -> dict[str, list[str]] | None:
+        cuts = real_cut(chunks)
+        assert cuts
+        return {chunk: [chunk[:2], "\u2581zzqxj"] for chunk in cuts}  # no such piece
+
+    unlucky._cut_by_hashes = chance_match  # type: ignore[method-assign]
     try:
-        assert filtered.pieces(pasted) == unfiltered.pieces(pasted)
+        assert filtered.pieces(pasted) == unfiltered.pieces(pasted) == unlucky.pieces(pasted)
         assert filtered.embed(pasted) == unfiltered.embed(pasted)
-        assert filtered.hashes  # the filter was used
+        assert filtered.hashes["prefix_hashes"]  # the cut came from the hashes
     finally:
-        filtered.close()
-        unfiltered.close()
+        for embedder in (filtered, unfiltered, unlucky):
+            embedder.close()

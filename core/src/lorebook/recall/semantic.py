@@ -45,8 +45,9 @@ MAX_CHUNK = 48
 WORD_START = "\u2581"
 HALF_ROW = f"<{DIM}e"
 """One stored piece vector: float16, as the model ships it (half the size of float32)."""
-TABLE_FORMAT = 2
-"""Part of a piece table's file name: 2 added ``piece_hashes`` (see :meth:`Embedder.pieces`)."""
+TABLE_FORMAT = 3
+"""Part of a piece table's file name: 2 added ``piece_hashes``, 3 ``prefix_hashes`` (see
+:meth:`Embedder.pieces`)."""
 
 
 def model_files() -> tuple[str, str] | None:
@@ -106,9 +107,11 @@ def build_piece_table(target: str, tokenizer: str, weights: str) -> None:
             "INSERT OR REPLACE INTO pieces VALUES (?, ?)",
             ((piece, data[i * width : (i + 1) * width]) for piece, i in kept.items()),
         )
-        db.execute("CREATE TABLE piece_hashes (crcs BLOB NOT NULL)")
-        crcs = array("I", sorted({piece_hash(piece) for piece in kept}))
-        db.execute("INSERT INTO piece_hashes VALUES (?)", (crcs.tobytes(),))
+        prefixes = {piece[:end] for piece in kept for end in range(1, len(piece) + 1)}
+        for name, strings in (("piece_hashes", kept), ("prefix_hashes", prefixes)):
+            db.execute(f"CREATE TABLE {name} (crcs BLOB NOT NULL)")
+            crcs = array("I", sorted({piece_hash(s) for s in strings}))
+            db.execute(f"INSERT INTO {name} VALUES (?)", (crcs.tobytes(),))
         db.commit()
     finally:
         db.close()
@@ -118,6 +121,11 @@ def build_piece_table(target: str, tokenizer: str, weights: str) -> None:
 def piece_hash(piece: str) -> int:
     """The CRC-32 of a piece's UTF-8 bytes (the table keeps every piece's, to filter by)."""
     return zlib.crc32(piece.encode())
+
+
+def _holds(hashes: array[int], crc: int) -> bool:
+    at = bisect_left(hashes, crc)
+    return at < len(hashes) and hashes[at] == crc
 
 
 def chunks(text: str) -> list[str]:
@@ -172,8 +180,8 @@ class Embedder:
         self.matrix: Any = None
         self.numpy: Any = None
         self.rows: dict[str, int] = {}
-        self.hashes: array[int] | None = None
-        """Every piece's :func:`piece_hash`, sorted (read on first need)."""
+        self.hashes: dict[str, array[int] | None] = {}
+        """Table name -> its sorted :func:`piece_hash` values (read on first need)."""
         if bulk:
             self._load_all()
 
@@ -208,48 +216,78 @@ class Embedder:
         for piece in missing:
             self.vectors.setdefault(piece, None)
 
-    def _hashes(self) -> array[int] | None:
-        """Every piece's :func:`piece_hash`, sorted (None: a table built before they were kept)."""
-        if self.hashes is None:
+    def _hashes(self, table: str = "piece_hashes") -> array[int] | None:
+        """The sorted hashes ``table`` keeps (None: a table built before it was kept)."""
+        if table not in self.hashes:
             try:
-                row = self.db.execute("SELECT crcs FROM piece_hashes").fetchone()
+                row = self.db.execute(f"SELECT crcs FROM {table}").fetchone()
             except sqlite3.Error:
-                return None
-            self.hashes = array("I")
-            self.hashes.frombytes(row[0] if row else b"")
-        return self.hashes
+                self.hashes[table] = None
+            else:
+                crcs = self.hashes[table] = array("I")
+                crcs.frombytes(row[0] if row else b"")
+        return self.hashes[table]
 
     def _may_be_pieces(self, candidates: Iterable[str]) -> set[str]:
         """The candidates whose hash the table holds (all of them without hashes)."""
         hashes = self._hashes()
         if hashes is None:
             return set(candidates)
-        found = set()
-        size = len(hashes)
-        for candidate in candidates:
-            crc = zlib.crc32(candidate.encode())
-            at = bisect_left(hashes, crc)
-            if at < size and hashes[at] == crc:
-                found.add(candidate)
-        return found
+        return {c for c in candidates if _holds(hashes, zlib.crc32(c.encode()))}
+
+    def _cut_by_hashes(self, chunks: list[str]) -> dict[str, list[str]] | None:
+        """Each chunk cut greedily as :func:`segment` would, from the hashes alone.
+
+        At each position the cut grows while what it spans is the prefix of some piece
+        and keeps the longest that is a piece; a chance hash match is caught when the
+        piece is then looked up and not found. None without the hashes.
+        """
+        pieces, prefixes = self._hashes(), self._hashes("prefix_hashes")
+        if pieces is None or prefixes is None:
+            return None
+        cuts: dict[str, list[str]] = {}
+        for chunk in chunks:
+            cut, i, n = [], 0, len(chunk)
+            while i < n:
+                best = 0
+                for j in range(i + 1, min(n, i + MAX_PIECE) + 1):
+                    crc = zlib.crc32(chunk[i:j].encode())
+                    if not _holds(prefixes, crc):
+                        break
+                    if _holds(pieces, crc):
+                        best = j
+                if best:
+                    cut.append(chunk[i:best])
+                i = best or i + 1
+            cuts[chunk] = cut
+        return cuts
+
+    def _load_unknown(self, unknown: list[str]) -> None:
+        """Read the pieces the chunks that are not whole pieces are cut into."""
+        cuts = self._cut_by_hashes(unknown)
+        if cuts is None:
+            self._load(self._may_be_pieces(c for chunk in unknown for c in _candidates(chunk)))
+            return
+        self._load({piece for cut in cuts.values() for piece in cut})
+        doubtful = [c for c, cut in cuts.items() if any(p not in self.known for p in cut)]
+        if doubtful:  # a hash matched by chance: look up every candidate of those chunks
+            self._load(self._may_be_pieces(c for chunk in doubtful for c in _candidates(chunk)))
 
     def pieces(self, text: str) -> dict[str, int]:
         """How often each piece occurs in ``text``.
 
-        A word that is not itself a piece is cut into pieces: every substring it has is a
-        candidate, but only those whose hash the table holds are looked up (a few hundred
-        of a pasted traceback's thousands; a hash that matches by chance is looked up and
-        not found, so the result is the same as looking every substring up).
+        A word that is not itself a piece is cut into pieces. The table keeps the hash of
+        every piece and of every piece's prefix, so the cut is found from the hashes and
+        only its pieces are looked up (a pasted traceback: ~200 instead of ~3,900
+        substrings); the pieces are exactly those of looking every substring up.
         """
         counts: dict[str, int] = {}
         for chunk in chunks(text):
             counts[chunk] = counts.get(chunk, 0) + 1
         if self.matrix is None and not self.rows:
-            # Most words are one piece: look the whole chunks up first, and cut only the
-            # others into every substring a piece could be.
+            # Most words are one piece: look the whole chunks up first.
             self._load(set(counts))
-            unknown = [chunk for chunk in counts if chunk not in self.known]
-            self._load(self._may_be_pieces(c for chunk in unknown for c in _candidates(chunk)))
+            self._load_unknown([chunk for chunk in counts if chunk not in self.known])
         found: dict[str, int] = {}
         cache = self.segments
         for chunk, times in counts.items():
