@@ -16,15 +16,19 @@ from lorebook.recall.semantic import DIM
 from lorebook.recall.writer import IndexWriter
 
 
-@given(st.lists(st.floats(-1, 1, width=32), max_size=300), st.integers(1, 20))
-def test_best_positions_hold_the_k_largest_and_every_tie(values: list[float], k: int) -> None:
-    found = set(dense.best_positions(array("f", values), k))
+@given(
+    st.lists(st.floats(-1, 1, width=32), max_size=300),
+    st.integers(1, 20),
+    st.floats(-1.5, 1.5) | st.just(-math.inf),
+)
+def test_best_positions_hold_the_k_largest_and_every_tie(
+    values: list[float], k: int, at_least: float
+) -> None:
+    found = set(dense.best_positions(array("f", values), k, at_least))
     exact = array("f", values)
-    if len(exact) <= k:
-        assert found == set(range(len(exact)))
-        return
-    kth = sorted(exact, reverse=True)[k - 1]
-    assert {i for i, v in enumerate(exact) if v >= kth} <= found
+    kth = sorted(exact, reverse=True)[k - 1] if len(exact) > k else -math.inf
+    assert {i for i, v in enumerate(exact) if v >= max(kth, at_least)} <= found
+    assert all(exact[i] >= at_least for i in found)
 
 
 def _unit(rng: random.Random) -> list[float]:

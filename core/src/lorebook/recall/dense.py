@@ -15,6 +15,7 @@ Runs on the hook path: standard library only (simsimd is a compiled module witho
 from __future__ import annotations
 
 import heapq
+import math
 import struct
 from array import array
 from itertools import compress
@@ -60,17 +61,23 @@ def nearest(index: NoteIndex, query: list[float], k: int) -> dict[int, float]:
     """
     q_scale, q_ints = _split(quantize(array("f", query).tobytes()))
     best: list[tuple[float, int]] = []
+    floor = -math.inf  # the k-th best so far: a chunk whose best is lower adds nothing
     for raw_nums, raw_inverse, ints in index.vector_chunks():
         nums, inverse = array("I"), array("f")
         nums.frombytes(raw_nums)
         inverse.frombytes(raw_inverse)
         sims = _scaled_dots(q_ints, ints, inverse, 1 / q_scale)
-        best += [(sims[i], -nums[i]) for i in best_positions(sims, k)]
+        if len(best) >= k and max(sims) < floor:
+            continue
+        best += [(sims[i], -nums[i]) for i in best_positions(sims, k, floor)]
+        if len(best) >= k:
+            best = heapq.nlargest(k, best)
+            floor = best[-1][0]
     return {-neg: sim for sim, neg in heapq.nlargest(k, best)}
 
 
-def best_positions(values: array[float], k: int) -> list[int]:
-    """Positions of at least the ``k`` largest of ``values`` (every tie with the k-th too).
+def best_positions(values: array[float], k: int, at_least: float = -math.inf) -> list[int]:
+    """Positions of at least the ``k`` largest of ``values`` (ties too), of those ``at_least``.
 
     The k-th largest of every 8th value is no larger than the k-th largest of all (a
     subset's k-th largest never is), so every value at least that large is kept: about
@@ -78,9 +85,9 @@ def best_positions(values: array[float], k: int) -> list[int]:
     :func:`map` applies).
     """
     if len(values) <= k:
-        return list(range(len(values)))
+        return [i for i, v in enumerate(values) if v >= at_least]
     sample = values[::SAMPLE_STEP] if len(values) >= SAMPLE_STEP * k else values
-    floor = sorted(sample, reverse=True)[k - 1]
+    floor = max(at_least, sorted(sample, reverse=True)[k - 1])
     return list(compress(range(len(values)), map(floor.__le__, values)))
 
 
