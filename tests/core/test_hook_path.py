@@ -277,6 +277,13 @@ def test_bad_payloads_print_nothing_and_log_one_line(kb: Path, fire: Fire, paylo
     assert " fake Prompt " in log[0]
 
 
+def test_a_nul_in_the_payloads_cwd_is_refused_naming_the_field(kb: Path, fire: Fire) -> None:
+    out, log = fire("Prompt", {"prompt": "pytest", "cwd": "/tmp/a\u0000b"})
+    assert out is None
+    assert len(log) == 1
+    assert "the payload's cwd holds a NUL character" in log[0]
+
+
 def test_unknown_harness_or_arguments_log_and_exit_0(kb: Path, fire: Fire) -> None:
     out, log = fire("Prompt", {"prompt": "x"}, argv=["vim", "Prompt"])
     assert out is None

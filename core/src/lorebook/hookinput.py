@@ -97,5 +97,7 @@ def check_event(event: HookEvent) -> None:
             raise ValueError(f"the payload's {name} is {len(value):,} characters (limit {limit:,})")
         if holds_token(value):
             raise ValueError(f"the payload's {name} holds what looks like a token; refused")
+        if "\0" in value:  # the OS would refuse it later with a message naming nothing
+            raise ValueError(f"the payload's {name} holds a NUL character; refused")
     if not SESSION_ID_CHARS.issuperset(event.session_id):
         raise ValueError("the payload's session_id holds characters no host uses in one")
