@@ -252,11 +252,36 @@ def test_the_transcript_is_read_in_bounded_batches(
 
     def watched(ref: str, since: int | None = None, until: int | None = None):  # type: ignore[no-untyped-def]
         for turn in real(ref, since, until):
-            body = staged.body_path(header)
-            seen.append(body.stat().st_size if body.exists() else 0)
+            body = staged.body_path(header)  # a first body is written under a temporary name
+            parts = [body, *body.parent.glob(f".{body.name}.*.tmp")]
+            seen.append(sum(p.stat().st_size for p in parts if p.exists()))
             yield turn
 
     monkeypatch.setattr(claude_transcript, "read_transcript", watched)
     capture_session(KBPaths(kb_repo), claude_transcript, "claude", SID, str(ref))
     assert seen[0] == 0
     assert seen[-1] > 0
+
+
+def test_a_first_capture_that_dies_mid_body_leaves_no_body_and_the_next_completes_it(
+    kb_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first body is renamed into place once durable: a capture killed before that leaves
+    neither an empty nor a partial body, and the next capture writes the whole log."""
+    ref = _transcript(tmp_path)
+    header = log_path(KBPaths(kb_repo), "claude", SID)
+    real = claude_transcript.read_transcript
+
+    def dies(ref: str, since: int | None = None, until: int | None = None):  # type: ignore[no-untyped-def]
+        yield from list(real(ref, since, until))[:1]
+        raise KeyboardInterrupt  # as a kill would stop it, after some lines were written
+
+    monkeypatch.setattr(claude_transcript, "read_transcript", dies)
+    with pytest.raises(KeyboardInterrupt):
+        capture_session(KBPaths(kb_repo), claude_transcript, "claude", SID, str(ref))
+    assert not staged.body_path(header).exists()
+    assert not list(header.parent.glob(".*.tmp"))
+    monkeypatch.setattr(claude_transcript, "read_transcript", real)
+    result = capture_session(KBPaths(kb_repo), claude_transcript, "claude", SID, str(ref))
+    assert result.new_turns > 0
+    assert staged.body_path(header).stat().st_size > 0

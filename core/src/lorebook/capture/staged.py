@@ -160,23 +160,57 @@ def append_body(
     injections appended). The header is the caller's to replace afterwards; until it is,
     the appended lines are not part of the log.
     """
+    target = body_path(path)
+    if committed == 0 and not os.path.lexists(target):
+        return _new_body(target, batches)
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(body_path(path), flags, 0o644)
-    turns = injected = 0
+    fd = os.open(target, flags, 0o644)
     try:
         os.ftruncate(fd, committed)
-        size = os.lseek(fd, committed, os.SEEK_SET)
-        for data, batch_turns, batch_injected in batches:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            size += len(data)
-            turns += batch_turns
-            injected += batch_injected
-        os.fsync(fd)
+        return _write_batches(fd, os.lseek(fd, committed, os.SEEK_SET), batches)
     finally:
         os.close(fd)
+
+
+def _write_batches(
+    fd: int, size: int, batches: Iterable[tuple[bytes, int, int]]
+) -> tuple[int, int, int]:
+    turns = injected = 0
+    for data, batch_turns, batch_injected in batches:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        size += len(data)
+        turns += batch_turns
+        injected += batch_injected
+    os.fsync(fd)
     return size, turns, injected
+
+
+def _new_body(target: Path, batches: Iterable[tuple[bytes, int, int]]) -> tuple[int, int, int]:
+    """A session's first body, written under a temporary name and renamed into place.
+
+    A capture killed before its first lines are durable leaves no empty or partial body
+    (the temporary file of a dead writer is swept by the next one); nothing is written
+    when there is nothing to write.
+    """
+    from lorebook.kb.fsutil import sweep_dead_temps
+
+    sweep_dead_temps(target)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(tmp, flags | getattr(os, "O_BINARY", 0), 0o644)
+    try:
+        try:
+            counts = _write_batches(fd, 0, batches)
+        finally:
+            os.close(fd)
+        if counts[0]:
+            os.replace(tmp, target)
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+    return counts
 
 
 def committed_body_matches(path: Path, header: dict[str, Any], turns: list[bytes],
@@ -193,6 +227,8 @@ def committed_body_matches(path: Path, header: dict[str, Any], turns: list[bytes
     try:
         with open(body_path(path), "rb") as handle:
             lines = handle.read(committed).splitlines(keepends=True)
+    except FileNotFoundError:
+        lines = []  # nothing was ever written: an empty log has no body file
     except OSError:
         return False
     on_turns = [line for line in lines if line.startswith(b'{"turn"')]
