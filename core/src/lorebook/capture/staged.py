@@ -194,10 +194,10 @@ def _new_body(target: Path, batches: Iterable[tuple[bytes, int, int]]) -> tuple[
     (the temporary file of a dead writer is swept by the next one); nothing is written
     when there is nothing to write.
     """
-    from lorebook.kb.fsutil import sweep_dead_temps
+    from lorebook.kb.fsutil import sweep_dead_temps, temp_path
 
     sweep_dead_temps(target)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    tmp = temp_path(target)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(tmp, flags | getattr(os, "O_BINARY", 0), 0o644)
     try:

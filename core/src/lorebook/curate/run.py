@@ -26,7 +26,6 @@ journal was written computes the same batch (and the same run id) again.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,6 +58,7 @@ from lorebook.curate.journal import (
 from lorebook.curate.placement import place_adds
 from lorebook.curate.rejections import drop_rejected
 from lorebook.curate.validate import parse_batch, validate_batch
+from lorebook.kb.fsutil import dead_writers_file
 from lorebook.kb.index import rebuild_indexes, refuse_broken
 from lorebook.kb.store import MarkdownStore, load_snapshot, open_store
 from lorebook.models.session import Proposal, SessionLog
@@ -216,22 +216,6 @@ def _finish(paths: KBPaths, journal: Journal, report: CurateReport, budget: int)
     delete_journal(paths)
 
 
-_TEMP_NAME = re.compile(r"^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$")
-"""What :func:`lorebook.kb.fsutil.atomic_write_bytes` names a file before renaming it."""
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    return True
-
-
 def sweep_temp_files(paths: KBPaths) -> list[str]:
     """Remove the temporary files of atomic writes whose process died (a killed run's).
 
@@ -245,8 +229,7 @@ def sweep_temp_files(paths: KBPaths) -> list[str]:
     for folder in folders + ([paths.nodes] if paths.nodes.is_dir() else []):
         found = folder.rglob(".*.tmp") if folder == paths.nodes else folder.glob(".*.tmp")
         for path in sorted(found) if folder.is_dir() else []:
-            match = _TEMP_NAME.match(path.name)
-            if match and not _alive(int(match.group(1))):
+            if dead_writers_file(path.name) is not None:
                 path.unlink(missing_ok=True)
                 removed.append(paths.rel(path))
     return removed

@@ -102,10 +102,29 @@ def sweep_dead_temps(path: Path) -> None:
         return
     prefix = f".{path.name}."
     for name in names:
-        match = _TEMP_NAME.match(name) if name.startswith(prefix) else None
-        if match and match["name"] == path.name and not pid_alive(int(match["pid"])):
+        if name.startswith(prefix) and dead_writers_file(name) == path.name:
             with contextlib.suppress(OSError):
                 os.unlink(path.parent / name)
+
+
+def dead_writers_file(name: str) -> str | None:
+    """The file a temporary file named ``name`` was written for, when its writer is dead.
+
+    None when ``name`` is not a temporary file of :func:`temp_path` or its process lives.
+    """
+    match = _TEMP_NAME.match(name)
+    if match is None or pid_alive(int(match["pid"])):
+        return None
+    return match["name"]
+
+
+def temp_path(path: Path) -> Path:
+    """A new temporary name beside ``path``, to write it under and rename into place.
+
+    A dot-file every reader skips, naming the writer's process, so a sweep can tell a dead
+    writer's (:func:`sweep_dead_temps`).
+    """
+    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -119,7 +138,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """
     refuse_symlinks(path)
     sweep_dead_temps(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    tmp = temp_path(path)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_BINARY", 0)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
