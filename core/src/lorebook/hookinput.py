@@ -31,8 +31,7 @@ TOKEN_PREFIXES = (
     "xoxa-", "xoxb-", "xoxp-", "hf_", "npm_", "pypi-", "AIza", "AKIA", "ASIA",
 )  # fmt: skip
 TOKEN_RE = (
-    r"(?<![A-Za-z0-9])(?:gh[pousr]_|github_pat_|glpat-|sk-|sk_live_|xox[abp]-|hf_|npm_|pypi-"
-    r"|AIza|AKIA|ASIA)[A-Za-z0-9_-]{16,}"
+    r"(?<![A-Za-z0-9])(?:" + "|".join(map(re.escape, TOKEN_PREFIXES)) + r")[A-Za-z0-9_-]{16,}"
 )
 """Provider token prefixes: a field holding one is refused before any log records it (the
 full redactor is too heavy for the hook path; these fields never legitimately hold one).
