@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Protocol
 
 from lorebook.kb.store import Problem
+from lorebook.models.note import edges_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -44,13 +45,7 @@ class Facts:
 
     def edges(self) -> dict[str, list[str]]:
         """The note's outgoing edges by frontmatter key, as :meth:`Note.edges` gives them."""
-        pairs = (
-            ("lb_relates_to", self.relates_to),
-            ("lb_depends_on", self.depends_on),
-            ("lb_supersedes", self.supersedes),
-            ("lb_superseded_by", self.superseded_by),
-        )
-        return {key: list(ids) for key, ids in pairs if ids}
+        return edges_of(self)
 
 
 _LISTS = ("relates_to", "depends_on", "supersedes", "superseded_by", "derived_from")

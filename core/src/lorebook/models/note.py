@@ -8,7 +8,8 @@ notes written by other OKF tools survive a rewrite.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
@@ -151,6 +152,37 @@ NOTE_FIELD_ORDER: tuple[str, ...] = (
 """Frontmatter keys in the order they are written; keys of other tools follow."""
 
 
+class HasEdges(Protocol):
+    """What :func:`edges_of` reads: a note's lists of the ids it points at."""
+
+    @property
+    def relates_to(self) -> Sequence[str]:
+        """Ids of related notes."""
+
+    @property
+    def depends_on(self) -> Sequence[str]:
+        """Ids of notes this one depends on."""
+
+    @property
+    def supersedes(self) -> Sequence[str]:
+        """Ids of notes this one replaces."""
+
+    @property
+    def superseded_by(self) -> Sequence[str]:
+        """Ids of notes that replace this one."""
+
+
+def edges_of(note: HasEdges) -> dict[str, list[str]]:
+    """A note's outgoing edges by frontmatter key (empty ones left out)."""
+    pairs = (
+        ("lb_relates_to", note.relates_to),
+        ("lb_depends_on", note.depends_on),
+        ("lb_supersedes", note.supersedes),
+        ("lb_superseded_by", note.superseded_by),
+    )
+    return {key: list(ids) for key, ids in pairs if ids}
+
+
 class Note(BaseModel):
     """One note: its frontmatter fields and its markdown body.
 
@@ -209,10 +241,4 @@ class Note(BaseModel):
 
     def edges(self) -> dict[str, list[str]]:
         """Return the note's outgoing edges by frontmatter key (empty ones left out)."""
-        pairs = (
-            ("lb_relates_to", self.relates_to),
-            ("lb_depends_on", self.depends_on),
-            ("lb_supersedes", self.supersedes),
-            ("lb_superseded_by", self.superseded_by),
-        )
-        return {key: list(ids) for key, ids in pairs if ids}
+        return edges_of(self)
