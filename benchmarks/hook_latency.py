@@ -26,11 +26,10 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from kbgen import write_kb
+from kbgen import knowledge_bases, peak_rss_mb
 
 PROMPTS = {
     "prompt typical": "why does the session start command fail when the repo path has spaces?",
@@ -92,15 +91,6 @@ def timed(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> tu
     return time.perf_counter() - started, proc.stdout
 
 
-def peak_rss_mb(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> float:
-    """Peak resident memory of one run, from /usr/bin/time."""
-    proc = subprocess.run(
-        ["/usr/bin/time", "-f", "%M", *argv], input=payload, capture_output=True, env=env,
-        cwd=cwd, check=True,
-    )  # fmt: skip
-    return int(proc.stderr.decode().strip().splitlines()[-1]) / 1024
-
-
 def measure(repo: Path, rounds: int) -> None:
     """Run the interleaved rounds on one repository and print the table."""
     env = {k: v for k, v in os.environ.items() if k != "LOREBOOK_INTERNAL"}
@@ -120,7 +110,7 @@ def measure(repo: Path, rounds: int) -> None:
     for name in FIGURES:
         values = samples[name]
         median = statistics.median(values)
-        rss = peak_rss_mb(argv[name], data[name], env, repo)
+        rss = peak_rss_mb(argv[name], repo, data[name], env)
         print(
             f"{name:<18}{median:>9.1f}{min(values):>9.1f}{max(values):>9.1f}"
             f"{median / base:>8.2f}{rss:>9.1f}{injected[name]:>8}"
@@ -137,15 +127,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the repositories here")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="lorebook-bench-") as tmp:
-        root = args.keep or Path(tmp)
-        for size in (int(s) for s in args.notes.split(",")):
-            repo = root / f"kb-{size}"
-            if not (repo / ".lorebook/.cache/index.sqlite").exists():
-                seconds = write_kb(repo, size)
-                print(f"\n{size} notes: index built from nothing in {seconds:.1f} s")
-            print(f"\n== {size} notes, {args.rounds} rounds (ms)")
-            measure(repo, args.rounds)
+    for size, repo, built in knowledge_bases(args.notes, args.keep):
+        if built is not None:
+            print(f"\n{size} notes: index built from nothing in {built:.1f} s")
+        print(f"\n== {size} notes, {args.rounds} rounds (ms)")
+        measure(repo, args.rounds)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ import argparse
 import random
 import re
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from lorebook.kb.notes import render_note
@@ -58,6 +60,33 @@ def note_texts(count: int, seed: int = 7) -> list[tuple[str, str, str]]:
         description = " ".join(chunk[7:20]).strip("#*`- ") or title
         notes.append((title[:120], description[:300], " ".join(chunk[20:]) or description))
     return notes
+
+
+def knowledge_bases(sizes: str, keep: Path | None) -> Iterator[tuple[int, Path, float | None]]:
+    """(size, repository, seconds its index took to build) for each of ``sizes``.
+
+    ``sizes`` is comma-separated. Repositories live under ``keep`` (reused when their index
+    exists; the seconds are then None) or in a temporary folder removed afterwards.
+    """
+    with tempfile.TemporaryDirectory(prefix="lorebook-bench-") as tmp:
+        root = keep or Path(tmp)
+        for size in (int(s) for s in sizes.split(",")):
+            repo = root / f"kb-{size}"
+            built = None
+            if not (repo / ".lorebook/.cache/index.sqlite").exists():
+                built = write_kb(repo, size)
+            yield size, repo, built
+
+
+def peak_rss_mb(
+    argv: list[str], cwd: Path, payload: bytes | None = None, env: dict[str, str] | None = None
+) -> float:
+    """Peak resident memory of one run of ``argv``, in MB, from /usr/bin/time."""
+    proc = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *argv], input=payload, capture_output=True, env=env,
+        cwd=cwd, check=True,
+    )  # fmt: skip
+    return int(proc.stderr.decode().strip().splitlines()[-1]) / 1024
 
 
 def write_kb(repo: Path, count: int) -> float:

@@ -24,11 +24,10 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from kbgen import write_kb
+from kbgen import knowledge_bases, peak_rss_mb
 
 LOREBOOK = str(Path(sys.executable).with_name("lorebook"))
 
@@ -88,13 +87,11 @@ def measure(repo: Path, rounds: int) -> None:
         adds.append(note_add(repo, i))
     print(line("note add", adds))
     print(line("floor: lorebook note --help", floors))
-    proc = subprocess.run(
-        ["/usr/bin/time", "-f", "%M", LOREBOOK, "note", "add", "--title",
-         f"Benchmark addition for memory {time.time_ns()}", "--kind", "gotcha",
-         "--description", "Peak memory.", "--body", "x"],
-        cwd=repo, check=True, capture_output=True,
+    rss = peak_rss_mb(
+        [LOREBOOK, "note", "add", "--title", f"Benchmark addition for memory {time.time_ns()}",
+         "--kind", "gotcha", "--description", "Peak memory.", "--body", "x"],
+        repo,
     )  # fmt: skip
-    rss = int(proc.stderr.decode().strip().splitlines()[-1]) / 1024
     notes, index = sizes(repo)
     print(f"note add peak RSS {rss:.0f} MB; notes {notes / 1e6:.1f} MB, index {index / 1e6:.1f} MB "
           f"({index / notes:.2f}x)")  # fmt: skip
@@ -107,14 +104,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the repositories here")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="lorebook-bench-") as tmp:
-        root = args.keep or Path(tmp)
-        for size in (int(s) for s in args.notes.split(",")):
-            repo = root / f"kb-{size}"
-            if not (repo / ".lorebook/.cache/index.sqlite").exists():
-                write_kb(repo, size)
-            print(f"\n== {size} notes, {args.rounds} rounds")
-            measure(repo, args.rounds)
+    for size, repo, _ in knowledge_bases(args.notes, args.keep):
+        print(f"\n== {size} notes, {args.rounds} rounds")
+        measure(repo, args.rounds)
 
 
 if __name__ == "__main__":
