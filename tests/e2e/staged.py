@@ -30,3 +30,19 @@ def wait_staged(folder: Path, pattern: str, seconds: float = 60) -> list[Path]:
             return found
         time.sleep(0.1)
     return []
+
+
+def wait_turns(path: Path, role: str, seconds: float = 60) -> dict[str, Any]:
+    """The staged log at ``path`` once it holds a ``role`` turn (or as it is at the deadline).
+
+    The first capture of a host that writes its transcript after the stop hook (Copilot
+    CLI) stages a log with no turns yet; the detached session-end capture adds them.
+    """
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        log = staged_log(path)
+        if any(t["role"] == role for t in log["turns"]) or time.monotonic() >= deadline:
+            return log
+        time.sleep(0.1)

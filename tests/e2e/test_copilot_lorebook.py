@@ -21,7 +21,7 @@ from tests.e2e.clients import describe
 from tests.e2e.conftest import HELLO_TEXT
 from tests.e2e.copilot_cli import copilot_env, run_copilot, trust_folder
 from tests.e2e.mock_chat import MockChat, all_text, tool_results
-from tests.e2e.staged import staged_log, wait_staged
+from tests.e2e.staged import wait_staged, wait_turns
 
 pytestmark = pytest.mark.e2e
 
@@ -137,7 +137,7 @@ def test_the_session_is_staged_for_extraction(copilot: Copilot) -> None:
     proc = copilot.run(teaching)
     logs = wait_staged(copilot.repo / ".lorebook/_sessions", "copilot-*.json")
     assert len(logs) == 1, describe(proc)
-    log = staged_log(logs[0])
+    log = wait_turns(logs[0], "user")
     users = [t["text"] for t in log["turns"] if t["role"] == "user"]
     assert users == [teaching]
     assert any(t["role"] == "assistant" and t["text"] == "ok" for t in log["turns"])
