@@ -11,8 +11,6 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-import pytest
-
 from lorebook.kb.catalog import load_catalog
 from lorebook.kb.notes import render_note
 from lorebook.kb.paths import KBPaths
@@ -228,33 +226,3 @@ def test_statistics_kept_by_each_write_are_those_of_counting_again(tmp_path: Pat
         again = dict(index.db.execute("SELECT key, value FROM meta"))
     for key in ("notes", "corpus_size", "avgdl", "average_idf", "totals"):
         assert final["meta"][key] == again[key], key
-
-
-def test_vectors_repacked_from_the_first_change_are_those_of_packing_all(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from lorebook.recall import dense
-    from lorebook.recall.document import IndexedNote
-    from lorebook.recall.index import NoteIndex
-    from lorebook.recall.writer import IndexWriter
-
-    monkeypatch.setattr(dense, "CHUNK", 3)  # rows of three notes: every change spans rows
-    monkeypatch.setattr(IndexWriter, "_vectors", lambda self, notes: [
-        bytes([1, 0, 0, 63]) + bytes([len(n.body) % 100]) * 256 for n in notes
-    ])  # fmt: skip
-
-    def note(i: int, body: str = "x") -> IndexedNote:
-        return IndexedNote(f"practice-n{i}", f"n{i}.md", 0, 0, "active", "gotcha", "none",
-                           f"Title {i}", "d", body)  # fmt: skip
-
-    with NoteIndex(str(tmp_path / "kept.sqlite")) as index:
-        index.apply([note(i) for i in range(10)])
-        index.apply([note(4, "longer body"), note(11)], ["practice-n7"])
-        index.apply([note(12)])
-        index.apply(removals=["practice-n1"])
-        kept = index.db.execute("SELECT * FROM vectors ORDER BY first").fetchall()
-        index.db.execute("DELETE FROM vectors")
-        index._pack_vectors(0)
-        packed = index.db.execute("SELECT * FROM vectors ORDER BY first").fetchall()
-    assert len(kept) == 4
-    assert kept == packed

@@ -1,12 +1,13 @@
 """Nearest notes by embedding: every note compared exactly, in compiled code.
 
 Every note's unit vector is kept quantised to int8 with its own scale (:func:`quantize`,
-260 bytes a note) on its row, and again packed in note-number order, :data:`CHUNK` notes
-a row of the ``vectors`` table (:func:`pack`): their note numbers, the inverse of each
-scale, and the int8 values. A prompt's vector is compared with every note of a chunk in
-one call (the int8 dot products, then one multiplication by the inverse scales), and the
-best of the chunk are found without a Python step per note (:func:`best_positions`): a
-prompt reads 260 bytes a note and never a row per note. With simsimd (part of
+260 bytes a note) on its row, and again in note-number order in the vectors file the
+index names (:mod:`lorebook.recall.vectorfile`): the note numbers, the inverse of each
+scale, and the int8 values, mapped into memory. A prompt's vector is compared with every
+note of a chunk of :data:`CHUNK` notes in one call (the int8 dot products, then one
+multiplication by the inverse scales), and the best of the chunk are found without a
+Python step per note (:func:`best_positions`): a prompt reads 260 bytes a note in place,
+never a row per note. With simsimd (part of
 ``lorebook[semantic]``) the arithmetic runs in compiled code; without it, in plain Python.
 
 Runs on the hook path: standard library only (simsimd is a compiled module without numpy).
@@ -30,16 +31,17 @@ if TYPE_CHECKING:
     from lorebook.recall.index import NoteIndex
 
 CHUNK = 4096
-"""Notes a row of the packed vectors (1 MB of int8 values)."""
+"""Notes compared in one call (1 MB of int8 values)."""
 SAMPLE_STEP = 8
 """:func:`best_positions` looks at every 8th value first to bound what the best can be."""
 
 
 def pack(rows: Iterable[tuple[int, bytes]]) -> Iterator[tuple[int, bytes, bytes, bytes]]:
-    """The ``vectors`` rows for ``(note number, stored vector)`` pairs in number order.
+    """The chunks of ``(note number, stored vector)`` pairs in number order, packed.
 
-    Each row is (first note number, note numbers as uint32, each note's inverse scale as
-    float32, the notes' int8 values concatenated).
+    Each chunk is (first note number, note numbers as uint32, each note's inverse scale as
+    float32, the notes' int8 values concatenated): what the vectors file holds, read from
+    the notes' rows when that file is missing.
     """
     nums, inverse, ints = array("I"), array("f"), bytearray()
     for num, vec in rows:
@@ -91,7 +93,9 @@ def best_positions(values: array[float], k: int, at_least: float = -math.inf) ->
     return list(compress(range(len(values)), map(floor.__le__, values)))
 
 
-def _scaled_dots(query: bytes, ints: bytes, inverse: array[float], factor: float) -> array[float]:
+def _scaled_dots(
+    query: bytes, ints: bytes | memoryview, inverse: array[float], factor: float
+) -> array[float]:
     """``factor * dot(query, row) * inverse[row]`` for every int8 row of ``ints``."""
     count = len(inverse)
     try:
@@ -149,14 +153,15 @@ def _split(stored: bytes) -> tuple[float, bytes]:
     return scale, stored[SCALE_BYTES:]
 
 
-def _int8_dots(query: bytes, rows: bytes, count: int) -> list[float]:
+def _int8_dots(query: bytes, rows: bytes | memoryview, count: int) -> list[float]:
     try:
         import simsimd
     except ImportError:
         from operator import mul
 
         mine = array("b", query)
-        every = array("b", rows)
+        every = array("b")
+        every.frombytes(rows)
         return [float(sum(map(mul, mine, every[i * DIM : (i + 1) * DIM]))) for i in range(count)]
     cdist: Any = simsimd.cdist
     result: Any = memoryview(

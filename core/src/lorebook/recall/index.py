@@ -29,7 +29,12 @@ __all__ = [
 
 TYPE_CHECKING = False  # the hook path avoids importing typing (and dataclasses, pathlib)
 if TYPE_CHECKING:
-    pass
+    from typing import TypeAlias
+
+    from lorebook.recall.vectorfile import VectorFile
+
+    Chunk: TypeAlias = bytes | memoryview
+    """A part of a chunk of packed vectors: bytes, or a view of the mapped vectors file."""
 
 LEXICAL_CANDIDATES = 16
 """How many notes the lexical search returns for a prompt (and ties at the last score)."""
@@ -162,16 +167,41 @@ class NoteIndex(IndexWriter):
             )]  # fmt: skip
         return found
 
-    def vector_chunks(self) -> Iterator[tuple[bytes, bytes, bytes]]:
-        """The packed vectors a row at a time, in note-number order.
+    def vector_chunks(self) -> Iterator[tuple[Chunk, Chunk, Chunk]]:
+        """Every note's packed vector, :data:`~lorebook.recall.dense.CHUNK` notes at a time.
 
-        Each row: note numbers as uint32, inverse scales as float32, int8 values (see
-        :func:`lorebook.recall.dense.pack`).
+        Each chunk: note numbers as uint32, inverse scales as float32, int8 values (see
+        :func:`lorebook.recall.dense.pack`), in note-number order, read in place from the
+        vectors file (:mod:`lorebook.recall.vectorfile`). Should that file be gone (removed
+        by hand), the notes' rows give the same chunks, slowly, until the next write.
         """
-        for nums, inverse, ints in self.db.execute(
-            "SELECT nums, inverse, ints FROM vectors ORDER BY first"
-        ):
-            yield bytes(nums), bytes(inverse), bytes(ints)
+        from lorebook.recall.dense import CHUNK, pack
+        from lorebook.recall.semantic import DIM
+
+        mapped = self._vector_file()
+        if mapped is None:
+            rows = self.db.execute("SELECT num, vec FROM docs WHERE vec IS NOT NULL ORDER BY num")
+            for _, nums, inverse, ints in pack(rows):
+                yield nums, inverse, ints
+            return
+        for start in range(0, mapped.count, CHUNK):
+            end = min(start + CHUNK, mapped.count)
+            yield (
+                mapped.nums[4 * start : 4 * end],
+                mapped.inverse[4 * start : 4 * end],
+                mapped.ints[DIM * start : DIM * end],
+            )
+
+    def _vector_file(self) -> VectorFile | None:
+        """The mapped vectors file the index names, or None when it is missing."""
+        from lorebook.recall.vectorfile import open_vectors
+
+        for _ in range(2):  # a newer writer may have removed the file just named: ask again
+            try:
+                return open_vectors(self.path, self._meta("vectors"))
+            except FileNotFoundError:
+                continue
+        return None
 
     def note_vectors(self, nums: Iterable[int]) -> dict[int, bytes]:
         """The stored unit vectors of these notes (see :func:`lorebook.recall.dense.quantize`)."""

@@ -173,6 +173,8 @@ def reconcile(
         changed = sorted(on_disk) if switch else _changed(on_disk, files, docs)
         gone = sorted(rel for rel in files.keys() | docs.keys() if rel not in on_disk)
         if not changed and not gone and not switch:
+            if index.vectors_missing():
+                index.apply()  # repacks them from the notes' rows
             return (0, 0)
         removals = [docs[rel][0] for rel in gone if rel in docs]
         upserts, rows = [], []
@@ -203,6 +205,7 @@ def _up_to_date(
             current = index.stats() is not None or not on_disk
             current = current and (pieces is None or index.pieces() == pieces)
             current = current and freshness.recorded(index.db) == times
+            current = current and not index.vectors_missing()
     except sqlite3.Error:
         return False
     # The docs rows are written with the kb_files rows, in the same transaction.

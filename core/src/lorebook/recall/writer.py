@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from lorebook.recall.semantic import Embedder
 
-INDEX_VERSION = "11"
+INDEX_VERSION = "12"
 INDEX_NAME = "index.sqlite"
 PRIOR_DOCS = 16
 """Documents of average length, holding no query term, added to the corpus BM25 sees.
@@ -51,18 +51,15 @@ CREATE TABLE IF NOT EXISTS anchors (
     prefix TEXT NOT NULL DEFAULT '', suffix TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS anchors_by_id ON anchors (id);
-CREATE TABLE IF NOT EXISTS vectors (
-    first INTEGER PRIMARY KEY, nums BLOB NOT NULL, inverse BLOB NOT NULL, ints BLOB NOT NULL
-);
 CREATE TABLE IF NOT EXISTS kb_files (
     path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
     hash BLOB, problem TEXT, id TEXT, type TEXT, lists TEXT, links TEXT
 ) WITHOUT ROWID;
 """
 """``terms`` holds one packed posting list per word (:mod:`lorebook.recall.postings`) with
-its bounds; ``docs.vec`` each note's unit vector (int8 with a scale); ``vectors`` every
-note's vector again, packed in note-number order, a few thousand notes a row, so a prompt
-compares itself with all of them in compiled code (see :mod:`lorebook.recall.dense`);
+its bounds; ``docs.vec`` each note's unit vector (int8 with a scale), kept again, every
+note in number order, in the flat file ``meta`` names (:mod:`lorebook.recall.vectorfile`),
+so a prompt compares itself with all of them in place (see :mod:`lorebook.recall.dense`);
 ``kb_files`` every note file as the generated files see it (its content hash, its problem
 if it cannot be read, and what ENTRY.md, GRAPH.md and the folder indexes show of it: see
 :mod:`lorebook.kb.catalog`), so a writer regenerates them without re-reading every note."""
@@ -223,10 +220,31 @@ class IndexWriter:
         :data:`lorebook.recall.sync.FileRow`) to write beside them, ``files_gone`` the
         paths whose rows go.
         """
+        from lorebook.recall.vectorfile import remove_vectors
+
         notes = list({n.id: n for n in upserts}.values())
         gone = sorted(set(removals) - {n.id for n in notes})
-        changes: dict[str, _Changes] = {}
         vectors = self._vectors(notes)
+        replaced: list[str] = []
+        try:
+            self._apply(notes, gone, vectors, list(files), list(files_gone), replaced)
+        except BaseException:
+            if len(replaced) == 2:
+                remove_vectors(self.path, replaced[1])  # written, never named
+            raise
+        if replaced:
+            remove_vectors(self.path, replaced[0])
+
+    def _apply(
+        self,
+        notes: list[IndexedNote],
+        gone: list[str],
+        vectors: list[bytes | None],
+        files: list[tuple[str | int | bytes | None, ...]],
+        files_gone: list[str],
+        replaced: list[str],
+    ) -> None:
+        changes: dict[str, _Changes] = {}
         with self.db:
             self.db.execute("PRAGMA cache_size = -65536")  # 64 MB for the job
             totals = self._totals()
@@ -249,9 +267,8 @@ class IndexWriter:
                 files,
             )
             self._refresh_stats(totals)
-            touched = [known[i].num for i in known] + list(range(first_new, next_num))
-            if touched:
-                self._pack_vectors(min(touched))
+            if known or next_num > first_new or self.vectors_missing():
+                self._pack_vectors(replaced)
 
     def _vectors(self, notes: list[IndexedNote]) -> list[bytes | None]:
         """Each note's vector as the index keeps it (int8), or None without an embedder."""
@@ -429,22 +446,25 @@ class IndexWriter:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
         return str(row[0]) if row else ""
 
-    def _pack_vectors(self, since: int) -> None:
-        """Pack the notes' vectors (:func:`lorebook.recall.dense.pack`) from note ``since`` on.
+    def vectors_missing(self) -> bool:
+        """Whether the vectors file the index names is gone (the next write repacks it)."""
+        name = self._meta("vectors")
+        return bool(name) and not os.path.exists(os.path.join(os.path.dirname(self.path), name))
 
-        Rows are repacked from the one holding note number ``since``: the rows before it
-        hold only unchanged notes at unchanged positions, so they are exactly what packing
-        every note would give, and a note added to 10,000 rewrites one row, not three.
+    def _pack_vectors(self, names: list[str]) -> None:
+        """Write every note's vector to a new vectors file and name it in ``meta``.
+
+        Adds to ``names`` the file replaced ("" for none) and, once written, the new one:
+        the caller removes the first once the transaction commits, the second if it fails.
+        Files a killed writer left are removed first (this transaction holds the write lock).
         """
-        from lorebook.recall.dense import pack
+        from lorebook.recall.vectorfile import sweep_vectors, write_vectors
 
-        (start,) = self.db.execute(
-            "SELECT COALESCE(MAX(first), 0) FROM vectors WHERE first <= ?", (since,)
-        ).fetchone()
-        self.db.execute("DELETE FROM vectors WHERE first >= ?", (start,))
-        rows = self.db.execute(
-            "SELECT num, vec FROM docs WHERE vec IS NOT NULL AND num >= ? ORDER BY num", (start,)
-        )
-        self.db.executemany(
-            "INSERT INTO vectors (first, nums, inverse, ints) VALUES (?, ?, ?, ?)", pack(rows)
+        old = self._meta("vectors")
+        sweep_vectors(self.path, keep=[old])
+        rows = self.db.execute("SELECT num, vec FROM docs WHERE vec IS NOT NULL ORDER BY num")
+        names.append(old)
+        names.append(write_vectors(self.path, rows))
+        self.db.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('vectors', ?)", (names[-1],)
         )
