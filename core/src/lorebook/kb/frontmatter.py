@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from lorebook.kb import safeyaml
+from lorebook.kb.flatyaml import by_first_character, read_flat
 
 FENCE = "---"
 MAX_FRONTMATTER_BYTES = 64 * 1024
@@ -30,6 +31,7 @@ _Loader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+_RESOLVERS = by_first_character(_Loader.yaml_implicit_resolvers)
 
 
 class _Dumper(yaml.SafeDumper):
@@ -74,6 +76,10 @@ def split(text: str) -> tuple[dict[str, Any], str]:
             raise FrontmatterError("the frontmatter has no closing '---' line")
     raw = text[len(FENCE) + 1 : end + 1]
     body = text[end + len(FENCE) + 2 :]
+    if len(raw) * 4 <= MAX_FRONTMATTER_BYTES:  # within the limit however it is encoded
+        flat = read_flat(raw, _RESOLVERS)
+        if flat is not None:
+            return flat, body
     try:
         data = safeyaml.load(raw, max_bytes=MAX_FRONTMATTER_BYTES, loader=_Loader)
     except safeyaml.UnsafeYAMLError as exc:
