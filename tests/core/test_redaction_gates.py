@@ -73,6 +73,13 @@ def _corpus() -> list[str]:
         "openai sk-" + "Ab1" * 7 + "T3BlbkFJ" + "Cd2" * 7,
         "pypi pypi-AgEIcHlwaS5vcmc" + "Ef3" * 24,
         "square sq0csp-" + "Gh4" * 15,
+        # long runs that are not the value shapes of Cloudant, Discord or Telegram
+        "cl_api_key = " + "a1" * 12,
+        "cloudant_key: " + "Zyxwvutsrqponmlkjihgfedcba",
+        "clou-pw = '" + "0123456789abcdef" * 4 + "'",
+        "token vue3CompositionApiBestPractices." + "x" * 27,
+        "discord M" + "a1" * 12 + "." + "Ab12Cd" + "_" + "Ef34" * 7,
+        "telegram bot:" + "A1b2C" * 7 + " and 12345678 :" + "A1b2C" * 7,
     ]
     return sorted({*forms, *swapped, *extra, *_fixture_lines()})
 

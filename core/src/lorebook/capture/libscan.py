@@ -136,6 +136,17 @@ LONG_VALUES: tuple[tuple[str, int, bool, tuple[str, ...]], ...] = (
     ("TwilioKeyDetector", 34, False, ("AC", "SK")),
 )
 """Detectors whose patterns also need a run of that many word characters (the value)."""
+VALUE_SHAPES: dict[str, tuple[bool, re.Pattern[str]]] = {
+    # (in the folded line?, what every pattern of the detector holds): its value's shape,
+    # tested only once the long run and the words above are there
+    "CloudantDetector": (True, re.compile(r"[a-z]{24}|[0-9a-f]{64}")),
+    "DiscordBotTokenDetector": (False, re.compile(r"\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}")),
+    "TelegramBotTokenDetector": (False, re.compile(r"\d:[0-9A-Za-z_-]{35}")),
+}
+"""Detectors of :data:`LONG_VALUES` whose value is narrower than a run of word characters:
+Cloudant's is 24 letters or 64 hex digits (case-insensitive, so looked for in the folded
+line), Discord's ends in ``.`` six characters ``.`` and 27 more, Telegram's follows
+digits and a colon. Most long identifiers in code and prose are none of these."""
 KNOWN = frozenset(
     [entry[0] for entry in (*LITERALS, *LONG_VALUES)]
     + ["ArtifactoryDetector", "BasicAuthDetector", "KeywordDetector"]
@@ -156,7 +167,9 @@ def detectors_for(line: str, low: str) -> set[str]:
         names.update(
             name
             for name, length, fold, words in LONG_VALUES
-            if longest >= length and has_any(low if fold else line, words)
+            if longest >= length
+            and has_any(low if fold else line, words)
+            and _shaped(name, line, low)
         )
     if ("AKC" in line or "AP" in line) and _ARTIFACTORY.search(line) is not None:
         names.add("ArtifactoryDetector")  # AKC, or AP and a digit or A-F
@@ -165,6 +178,15 @@ def detectors_for(line: str, low: str) -> set[str]:
     if _keyword(line, low):
         names.add("KeywordDetector")
     return names
+
+
+def _shaped(name: str, line: str, low: str) -> bool:
+    """Does ``line`` hold the value shape :data:`VALUE_SHAPES` gives detector ``name``?"""
+    shape = VALUE_SHAPES.get(name)
+    if shape is None:
+        return True
+    fold, pattern = shape
+    return pattern.search(low if fold else line) is not None
 
 
 class _Scope:
