@@ -252,3 +252,29 @@ def test_jsonl_imports_nothing_heavy() -> None:
     )
     added = set(json.loads(out.stdout))
     assert added == {"lorebook", "lorebook.hostkit", "lorebook.hostkit.jsonl"}
+
+
+def test_a_known_line_count_numbers_lines_without_counting_the_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref = _write(tmp_path, b"one\ntwo\nthree\n")
+
+    def counted(*_: object) -> None:
+        raise AssertionError("counted the lines before the offset")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(jsonl, "_lines_before", counted)
+        assert list(jsonl.read_lines(ref, since=4, lines_before=1)) == [
+            (1, b"two\n"),
+            (2, b"three\n"),
+        ]
+    # an offset inside a line cannot be numbered from a count: the count is ignored
+    assert list(jsonl.read_lines(ref, since=5, lines_before=7)) == [(2, b"three\n")]
+
+
+def test_the_prefix_line_count_spans_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jsonl, "CHUNK", 3)
+    ref = _write(tmp_path, b"a\nbb\n\nccc\nd\n")
+    assert list(jsonl.read_lines(ref, since=10)) == [(4, b"d\n")]

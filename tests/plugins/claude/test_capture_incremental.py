@@ -285,3 +285,53 @@ def test_a_first_capture_that_dies_mid_body_leaves_no_body_and_the_next_complete
     result = capture_session(KBPaths(kb_repo), claude_transcript, "claude", SID, str(ref))
     assert result.new_turns > 0
     assert staged.body_path(header).stat().st_size > 0
+
+
+def test_a_resumed_capture_numbers_turns_from_the_line_count_it_recorded(
+    kb_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The header keeps the lines read; the next capture does not re-read the transcript."""
+    from lorebook.hostkit import jsonl
+
+    ref = _transcript(tmp_path)
+    paths = KBPaths(kb_repo)
+    capture_session(paths, claude_transcript, "claude", SID, str(ref))
+    header = log_path(paths, "claude", SID)
+    assert json.loads(header.read_bytes())["transcript_lines"] == ref.read_bytes().count(b"\n")
+    with ref.open("a") as handle:
+        handle.write(_user_line("resume the migration at step three", "u-resume"))
+
+    def counted(*_: object) -> None:
+        raise AssertionError("counted the lines of the transcript already staged")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(jsonl, "_lines_before", counted)
+        capture_session(paths, claude_transcript, "claude", SID, str(ref))
+    # the same indexes as a reader that counts the lines itself (a fresh capture)
+    capture_session(paths, ClaudeHarness(), "claude", "fresh", str(ref))
+    resumed, fresh = load_log(header), load_log(log_path(paths, "claude", "fresh"))
+    assert resumed is not None
+    assert fresh is not None
+    assert [(t.index, t.text) for t in resumed.turns] == [(t.index, t.text) for t in fresh.turns]
+    assert resumed.turns[-1].text == "resume the migration at step three"
+    assert json.loads(header.read_bytes())["transcript_lines"] == ref.read_bytes().count(b"\n")
+
+
+def test_a_header_without_a_line_count_is_counted_and_given_one(
+    kb_repo: Path, tmp_path: Path
+) -> None:
+    ref = _transcript(tmp_path)
+    paths = KBPaths(kb_repo)
+    capture_session(paths, claude_transcript, "claude", SID, str(ref))
+    header = log_path(paths, "claude", SID)
+    data = json.loads(header.read_bytes())
+    del data["transcript_lines"]  # as a log staged before the count was kept
+    header.write_bytes(staged.encode_header(data))
+    lines = ref.read_bytes().count(b"\n")
+    with ref.open("a") as handle:
+        handle.write(_user_line("the flaky test is the clock", "u-count"))
+    capture_session(paths, claude_transcript, "claude", SID, str(ref))
+    log = load_log(header)
+    assert log is not None
+    assert log.turns[-1].index == lines
+    assert json.loads(header.read_bytes())["transcript_lines"] == lines + 1

@@ -26,11 +26,10 @@ imported for :func:`load_log`, :func:`write_log` and when a capture plugin is co
 
 from __future__ import annotations
 
-import hashlib
 import re
 import zlib
 
-from lorebook.capture import records, staged
+from lorebook.capture import progress, records, staged
 from lorebook.kb.fsutil import atomic_write_bytes, kb_lock
 
 TYPE_CHECKING = False
@@ -49,7 +48,11 @@ if TYPE_CHECKING:
         def read_transcript(
             self, ref: str, since: int | None = None, until: int | None = None
         ) -> Iterator[Turn]:
-            """Yield turns between two offsets."""
+            """Yield turns between two offsets.
+
+            A reader whose turns are numbered by line may also take ``lines_before``, the
+            lines before ``since`` (capture passes the header's ``transcript_lines``).
+            """
             ...
 
         def transcript_end(self, ref: str) -> int:
@@ -111,25 +114,15 @@ def write_log(path: Path, log: SessionLog) -> None:
     kept = header is not None and not staged.is_legacy(header)
     if not (kept and staged.committed_body_matches(path, header or {}, turns, injected)):
         atomic_write_bytes(staged.body_path(path), body)
-    atomic_write_bytes(path, staged.encode_header(staged.header_of(data, len(body))))
-
-
-def chain_hash(previous: str, ref: str, start: int, end: int) -> str:
-    """sha256 over the previous hash and the transcript bytes [start, end), read in chunks."""
-    digest = hashlib.sha256(previous.encode("ascii"))
-    try:
-        with open(ref, "rb") as handle:
-            handle.seek(start)
-            left = end - start
-            while left > 0:
-                chunk = handle.read(min(CHUNK, left))
-                if not chunk:
-                    break
-                digest.update(chunk)
-                left -= len(chunk)
-    except OSError:
-        digest.update(f"{ref}:{start}:{end}".encode())
-    return digest.hexdigest()
+    new = staged.header_of(data, len(body))
+    lines = (header or {}).get("transcript_lines")
+    if (
+        kept
+        and lines is not None
+        and (header or {}).get("transcript_length") == new["transcript_length"]
+    ):
+        new["transcript_lines"] = lines  # the same transcript bytes: the same lines
+    atomic_write_bytes(path, staged.encode_header(new))
 
 
 class CaptureResult:
@@ -201,18 +194,42 @@ def capture_session(
             return CaptureResult(target, False, 0, start)  # nothing new, or a newer capture
         header = header or new_header(harness_name, session_id)
         finish = _finisher(paths, entry_points)
-        read = harness.read_transcript(ref, since=start or None, until=end)
+        hashed = progress.chain_hash_soon(str(header["transcript_hash"]), ref, start, end)
+        known = _lines_before(header, ref, start)
+        read = _read(harness, ref, start, end, known)
         committed, turns, injected = staged.body_counts(header)
         target.parent.mkdir(parents=True, exist_ok=True)
         size, added, added_injected = staged.append_body(
             target, committed, _lines(read, header, finish)
         )
-        digest = chain_hash(str(header["transcript_hash"]), ref, start, end)
         body = (size, turns + added, injected + added_injected)
-        _commit(paths, target, header, body, digest, end, added)
+        digest, new_lines = hashed()
+        lines = None if known is None or new_lines is None else known + new_lines
+        _commit(paths, target, header, body, (digest, end, lines), added)
     if follow:
         follow_up(paths, target)
     return CaptureResult(target, True, added, end)
+
+
+def _lines_before(header: dict[str, Any], ref: str, start: int) -> int | None:
+    """The transcript's lines before ``start``: the header's record, else counted."""
+    known = header.get("transcript_lines")
+    if type(known) is int and known >= 0 and header.get("transcript_length") == start:
+        return known
+    return progress.lines_before(ref, start) if start else 0
+
+
+def _read(
+    harness: TranscriptReader, ref: str, start: int, end: int, known: int | None
+) -> Iterator[Turn]:
+    """The new turns; a reader that numbers turns by line is told the lines before them."""
+    if known is not None:
+        try:
+            # optional in the protocol: the JSONL hosts' readers take it
+            return harness.read_transcript(ref, start or None, end, lines_before=known)  # type: ignore[call-arg]
+        except TypeError:  # a reader without ``lines_before``: it counts them itself
+            pass
+    return harness.read_transcript(ref, since=start or None, until=end)
 
 
 def _lines(
@@ -234,12 +251,16 @@ def _lines(
 
 def _commit(
     paths: KBPaths, target: Path, header: dict[str, Any], body: tuple[int, int, int],
-    transcript_hash: str, end: int, added: int,
+    read: tuple[str, int, int | None], added: int,
 ) -> None:  # fmt: skip
-    """Replace the header: the appended records become part of the log."""
+    """Replace the header: the appended records become part of the log.
+
+    ``read`` is (transcript hash, length, lines) of the transcript read so far.
+    """
     from lorebook.inject.resume import git_branch
 
     size, turns, injected = body
+    transcript_hash, end, lines = read
     update: dict[str, Any] = {
         "lb_schema": staged.SCHEMA,
         "branch": git_branch(str(paths.repo)) or header.get("branch"),
@@ -249,7 +270,10 @@ def _commit(
     }
     if added or not header["transcript_hash"]:
         update.update(status="pending", error=None)
-    atomic_write_bytes(target, staged.encode_header({**header, **update}))
+    done = {k: v for k, v in header.items() if k != "transcript_lines"} | update
+    if lines is not None:
+        done["transcript_lines"] = lines
+    atomic_write_bytes(target, staged.encode_header(done))
 
 
 def _finisher(paths: KBPaths, entry_points: bool) -> Finisher | None:
@@ -266,7 +290,7 @@ def _finished(
     """One batch through the plugins, then redacted again (a plugin only adds redaction)."""
     from lorebook.models.session import SessionLog
 
-    fields = {k: v for k, v in header.items() if k != "body"}
+    fields = {k: v for k, v in header.items() if k not in staged.HEADER_ONLY}
     log = SessionLog.model_validate({**fields, "lb_schema": staged.SCHEMA, "turns": logged,
                                      "injected": injected})  # fmt: skip
     done = finish(log)

@@ -2,7 +2,9 @@
 
 ``_sessions/<stem>.json`` is the header: every field of
 :class:`~lorebook.models.session.SessionLog` but ``turns`` and ``injected``, plus
-``body``: ``{"bytes": n, "turns": t, "injected": i}``, how much of the body is committed.
+``body``: ``{"bytes": n, "turns": t, "injected": i}``, how much of the body is committed,
+and capture's ``transcript_lines``: the lines of the ``transcript_length`` bytes read
+(absent when unknown; see :mod:`lorebook.capture.progress`).
 ``_sessions/<stem>.jsonl`` is the body: one JSON object a line, ``{"turn": {...}}`` or
 ``{"injected": {...}}``, in transcript order.
 
@@ -33,6 +35,8 @@ SCHEMA = 2
 """``lb_schema`` of a header with a separate body."""
 CHUNK = 1 << 20
 INLINE_KEYS = ("turns", "injected")
+HEADER_ONLY = ("body", "transcript_lines")
+"""Header keys that are capture's bookkeeping, not fields of the session log."""
 
 
 def body_path(header: Path) -> Path:
@@ -128,7 +132,7 @@ def read_log_data(path: Path) -> dict[str, Any] | None:
     if header is None or is_legacy(header):
         return header
     committed, _, _ = body_counts(header)
-    data = {k: v for k, v in header.items() if k != "body"}
+    data = {k: v for k, v in header.items() if k not in HEADER_ONLY}
     data["turns"], data["injected"] = [], []
     for kind, record in iter_body(path, committed):
         data["turns" if kind == "turn" else "injected"].append(record)

@@ -52,7 +52,7 @@ def transcript_end(ref: str) -> int:
 
 
 def read_lines(
-    ref: str, since: int | None = None, until: int | None = None
+    ref: str, since: int | None = None, until: int | None = None, lines_before: int | None = None
 ) -> Iterator[tuple[int, bytes]]:
     """Yield the complete lines of a file between two byte offsets, one at a time.
 
@@ -61,6 +61,10 @@ def read_lines(
         since: Byte offset to start at (from :func:`transcript_end`); None reads from the
             start. An offset inside a line skips the rest of that line.
         until: Byte offset to stop at; lines that end after it are left for the next read.
+        lines_before: How many lines lie before ``since``, when the caller knows it (a
+            capture resuming where it stopped): the first line read is numbered from it
+            instead of counting the lines of everything before ``since``. Used only when
+            ``since`` starts a line.
 
     Yields:
         (0-based line number in the file, the line's bytes with its newline), in file
@@ -74,7 +78,7 @@ def read_lines(
     if start < 0:
         raise ValueError(f"since must be a byte offset >= 0, not {start}")
     with open(ref, "rb") as handle:
-        index, at_line_start = _lines_before(handle, start)
+        index, at_line_start = _known_lines(handle, start, lines_before)
         handle.seek(start)
         pos = start
         if not at_line_start:
@@ -88,6 +92,16 @@ def read_lines(
             index += 1
 
 
+def _known_lines(handle: IO[bytes], offset: int, known: int | None) -> tuple[int, bool]:
+    """:func:`_lines_before`, or ``known`` when ``offset`` starts a line (one byte read)."""
+    if known is None or known < 0 or offset == 0:
+        return _lines_before(handle, offset)
+    handle.seek(offset - 1)
+    if handle.read(1) != b"\n":
+        return _lines_before(handle, offset)
+    return known, True
+
+
 def _lines_before(handle: IO[bytes], offset: int) -> tuple[int, bool]:
     """Count complete lines before ``offset``, and tell whether ``offset`` starts a line."""
     count, last, done = 0, b"\n", 0
@@ -96,14 +110,14 @@ def _lines_before(handle: IO[bytes], offset: int) -> tuple[int, bool]:
         chunk = handle.read(min(CHUNK, offset - done))
         if not chunk:
             return count, True
-        count += chunk.count(b"\n")
+        count += len(chunk) - len(chunk.replace(b"\n", b""))  # 3x bytes.count(b"\n")
         last = chunk[-1:]
         done += len(chunk)
     return count, last == b"\n"
 
 
 def read_records(
-    ref: str, since: int | None = None, until: int | None = None
+    ref: str, since: int | None = None, until: int | None = None, lines_before: int | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield the JSON objects among the complete lines between two byte offsets.
 
@@ -117,7 +131,7 @@ def read_records(
     """
     import json
 
-    for index, line in read_lines(ref, since, until):
+    for index, line in read_lines(ref, since, until, lines_before):
         try:
             record = json.loads(line)
         except (ValueError, RecursionError):
@@ -137,6 +151,7 @@ def read_turns(
     since: int | None,
     until: int | None,
     turn_of: Callable[[dict[str, Any], int, PendingCalls], Turn | None],
+    lines_before: int | None = None,
 ) -> Iterator[Turn]:
     """A JSONL host's ``read_transcript``: each record's turn, in file order.
 
@@ -148,13 +163,14 @@ def read_turns(
         turn_of: The host's record format: (record, line number, pending calls) -> a turn,
             or None for a record that is not one. The pending calls, one dict for the
             whole read, map a tool call's id to its (name, input) until its result is read.
+        lines_before: How many lines lie before ``since``, if known (see :func:`read_lines`).
 
     Raises:
         ValueError: ``since`` is negative.
         OSError: the file cannot be read.
     """
     pending: PendingCalls = {}
-    for index, record in read_records(ref, since, until):
+    for index, record in read_records(ref, since, until, lines_before):
         turn = turn_of(record, index, pending)
         if turn is not None:
             yield turn

@@ -59,12 +59,15 @@ _CAVEAT = "<local-command-caveat>"
 _INJECTING_ATTACHMENTS = frozenset({"hook_success", "hook_additional_context"})
 
 
-def read_transcript(ref: str, since: int | None = None, until: int | None = None) -> Iterator[Turn]:
+def read_transcript(
+    ref: str, since: int | None = None, until: int | None = None, lines_before: int | None = None
+) -> Iterator[Turn]:
     """Yield the turns of a Claude Code transcript between two offsets (index: line number).
 
-    See :func:`lorebook.hostkit.jsonl.read_turns` for ``since``, ``until`` and errors.
+    See :func:`lorebook.hostkit.jsonl.read_turns` for ``since``, ``until``,
+    ``lines_before`` (capture passes it when it resumes) and errors.
     """
-    return jsonl.read_turns(ref, since, until, _turn_of_record)
+    return jsonl.read_turns(ref, since, until, _turn_of_record, lines_before)
 
 
 def _turn_of_record(record: dict[str, Any], index: int, tools: PendingCalls) -> Turn | None:
