@@ -9,18 +9,22 @@ pieces once, and the sums are gathered and reduced per text. Sums are taken in a
 order than the one-note path takes them, so a vector may differ in its last float64 bits;
 after rounding to float32 they are the same (a test compares both paths).
 
-Imported only by index writers, and only when the embedder has loaded numpy.
+Imported only by index writers, and only when the embedder has loaded numpy. For many
+notes, :class:`PendingVectors` computes them in a forked child process while the writer
+builds the posting lists, so the two share the machine's cores.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from lorebook.recall.semantic import DIM, MAX_CHUNK, WORD_START, segment
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from lorebook.recall.document import IndexedNote
     from lorebook.recall.semantic import Embedder
@@ -134,3 +138,72 @@ def quantize_many(embedder: Embedder, vectors: list[bytes]) -> list[bytes]:
     ints = np.clip(np.rint(wide * scale[:, None]), -127, 127).astype(np.int8)
     scales = scale.astype("<f4")
     return [scales[i].tobytes() + ints[i].tobytes() for i in range(len(vectors))]
+
+
+VECTOR_BYTES = 4 + DIM
+"""One quantized vector: its float32 scale, then DIM int8 values."""
+BACKGROUND_NOTES = 1000
+"""From this many notes on, their vectors are computed in a forked child process."""
+
+
+class PendingVectors:
+    """The quantized vectors of ``notes``, computed in a child process when there are many.
+
+    A child forked now computes them while the caller goes on (an index rebuild builds its
+    posting lists meanwhile); :meth:`result` collects them. Without ``os.fork``, for fewer
+    than :data:`BACKGROUND_NOTES` notes, or when the child fails, they are computed in this
+    process: the same bytes either way. The child only computes and writes to its pipe (no
+    database, no output) and ends with ``os._exit``.
+    """
+
+    def __init__(self, embedder: Embedder, notes: Sequence[IndexedNote]) -> None:
+        self._compute: Callable[[], list[bytes]] = lambda: quantize_many(
+            embedder, note_vectors(embedder, notes)
+        )
+        self._count = len(notes)
+        self._child: tuple[int, int] | None = None
+        if self._count >= BACKGROUND_NOTES and hasattr(os, "fork"):
+            self._child = _fork(self._compute)
+
+    def result(self) -> list[bytes]:
+        """Each note's vector (:func:`quantize_many`), in the order of the notes."""
+        if self._child is None:
+            return self._compute()
+        pid, pipe = self._child
+        self._child = None
+        try:
+            with open(pipe, "rb") as handle:
+                data = handle.read()
+        finally:
+            _, status = os.waitpid(pid, 0)
+        if status != 0 or len(data) != self._count * VECTOR_BYTES:
+            return self._compute()  # the child failed (killed, out of memory): do it here
+        return [data[i : i + VECTOR_BYTES] for i in range(0, len(data), VECTOR_BYTES)]
+
+    def cancel(self) -> None:
+        """Stop a child whose result is no longer wanted (the write failed)."""
+        if self._child is None:
+            return
+        pid, pipe = self._child
+        self._child = None
+        os.close(pipe)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
+def _fork(compute: Callable[[], list[bytes]]) -> tuple[int, int]:
+    """Start a child writing ``compute()``'s bytes to a pipe: (its pid, the pipe's read end)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        code = 1
+        try:
+            os.close(read_end)
+            data = b"".join(compute())
+            with open(write_end, "wb") as handle:
+                handle.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    return pid, read_end

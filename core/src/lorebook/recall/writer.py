@@ -20,6 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from lorebook.recall.bulk import PendingVectors
     from lorebook.recall.semantic import Embedder
 
 INDEX_VERSION = "12"
@@ -232,6 +233,9 @@ class IndexWriter:
             if len(replaced) == 2:
                 remove_vectors(self.path, replaced[1])  # written, never named
             raise
+        finally:
+            if not isinstance(vectors, list):
+                vectors.cancel()  # a child still computing them when the write failed
         if replaced:
             remove_vectors(self.path, replaced[0])
 
@@ -239,7 +243,7 @@ class IndexWriter:
         self,
         notes: list[IndexedNote],
         gone: list[str],
-        vectors: list[bytes | None],
+        vectors: list[bytes | None] | PendingVectors,
         files: list[tuple[str | int | bytes | None, ...]],
         files_gone: list[str],
         replaced: list[str],
@@ -253,13 +257,22 @@ class IndexWriter:
                 if note_id in known:
                     self._forget(note_id, known[note_id], changes, totals)
             next_num = first_new = self._next_num()
-            for note, vector in zip(notes, vectors, strict=True):
+            rows = []
+            for note in notes:
                 if note.id in known:
                     num = known[note.id].num
                     self._forget(note.id, known[note.id], changes, totals)
                 else:
                     num, next_num = next_num, next_num + 1
-                self._insert(note, num, changes, vector, totals)
+                rows.append(self._insert(note, num, changes, totals))
+            # The rows go in once the vectors are there (maybe computed meanwhile elsewhere).
+            done = vectors if isinstance(vectors, list) else vectors.result()
+            self.db.executemany(
+                "INSERT INTO docs (num, id, path, mtime_ns, size, len, status, kind, enforce, "
+                "title, description, body, extra, sections, vec) "
+                f"VALUES ({', '.join('?' * 15)})",
+                [(*row, vector) for row, vector in zip(rows, done, strict=True)],
+            )
             self._write_terms(changes, totals)
             self.db.executemany("DELETE FROM kb_files WHERE path = ?", [(p,) for p in files_gone])
             self.db.executemany(
@@ -270,14 +283,18 @@ class IndexWriter:
             if known or next_num > first_new or self.vectors_missing():
                 self._pack_vectors(replaced)
 
-    def _vectors(self, notes: list[IndexedNote]) -> list[bytes | None]:
-        """Each note's vector as the index keeps it (int8), or None without an embedder."""
+    def _vectors(self, notes: list[IndexedNote]) -> list[bytes | None] | PendingVectors:
+        """Each note's vector as the index keeps it (int8), or None without an embedder.
+
+        With numpy they are computed together, for many notes in a child process while
+        this one builds the postings (:class:`lorebook.recall.bulk.PendingVectors`).
+        """
         if self.embedder is None:
             return [None] * len(notes)
         if self.embedder.matrix is not None:
-            from lorebook.recall.bulk import note_vectors, quantize_many
+            from lorebook.recall.bulk import PendingVectors
 
-            return [*quantize_many(self.embedder, note_vectors(self.embedder, notes))]
+            return PendingVectors(self.embedder, notes)
         from lorebook.recall.dense import quantize
         from lorebook.recall.semantic import embed_note
 
@@ -341,9 +358,9 @@ class IndexWriter:
         note: IndexedNote,
         num: int,
         changes: dict[str, _Changes],
-        vector: bytes | None,
         totals: _Totals,
-    ) -> None:
+    ) -> tuple[object, ...]:
+        """Add the note's postings and anchors; return its ``docs`` row, less its vector."""
         total = 0
         sections = note.sections()[: 1 << SECTION_BITS]
         get = changes.get
@@ -367,14 +384,9 @@ class IndexWriter:
             "refuted_because": note.refuted_because,
             "anchors": note.anchors,
         }
-        self.db.execute(
-            "INSERT INTO docs (num, id, path, mtime_ns, size, len, status, kind, enforce, title, "
-            "description, body, extra, sections, vec) "
-            f"VALUES ({', '.join('?' * 15)})",
-            (num, note.id, note.path, note.mtime_ns, note.size, total, note.status, note.kind,
-             note.enforce, note.title, note.description, pack_body(note.body), json.dumps(extra),
-             len(sections), vector),
-        )  # fmt: skip
+        row = (num, note.id, note.path, note.mtime_ns, note.size, total, note.status, note.kind,
+               note.enforce, note.title, note.description, pack_body(note.body), json.dumps(extra),
+               len(sections))  # fmt: skip
         totals.notes += 1
         totals.tokens += total
         totals.sections += len(sections)
@@ -389,6 +401,7 @@ class IndexWriter:
                 "INSERT INTO anchors (kind, pattern, id, prefix, suffix) VALUES (?, ?, ?, ?, ?)",
                 anchors,
             )
+        return row
 
     def _write_terms(self, changes: dict[str, _Changes], totals: _Totals) -> None:
         words = sorted(changes)
