@@ -16,10 +16,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from lorebook.errors import LorebookError
 from lorebook.kb.fsutil import atomic_write_text
+from lorebook.statefile import read_state
 
 if TYPE_CHECKING:
     from lorebook.kb.paths import KBPaths
@@ -69,19 +69,12 @@ def load_state(paths: KBPaths) -> BootstrapState:
     Raises:
         LorebookError: the file is not valid bootstrap state.
     """
-    path = state_path(paths)
-    try:
-        return BootstrapState.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        return BootstrapState()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "(top level)"
-        raise LorebookError(
-            f"{paths.rel(path)}: not valid bootstrap state ({where}: {first['msg']})",
-            hint="delete it: the next bootstrap reads every document again, and curation "
-            "drops what it already turned into notes",
-        ) from None
+    state = read_state(
+        paths, state_path(paths), BootstrapState, what="valid bootstrap state",
+        hint="delete it: the next bootstrap reads every document again, and curation "
+        "drops what it already turned into notes",
+    )  # fmt: skip
+    return state or BootstrapState()
 
 
 def save_state(paths: KBPaths, state: BootstrapState) -> None:

@@ -27,6 +27,7 @@ from lorebook.curate.validate import PlannedAction
 from lorebook.kb.fsutil import atomic_write_text, kb_lock
 from lorebook.kb.paths import KBPaths
 from lorebook.models.curation import CuratorAction
+from lorebook.statefile import read_state
 
 JOURNAL_NAME = "curate-journal.json"
 PROGRESS_NAME = "curate-journal.progress.jsonl"
@@ -121,17 +122,12 @@ def read_journal(paths: KBPaths) -> Journal | None:
     Raises:
         CurationError: the file is not a valid journal.
     """
-    path = journal_path(paths)
-    try:
-        return Journal.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        return None
-    except ValidationError as exc:
-        raise CurationError(
-            f"{paths.rel(path)} is not a valid curate journal: {exc.errors()[0]['msg']}",
-            hint="delete it and run `lorebook curate` again: notes already written stay, "
-            "and the rerun skips what landed",
-        ) from None
+    return read_state(
+        paths, journal_path(paths), Journal, what="a valid curate journal",
+        hint="delete it and run `lorebook curate` again: notes already written stay, "
+        "and the rerun skips what landed",
+        error=CurationError,
+    )  # fmt: skip
 
 
 def progress_path(paths: KBPaths) -> Path:

@@ -14,10 +14,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from lorebook.errors import LorebookError
 from lorebook.kb.fsutil import atomic_write_text
+from lorebook.statefile import read_state
 
 if TYPE_CHECKING:
     from lorebook.kb.paths import KBPaths
@@ -57,19 +57,12 @@ def load_harvest_ledger(paths: KBPaths, host: str) -> HarvestLedger:
     Raises:
         LorebookError: the file is not a valid ledger.
     """
-    path = ledger_path(paths, host)
-    try:
-        return HarvestLedger.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        return HarvestLedger()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "(top level)"
-        raise LorebookError(
-            f"{paths.rel(path)}: not a valid harvest ledger ({where}: {first['msg']})",
-            hint="delete it: harvest then proposes every memory again, and curation drops "
-            "the claims that are notes already or were rejected",
-        ) from None
+    ledger = read_state(
+        paths, ledger_path(paths, host), HarvestLedger, what="a valid harvest ledger",
+        hint="delete it: harvest then proposes every memory again, and curation drops "
+        "the claims that are notes already or were rejected",
+    )  # fmt: skip
+    return ledger or HarvestLedger()
 
 
 def save_harvest_ledger(paths: KBPaths, host: str, ledger: HarvestLedger) -> None:
