@@ -16,7 +16,6 @@ Not for the hook path: it imports ``pathlib`` and the atomic writer.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,13 +115,8 @@ class FlatHookFile:
         Raises:
             LorebookError: the file exists but is not a hooks file (nothing is written).
         """
-        path = repo / self.path
         data = self.load(repo)
-        wanted = self.installed(data)
-        if path.exists() and wanted == data:
-            return False
-        _write(path, wanted)
-        return True
+        return hookfile.write_changed(repo / self.path, data, self.installed(data))
 
     def uninstall(self, repo: Path) -> tuple[bool, bool]:
         """Remove exactly our entries: (whether the file changed, whether it was deleted).
@@ -130,18 +124,10 @@ class FlatHookFile:
         Raises:
             LorebookError: the file is not a hooks file (nothing is written).
         """
-        path = repo / self.path
         data = self.load(repo)
         remaining = self.uninstalled(data)
-        if remaining == data:
-            return False, False
-        if set(remaining) - {"version"}:
-            _write(path, remaining)
-            return True, False
-        path.unlink()
-        with contextlib.suppress(OSError):
-            path.parent.rmdir()  # only succeeds when the folder is now empty
-        return True, True
+        keep = bool(set(remaining) - {"version"})  # a file left with its version alone goes
+        return hookfile.write_or_remove(repo / self.path, data, remaining, keep=keep)
 
     def states(self, data: dict[str, Any]) -> Iterator[tuple[str, CheckState]]:
         """(event, ``ok`` | ``changed`` | ``missing``) of each event lorebook installs."""
@@ -161,9 +147,3 @@ class FlatHookFile:
             if ours and event in self.events:
                 found[event] = ours[0]
         return found
-
-
-def _write(path: Path, data: dict[str, Any]) -> None:
-    from lorebook.kb.fsutil import atomic_write_bytes
-
-    atomic_write_bytes(path, hookfile.dump(data))

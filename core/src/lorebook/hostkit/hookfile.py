@@ -301,11 +301,7 @@ class HookFile:
         """
         path = repo / self.path
         data = self.load(path)
-        wanted = self.installed(data)
-        if path.exists() and wanted == data:
-            return False
-        _write(path, wanted)
-        return True
+        return write_changed(path, data, self.installed(data))
 
     def uninstall(self, repo: Path) -> tuple[bool, bool]:
         """Remove exactly lorebook's entries from the repository's file.
@@ -322,15 +318,7 @@ class HookFile:
         path = repo / self.path
         data = self.load(path)
         remaining = self.uninstalled(data)
-        if remaining == data:
-            return False, False
-        if remaining:
-            _write(path, remaining)
-            return True, False
-        path.unlink()
-        with contextlib.suppress(OSError):
-            path.parent.rmdir()  # only succeeds when the folder is now empty
-        return True, True
+        return write_or_remove(path, data, remaining, keep=bool(remaining))
 
     def states(self, data: dict[str, Any]) -> Iterator[tuple[str, CheckState, list[Any]]]:
         """(event, state, groups) of each event lorebook installs, for ``check``.
@@ -360,6 +348,36 @@ class HookFile:
             if found:
                 commands[event] = found[0]
         return commands
+
+
+def write_changed(path: Path, data: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    """Write ``wanted`` over a file that held ``data``, unless it already holds exactly that.
+
+    Returns whether the file was written.
+    """
+    if path.exists() and wanted == data:
+        return False
+    _write(path, wanted)
+    return True
+
+
+def write_or_remove(
+    path: Path, data: dict[str, Any], remaining: dict[str, Any], *, keep: bool
+) -> tuple[bool, bool]:
+    """Write what is left of ``data`` without lorebook's entries, or delete the file.
+
+    ``remaining`` is written when ``keep``; otherwise the file goes, and its folder too if
+    it is then empty. Returns (whether the file changed, whether it was deleted).
+    """
+    if remaining == data:
+        return False, False
+    if keep:
+        _write(path, remaining)
+        return True, False
+    path.unlink()
+    with contextlib.suppress(OSError):
+        path.parent.rmdir()  # only succeeds when the folder is now empty
+    return True, True
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
