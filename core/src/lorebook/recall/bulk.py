@@ -10,17 +10,19 @@ order than the one-note path takes them, so a vector may differ in its last floa
 after rounding to float32 they are the same (a test compares both paths).
 
 Imported only by index writers, and only when the embedder has loaded numpy. For many
-notes, :class:`PendingVectors` computes them in a forked child process while the writer
-builds the posting lists, so the two share the machine's cores.
+notes, :class:`PendingBlobs` computes them (and deflates the notes' bodies) in a forked
+child process while the writer builds the posting lists, so the two share the cores.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+from array import array
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from lorebook.recall.document import pack_body
 from lorebook.recall.semantic import DIM, MAX_CHUNK, WORD_START, segment
 
 if TYPE_CHECKING:
@@ -143,30 +145,35 @@ def quantize_many(embedder: Embedder, vectors: list[bytes]) -> list[bytes]:
 VECTOR_BYTES = 4 + DIM
 """One quantized vector: its float32 scale, then DIM int8 values."""
 BACKGROUND_NOTES = 1000
-"""From this many notes on, their vectors are computed in a forked child process."""
+"""From this many notes on, their blobs are computed in a forked child process."""
+
+Blobs = tuple[list[bytes], list[bytes]]
+"""Each note's packed body (:func:`lorebook.recall.document.pack_body`) and quantized
+vector (:func:`quantize_many`), in the order of the notes."""
 
 
-class PendingVectors:
-    """The quantized vectors of ``notes``, computed in a child process when there are many.
+class PendingBlobs:
+    """The :data:`Blobs` of ``notes``, computed in a child process when there are many.
 
-    A child forked now computes them while the caller goes on (an index rebuild builds its
-    posting lists meanwhile); :meth:`result` collects them. Without ``os.fork``, for fewer
-    than :data:`BACKGROUND_NOTES` notes, or when the child fails, they are computed in this
-    process: the same bytes either way. The child only computes and writes to its pipe (no
-    database, no output) and ends with ``os._exit``.
+    A child forked now deflates the bodies and computes the vectors while the caller goes
+    on (an index rebuild builds its posting lists meanwhile); :meth:`result` collects them.
+    Without ``os.fork``, for fewer than :data:`BACKGROUND_NOTES` notes, or when the child
+    fails, they are computed in this process: the same bytes either way. The child only
+    computes and writes to its pipe (no database, no output) and ends with ``os._exit``.
     """
 
     def __init__(self, embedder: Embedder, notes: Sequence[IndexedNote]) -> None:
-        self._compute: Callable[[], list[bytes]] = lambda: quantize_many(
-            embedder, note_vectors(embedder, notes)
+        self._compute: Callable[[], Blobs] = lambda: (
+            [pack_body(note.body) for note in notes],
+            quantize_many(embedder, note_vectors(embedder, notes)),
         )
         self._count = len(notes)
         self._child: tuple[int, int] | None = None
         if self._count >= BACKGROUND_NOTES and hasattr(os, "fork"):
-            self._child = _fork(self._compute)
+            self._child = _fork(lambda: _encode(*self._compute()))
 
-    def result(self) -> list[bytes]:
-        """Each note's vector (:func:`quantize_many`), in the order of the notes."""
+    def result(self) -> Blobs:
+        """Each note's packed body and vector."""
         if self._child is None:
             return self._compute()
         pid, pipe = self._child
@@ -176,9 +183,8 @@ class PendingVectors:
                 data = handle.read()
         finally:
             _, status = os.waitpid(pid, 0)
-        if status != 0 or len(data) != self._count * VECTOR_BYTES:
-            return self._compute()  # the child failed (killed, out of memory): do it here
-        return [data[i : i + VECTOR_BYTES] for i in range(0, len(data), VECTOR_BYTES)]
+        found = _decode(data, self._count) if status == 0 else None
+        return self._compute() if found is None else found  # a failed child: do it here
 
     def cancel(self) -> None:
         """Stop a child whose result is no longer wanted (the write failed)."""
@@ -191,15 +197,34 @@ class PendingVectors:
         os.waitpid(pid, 0)
 
 
-def _fork(compute: Callable[[], list[bytes]]) -> tuple[int, int]:
-    """Start a child writing ``compute()``'s bytes to a pipe: (its pid, the pipe's read end)."""
+def _encode(bodies: list[bytes], vectors: list[bytes]) -> bytes:
+    """The bodies' lengths (uint32), the bodies, then the vectors, as one blob."""
+    return array("I", map(len, bodies)).tobytes() + b"".join(bodies) + b"".join(vectors)
+
+
+def _decode(data: bytes, count: int) -> Blobs | None:
+    """What :func:`_encode` wrote for ``count`` notes (None: not that, a child cut short)."""
+    lengths = array("I")
+    lengths.frombytes(data[: count * lengths.itemsize])
+    at = count * lengths.itemsize
+    if len(lengths) != count or len(data) != at + sum(lengths) + count * VECTOR_BYTES:
+        return None
+    bodies = []
+    for length in lengths:
+        bodies.append(data[at : at + length])
+        at += length
+    return bodies, [data[i : i + VECTOR_BYTES] for i in range(at, len(data), VECTOR_BYTES)]
+
+
+def _fork(compute: Callable[[], bytes]) -> tuple[int, int]:
+    """Start a child writing ``compute()`` to a pipe: (its pid, the pipe's read end)."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child
         code = 1
         try:
             os.close(read_end)
-            data = b"".join(compute())
+            data = compute()
             with open(write_end, "wb") as handle:
                 handle.write(data)
             code = 0

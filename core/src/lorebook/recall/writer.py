@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from lorebook.recall.bulk import PendingVectors
+    from lorebook.recall.bulk import PendingBlobs
     from lorebook.recall.semantic import Embedder
 
 INDEX_VERSION = "12"
@@ -225,17 +225,17 @@ class IndexWriter:
 
         notes = list({n.id: n for n in upserts}.values())
         gone = sorted(set(removals) - {n.id for n in notes})
-        vectors = self._vectors(notes)
+        blobs = self._blobs(notes)
         replaced: list[str] = []
         try:
-            self._apply(notes, gone, vectors, list(files), list(files_gone), replaced)
+            self._apply(notes, gone, blobs, list(files), list(files_gone), replaced)
         except BaseException:
             if len(replaced) == 2:
                 remove_vectors(self.path, replaced[1])  # written, never named
             raise
         finally:
-            if not isinstance(vectors, list):
-                vectors.cancel()  # a child still computing them when the write failed
+            if not isinstance(blobs, tuple):
+                blobs.cancel()  # a child still computing them when the write failed
         if replaced:
             remove_vectors(self.path, replaced[0])
 
@@ -243,7 +243,7 @@ class IndexWriter:
         self,
         notes: list[IndexedNote],
         gone: list[str],
-        vectors: list[bytes | None] | PendingVectors,
+        blobs: tuple[list[bytes], list[bytes | None]] | PendingBlobs,
         files: list[tuple[str | int | bytes | None, ...]],
         files_gone: list[str],
         replaced: list[str],
@@ -265,13 +265,13 @@ class IndexWriter:
                 else:
                     num, next_num = next_num, next_num + 1
                 rows.append(self._insert(note, num, changes, totals))
-            # The rows go in once the vectors are there (maybe computed meanwhile elsewhere).
-            done = vectors if isinstance(vectors, list) else vectors.result()
+            # The rows go in once bodies and vectors are there (maybe computed meanwhile).
+            bodies, vectors = blobs if isinstance(blobs, tuple) else blobs.result()
             self.db.executemany(
                 "INSERT INTO docs (num, id, path, mtime_ns, size, len, status, kind, enforce, "
-                "title, description, body, extra, sections, vec) "
+                "title, description, extra, sections, body, vec) "
                 f"VALUES ({', '.join('?' * 15)})",
-                [(*row, vector) for row, vector in zip(rows, done, strict=True)],
+                [(*row, *pair) for row, *pair in zip(rows, bodies, vectors, strict=True)],
             )
             self._write_terms(changes, totals)
             self.db.executemany("DELETE FROM kb_files WHERE path = ?", [(p,) for p in files_gone])
@@ -283,18 +283,29 @@ class IndexWriter:
             if known or next_num > first_new or self.vectors_missing():
                 self._pack_vectors(replaced)
 
-    def _vectors(self, notes: list[IndexedNote]) -> list[bytes | None] | PendingVectors:
-        """Each note's vector as the index keeps it (int8), or None without an embedder.
+    def _blobs(
+        self, notes: list[IndexedNote]
+    ) -> tuple[list[bytes], list[bytes | None]] | PendingBlobs:
+        """Each note's packed body and its vector as the index keeps it (:meth:`_vectors`).
 
-        With numpy they are computed together, for many notes in a child process while
-        this one builds the postings (:class:`lorebook.recall.bulk.PendingVectors`).
+        For many notes, with numpy, both are computed in a child process while this one
+        builds the postings (:class:`lorebook.recall.bulk.PendingBlobs`).
         """
+        if self.embedder is not None and self.embedder.matrix is not None:
+            from lorebook.recall import bulk
+
+            if len(notes) >= bulk.BACKGROUND_NOTES:
+                return bulk.PendingBlobs(self.embedder, notes)
+        return [pack_body(n.body) for n in notes], self._vectors(notes)
+
+    def _vectors(self, notes: list[IndexedNote]) -> list[bytes | None]:
+        """Each note's vector as the index keeps it (int8), or None without an embedder."""
         if self.embedder is None:
             return [None] * len(notes)
         if self.embedder.matrix is not None:
-            from lorebook.recall.bulk import PendingVectors
+            from lorebook.recall.bulk import note_vectors, quantize_many
 
-            return PendingVectors(self.embedder, notes)
+            return [*quantize_many(self.embedder, note_vectors(self.embedder, notes))]
         from lorebook.recall.dense import quantize
         from lorebook.recall.semantic import embed_note
 
@@ -360,7 +371,7 @@ class IndexWriter:
         changes: dict[str, _Changes],
         totals: _Totals,
     ) -> tuple[object, ...]:
-        """Add the note's postings and anchors; return its ``docs`` row, less its vector."""
+        """Add the note's postings and anchors; return its ``docs`` row, less body and vector."""
         total = 0
         sections = note.sections()[: 1 << SECTION_BITS]
         get = changes.get
@@ -384,8 +395,8 @@ class IndexWriter:
             "refuted_because": note.refuted_because,
             "anchors": note.anchors,
         }
-        row = (num, note.id, note.path, note.mtime_ns, note.size, total, note.status, note.kind,
-               note.enforce, note.title, note.description, pack_body(note.body), json.dumps(extra),
+        row = (num, note.id, note.path, note.mtime_ns, note.size, total, note.status,
+               note.kind, note.enforce, note.title, note.description, json.dumps(extra),
                len(sections))  # fmt: skip
         totals.notes += 1
         totals.tokens += total
