@@ -31,6 +31,14 @@ def test_best_positions_hold_the_k_largest_and_every_tie(
     assert all(exact[i] >= at_least for i in found)
 
 
+@given(st.lists(st.floats(-1, 1, width=32), max_size=1200), st.floats(-1.5, 1.5))
+def test_at_least_finds_every_value_reaching_the_floor_in_order(
+    values: list[float], floor: float
+) -> None:
+    exact = array("f", values)
+    assert dense.at_least(exact, floor) == [i for i, v in enumerate(exact) if v >= floor]
+
+
 def _unit(rng: random.Random) -> list[float]:
     vec = [rng.gauss(0, 1) for _ in range(DIM)]
     norm = math.sqrt(sum(x * x for x in vec))
@@ -49,6 +57,7 @@ def test_nearest_equals_comparing_every_note(
             for i in vectors]  # fmt: skip
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(dense, "CHUNK", 7)  # several rows, the last one short
+        patch.setattr(dense, "BLOCK", 3)  # blocks skipped and looked into within a row
         patch.setattr(IndexWriter, "_vectors", lambda self, batch: [vectors[n.id] for n in batch])
         with NoteIndex(str(path)) as index:
             index.apply(rows)

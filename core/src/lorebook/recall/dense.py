@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 CHUNK = 4096
 """Notes compared in one call (1 MB of int8 values)."""
+BLOCK = 256
+""":func:`at_least` skips a block of this many values whose largest is below the floor."""
 SAMPLE_STEP = 8
 """:func:`best_positions` looks at every 8th value first to bound what the best can be."""
 
@@ -69,9 +71,8 @@ def nearest(index: NoteIndex, query: list[float], k: int) -> dict[int, float]:
         nums.frombytes(raw_nums)
         inverse.frombytes(raw_inverse)
         sims = _scaled_dots(q_ints, ints, inverse, 1 / q_scale)
-        if len(best) >= k and max(sims) < floor:
-            continue
-        best += [(sims[i], -nums[i]) for i in best_positions(sims, k, floor)]
+        found = at_least(sims, floor) if len(best) >= k else best_positions(sims, k, floor)
+        best += [(sims[i], -nums[i]) for i in found]
         if len(best) >= k:
             best = heapq.nlargest(k, best)
             floor = best[-1][0]
@@ -91,6 +92,22 @@ def best_positions(values: array[float], k: int, at_least: float = -math.inf) ->
     sample = values[::SAMPLE_STEP] if len(values) >= SAMPLE_STEP * k else values
     floor = max(at_least, sorted(sample, reverse=True)[k - 1])
     return list(compress(range(len(values)), map(floor.__le__, values)))
+
+
+def at_least(values: array[float], floor: float) -> list[int]:
+    """Positions of the values at least ``floor``, in order.
+
+    Looks into a block of :data:`BLOCK` values only when its largest reaches ``floor``
+    (:func:`max` over a view runs in compiled code): once the k best so far are known, most
+    blocks of a chunk hold none of the notes that can still join them.
+    """
+    view = memoryview(values)
+    found: list[int] = []
+    for start in range(0, len(values), BLOCK):
+        block = view[start : start + BLOCK]
+        if max(block) >= floor:
+            found += [start + i for i, v in enumerate(block) if v >= floor]
+    return found
 
 
 def _scaled_dots(
