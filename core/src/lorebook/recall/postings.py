@@ -116,26 +116,23 @@ def contribution(stats: bm25.CorpusStats, idf: float, tf: int, length: int) -> f
 
 
 def _add_term(
-    term: QueryTerm,
-    stats: bm25.CorpusStats,
-    acc: dict[int, float],
-    cover: dict[int, float],
-    best: dict[int, float],
+    term: QueryTerm, stats: bm25.CorpusStats, acc: dict[int, float], best: dict[int, float]
 ) -> None:
-    """Add every posting of ``term`` to the sections' and the notes' best scores."""
+    """Add every posting of ``term`` to the sections' and the notes' best scores.
+
+    The loop every posting of a read list runs: what a section covers of the query is
+    not kept here but found for the few sections returned (:func:`_covered`).
+    """
     values = term.postings.values
     norm_k = bm25.K1 * (1 - bm25.B)
     norm_len = bm25.K1 * bm25.B / stats.avgdl
     scale = term.count * term.idf * (bm25.K1 + 1)
-    weight = term.weight
-    get = acc.get
-    for i, k in enumerate(term.postings.keys):
-        tf = values[2 * i]
-        score = get(k, 0.0) + scale * tf / (tf + norm_k + norm_len * values[2 * i + 1])
+    get, top = acc.get, best.get
+    for k, tf, length in zip(term.postings.keys, values[0::2], values[1::2], strict=True):
+        score = get(k, 0.0) + scale * tf / (tf + norm_k + norm_len * length)
         acc[k] = score
-        cover[k] = cover.get(k, 0.0) + weight
         num = k >> SECTION_BITS
-        if score > best.get(num, 0.0):
+        if score > top(num, 0.0):
             best[num] = score
 
 
@@ -152,7 +149,6 @@ def top_k(
     for i in range(len(order) - 1, -1, -1):
         remaining[i] = remaining[i + 1] + order[i].bound
     acc: dict[int, float] = {}
-    cover: dict[int, float] = {}
     best: dict[int, float] = {}
     threshold = 0.0
     split = len(order)
@@ -160,12 +156,15 @@ def top_k(
         if threshold > 0 and remaining[i] < threshold:
             split = i  # no section unseen so far can reach the top k any more
             break
-        _add_term(term, stats, acc, cover, best)
+        _add_term(term, stats, acc, best)
         if len(best) >= k:
             threshold = heapq.nlargest(k, best.values())[-1]  # the k-th best note so far
     if split < len(order):
-        acc, threshold = _probe(order[split:], remaining[split:], stats, acc, cover, threshold, k)
-    return _best_sections(acc, cover, threshold)
+        acc, threshold = _probe(order[split:], remaining[split:], stats, acc, threshold, k)
+    return {
+        num: (score, _covered(terms, section_key))
+        for num, (score, section_key) in _best_sections(acc, threshold).items()
+    }
 
 
 def _probe(
@@ -173,7 +172,6 @@ def _probe(
     remaining: list[float],
     stats: bm25.CorpusStats,
     acc: dict[int, float],
-    cover: dict[int, float],
     threshold: float,
     k: int,
 ) -> tuple[dict[int, float], float]:
@@ -187,7 +185,6 @@ def _probe(
         for at, section_key in _shared(term.postings, acc):
             tf, length = values[2 * at], values[2 * at + 1]
             acc[section_key] += term.count * contribution(stats, term.idf, tf, length)
-            cover[section_key] += term.weight
         best: dict[int, float] = {}
         for section_key, score in acc.items():
             num = section_key >> SECTION_BITS
@@ -211,17 +208,21 @@ def _shared(postings: PostingList, sections: dict[int, float]) -> list[tuple[int
     return [(at, k) for at, k in found if at >= 0]
 
 
-def _best_sections(
-    acc: dict[int, float], cover: dict[int, float], threshold: float
-) -> dict[int, tuple[float, float]]:
-    best: dict[int, tuple[float, float]] = {}
+def _best_sections(acc: dict[int, float], threshold: float) -> dict[int, tuple[float, int]]:
+    """Note number -> (score, key) of its best section, for the notes at ``threshold`` or more."""
+    best: dict[int, tuple[float, int]] = {}
     for section_key, score in acc.items():
         if score < threshold or score <= 0:
             continue
         num = section_key >> SECTION_BITS
         if num not in best or score > best[num][0]:
-            best[num] = (score, cover[section_key])
+            best[num] = (score, section_key)
     return best
+
+
+def _covered(terms: list[QueryTerm], section_key: int) -> float:
+    """The summed weight of the query words section ``section_key`` holds (binary searches)."""
+    return sum(t.weight for t in terms if t.postings.find(section_key) >= 0)
 
 
 def score_notes(
@@ -240,4 +241,4 @@ def score_notes(
                 )
                 acc[section_key] = acc.get(section_key, 0.0) + gain
                 cover[section_key] = cover.get(section_key, 0.0) + term.weight
-    return _best_sections(acc, cover, 0.0)
+    return {num: (score, cover[key]) for num, (score, key) in _best_sections(acc, 0.0).items()}
