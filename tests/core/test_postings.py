@@ -135,3 +135,36 @@ def test_a_long_query_returns_exact_scores_on_all_its_words(
     for note_id, (score, coverage) in fast.items():
         assert math.isclose(score, slow[note_id][0], rel_tol=1e-9, abs_tol=1e-9)
         assert math.isclose(coverage, slow[note_id][1], rel_tol=1e-9, abs_tol=1e-9)
+
+
+def test_many_notes_with_common_words_give_the_exhaustive_top_k(tmp_path: Path) -> None:
+    """Long lists of common words, so the k-th best rises while lists are read and probed."""
+    import random
+
+    rng = random.Random(11)
+    vocab = [f"w{i}" for i in range(300)]
+    weights = [1 / (i + 1) for i in range(300)]  # Zipf-like: a few words in most notes
+    raw = [
+        (
+            rng.choices(vocab, weights, k=rng.randint(2, 6)),
+            [rng.choices(vocab, weights, k=rng.randint(5, 40)) for _ in range(rng.randint(0, 3))],
+        )
+        for _ in range(400)
+    ]
+    notes = make_notes(raw)
+    with NoteIndex(str(tmp_path / "index.sqlite")) as index:
+        index.apply(notes)
+        stats = index.stats()
+        assert stats is not None
+        for _ in range(40):
+            query = rng.choices(vocab, weights, k=rng.randint(2, 14))
+            k = rng.choice([1, 3, 16])
+            fast = index.search_with_coverage(query, k=k)
+            slow = exhaustive(notes, query, stats)
+            scores = sorted((s for s, _ in slow.values()), reverse=True)
+            kth = scores[k - 1] if len(scores) >= k else 0.0
+            assert {i for i, (s, _) in slow.items() if s > kth + 1e-9} <= set(fast)
+            assert set(fast) <= {i for i, (s, _) in slow.items() if s >= kth - 1e-9}
+            for note_id, (score, coverage) in fast.items():
+                assert math.isclose(score, slow[note_id][0], rel_tol=1e-9, abs_tol=1e-9)
+                assert math.isclose(coverage, slow[note_id][1], rel_tol=1e-9, abs_tol=1e-9)

@@ -116,12 +116,17 @@ def contribution(stats: bm25.CorpusStats, idf: float, tf: int, length: int) -> f
 
 
 def _add_term(
-    term: QueryTerm, stats: bm25.CorpusStats, acc: dict[int, float], best: dict[int, float]
+    term: QueryTerm,
+    stats: bm25.CorpusStats,
+    acc: dict[int, float],
+    best: dict[int, float],
+    threshold: float,
 ) -> None:
-    """Add every posting of ``term`` to the sections' and the notes' best scores.
+    """Add every posting of ``term`` to the sections' scores and to the notes' best ones.
 
-    The loop every posting of a read list runs: what a section covers of the query is
-    not kept here but found for the few sections returned (:func:`_covered`).
+    ``best`` gets only the notes whose score passes ``threshold`` (below it, a note cannot
+    raise the k-th best), so most postings of a common word cost one comparison; what a
+    section covers of the query is found for the few sections returned (:func:`_covered`).
     """
     values = term.postings.values
     norm_k = bm25.K1 * (1 - bm25.B)
@@ -131,9 +136,10 @@ def _add_term(
     for k, tf, length in zip(term.postings.keys, values[0::2], values[1::2], strict=True):
         score = get(k, 0.0) + scale * tf / (tf + norm_k + norm_len * length)
         acc[k] = score
-        num = k >> SECTION_BITS
-        if score > top(num, 0.0):
-            best[num] = score
+        if score > threshold:
+            num = k >> SECTION_BITS
+            if score > top(num, 0.0):
+                best[num] = score
 
 
 def top_k(
@@ -156,9 +162,9 @@ def top_k(
         if threshold > 0 and remaining[i] < threshold:
             split = i  # no section unseen so far can reach the top k any more
             break
-        _add_term(term, stats, acc, best)
-        if len(best) >= k:
-            threshold = heapq.nlargest(k, best.values())[-1]  # the k-th best note so far
+        _add_term(term, stats, acc, best, threshold)
+        if len(best) >= k:  # the k-th best note so far (best holds every note above the last)
+            threshold = max(threshold, heapq.nlargest(k, best.values())[-1])
     if split < len(order):
         acc, threshold = _probe(order[split:], remaining[split:], stats, acc, threshold, k)
     return {
