@@ -183,14 +183,24 @@ def _probe(
 ) -> tuple[dict[int, float], float]:
     """Add the remaining words to the sections still in contention, by look-ups only.
 
-    Returns those sections' scores and the k-th best note score.
+    Walks whichever is shorter, the word's list (a dictionary look-up a posting) or the
+    sections (a binary search a section). Returns those sections' scores and the k-th
+    best note score.
     """
+    norm_k = bm25.K1 * (1 - bm25.B)
+    norm_len = bm25.K1 * bm25.B / stats.avgdl
     for i, term in enumerate(terms):
         acc = {s: score for s, score in acc.items() if score + remaining[i] >= threshold}
-        values = term.postings.values
-        for at, section_key in _shared(term.postings, acc):
-            tf, length = values[2 * at], values[2 * at + 1]
-            acc[section_key] += term.count * contribution(stats, term.idf, tf, length)
+        keys, values = term.postings.keys, term.postings.values
+        scale = term.count * term.idf * (bm25.K1 + 1)
+        if len(keys) <= len(acc):
+            shared = [(at, key) for at, key in enumerate(keys) if key in acc]
+        else:
+            found = [(bisect_left(keys, key), key) for key in acc]
+            shared = [(at, key) for at, key in found if at < len(keys) and keys[at] == key]
+        for at, key in shared:
+            tf = values[2 * at]
+            acc[key] += scale * tf / (tf + norm_k + norm_len * values[2 * at + 1])
         best: dict[int, float] = {}
         for section_key, score in acc.items():
             num = section_key >> SECTION_BITS
@@ -199,19 +209,6 @@ def _probe(
         if len(best) >= k:
             threshold = max(threshold, heapq.nlargest(k, best.values())[-1])
     return acc, threshold
-
-
-def _shared(postings: PostingList, sections: dict[int, float]) -> list[tuple[int, int]]:
-    """(position in ``postings``, key) of every section of ``sections`` the list holds.
-
-    Walks whichever is shorter: the list (a dictionary look-up a posting) or the
-    sections (a binary search a section).
-    """
-    keys = postings.keys
-    if len(keys) <= len(sections):
-        return [(at, k) for at, k in enumerate(keys) if k in sections]
-    found = [(postings.find(k), k) for k in sections]
-    return [(at, k) for at, k in found if at >= 0]
 
 
 def _best_sections(acc: dict[int, float], threshold: float) -> dict[int, tuple[float, int]]:
