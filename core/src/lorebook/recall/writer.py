@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from array import array
 from collections import Counter
+from itertools import repeat
+from operator import rshift
 
 from lorebook.recall import bm25
 from lorebook.recall.db import sqlite3
@@ -91,22 +94,35 @@ def glob_literals(pattern: str) -> tuple[str, str]:
 class _Changes:
     """Per word: the notes whose postings go, and the postings that come."""
 
-    __slots__ = ("drop", "keys", "values")
+    __slots__ = ("added", "drop")
 
     def __init__(self) -> None:
         self.drop: set[int] = set()
-        self.keys: list[int] = []
-        self.values: list[int] = []
-        """tf and section length of each key in ``keys``, two entries a key."""
+        self.added: list[int] = []
+        """Each added posting as one int, ``key << 32 | length << 16 | tf`` (one append a
+        posting, not three: a 10,000-note rebuild adds 1.3 million)."""
 
     def merged(self, old: PostingList | None) -> PostingList:
         """``old`` without the dropped notes, with the added postings, sorted by key."""
-        keys = self.keys
-        if old is None and all(map(int.__lt__, keys, keys[1:])):
-            return PostingList(array("I", keys), array("H", self.values))  # a fresh build
-        values = self.values
-        add = [(k, values[2 * i], values[2 * i + 1]) for i, k in enumerate(keys)]
+        added = self.added
+        if old is None and all(map(int.__lt__, added, added[1:])):
+            return _unpacked(added)  # a fresh build: keys already in order
+        add = [(p >> 32, p & MAX_VALUE, (p >> 16) & MAX_VALUE) for p in added]
         return merge(old, self.drop, add)
+
+
+def _unpacked(added: list[int]) -> PostingList:
+    """The posting list of packed postings (see :attr:`_Changes.added`), in their order."""
+    if sys.byteorder != "little":
+        pairs = [v for p in added for v in (p & MAX_VALUE, (p >> 16) & MAX_VALUE)]
+        return PostingList(array("I", [p >> 32 for p in added]), array("H", pairs))
+    # Little-endian, each 64-bit posting is two 32-bit halves: (length << 16 | tf), then
+    # the key; the first halves, read as 16-bit numbers, are the tf, length pairs.
+    halves = memoryview(array("Q", added)).cast("B").cast("I")
+    keys, values = array("I"), array("H")
+    keys.frombytes(halves[1::2].tobytes())
+    values.frombytes(halves[0::2].tobytes())
+    return PostingList(keys, values)
 
 
 class _Known:
@@ -378,17 +394,16 @@ class IndexWriter:
         for sec, part in enumerate(sections):
             length = len(part)
             total += length
-            section_key = key(num, sec)
             counts: Iterable[tuple[str, int]] = Counter(part).items()
             if length > MAX_VALUE:  # tf <= length: one bound clamps both
                 counts = [(term, min(tf, MAX_VALUE)) for term, tf in counts]
                 length = MAX_VALUE
+            base = key(num, sec) << 32 | length << 16
             for term, tf in counts:
                 change = get(term)
                 if change is None:
                     change = changes[term] = _Changes()
-                change.keys.append(section_key)
-                change.values += (tf, length)
+                change.added.append(base | tf)
         extra = {
             "tags": list(note.tags),
             "superseded_by": list(note.superseded_by),
@@ -432,7 +447,7 @@ class IndexWriter:
             if not merged.keys:
                 gone.append((term,))
                 continue
-            df = len({k >> SECTION_BITS for k in merged.keys})
+            df = len(set(map(rshift, merged.keys, repeat(SECTION_BITS))))
             histogram[df] = histogram.get(df, 0) + 1
             max_tf, min_len = merged.bounds()
             kept.append((term, df, max_tf, min_len, merged.encode()))
