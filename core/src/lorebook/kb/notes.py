@@ -127,7 +127,7 @@ def parse_note(text: str, *, source: str) -> tuple[Note, str | None]:
     return frontmatter_to_note(data, knowledge, source=source), links
 
 
-def read_note_text(path: Path, *, source: str | None = None) -> str:
+def read_note_text(path: Path | str, *, source: str | None = None) -> str:
     """Read a note file's text: a regular file of at most :data:`MAX_NOTE_BYTES`, UTF-8.
 
     Raises:

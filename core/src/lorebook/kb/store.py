@@ -160,7 +160,7 @@ def load_snapshot(paths: KBPaths) -> Snapshot:
         try:
             stat = entry.stat(follow_symlinks=False)  # before the read: a change shows later
             snap.stamps[where] = (stat.st_mtime_ns, stat.st_size)
-            text = read_note_text(Path(entry.path), source=label)
+            text = read_note_text(entry.path, source=label)
             snap.hashes[where] = content_hash(text)
             note, links = parse_note(text, source=label)
         except (NoteFormatError, OSError) as exc:
