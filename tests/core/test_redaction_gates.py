@@ -173,6 +173,12 @@ def _check(line: str) -> list[str]:
         problems.append("library values")
     if redact._may_hold_secret(line, libscan.folded(line)) != _may_hold_reference(line):
         problems.append("may hold a secret")
+    scanned = [m.span() for m in rules.PROSE_RE.finditer(line)]
+    if [m.span() for m in rules.prose_matches(line, libscan.folded(line))] != scanned:
+        problems.append("prose matches")  # tried only where a keyword begins
+    runs = libscan._LONG_RUNS.findall(line)
+    if libscan._longest_run(line) != (max(map(len, runs)) if runs else 0):
+        problems.append("longest run")
     return problems
 
 

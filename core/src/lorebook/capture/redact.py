@@ -194,7 +194,7 @@ def _may_hold_secret(line: str, low: str) -> bool:
         return True
     if ("-p" in low or "-u" in low) and _SHORT_FLAG.search(low):
         return True
-    return any(map(_generated, _LONG_TOKEN.findall(line)))
+    return bool(_token_starts(line))  # a long generated token
 
 
 def _generated(token: str) -> bool:

@@ -228,9 +228,42 @@ def _unquote(line: str, start: int, end: int) -> Span:
     return start, end
 
 
-def prose_spans(line: str) -> Iterator[Span]:
+_PROSE_STARTS = (
+    "pass", "pw", "contrase", "senha", "mot de passe", "kennwort", "secret", "token", "api",
+    "access", "private", "key", "cred", "auth", "client",
+)  # fmt: skip
+"""How each keyword of :data:`PROSE_RE` begins (in the folded line): a match starts at one."""
+
+
+def prose_matches(line: str, low: str) -> Iterator[re.Match[str]]:
+    r"""``PROSE_RE.finditer(line)``, trying the pattern only where a keyword begins.
+
+    A match starts with a keyword, so it starts where one of :data:`_PROSE_STARTS` occurs
+    in ``low`` (the folded line: the same positions). Trying those places in order, each
+    after the end of the last match, finds the same matches as scanning every position;
+    ``match(line, at)`` sees the text before ``at``, so ``\b`` is judged as in a scan.
+    """
+    starts = sorted({at for word in _PROSE_STARTS for at in _occurrences(low, word)})
+    end = 0
+    for at in starts:
+        if at < end:
+            continue
+        match = PROSE_RE.match(line, at)
+        if match is not None:
+            end = match.end()
+            yield match
+
+
+def _occurrences(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at >= 0:
+        yield at
+        at = text.find(word, at + 1)
+
+
+def prose_spans(line: str, low: str | None = None) -> Iterator[Span]:
     """Values after a secret keyword, in prose or as an unquoted assignment."""
-    for match in PROSE_RE.finditer(line):
+    for match in prose_matches(line, folded(line) if low is None else low):
         start, end = _unquote(line, *match.span("value"))
         value = line[start:end]
         quoted = start != match.start("value")
@@ -301,7 +334,7 @@ def spans(line: str, low: str | None = None) -> Iterator[Span]:
     if GATES[AUTH_HEADER_RE](line, low):
         yield from _header_spans(line)
     if GATES[PROSE_RE](line, low):
-        yield from prose_spans(line)
+        yield from prose_spans(line, low)
 
 
 def _header_spans(line: str) -> Iterator[Span]:
