@@ -42,6 +42,34 @@ def test_a_write_sweeps_the_temporary_files_a_killed_writer_left(tmp_path: Path)
     assert other.exists()
 
 
+@pytest.mark.skipif(os.name != "posix", reason="dead processes are told apart on POSIX only")
+def test_the_capture_follow_up_sweeps_what_killed_writers_left_anywhere(
+    kb_repo: Path, tmp_path: Path
+) -> None:
+    """Files nothing writes again (a branch's resume summary, the unreviewed list) too."""
+    from lorebook.capture.stage import capture_session
+    from lorebook_claude.harness import ClaudeHarness
+
+    paths = KBPaths(kb_repo)
+    dead, live = _dead_pid(), os.getppid()
+    left = [
+        paths.state / "resume" / f".other-branch.json.{dead}.0123abcd.tmp",
+        paths.cache / f".unreviewed.json.{dead}.4567cdef.tmp",
+        paths.nodes / "gotcha" / f".some-note.md.{dead}.89abcdef.tmp",
+    ]
+    running = paths.cache / f".unreviewed.json.{live}.0123cdef.tmp"  # a live writer's
+    for path in [*left, running]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("half")
+    session = "11111111-2222-4333-8444-555555555555"
+    transcript = tmp_path / "t.jsonl"
+    fixtures = Path(__file__).resolve().parents[1] / "plugins" / "claude" / "fixtures"
+    transcript.write_bytes((fixtures / "transcripts" / f"{session}.jsonl").read_bytes())
+    assert capture_session(paths, ClaudeHarness(), "claude", session, str(transcript)).changed
+    assert [p for p in left if p.exists()] == []
+    assert running.read_text() == "half"
+
+
 def test_rerunning_an_add_killed_after_its_write_refreshes_the_indexes(
     kb_repo: Path, cli: CliRunner
 ) -> None:

@@ -25,7 +25,6 @@ journal was written computes the same batch (and the same run id) again.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,8 +57,8 @@ from lorebook.curate.journal import (
 from lorebook.curate.placement import place_adds
 from lorebook.curate.rejections import drop_rejected
 from lorebook.curate.validate import parse_batch, validate_batch
-from lorebook.kb.fsutil import dead_writers_file
 from lorebook.kb.index import rebuild_indexes, refuse_broken
+from lorebook.kb.janitor import sweep_temp_files
 from lorebook.kb.store import MarkdownStore, load_snapshot, open_store
 from lorebook.models.session import Proposal, SessionLog
 
@@ -216,25 +215,6 @@ def _finish(paths: KBPaths, journal: Journal, report: CurateReport, budget: int)
     delete_journal(paths)
 
 
-def sweep_temp_files(paths: KBPaths) -> list[str]:
-    """Remove the temporary files of atomic writes whose process died (a killed run's).
-
-    POSIX only: elsewhere a dead process cannot be told from a live one cheaply, and the
-    files are only litter (dot-files every reader skips).
-    """
-    if os.name != "posix":
-        return []
-    removed = []
-    folders = [paths.root, paths.conflicts, paths.state, paths.sessions]
-    for folder in folders + ([paths.nodes] if paths.nodes.is_dir() else []):
-        found = folder.rglob(".*.tmp") if folder == paths.nodes else folder.glob(".*.tmp")
-        for path in sorted(found) if folder.is_dir() else []:
-            if dead_writers_file(path.name) is not None:
-                path.unlink(missing_ok=True)
-                removed.append(paths.rel(path))
-    return removed
-
-
 def curate_pending(
     paths: KBPaths,
     config: Config,
@@ -280,4 +260,4 @@ def curate_pending(
     return report
 
 
-__all__ = ["CurateReport", "ask_curator", "curate_pending", "pending_logs", "sweep_temp_files"]
+__all__ = ["CurateReport", "ask_curator", "curate_pending", "pending_logs"]

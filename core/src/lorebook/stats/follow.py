@@ -16,6 +16,7 @@ from pathlib import Path
 
 from lorebook.inject.resume import summary_path
 from lorebook.kb.fsutil import atomic_write_text
+from lorebook.kb.janitor import sweep_temp_files
 from lorebook.kb.paths import KBPaths
 from lorebook.models.session import LoggedTurn, SessionLog
 from lorebook.stats.attribution import FILE_KEYS, InjectionOutcome, NoteFacts, attribute
@@ -129,7 +130,13 @@ def used_notes(
 
 
 def remember_session(paths: KBPaths, stem: str, log: SessionLog) -> None:
-    """Update the usage entry of this log and, on a branch, its resume summary."""
+    """Update the usage entry of this log and, on a branch, its resume summary.
+
+    First sweeps what killed writers left anywhere in the knowledge base
+    (:func:`lorebook.kb.janitor.sweep_temp_files`): this runs after every session that
+    staged something, so litter of a file nothing writes again does not stay.
+    """
+    sweep_temp_files(paths)
     facts = note_facts(paths, injected_ids(log))
     outcomes = attribute(log, facts)
     update_usage(paths.root, {stem: session_counts(list(outcomes))})
