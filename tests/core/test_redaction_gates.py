@@ -176,6 +176,14 @@ def _check(line: str) -> list[str]:
     scanned = [m.span() for m in rules.PROSE_RE.finditer(line)]
     if [m.span() for m in rules.prose_matches(line, libscan.folded(line))] != scanned:
         problems.append("prose matches")  # tried only where a keyword begins
+    if [m.span() for m in rules.flag_matches(line)] != [
+        m.span() for m in rules.FLAG_RE.finditer(line)
+    ]:
+        problems.append("flag matches")  # tried only at a "-"
+    if redact.name_then_sign(libscan.folded(line)) != bool(
+        redact._NAME_THEN_SIGN.search(libscan.folded(line))
+    ):
+        problems.append("name then sign")  # tried only where its words begin
     runs = libscan._LONG_RUNS.findall(line)
     if libscan._longest_run(line) != (max(map(len, runs)) if runs else 0):
         problems.append("longest run")
@@ -262,3 +270,26 @@ def test_the_gates_were_read_off_these_library_patterns() -> None:
 
 
 PATTERNS_SHA256 = "4798ea3681dc6998307e2216c040423a93ae12705324575686f68686fac1503b"
+
+
+def test_a_scan_block_remembers_redacted_lines_and_answers_them_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(redact, "_MEMO", [])  # not inside another test's open block
+    lines = CORPUS * 2
+    with redact.scan_settings():
+        remembered = [redact.redact_line(line) for line in lines]
+    with monkeypatch.context() as patched:
+        patched.setattr(redact, "MEMO_CHARS", 0)
+        with redact.scan_settings():
+            assert [redact.redact_line(line) for line in lines] == remembered
+    scanned: list[str] = []
+    real = redact.secret_spans
+    monkeypatch.setattr(redact, "secret_spans", lambda line: scanned.append(line) or real(line))
+    with redact.scan_settings():
+        assert redact.redact_line("DB_PASSWORD=hunter2-prod") == "DB_PASSWORD=[REDACTED]"
+        assert redact.redact_line("DB_PASSWORD=hunter2-prod") == "DB_PASSWORD=[REDACTED]"
+    assert scanned == ["DB_PASSWORD=hunter2-prod"]  # the second answer came from memory
+    with redact.scan_settings():  # a new block starts with nothing remembered
+        redact.redact_line("DB_PASSWORD=hunter2-prod")
+    assert len(scanned) == 2

@@ -37,6 +37,7 @@ from lorebook.capture.rules import (
     Span,
     followed_by_code,
     is_placeholder,
+    matches_at,
     spans as rule_spans,
     strong_value,
     weak_value,
@@ -114,6 +115,8 @@ _NAME_THEN_SIGN = re.compile(
     r"(?:key|token|secret|pass|pwd|credential|auth)[a-z0-9_]*['\"]?\s*[:=]"
 )
 """What :data:`ASSIGNMENT_RE` cannot match without, in the folded line."""
+_NAME_WORDS = ("key", "token", "secret", "pass", "pwd", "credential", "auth")
+"""The words a :data:`_NAME_THEN_SIGN` match begins with."""
 _LONG_TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{16,}")
 _TOKEN_MARKS = bytes(
     ord("t") if re.fullmatch(r"[A-Za-z0-9+/=_\-]", chr(byte)) else ord(" ") for byte in range(256)
@@ -146,11 +149,47 @@ def strip_blocks(text: str) -> str:
     return PEM_RE.sub(REDACTED, text) if "-----BEGIN" in text else text
 
 
+MEMO_CHARS = 8 << 20
+"""Characters of lines a scan block remembers the redaction of (see :func:`redact_line`)."""
+MEMO_LINE = 4096
+"""Longer lines are not remembered."""
+
+
+class _Memo:
+    """The redacted lines of the open scan block, up to :data:`MEMO_CHARS` characters."""
+
+    __slots__ = ("held", "lines")
+
+    def __init__(self) -> None:
+        self.lines: dict[str, str] = {}
+        self.held = 0
+
+    def remember(self, line: str, clean: str) -> None:
+        if len(line) <= MEMO_LINE and self.held + len(line) <= MEMO_CHARS:
+            self.lines[line] = clean
+            self.held += len(line)
+
+
+_MEMO: list[_Memo] = []
+"""The open scan block's memory (one, shared by nested blocks)."""
+
+
 @contextlib.contextmanager
 def scan_settings() -> Iterator[None]:
-    """The block :func:`redact_line` runs in: the detector library, set up once, if needed."""
+    """The block :func:`redact_line` runs in: the detector library, set up once, if needed.
+
+    The block also remembers the lines it redacted: a line's redaction depends on the line
+    alone, and a session repeats many (the same file read, written and edited again).
+    """
     with libscan.scope(_settings):
-        yield
+        if _MEMO:
+            yield
+            return
+        _MEMO.append(_Memo())
+        try:
+            yield
+        finally:
+            _MEMO.clear()
 
 
 def _library_spans(line: str, low: str) -> Iterator[Span]:
@@ -165,8 +204,14 @@ def _library_spans(line: str, low: str) -> Iterator[Span]:
                 yield start, end
 
 
+def name_then_sign(low: str) -> bool:
+    """Does ``_NAME_THEN_SIGN`` match the folded line? Tried only where its words begin."""
+    starts = sorted({at for word in _NAME_WORDS for at in _occurrences(low, word)})
+    return next(matches_at(_NAME_THEN_SIGN, low, starts), None) is not None
+
+
 def _assignment_spans(line: str, low: str) -> Iterator[Span]:
-    if _NAME_THEN_SIGN.search(low) is None:
+    if not name_then_sign(low):
         return  # no secret word in a name followed by : or = (the pattern needs one)
     for match in ASSIGNMENT_RE.finditer(line):
         strength = name_strength(match.group("name"))
@@ -224,10 +269,21 @@ def secret_spans(line: str) -> list[Span]:
 
 
 def redact_line(line: str) -> str:
-    """Redact the secrets of one line (call inside :func:`scan_settings`)."""
+    """Redact the secrets of one line (call inside :func:`scan_settings`).
+
+    A line the block redacted before is answered from its memory.
+    """
+    memo = _MEMO[0] if _MEMO else None
+    if memo is not None:
+        done = memo.lines.get(line)
+        if done is not None:
+            return done
+    clean = line
     for start, end in reversed(secret_spans(line)):
-        line = line[:start] + REDACTED + line[end:]
-    return line
+        clean = clean[:start] + REDACTED + clean[end:]
+    if memo is not None:
+        memo.remember(line, clean)
+    return clean
 
 
 def redact(text: str) -> str:

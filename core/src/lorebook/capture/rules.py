@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from lorebook.capture.libscan import folded, has_any
 
@@ -235,23 +235,38 @@ _PROSE_STARTS = (
 """How each keyword of :data:`PROSE_RE` begins (in the folded line): a match starts at one."""
 
 
-def prose_matches(line: str, low: str) -> Iterator[re.Match[str]]:
-    r"""``PROSE_RE.finditer(line)``, trying the pattern only where a keyword begins.
+def matches_at(regex: re.Pattern[str], line: str, starts: Iterable[int]) -> Iterator[re.Match[str]]:
+    r"""``regex.finditer(line)`` for a pattern whose every match starts at one of ``starts``.
 
-    A match starts with a keyword, so it starts where one of :data:`_PROSE_STARTS` occurs
-    in ``low`` (the folded line: the same positions). Trying those places in order, each
-    after the end of the last match, finds the same matches as scanning every position;
-    ``match(line, at)`` sees the text before ``at``, so ``\b`` is judged as in a scan.
+    ``starts`` are ascending places where a match can begin (where the literal text it
+    begins with occurs). Trying only those, in order, each after the end of the last
+    match, finds the same matches as scanning every position (no match is empty);
+    ``match(line, at)`` sees the text before ``at``, so ```` and look-behinds are judged
+    as in a scan.
     """
-    starts = sorted({at for word in _PROSE_STARTS for at in _occurrences(low, word)})
     end = 0
     for at in starts:
         if at < end:
             continue
-        match = PROSE_RE.match(line, at)
+        match = regex.match(line, at)
         if match is not None:
             end = match.end()
             yield match
+
+
+def prose_matches(line: str, low: str) -> Iterator[re.Match[str]]:
+    """``PROSE_RE.finditer(line)``, tried where a keyword begins.
+
+    A match starts where one of :data:`_PROSE_STARTS` occurs in ``low`` (the folded line:
+    the same positions).
+    """
+    starts = sorted({at for word in _PROSE_STARTS for at in _occurrences(low, word)})
+    return matches_at(PROSE_RE, line, starts)
+
+
+def flag_matches(line: str) -> Iterator[re.Match[str]]:
+    """``FLAG_RE.finditer(line)``: a match starts at a ``-``."""
+    return matches_at(FLAG_RE, line, _occurrences(line, "-"))
 
 
 def _occurrences(text: str, word: str) -> Iterator[int]:
@@ -279,8 +294,11 @@ def prose_spans(line: str, low: str | None = None) -> Iterator[Span]:
             yield start, end
 
 
-def _group_spans(regex: re.Pattern[str], line: str, *groups: str) -> Iterator[Span]:
-    for match in regex.finditer(line):
+def _group_spans(
+    regex: re.Pattern[str], line: str, *groups: str, found: Iterable[re.Match[str]] | None = None
+) -> Iterator[Span]:
+    """The spans of ``groups`` in each match (``found``: the matches, if not all of ``regex``)."""
+    for match in regex.finditer(line) if found is None else found:
         for group in groups:
             if match.group(group) is not None:
                 start, end = _unquote(line, *match.span(group))
@@ -330,7 +348,7 @@ def spans(line: str, low: str | None = None) -> Iterator[Span]:
     if GATES[CLIENT_FLAG_RE](line, low):
         yield from _group_spans(CLIENT_FLAG_RE, line, "value", "docker", "sshpass", "curl")
     if GATES[FLAG_RE](line, low):
-        yield from _group_spans(FLAG_RE, line, "value")
+        yield from _group_spans(FLAG_RE, line, "value", found=flag_matches(line))
     if GATES[AUTH_HEADER_RE](line, low):
         yield from _header_spans(line)
     if GATES[PROSE_RE](line, low):
