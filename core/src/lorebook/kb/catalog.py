@@ -69,8 +69,10 @@ _SELECT = (
 files with one id, which the generated files refuse anyway, share one row there)."""
 
 
-def _facts(row: list[str], lists: str | None) -> Facts:
-    note_id, note_type, title, description, kind, status = row
+def _facts(
+    note_id: str, note_type: str, title: str, description: str, kind: str, status: str,
+    lists: str | None,
+) -> Facts:  # fmt: skip
     if lists is None:
         return Facts(note_id, note_type, title, description, kind, status)
     more = [tuple(values) for values in json.loads(lists)]
@@ -148,15 +150,14 @@ def load_catalog(paths: KBPaths, db: sqlite3.Connection) -> Catalog:
     catalog = Catalog()
     prefix = paths.rel(paths.nodes)
     twins: dict[str, list[Listed]] = {}
-    for rel, digest, problem, *facts in rows:
+    for rel, digest, problem, note_id, kind_of, title, text, kind, status, lists, links in rows:
         catalog.files.append(rel)
         if digest is not None:
             catalog.hashes[rel] = digest.hex()
-        if problem is not None or facts[0] is None:
+        if problem is not None or note_id is None:
             catalog.problems.append(Problem(f"{prefix}/{rel}", problem or f"{prefix}/{rel}"))
             continue
-        listed = Listed(_facts(facts[:6], facts[6]), rel, facts[7])
-        note_id = listed.note.id
+        listed = Listed(_facts(note_id, kind_of, title, text, kind, status, lists), rel, links)
         if stem(rel) != note_id:
             catalog.mismatched.append(listed)
         first = catalog.notes.setdefault(note_id, listed)

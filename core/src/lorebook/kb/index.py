@@ -42,9 +42,10 @@ def _md(text: str) -> str:
 
 def nodes_hash(snap: NotesView, summaries: dict[str, str], redirects: dict[str, list[str]]) -> str:
     """Return the content address of the note set and the inputs of the generated files."""
-    digest = hashlib.sha256()
-    for rel in sorted(snap.hashes):
-        digest.update(f"note\0{rel}\0{snap.hashes[rel]}\n".encode())
+    hashes = snap.hashes
+    digest = hashlib.sha256(  # one update of the same bytes: one call, not one a note
+        "".join([f"note\0{rel}\0{hashes[rel]}\n" for rel in sorted(hashes)]).encode()
+    )
     digest.update(b"summaries\0" + render_summaries(summaries).encode())
     digest.update(b"redirects\0" + render_redirects(redirects).encode())
     return "sha256:" + digest.hexdigest()
