@@ -180,10 +180,6 @@ def _check(line: str) -> list[str]:
         m.span() for m in rules.FLAG_RE.finditer(line)
     ]:
         problems.append("flag matches")  # tried only at a "-"
-    if redact.name_then_sign(libscan.folded(line)) != bool(
-        redact._NAME_THEN_SIGN.search(libscan.folded(line))
-    ):
-        problems.append("name then sign")  # tried only where its words begin
     runs = libscan._LONG_RUNS.findall(line)
     if libscan._longest_run(line) != (max(map(len, runs)) if runs else 0):
         problems.append("longest run")

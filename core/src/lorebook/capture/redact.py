@@ -37,7 +37,6 @@ from lorebook.capture.rules import (
     Span,
     followed_by_code,
     is_placeholder,
-    matches_at,
     spans as rule_spans,
     strong_value,
     weak_value,
@@ -115,8 +114,6 @@ _NAME_THEN_SIGN = re.compile(
     r"(?:key|token|secret|pass|pwd|credential|auth)[a-z0-9_]*['\"]?\s*[:=]"
 )
 """What :data:`ASSIGNMENT_RE` cannot match without, in the folded line."""
-_NAME_WORDS = ("key", "token", "secret", "pass", "pwd", "credential", "auth")
-"""The words a :data:`_NAME_THEN_SIGN` match begins with."""
 _LONG_TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{16,}")
 _TOKEN_MARKS = bytes(
     ord("t") if re.fullmatch(r"[A-Za-z0-9+/=_\-]", chr(byte)) else ord(" ") for byte in range(256)
@@ -204,14 +201,8 @@ def _library_spans(line: str, low: str) -> Iterator[Span]:
                 yield start, end
 
 
-def name_then_sign(low: str) -> bool:
-    """Does ``_NAME_THEN_SIGN`` match the folded line? Tried only where its words begin."""
-    starts = sorted({at for word in _NAME_WORDS for at in _occurrences(low, word)})
-    return next(matches_at(_NAME_THEN_SIGN, low, starts), None) is not None
-
-
 def _assignment_spans(line: str, low: str) -> Iterator[Span]:
-    if not name_then_sign(low):
+    if _NAME_THEN_SIGN.search(low) is None:
         return  # no secret word in a name followed by : or = (the pattern needs one)
     for match in ASSIGNMENT_RE.finditer(line):
         strength = name_strength(match.group("name"))
