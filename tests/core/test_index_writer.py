@@ -35,3 +35,25 @@ def test_packed_postings_unpack_to_keys_and_tf_length_pairs(
     change = writer._Changes()
     change.added = list(reversed(added))  # out of order: sorted by the general merge
     assert change.merged(None).encode() == expected.encode()
+
+
+def test_the_collector_is_paused_for_the_block_and_put_back_as_it_was() -> None:
+    import gc
+
+    assert gc.isenabled()
+    with writer.paused_gc():
+        assert not gc.isenabled()
+        with writer.paused_gc():  # nested: the outer pause still holds after the inner one
+            pass
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with writer.paused_gc():
+            pass
+        assert not gc.isenabled()  # it was off before: it stays off
+    finally:
+        gc.enable()
+    with pytest.raises(ValueError, match="boom"), writer.paused_gc():
+        raise ValueError("boom")
+    assert gc.isenabled()

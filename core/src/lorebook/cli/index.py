@@ -56,8 +56,10 @@ def rebuild(
             raise typer.Exit(1)
         return
     from lorebook.cli.progress import progress
+    from lorebook.recall.writer import paused_gc
 
-    with progress("rebuilding the indexes", json_output=json_output):
+    # Every note is read into objects that live until the end: the collector finds nothing.
+    with progress("rebuilding the indexes", json_output=json_output), paused_gc():
         report = rebuild_indexes(paths, config.budgets.entry_chars, skip_broken=True)
         reconcile(paths, snapshot=report.snapshot)  # each note parsed once, by the rebuild
     _report(report, json_output)
