@@ -80,6 +80,11 @@ def _corpus() -> list[str]:
         "token vue3CompositionApiBestPractices." + "x" * 27,
         "discord M" + "a1" * 12 + "." + "Ab12Cd" + "_" + "Ef34" * 7,
         "telegram bot:" + "A1b2C" * 7 + " and 12345678 :" + "A1b2C" * 7,
+        "class TokenizerConfigurationManagerFactory: key = 'abcdefghijklmnopqrstuvwxyz'",
+        "clou_apikey = abcdefghijklmnopqrstuvwx",
+        "CL-PASSWORD: '" + "0123456789abcdef" * 4 + "'",
+        "https://acct:" + "abcdefghijklmnopqrstuvwx" + "@acct.cloudant.com/db key",
+        "see https://docs.example.com/a:b/c@d and ftp://user:p@ss@host",
     ]
     return sorted({*forms, *swapped, *extra, *_fixture_lines()})
 

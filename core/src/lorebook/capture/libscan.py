@@ -140,17 +140,26 @@ LONG_VALUES: tuple[tuple[str, int, bool, tuple[str, ...]], ...] = (
     ("TwilioKeyDetector", 34, False, ("AC", "SK")),
 )
 """Detectors whose patterns also need a run of that many word characters (the value)."""
-VALUE_SHAPES: dict[str, tuple[bool, re.Pattern[str]]] = {
-    # (in the folded line?, what every pattern of the detector holds): its value's shape,
+VALUE_SHAPES: dict[str, tuple[bool, tuple[re.Pattern[str], ...]]] = {
+    # (in the folded line?, what every pattern of the detector holds, each of these):
     # tested only once the long run and the words above are there
-    "CloudantDetector": (True, re.compile(r"[a-z]{24}|[0-9a-f]{64}")),
-    "DiscordBotTokenDetector": (False, re.compile(r"\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}")),
-    "TelegramBotTokenDetector": (False, re.compile(r"\d:[0-9A-Za-z_-]{35}")),
-}
+    "CloudantDetector": (True, (
+        re.compile(r"[a-z]{24}|[0-9a-f]{64}"),
+        re.compile(r"cl(?:oudant|ou)?[_-]?(?:api)?(?:key|pw|pass|token)|cloudant\.com"),
+    )),
+    "DiscordBotTokenDetector": (
+        False, (re.compile(r"\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"),),
+    ),
+    "TelegramBotTokenDetector": (False, (re.compile(r"\d:[0-9A-Za-z_-]{35}"),)),
+}  # fmt: skip
 """Detectors of :data:`LONG_VALUES` whose value is narrower than a run of word characters:
 Cloudant's is 24 letters or 64 hex digits (case-insensitive, so looked for in the folded
 line), Discord's ends in ``.`` six characters ``.`` and 27 more, Telegram's follows
-digits and a colon. Most long identifiers in code and prose are none of these."""
+digits and a colon. Most long identifiers in code and prose are none of these. Cloudant's
+patterns also need its name: ``cl``, ``clou`` or ``cloudant`` and a key word, or a
+``cloudant.com`` host."""
+_BASIC_AUTH = re.compile(r"://[^\s:/?#\[\]@]+:[^\s:/?#\[\]@]+@")
+"""What BasicAuthDetector's pattern holds (it excludes more characters than this)."""
 KNOWN = frozenset(
     [entry[0] for entry in (*LITERALS, *LONG_VALUES)]
     + ["ArtifactoryDetector", "BasicAuthDetector", "KeywordDetector"]
@@ -176,7 +185,7 @@ def detectors_for(line: str, low: str) -> set[str]:
         )
     if ("AKC" in line or "AP" in line) and _ARTIFACTORY.search(line) is not None:
         names.add("ArtifactoryDetector")  # AKC, or AP and a digit or A-F
-    if "://" in line and "@" in line:
+    if "://" in line and "@" in line and _BASIC_AUTH.search(line) is not None:
         names.add("BasicAuthDetector")  # scheme://user:password@
     if _keyword(line, low):
         names.add("KeywordDetector")
@@ -203,8 +212,9 @@ def _shaped(name: str, line: str, low: str) -> bool:
     shape = VALUE_SHAPES.get(name)
     if shape is None:
         return True
-    fold, pattern = shape
-    return pattern.search(low if fold else line) is not None
+    fold, patterns = shape
+    text = low if fold else line
+    return all(pattern.search(text) is not None for pattern in patterns)
 
 
 class _Scope:
