@@ -23,7 +23,7 @@ postings = st.lists(
 def test_packed_postings_unpack_to_keys_and_tf_length_pairs(
     entries: list[tuple[int, int, int]], byteorder: str
 ) -> None:
-    added = [key << 32 | length << 16 | tf for key, tf, length in entries]
+    added = array("Q", [key << 32 | length << 16 | tf for key, tf, length in entries])
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sys, "byteorder", byteorder)  # both ways of unpacking
         unpacked = writer._unpacked(added)
@@ -33,7 +33,7 @@ def test_packed_postings_unpack_to_keys_and_tf_length_pairs(
     )
     assert unpacked.encode() == expected.encode()
     change = writer._Changes()
-    change.added = list(reversed(added))  # out of order: sorted by the general merge
+    change.added = array("Q", reversed(added))  # out of order: sorted by the general merge
     assert change.merged(None).encode() == expected.encode()
 
 
