@@ -3,6 +3,7 @@ a full redaction gives: the same characters kept, the same secrets gone."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from lorebook.capture.redact import redact_many
@@ -50,3 +51,24 @@ def test_a_secret_straddling_the_cut_and_a_long_token_before_it() -> None:
         assert lazy == full
         assert GH[:8] not in lazy
         assert value[:20] not in lazy
+
+
+def test_a_repeated_string_is_answered_from_memory_with_the_same_redaction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from lorebook.capture import redact, toolinput
+
+    monkeypatch.setattr(redact, "_MEMO", [])  # not inside another test's open block
+    command = f"export GITHUB_TOKEN={GH} && git push"
+    redacted: list[str] = []
+    real = toolinput._redacted_prefix
+    monkeypatch.setattr(toolinput, "_redacted_prefix", lambda t: redacted.append(t) or real(t))
+    with redact.scan_settings():
+        first, again = redact_strings([command, command])
+        assert redact_strings([command]) == [first]
+    assert first == again
+    assert GH not in first
+    assert redacted == [command]  # one redaction: the repeats came from the block's memory
+    monkeypatch.setattr(redact, "MEMO_CHARS", 0)  # no memory: every string redacted, the same
+    assert redact_strings([command, command]) == [first, first]
+    assert len(redacted) == 3

@@ -152,22 +152,33 @@ MEMO_LINE = 4096
 """Longer lines are not remembered."""
 
 
-class _Memo:
-    """The redacted lines of the open scan block, up to :data:`MEMO_CHARS` characters."""
+class Memo:
+    """What the open scan block redacted, up to :data:`MEMO_CHARS` characters in all.
 
-    __slots__ = ("held", "lines")
+    ``lines``: lines (of at most :data:`MEMO_LINE`); ``strings``: tool-input strings as
+    :func:`lorebook.capture.toolinput.redact_strings` redacts them (already cut short).
+    """
+
+    __slots__ = ("held", "lines", "strings")
 
     def __init__(self) -> None:
         self.lines: dict[str, str] = {}
+        self.strings: dict[str, str] = {}
         self.held = 0
 
-    def remember(self, line: str, clean: str) -> None:
-        if len(line) <= MEMO_LINE and self.held + len(line) <= MEMO_CHARS:
-            self.lines[line] = clean
-            self.held += len(line)
+    def remember(self, table: dict[str, str], text: str, clean: str) -> None:
+        """Keep ``clean`` as the redaction of ``text`` in ``table``, if there is room."""
+        if self.held + len(text) <= MEMO_CHARS:
+            table[text] = clean
+            self.held += len(text)
 
 
-_MEMO: list[_Memo] = []
+def memo() -> Memo | None:
+    """The open scan block's memory (None outside :func:`scan_settings`)."""
+    return _MEMO[0] if _MEMO else None
+
+
+_MEMO: list[Memo] = []
 """The open scan block's memory (one, shared by nested blocks)."""
 
 
@@ -182,7 +193,7 @@ def scan_settings() -> Iterator[None]:
         if _MEMO:
             yield
             return
-        _MEMO.append(_Memo())
+        _MEMO.append(Memo())
         try:
             yield
         finally:
@@ -264,16 +275,16 @@ def redact_line(line: str) -> str:
 
     A line the block redacted before is answered from its memory.
     """
-    memo = _MEMO[0] if _MEMO else None
-    if memo is not None:
-        done = memo.lines.get(line)
+    seen = memo()
+    if seen is not None:
+        done = seen.lines.get(line)
         if done is not None:
             return done
     clean = line
     for start, end in reversed(secret_spans(line)):
         clean = clean[:start] + REDACTED + clean[end:]
-    if memo is not None:
-        memo.remember(line, clean)
+    if seen is not None and len(line) <= MEMO_LINE:
+        seen.remember(seen.lines, line, clean)
     return clean
 
 

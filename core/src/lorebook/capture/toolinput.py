@@ -74,12 +74,23 @@ def redact_strings(strings: list[str]) -> list[str]:
     ``ARG_CHARS`` (private spans and key blocks first, over the whole string, then line by
     line): lines are redacted until the text is longer than ``ARG_CHARS``, and the lines
     after that, which the cut drops, are not redacted at all. A 4,500-character Write
-    costs its first lines.
+    costs its first lines. A string the scan block redacted before is answered from its
+    memory (:class:`lorebook.capture.redact.Memo`).
     """
-    from lorebook.capture.redact import scan_settings
+    from lorebook.capture.redact import memo, scan_settings
 
     with scan_settings():
-        return [_redacted_prefix(text) for text in strings]
+        seen = memo()
+        if seen is None:  # not reached: the block above is open
+            return [_redacted_prefix(text) for text in strings]
+        out = []
+        for text in strings:  # a session repeats many (paths, commands, files written)
+            clean = seen.strings.get(text)
+            if clean is None:
+                clean = _redacted_prefix(text)
+                seen.remember(seen.strings, text, clean)
+            out.append(clean)
+        return out
 
 
 def _redacted_prefix(text: str) -> str:
