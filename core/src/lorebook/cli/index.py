@@ -56,7 +56,7 @@ def rebuild(
             raise typer.Exit(1)
         return
     from lorebook.cli.progress import progress
-    from lorebook.recall.writer import paused_gc
+    from lorebook.recall.changes import paused_gc
 
     # Every note is read into objects that live until the end: the collector finds nothing.
     with progress("rebuilding the indexes", json_output=json_output), paused_gc():

@@ -6,24 +6,22 @@ only; numpy is used by the embedder, not here.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
-import sys
-from array import array
 from collections import Counter
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from itertools import repeat
 from operator import rshift
 
 from lorebook.recall import bm25
+from lorebook.recall.changes import PAUSE_GC_NOTES, WordChanges, paused_gc
 from lorebook.recall.db import sqlite3
 from lorebook.recall.document import DOC_COLUMNS, IndexedNote, note_from_row, pack_body
-from lorebook.recall.postings import MAX_VALUE, SECTION_BITS, PostingList, key, merge
+from lorebook.recall.postings import MAX_VALUE, SECTION_BITS, PostingList, key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable
 
     from lorebook.recall.bulk import PendingBlobs
     from lorebook.recall.semantic import Embedder
@@ -91,62 +89,6 @@ def glob_literals(pattern: str) -> tuple[str, str]:
     if pattern[last - 1 : last + 2] == "**/":
         last += 1  # `**/` may match nothing at all: `**/src` matches `src`
     return pattern[: cuts[0]], pattern[last + 1 :]
-
-
-PAUSE_GC_NOTES = 1000
-"""Writes of this many notes or more run with the garbage collector paused (:func:`paused_gc`)."""
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Run the block without the cyclic garbage collector, then put it back as it was.
-
-    Building an index of many notes allocates millions of objects and no reference cycles
-    worth collecting; the collector's passes over the whole heap took 4 s of a 100,000-note
-    rebuild (and touched every page a forked child shares with its parent).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-class _Changes:
-    """Per word: the notes whose postings go, and the postings that come."""
-
-    __slots__ = ("added", "drop")
-
-    def __init__(self) -> None:
-        self.drop: set[int] = set()
-        self.added = array("Q")
-        """Each added posting as one 64-bit int, ``key << 32 | length << 16 | tf``: one
-        append a posting, not three, and 8 bytes, not a 40-byte int in a list (a 100,000-note
-        rebuild adds 13 million)."""
-
-    def merged(self, old: PostingList | None) -> PostingList:
-        """``old`` without the dropped notes, with the added postings, sorted by key."""
-        added = self.added
-        if old is None and all(map(int.__lt__, added, added[1:])):
-            return _unpacked(added)  # a fresh build: keys already in order
-        add = [(p >> 32, p & MAX_VALUE, (p >> 16) & MAX_VALUE) for p in added]
-        return merge(old, self.drop, add)
-
-
-def _unpacked(added: array[int]) -> PostingList:
-    """The posting list of packed postings (see :attr:`_Changes.added`), in their order."""
-    if sys.byteorder != "little":
-        pairs = [v for p in added for v in (p & MAX_VALUE, (p >> 16) & MAX_VALUE)]
-        return PostingList(array("I", [p >> 32 for p in added]), array("H", pairs))
-    # Little-endian, each 64-bit posting is two 32-bit halves: (length << 16 | tf), then
-    # the key; the first halves, read as 16-bit numbers, are the tf, length pairs.
-    halves = memoryview(added).cast("B").cast("I")
-    keys, values = array("I"), array("H")
-    keys.frombytes(halves[1::2].tobytes())
-    values.frombytes(halves[0::2].tobytes())
-    return PostingList(keys, values)
 
 
 class _Known:
@@ -301,7 +243,7 @@ class IndexWriter:
         files_gone: list[str],
         replaced: list[str],
     ) -> None:
-        changes: dict[str, _Changes] = {}
+        changes: dict[str, WordChanges] = {}
         with self.db:
             self.db.execute("PRAGMA cache_size = -65536")  # 64 MB for the job
             totals = self._totals()
@@ -405,10 +347,10 @@ class IndexWriter:
         return int(top) + 1
 
     def _forget(
-        self, note_id: str, old: _Known, changes: dict[str, _Changes], totals: _Totals
+        self, note_id: str, old: _Known, changes: dict[str, WordChanges], totals: _Totals
     ) -> None:
         for term in old.terms:
-            changes.setdefault(term, _Changes()).drop.add(old.num)
+            changes.setdefault(term, WordChanges()).drop.add(old.num)
         totals.notes -= 1
         totals.tokens -= old.tokens
         totals.sections -= old.sections
@@ -421,7 +363,7 @@ class IndexWriter:
         self,
         note: IndexedNote,
         num: int,
-        changes: dict[str, _Changes],
+        changes: dict[str, WordChanges],
         totals: _Totals,
     ) -> tuple[object, ...]:
         """Add the note's postings and anchors; return its ``docs`` row, less body and vector."""
@@ -439,7 +381,7 @@ class IndexWriter:
             for term, tf in counts:
                 change = get(term)
                 if change is None:
-                    change = changes[term] = _Changes()
+                    change = changes[term] = WordChanges()
                 change.added.append(base | tf)
         extra = {
             "tags": list(note.tags),
@@ -466,7 +408,7 @@ class IndexWriter:
             )
         return row
 
-    def _write_terms(self, changes: dict[str, _Changes], totals: _Totals) -> None:
+    def _write_terms(self, changes: dict[str, WordChanges], totals: _Totals) -> None:
         words = sorted(changes)
         old: dict[str, PostingList] = {}
         histogram = totals.histogram
