@@ -77,6 +77,17 @@ def test_a_failed_child_s_vectors_are_computed_here(
     assert bulk.PendingBlobs(embedder, batch).result() == wanted
 
 
+def test_a_child_reaped_by_someone_else_still_gives_its_blobs(
+    embedder: semantic.Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batch = notes(12)  # a few kB: the child has written them all and exited
+    monkeypatch.setattr(bulk, "BACKGROUND_NOTES", 1)
+    pending = bulk.PendingBlobs(embedder, batch)
+    assert pending._child is not None
+    os.waitpid(pending._child[0], 0)  # a host's SIGCHLD handler, say
+    assert pending.result() == expected(embedder, batch)
+
+
 def test_a_cancelled_child_is_stopped_and_reaped(
     embedder: semantic.Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:

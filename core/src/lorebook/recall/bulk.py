@@ -16,8 +16,10 @@ child process while the writer builds the posting lists, so the two share the co
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import warnings
 from array import array
 from collections import Counter
 from typing import TYPE_CHECKING, Any
@@ -182,8 +184,8 @@ class PendingBlobs:
             with open(pipe, "rb") as handle:
                 data = handle.read()
         finally:
-            _, status = os.waitpid(pid, 0)
-        found = _decode(data, self._count) if status == 0 else None
+            status = _reap(pid)
+        found = _decode(data, self._count) if status in (0, None) else None
         return self._compute() if found is None else found  # a failed child: do it here
 
     def cancel(self) -> None:
@@ -193,8 +195,20 @@ class PendingBlobs:
         pid, pipe = self._child
         self._child = None
         os.close(pipe)
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        _reap(pid)
+
+
+def _reap(pid: int) -> int | None:
+    """Wait for the child; its exit status, or None when something else reaped it first.
+
+    A host's own SIGCHLD handler may do that; the data read then says whether it is whole.
+    """
+    try:
+        return os.waitpid(pid, 0)[1]
+    except ChildProcessError:
+        return None
 
 
 def _encode(bodies: list[bytes], vectors: list[bytes]) -> bytes:
@@ -219,7 +233,12 @@ def _decode(data: bytes, count: int) -> Blobs | None:
 def _fork(compute: Callable[[], bytes]) -> tuple[int, int]:
     """Start a child writing ``compute()`` to a pipe: (its pid, the pipe's read end)."""
     read_end, write_end = os.pipe()
-    pid = os.fork()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns when a process with other threads forks (their locks stay
+        # held in the child). The child touches nothing another thread could hold: no
+        # output, no database, only numpy, zlib and its own pipe.
+        warnings.filterwarnings("ignore", ".*use of fork", DeprecationWarning)
+        pid = os.fork()
     if pid == 0:  # the child
         code = 1
         try:
