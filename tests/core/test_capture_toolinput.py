@@ -62,7 +62,12 @@ def test_a_repeated_string_is_answered_from_memory_with_the_same_redaction(
     command = f"export GITHUB_TOKEN={GH} && git push"
     redacted: list[str] = []
     real = toolinput._redacted_prefix
-    monkeypatch.setattr(toolinput, "_redacted_prefix", lambda t: redacted.append(t) or real(t))
+
+    def counted(text: str) -> str:
+        redacted.append(text)
+        return real(text)
+
+    monkeypatch.setattr(toolinput, "_redacted_prefix", counted)
     with redact.scan_settings():
         first, again = redact_strings([command, command])
         assert redact_strings([command]) == [first]

@@ -286,7 +286,12 @@ def test_a_scan_block_remembers_redacted_lines_and_answers_them_the_same(
             assert [redact.redact_line(line) for line in lines] == remembered
     scanned: list[str] = []
     real = redact.secret_spans
-    monkeypatch.setattr(redact, "secret_spans", lambda line: scanned.append(line) or real(line))
+
+    def counted(line: str) -> list[tuple[int, int]]:
+        scanned.append(line)
+        return real(line)
+
+    monkeypatch.setattr(redact, "secret_spans", counted)
     with redact.scan_settings():
         assert redact.redact_line("DB_PASSWORD=hunter2-prod") == "DB_PASSWORD=[REDACTED]"
         assert redact.redact_line("DB_PASSWORD=hunter2-prod") == "DB_PASSWORD=[REDACTED]"
