@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -75,6 +76,32 @@ def test_a_failed_child_s_vectors_are_computed_here(
     monkeypatch.setattr(bulk, "BACKGROUND_NOTES", 1)
     monkeypatch.setattr(bulk, "note_vectors", fails_in_the_child)
     assert bulk.PendingBlobs(embedder, batch).result() == wanted
+
+
+def test_a_stuck_child_is_killed_and_its_work_done_here(
+    embedder: semantic.Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batch = notes(12)
+    wanted = expected(embedder, batch)
+    here = os.getpid()
+    real = bulk.note_vectors
+
+    def hangs_in_the_child(*args: object) -> list[bytes]:
+        if os.getpid() != here:
+            time.sleep(60)  # a child deadlocked at its fork, say
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bulk, "BACKGROUND_NOTES", 1)
+    monkeypatch.setattr(bulk, "CHILD_SECONDS", 0.5)
+    monkeypatch.setattr(bulk, "note_vectors", hangs_in_the_child)
+    pending = bulk.PendingBlobs(embedder, batch)
+    assert pending._child is not None
+    pid = pending._child[0]
+    started = time.monotonic()
+    assert pending.result() == wanted
+    assert time.monotonic() - started < 30
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # killed and reaped: no zombie left
 
 
 def test_a_child_reaped_by_someone_else_still_gives_its_blobs(

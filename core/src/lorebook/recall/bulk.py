@@ -186,11 +186,16 @@ class PendingBlobs:
             return self._compute()
         pid, pipe = self._child
         self._child = None
+        data: bytes | None = None
         try:
-            with open(pipe, "rb") as handle:
-                data = handle.read()
+            data = _read_within(pipe, CHILD_SECONDS + self._count / 1000)
         finally:
+            if data is None:  # stuck, or this process was interrupted: it will not be read
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
             status = _reap(pid)
+        if data is None:
+            return self._compute()
         found = _decode(data, self._count) if status in (0, None) else None
         return self._compute() if found is None else found  # a failed child: do it here
 
@@ -204,6 +209,29 @@ class PendingBlobs:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
         _reap(pid)
+
+
+CHILD_SECONDS = 120
+"""How long a child may take, plus a millisecond a note, before it is taken for stuck
+(killed, and the work done here): a child deadlocked at its fork never blocks a write."""
+
+
+def _read_within(pipe: int, seconds: float) -> bytes | None:
+    """Everything the child writes to ``pipe`` until it closes it; None after ``seconds``."""
+    import select
+    import time
+
+    deadline = time.monotonic() + seconds
+    parts: list[bytes] = []
+    with open(pipe, "rb", buffering=0) as handle:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([handle], [], [], left)[0]:
+                return None
+            part = handle.read(1 << 20)
+            if not part:
+                return b"".join(parts)
+            parts.append(part)
 
 
 def _reap(pid: int) -> int | None:
