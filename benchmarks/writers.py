@@ -19,7 +19,6 @@ is shared and noisy: quote medians from one run, with the floor of the same run.
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import statistics
 import subprocess
@@ -34,9 +33,9 @@ LOREBOOK = str(Path(sys.executable).with_name("lorebook"))
 
 def rebuild(repo: Path, *, fresh: bool) -> tuple[float, float]:
     """One `lorebook index rebuild` (after deleting the index when ``fresh``): wall, CPU."""
-    if fresh:
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            Path(f"{repo}/.lorebook/.cache/index.sqlite{suffix}").unlink(missing_ok=True)
+    if fresh:  # the index and everything beside it (journal, vectors file), as on a fresh clone
+        for path in (repo / ".lorebook/.cache").glob("index.sqlite*"):
+            path.unlink()
     return run([LOREBOOK, "index", "rebuild"], repo)
 
 
@@ -61,9 +60,9 @@ def note_add(repo: Path, n: int) -> tuple[float, float]:
 
 
 def sizes(repo: Path) -> tuple[int, int]:
-    """(bytes of note files, bytes of the index)."""
+    """(bytes of note files, bytes of the index: index.sqlite and its vectors file)."""
     notes = sum(p.stat().st_size for p in (repo / ".lorebook/nodes").rglob("*.md"))
-    index = os.path.getsize(repo / ".lorebook/.cache/index.sqlite")
+    index = sum(p.stat().st_size for p in (repo / ".lorebook/.cache").glob("index.sqlite*"))
     return notes, index
 
 
