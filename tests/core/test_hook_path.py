@@ -337,6 +337,7 @@ def test_the_hook_path_imports_nothing_heavy() -> None:
         "numpy",
         "datetime",  # sqlite3's Python layer brings it: the hook path uses recall.db
         "importlib",
+        "contextlib",  # the index writer's bulk path takes it (nullcontext) when it writes
     )
     code = (
         f"import sys; sys.path[:0] = {launcher_paths({'fake': 'tests.core.fake_host_events'})!r}; "

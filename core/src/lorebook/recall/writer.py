@@ -9,12 +9,10 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from contextlib import nullcontext
 from itertools import repeat
 from operator import rshift
 
 from lorebook.recall import bm25
-from lorebook.recall.changes import PAUSE_GC_NOTES, WordChanges, paused_gc
 from lorebook.recall.db import sqlite3
 from lorebook.recall.document import DOC_COLUMNS, IndexedNote, note_from_row, pack_body
 from lorebook.recall.postings import MAX_VALUE, SECTION_BITS, PostingList, key
@@ -24,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from lorebook.recall.bulk import PendingBlobs
+    from lorebook.recall.changes import WordChanges
     from lorebook.recall.semantic import Embedder
 
 INDEX_VERSION = "12"
@@ -203,6 +202,9 @@ class IndexWriter:
         :data:`lorebook.recall.sync.FileRow`) to write beside them, ``files_gone`` the
         paths whose rows go.
         """
+        from contextlib import nullcontext  # the write path only: prompts never import them
+
+        from lorebook.recall.changes import PAUSE_GC_NOTES, paused_gc
         from lorebook.recall.vectorfile import remove_vectors
 
         notes = list({n.id: n for n in upserts}.values())
@@ -349,6 +351,8 @@ class IndexWriter:
     def _forget(
         self, note_id: str, old: _Known, changes: dict[str, WordChanges], totals: _Totals
     ) -> None:
+        from lorebook.recall.changes import WordChanges
+
         for term in old.terms:
             changes.setdefault(term, WordChanges()).drop.add(old.num)
         totals.notes -= 1
@@ -367,6 +371,8 @@ class IndexWriter:
         totals: _Totals,
     ) -> tuple[object, ...]:
         """Add the note's postings and anchors; return its ``docs`` row, less body and vector."""
+        from lorebook.recall.changes import WordChanges
+
         total = 0
         sections = note.sections()[: 1 << SECTION_BITS]
         get = changes.get
