@@ -2,8 +2,9 @@
 
 A reader never sees a torn file: content goes to a temporary file in the same folder,
 is flushed to disk, then renamed over the target (``os.replace`` is atomic on POSIX and
-Windows). Writers that must see a consistent set of notes hold the knowledge base lock,
-a portable file lock (``filelock``), so concurrent hooks and commands never lose a note.
+Windows). Writers that must see a consistent set of notes hold the knowledge base lock
+(:func:`kb_lock`: ``flock`` on POSIX, ``filelock`` elsewhere), so concurrent hooks and
+commands never lose a note.
 """
 
 from __future__ import annotations
