@@ -17,13 +17,13 @@ from typing import Any
 
 import anyio
 import pytest
-from filelock import FileLock
 
 from lorebook import hookimpl
 from lorebook.capture.stage import lock_path, write_log
 from lorebook.config import write_config
 from lorebook.extract.base import ExtractionRequest
 from lorebook.extract.run import REJECTIONS_LOG, ExtractReport, extract_pending, read_log
+from lorebook.kb.fsutil import kb_lock
 from lorebook.kb.paths import KBPaths
 from lorebook.models.config import Config, Extraction
 from lorebook.models.session import LoggedTurn, Proposal, SessionLog
@@ -245,19 +245,17 @@ def test_a_log_extracted_by_someone_else_meanwhile_is_left_alone(paths: KBPaths)
 def test_the_run_waits_for_the_capture_lock_of_a_log(paths: KBPaths) -> None:
     path = stage_log(paths, "s1")
     plugins = scripted_plugins(lambda request: [proposal(request.log, QUOTE)])
-    lock = FileLock(str(lock_path(paths, "s1")))
-    lock.acquire()
     done: list[ExtractReport] = []
     worker = threading.Thread(
         target=lambda: done.append(run(paths, scripted_config(), plugins=plugins))
     )
     try:
-        worker.start()
-        time.sleep(0.5)
-        assert worker.is_alive()
-        assert read_log(path).status == "pending"
+        with kb_lock(lock_path(paths, "s1")):  # a capture of that log, say
+            worker.start()
+            time.sleep(0.5)
+            assert worker.is_alive()
+            assert read_log(path).status == "pending"
     finally:
-        lock.release()
         worker.join(timeout=20)
     assert done[0].count("extracted") == 1
     assert read_log(path).status == "extracted"
