@@ -55,7 +55,8 @@ def _canon(name: str) -> str:
 @pytest.mark.parametrize("pyproject", PYPROJECTS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_requirement_is_a_compatible_range(pyproject: Path) -> None:
     for req in _requirements(pyproject):
-        spec = REQ.match(req).group(3)  # type: ignore[union-attr]
+        version = req.split(";", 1)[0].strip()  # without an environment marker
+        spec = REQ.match(version).group(3)  # type: ignore[union-attr]
         assert "==" not in spec, f"{pyproject}: {req} is an exact pin"
         assert "@" not in spec, f"{pyproject}: {req} names where it comes from"
         assert ">=" in spec, f"{pyproject}: {req} needs a lower bound"
