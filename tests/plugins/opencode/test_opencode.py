@@ -144,6 +144,22 @@ def test_the_plugin_is_valid_javascript() -> None:
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_notes_part_sorts_right_after_the_prompts_part() -> None:
+    """OpenCode orders a message's parts by id; the prompt's id may end in "z" (1 in 62)."""
+    source = Path(plugin_js.__file__).with_name("lorebook.js").read_text(encoding="utf-8")
+    start = source.index("  const after = ")
+    after = source[start : source.index("\n  }\n", start) + 4]
+    ids = ["prt_22ab25a450017swFFCa7hNOsgN", "prt_22ab25a450017swFFCa7hNOsgz",
+           "prt_22ab25a450017swFFCa7hNOzzz", "prt_22ab25a450017sw0000000000"]  # fmt: skip
+    script = after + f"\nconsole.log(JSON.stringify({json.dumps(ids)}.map(after)))\n"
+    proc = subprocess.run(["node", "-e", script], capture_output=True, text=True, check=True)
+    for prompt, note in zip(ids, json.loads(proc.stdout), strict=True):
+        assert prompt < note
+        assert len(note) == len(prompt)
+        assert note.startswith(prompt[:20])
+
+
 def test_the_fast_path_module_imports_nothing_heavy() -> None:
     code = (
         "import json, sys\nimport lorebook.events\nbefore = set(sys.modules)\n"

@@ -54,6 +54,14 @@ export const Lorebook = async ({ directory, worktree }) => {
     return sessions.get(sessionID)
   }
 
+  // OpenCode orders a message's parts by id: the note's part gets an id of the same length
+  // just after the prompt's, its rightmost character short of "z" raised to "z" (ids end in
+  // random base-62 characters; "z" sorts last).
+  const after = (id) => {
+    const at = Math.max(...[...id].map((c, i) => (c === "z" ? -1 : i)))
+    return at < 0 ? id + "z" : id.slice(0, at) + "z" + id.slice(at + 1)
+  }
+
   const promptText = (parts) =>
     (parts || []).filter((p) => p && p.type === "text" && !p.synthetic).map((p) => p.text || "").join("\n")
 
@@ -69,8 +77,7 @@ export const Lorebook = async ({ directory, worktree }) => {
       const answer = await ask("chat.message", { sessionID: input.sessionID, prompt: promptText(output.parts) })
       const first = output.parts && output.parts[0]
       if (answer && answer.context && first) {
-        const id = first.id.slice(0, -1) + (first.id.endsWith("z") ? "y" : "z")
-        output.parts.push({ ...first, id, type: "text", synthetic: true, text: answer.context })
+        output.parts.push({ ...first, id: after(first.id), type: "text", synthetic: true, text: answer.context })
       }
     },
     "experimental.chat.system.transform": async (input, output) => {
