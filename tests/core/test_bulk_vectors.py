@@ -60,21 +60,30 @@ def test_a_child_computes_the_vectors_this_process_computes(
     assert few.result() == expected(embedder, batch[:9])
 
 
+def in_the_child(monkeypatch: pytest.MonkeyPatch, act: Callable[[], object]) -> None:
+    """Fork for any batch, and have a forked child run ``act`` before embedding."""
+    here = os.getpid()
+    real = bulk.note_vectors
+
+    def vectors(*args: object) -> list[bytes]:
+        if os.getpid() != here:
+            act()
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bulk, "BACKGROUND_NOTES", 1)
+    monkeypatch.setattr(bulk, "note_vectors", vectors)
+
+
 def test_a_failed_child_s_vectors_are_computed_here(
     embedder: semantic.Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     batch = notes(12)
     wanted = expected(embedder, batch)
-    here = os.getpid()
-    real = bulk.note_vectors
 
-    def fails_in_the_child(*args: object) -> list[bytes]:
-        if os.getpid() != here:
-            raise MemoryError
-        return real(*args)  # type: ignore[arg-type]
+    def fail() -> None:
+        raise MemoryError
 
-    monkeypatch.setattr(bulk, "BACKGROUND_NOTES", 1)
-    monkeypatch.setattr(bulk, "note_vectors", fails_in_the_child)
+    in_the_child(monkeypatch, fail)
     assert bulk.PendingBlobs(embedder, batch).result() == wanted
 
 
@@ -83,17 +92,8 @@ def test_a_stuck_child_is_killed_and_its_work_done_here(
 ) -> None:
     batch = notes(12)
     wanted = expected(embedder, batch)
-    here = os.getpid()
-    real = bulk.note_vectors
-
-    def hangs_in_the_child(*args: object) -> list[bytes]:
-        if os.getpid() != here:
-            time.sleep(60)  # a child deadlocked at its fork, say
-        return real(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(bulk, "BACKGROUND_NOTES", 1)
+    in_the_child(monkeypatch, lambda: time.sleep(60))  # a child deadlocked at its fork, say
     monkeypatch.setattr(bulk, "CHILD_SECONDS", 0.5)
-    monkeypatch.setattr(bulk, "note_vectors", hangs_in_the_child)
     pending = bulk.PendingBlobs(embedder, batch)
     assert pending._child is not None
     pid = pending._child[0]
