@@ -35,6 +35,11 @@ PREFIX = ".vectors-"
 """What follows the index file's name in a vectors file's name."""
 
 
+def file_path(index_path: str, name: str) -> str:
+    """Where the vectors file ``name`` of the index at ``index_path`` lies: beside it."""
+    return os.path.join(os.path.dirname(index_path), name)
+
+
 class VectorFile:
     """A mapped vectors file: ``nums``, ``inverse`` and ``ints`` views over its parts."""
 
@@ -60,7 +65,7 @@ def open_vectors(index_path: str, name: str) -> VectorFile | None:
     """
     if not name:
         return None
-    path = os.path.join(os.path.dirname(index_path), name)
+    path = file_path(index_path, name)
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if size < HEADER.size:
@@ -87,8 +92,7 @@ def write_vectors(index_path: str, rows: Iterable[tuple[int, bytes]]) -> str:
     inverse = b"".join(chunk[2] for chunk in chunks)
     ints = b"".join(chunk[3] for chunk in chunks)
     name = os.path.basename(index_path) + PREFIX + os.urandom(8).hex()
-    path = os.path.join(os.path.dirname(index_path), name)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    fd = os.open(file_path(index_path, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(HEADER.pack(MAGIC, len(nums) // 4, DIM))
@@ -107,7 +111,7 @@ def remove_vectors(index_path: str, name: str) -> None:
     """Remove the vectors file ``name`` of the index at ``index_path``, if it is there."""
     if name:
         try:  # noqa: SIM105 (contextlib stays off the hook path)
-            os.unlink(os.path.join(os.path.dirname(index_path), name))
+            os.unlink(file_path(index_path, name))
         except FileNotFoundError:
             pass
 

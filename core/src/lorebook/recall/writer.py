@@ -472,8 +472,10 @@ class IndexWriter:
 
     def vectors_missing(self) -> bool:
         """Whether the vectors file the index names is gone (the next write repacks it)."""
+        from lorebook.recall.vectorfile import file_path
+
         name = self._meta("vectors")
-        return bool(name) and not os.path.exists(os.path.join(os.path.dirname(self.path), name))
+        return bool(name) and not os.path.exists(file_path(self.path, name))
 
     def _pack_vectors(self, names: list[str]) -> None:
         """Write every note's vector to a new vectors file and name it in ``meta``.
