@@ -7,8 +7,8 @@ scale, and the int8 values, mapped into memory. A prompt's vector is compared wi
 note of a chunk of :data:`CHUNK` notes in one call (the int8 dot products, then one
 multiplication by the inverse scales), and the best of the chunk are found without a
 Python step per note (:func:`best_positions`): a prompt reads 260 bytes a note in place,
-never a row per note. With simsimd (part of
-``lorebook[semantic]``) the arithmetic runs in compiled code; without it, in plain Python.
+never a row per note. With simsimd (part of ``lorebook[semantic]``) the arithmetic runs in
+compiled code; without it, in plain Python.
 
 Runs on the hook path: standard library only (simsimd is a compiled module without numpy).
 """
