@@ -263,7 +263,7 @@ def test_a_known_line_count_numbers_lines_without_counting_the_prefix(
         raise AssertionError("counted the lines before the offset")
 
     with monkeypatch.context() as patched:
-        patched.setattr(jsonl, "_lines_before", counted)
+        patched.setattr(jsonl, "lines_before", counted)
         assert list(jsonl.read_lines(ref, since=4, lines_before=1)) == [
             (1, b"two\n"),
             (2, b"three\n"),

@@ -305,7 +305,7 @@ def test_a_resumed_capture_numbers_turns_from_the_line_count_it_recorded(
         raise AssertionError("counted the lines of the transcript already staged")
 
     with monkeypatch.context() as patched:
-        patched.setattr(jsonl, "_lines_before", counted)
+        patched.setattr(jsonl, "lines_before", counted)
         capture_session(paths, claude_transcript, "claude", SID, str(ref))
     # the same indexes as a reader that counts the lines itself (a fresh capture)
     capture_session(paths, ClaudeHarness(), "claude", "fresh", str(ref))

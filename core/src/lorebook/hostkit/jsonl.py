@@ -93,16 +93,21 @@ def read_lines(
 
 
 def _known_lines(handle: IO[bytes], offset: int, known: int | None) -> tuple[int, bool]:
-    """:func:`_lines_before`, or ``known`` when ``offset`` starts a line (one byte read)."""
+    """:func:`lines_before`, or ``known`` when ``offset`` starts a line (one byte read)."""
     if known is None or known < 0 or offset == 0:
-        return _lines_before(handle, offset)
+        return lines_before(handle, offset)
     handle.seek(offset - 1)
     if handle.read(1) != b"\n":
-        return _lines_before(handle, offset)
+        return lines_before(handle, offset)
     return known, True
 
 
-def _lines_before(handle: IO[bytes], offset: int) -> tuple[int, bool]:
+def newlines(chunk: bytes) -> int:
+    """The newlines in ``chunk`` (in a third of the time ``bytes.count`` takes for them)."""
+    return len(chunk) - len(chunk.replace(b"\n", b""))
+
+
+def lines_before(handle: IO[bytes], offset: int) -> tuple[int, bool]:
     """Count complete lines before ``offset``, and tell whether ``offset`` starts a line."""
     count, last, done = 0, b"\n", 0
     handle.seek(0)
@@ -110,7 +115,7 @@ def _lines_before(handle: IO[bytes], offset: int) -> tuple[int, bool]:
         chunk = handle.read(min(CHUNK, offset - done))
         if not chunk:
             return count, True
-        count += len(chunk) - len(chunk.replace(b"\n", b""))  # 3x bytes.count(b"\n")
+        count += newlines(chunk)
         last = chunk[-1:]
         done += len(chunk)
     return count, last == b"\n"
