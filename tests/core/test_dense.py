@@ -11,7 +11,6 @@ from hypothesis import given, settings, strategies as st
 
 from lorebook.recall import dense
 from lorebook.recall.document import IndexedNote
-from lorebook.recall.index import NoteIndex
 from lorebook.recall.semantic import DIM
 from lorebook.recall.writer import IndexWriter
 
@@ -31,10 +30,26 @@ def test_best_positions_hold_the_k_largest_and_every_tie(
     assert all(exact[i] >= at_least for i in found)
 
 
-@given(st.lists(st.floats(-1, 1, width=32), max_size=1200), st.floats(-1.5, 1.5))
+FLOORS = (
+    st.floats(-1.5, 1.5)
+    | st.sampled_from([0.0, -0.0, math.inf, -math.inf, 1e-45, -1e-45, 1e39, -1e39])
+    | st.floats(width=32, allow_nan=False)
+)
+
+
+@given(st.lists(st.floats(-1, 1, width=32), max_size=1200), FLOORS)
 def test_at_least_finds_every_value_reaching_the_floor_in_order(
     values: list[float], floor: float
 ) -> None:
+    exact = array("f", values)
+    expected = [i for i, v in enumerate(exact) if v >= floor]
+    assert dense.at_least(exact, floor) == expected  # from the sign bytes, with simsimd
+    assert dense.at_least_by_blocks(exact, floor) == expected
+
+
+@given(st.lists(st.floats(width=32, allow_nan=False), min_size=1, max_size=50), FLOORS)
+def test_at_least_holds_at_the_edges_of_float32(values: list[float], floor: float) -> None:
+    """Signed zeros, infinities, denormals and huge values sit where the sign trick could slip."""
     exact = array("f", values)
     assert dense.at_least(exact, floor) == [i for i, v in enumerate(exact) if v >= floor]
 
@@ -59,7 +74,7 @@ def test_nearest_equals_comparing_every_note(
         patch.setattr(dense, "CHUNK", 7)  # several rows, the last one short
         patch.setattr(dense, "BLOCK", 3)  # blocks skipped and looked into within a row
         patch.setattr(IndexWriter, "_vectors", lambda self, batch: [vectors[n.id] for n in batch])
-        with NoteIndex(str(path)) as index:
+        with IndexWriter(str(path)) as index:
             index.apply(rows)
             query = _unit(rng)
             every = dense.cosines(index, query, list(range(1, notes + 1)))

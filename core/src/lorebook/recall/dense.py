@@ -18,8 +18,8 @@ from __future__ import annotations
 import heapq
 import math
 import struct
+import sys
 from array import array
-from itertools import compress
 
 from lorebook.recall.semantic import DIM
 
@@ -79,23 +79,59 @@ def nearest(index: NoteIndex, query: list[float], k: int) -> dict[int, float]:
     return {-neg: sim for sim, neg in heapq.nlargest(k, best)}
 
 
-def best_positions(values: array[float], k: int, at_least: float = -math.inf) -> list[int]:
-    """Positions of at least the ``k`` largest of ``values`` (ties too), of those ``at_least``.
+def best_positions(values: array[float], k: int, floor: float = -math.inf) -> list[int]:
+    """Positions of at least the ``k`` largest of ``values`` (ties too), of those ``>= floor``.
 
     The k-th largest of every 8th value is no larger than the k-th largest of all (a
     subset's k-th largest never is), so every value at least that large is kept: about
-    8 k positions, found in compiled code (:func:`itertools.compress` over a comparison
-    :func:`map` applies).
+    8 k positions, found by :func:`at_least` (not a Python step per value).
     """
     if len(values) <= k:
-        return [i for i, v in enumerate(values) if v >= at_least]
+        return [i for i, v in enumerate(values) if v >= floor]
     sample = values[::SAMPLE_STEP] if len(values) >= SAMPLE_STEP * k else values
-    floor = max(at_least, sorted(sample, reverse=True)[k - 1])
-    return list(compress(range(len(values)), map(floor.__le__, values)))
+    return at_least(values, max(floor, sorted(sample, reverse=True)[k - 1]))
 
 
 def at_least(values: array[float], floor: float) -> list[int]:
     """Positions of the values at least ``floor``, in order.
+
+    With simsimd, ``value - below`` is computed for every value in one call, ``below``
+    being a float32 a little under ``floor``: a value reaching ``floor`` comes out positive,
+    so its float32 sign bit is clear, and the sign bytes (every fourth byte of the result)
+    are searched with :meth:`bytes.find` instead of being turned into Python floats. Each
+    position found is then checked against ``floor`` exactly, so values just under it
+    are dropped. Without simsimd, :func:`at_least_by_blocks`.
+    """
+    if not values:
+        return []
+    try:
+        import simsimd
+    except ImportError:
+        return at_least_by_blocks(values, floor)
+    wsum: Any = simsimd.wsum
+    below = floor - max(abs(floor), 1.0) * 1e-6  # its float32 is below floor: see above
+    if not -FLOAT32_MAX < below < FLOAT32_MAX:  # an infinite floor, or one beyond float32
+        return at_least_by_blocks(values, floor)
+    shifted = wsum(values, array("f", [1.0]) * len(values), "float32", alpha=1.0, beta=-below)
+    signs = bytes(memoryview(shifted).cast("B"))[_SIGN_BYTE::4].translate(_SIGN_CLEAR)
+    found: list[int] = []
+    at = signs.find(1)
+    while at >= 0:
+        if values[at] >= floor:
+            found.append(at)
+        at = signs.find(1, at + 1)
+    return found
+
+
+FLOAT32_MAX = 3.4028234663852886e38
+_SIGN_BYTE = 3 if sys.byteorder == "little" else 0
+"""Which byte of a float32 holds its sign bit (the highest)."""
+_SIGN_CLEAR = bytes(1 if byte < 0x80 else 0 for byte in range(256))
+"""A sign byte -> 1 when the sign bit is clear (the value is positive or +0), else 0."""
+
+
+def at_least_by_blocks(values: array[float], floor: float) -> list[int]:
+    """:func:`at_least` in plain Python.
 
     Looks into a block of :data:`BLOCK` values only when its largest reaches ``floor``
     (:func:`max` over a view runs in compiled code): once the k best so far are known, most
