@@ -224,12 +224,13 @@ def tree(repo: Path) -> dict[str, bytes]:
 
 def indexed(repo: Path) -> dict[str, str]:
     """The note index's notes (path -> id), or {} when there is no index."""
-    from lorebook.recall.index import NoteIndex, index_path
+    from lorebook.recall.index import index_path
+    from lorebook.recall.writer import IndexWriter
 
     where = index_path(str(repo / ".lorebook"))
     if not os.path.exists(where):
         return {}
-    with NoteIndex(where) as index:
+    with IndexWriter(where) as index:
         return {path: note_id for path, (note_id, _, _) in index.files().items()}
 
 

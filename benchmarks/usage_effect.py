@@ -37,7 +37,7 @@ def past_usage(with_distractors: bool, scratch: Path) -> dict[str, list[int]]:
         notes = add_distractors(notes, load_collection(DISTRACTORS), DISTRACTORS.name)
     build_index(str(scratch / "index.sqlite"), notes)
     counts: dict[str, list[int]] = {}
-    with NoteIndex(str(scratch / "index.sqlite"), readonly=True) as index:
+    with NoteIndex(str(scratch / "index.sqlite")) as index:
         for query in load_queries(HERE / "retrieval" / "minsky-queries-a.jsonl"):
             for note_id in choose(index, query.text, HookConfig()).shown:
                 pair = counts.setdefault(note_id, [0, 0])

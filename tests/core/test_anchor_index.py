@@ -7,8 +7,8 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st
 
 from lorebook.inject.anchors import glob_regex
-from lorebook.recall.index import IndexedNote, NoteIndex
-from lorebook.recall.writer import glob_literals
+from lorebook.recall.index import IndexedNote
+from lorebook.recall.writer import IndexWriter, glob_literals
 
 parts = st.sampled_from(["src", "docs", "a", "b.py", "x.ts", "*", "**", "*.ts", "?", "test"])
 globs = st.lists(parts, min_size=1, max_size=4).map("/".join)
@@ -34,7 +34,7 @@ def test_the_index_returns_the_globs_that_can_match(tmp_path: Path) -> None:
             anchors={"files": globs},
         )  # fmt: skip
 
-    with NoteIndex(str(tmp_path / "index.sqlite")) as index:
+    with IndexWriter(str(tmp_path / "index.sqlite")) as index:
         index.apply([note("ts", ["src/**/*.ts"]), note("docs", ["docs/*.md"]), note("any", ["**"])])
         assert index.file_anchors(["src/app/main.ts"]) == [("**", "any"), ("src/**/*.ts", "ts")]
         assert index.file_anchors(["docs/readme.md"]) == [("**", "any"), ("docs/*.md", "docs")]

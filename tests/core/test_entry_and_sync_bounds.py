@@ -10,8 +10,9 @@ import pytest
 from lorebook.bounds import MAX_NOTE_BYTES
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import MarkdownStore
-from lorebook.recall.index import NoteIndex, index_path
+from lorebook.recall.index import index_path
 from lorebook.recall.sync import reconcile
+from lorebook.recall.writer import IndexWriter
 from lorebook.testing import make_note
 from tests.core.test_review_power import fire
 
@@ -38,7 +39,7 @@ def test_an_oversized_note_is_not_indexed_and_the_rest_are(kb_repo: Path) -> Non
     huge.write_text(huge.read_text(encoding="utf-8") + "x" * MAX_NOTE_BYTES, encoding="utf-8")
     Path(index_path(str(paths.root))).unlink(missing_ok=True)
     reconcile(paths)
-    with NoteIndex(index_path(str(paths.root))) as index:
+    with IndexWriter(index_path(str(paths.root))) as index:
         ids = {note_id for note_id, _, _ in index.files().values()}
     assert "practice-small-rule" in ids
     assert "practice-huge-rule" not in ids

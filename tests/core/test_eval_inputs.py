@@ -115,7 +115,7 @@ def test_a_lorebook_knowledge_base_is_read_as_the_hook_index_reads_it(kb_repo: P
         got = load_collection(where)
         assert got.format == "lorebook"
         assert sorted(n.id for n in got.notes) == ["practice-no-push", "practice-use-uv"]
-    with NoteIndex(index_path(str(kb_repo / ".lorebook")), readonly=True) as index:
+    with NoteIndex(index_path(str(kb_repo / ".lorebook"))) as index:
         hooked = index.get(["practice-no-push", "practice-use-uv"])
     for note in got.notes:
         same = hooked[note.id]

@@ -349,3 +349,30 @@ def test_the_hook_path_imports_nothing_heavy() -> None:
         [sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_a_prompt_is_answered_without_importing_the_index_writer(kb: Path) -> None:
+    """The prompt hook only reads the index: the writer (about 1 ms of imports) stays out."""
+    import subprocess
+
+    from lorebook.launcher import launcher_paths
+
+    code = (
+        f"import sys; sys.path[:0] = {launcher_paths(MODULES)!r}; "
+        "from lorebook.hook import run; "
+        f"rc = run(['fake', 'Prompt'], repo={str(kb)!r}, event_modules={MODULES!r}); "
+        "print(rc, sorted(m for m in sys.modules if m.startswith('lorebook.recall')), "
+        "file=sys.stderr)"
+    )
+    payload = {"session_id": "s1", "cwd": str(kb), "prompt": "how do I run the pytest suite?"}
+    out = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "Run tests with uv run pytest" in out.stdout  # the prompt was ranked and served
+    assert out.stderr.startswith("0 ")
+    assert "lorebook.recall.index" in out.stderr
+    assert "lorebook.recall.writer" not in out.stderr

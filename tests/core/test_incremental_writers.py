@@ -190,7 +190,7 @@ def _bulk_vectors_are_the_one_note_vectors(repo: Path) -> None:
     from lorebook.recall.index import NoteIndex
     from lorebook.recall.semantic import embed_note, open_embedder
 
-    with NoteIndex(index_path(str(repo / ".lorebook")), readonly=True) as index:
+    with NoteIndex(index_path(str(repo / ".lorebook"))) as index:
         one_by_one = open_embedder(index.pieces())
         if one_by_one is None:
             return  # no semantic model installed: the index is lexical only
@@ -206,7 +206,7 @@ def _bulk_vectors_are_the_one_note_vectors(repo: Path) -> None:
 
 def test_statistics_kept_by_each_write_are_those_of_counting_again(tmp_path: Path) -> None:
     from lorebook.recall.document import IndexedNote
-    from lorebook.recall.index import NoteIndex
+    from lorebook.recall.writer import IndexWriter
 
     def note(i: int, body: str) -> IndexedNote:
         return IndexedNote(f"practice-n{i}", f"n{i}.md", 0, 0, "active", "gotcha", "none",
@@ -214,14 +214,14 @@ def test_statistics_kept_by_each_write_are_those_of_counting_again(tmp_path: Pat
 
     words = ["cache", "invalidate", "tenant", "key", "expiry", "warm", "cold", "shard", "replica"]
     kept = tmp_path / "kept.sqlite"
-    with NoteIndex(str(kept)) as index:
+    with IndexWriter(str(kept)) as index:
         index.apply([note(i, " ".join(words[: i + 1]) * (i + 1)) for i in range(8)])
         index.apply([note(3, "shard shard replica"), note(9, "warm")], ["practice-n5"])
         index.apply(removals=["practice-n0", "practice-n9"])
         final = {n: dict(index.db.execute("SELECT key, value FROM meta")) for n in ("meta",)}
         rows = index.get([f"practice-n{i}" for i in range(10)])
     fresh = tmp_path / "fresh.sqlite"
-    with NoteIndex(str(fresh)) as index:
+    with IndexWriter(str(fresh)) as index:
         index.apply(rows.values())
         again = dict(index.db.execute("SELECT key, value FROM meta"))
     for key in ("notes", "corpus_size", "avgdl", "average_idf", "totals"):

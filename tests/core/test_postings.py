@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from lorebook.recall import bm25
-from lorebook.recall.index import IndexedNote, NoteIndex
+from lorebook.recall.index import IndexedNote
 from lorebook.recall.postings import PostingList, key, merge
+from lorebook.recall.writer import IndexWriter
 
 VOCAB = [f"w{i}" for i in range(40)]
 
@@ -72,7 +73,7 @@ def test_top_k_equals_scoring_every_section(
     k: int,
 ) -> None:
     notes = make_notes(raw)
-    with NoteIndex(str(tmp_path_factory.mktemp("postings") / "index.sqlite")) as index:
+    with IndexWriter(str(tmp_path_factory.mktemp("postings") / "index.sqlite")) as index:
         index.apply(notes)
         stats = index.stats()
         assert stats is not None
@@ -91,7 +92,7 @@ def test_top_k_equals_scoring_every_section(
 def test_updates_and_removals_keep_the_lists_exact(tmp_path: Path) -> None:
     notes = make_notes([(["alpha", "beta"], [["gamma"] * 3]), (["beta"], [["delta"]])])
     path = str(tmp_path / "index.sqlite")
-    with NoteIndex(path) as index:
+    with IndexWriter(path) as index:
         index.apply(notes)
         changed = make_notes([(["alpha"], [["delta", "delta"]])])
         index.apply(changed, ["n01"])
@@ -125,7 +126,7 @@ def test_a_long_query_returns_exact_scores_on_all_its_words(
     query: list[str],
 ) -> None:
     notes = make_notes(raw)
-    with NoteIndex(str(tmp_path_factory.mktemp("postings") / "index.sqlite")) as index:
+    with IndexWriter(str(tmp_path_factory.mktemp("postings") / "index.sqlite")) as index:
         index.apply(notes)
         stats = index.stats()
         assert stats is not None
@@ -152,7 +153,7 @@ def test_many_notes_with_common_words_give_the_exhaustive_top_k(tmp_path: Path) 
         for _ in range(400)
     ]
     notes = make_notes(raw)
-    with NoteIndex(str(tmp_path / "index.sqlite")) as index:
+    with IndexWriter(str(tmp_path / "index.sqlite")) as index:
         index.apply(notes)
         stats = index.stats()
         assert stats is not None

@@ -83,7 +83,7 @@ def index_of(tmp_path: Path, notes: list[IndexedNote], name: str = "index.sqlite
 
 
 def served(path: str, prompt: str, config: HookConfig | None = None) -> list[str]:
-    with NoteIndex(path, readonly=True) as index:
+    with NoteIndex(path) as index:
         return choose(index, prompt, config or HookConfig()).shown
 
 
@@ -100,7 +100,7 @@ def test_a_long_note_does_not_win_by_volume(tmp_path: Path) -> None:
         ),
     )
     path = index_of(tmp_path, [sprawling, *TEAM])
-    with NoteIndex(path, readonly=True) as index:
+    with NoteIndex(path) as index:
         ranked = [c.id for c in rank_prompt(index, "how do I run the test suite?", semantic=False)]
     assert len(sprawling.body) > 30_000
     assert ranked[0] == "run-tests-with-uv"
@@ -110,7 +110,7 @@ def test_title_words_weigh_more_than_body_words(tmp_path: Path) -> None:
     in_title = note("a-title", "Cents for money", "How amounts are stored.", "Store ints.")
     in_body = note("b-body", "Amounts", "How amounts are stored.", "Use cents for money.")
     path = index_of(tmp_path, [in_body, in_title])
-    with NoteIndex(path, readonly=True) as index:
+    with NoteIndex(path) as index:
         ranked = [c.id for c in rank_prompt(index, "cents money", semantic=False)]
     assert ranked == ["a-title", "b-body"]
 
@@ -139,7 +139,7 @@ def test_a_prompt_in_other_words_still_finds_its_note(tmp_path: Path) -> None:
     path = index_of(tmp_path, [*TEAM, *distractors(40)])
     # No word of the prompt is in the note: only the semantic signal can find it.
     prompt = "the invoice total is off by a fraction of a penny after adding prices"
-    with NoteIndex(path, readonly=True) as index:
+    with NoteIndex(path) as index:
         lexical = [c.id for c in rank_prompt(index, prompt, semantic=False)]
         fused = [c.id for c in rank_prompt(index, prompt)]
     assert "money-in-cents" not in lexical
@@ -180,7 +180,7 @@ def test_a_note_added_through_the_cli_is_embedded_and_served(kb_repo: Path, cli:
     )  # fmt: skip
     assert added.exit_code == 0, added.stderr
     path = index_path(str(kb_repo / ".lorebook"))
-    with NoteIndex(path, readonly=True) as index:
+    with NoteIndex(path) as index:
         [(nums, inverse, ints)] = list(index.vector_chunks())
         assert (len(nums), len(inverse), len(ints)) == (4, 4, semantic.DIM)  # one note
         assert [len(v) for v in index.note_vectors([1]).values()] == [4 + semantic.DIM]

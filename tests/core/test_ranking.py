@@ -11,6 +11,7 @@ from rank_bm25 import BM25Okapi
 from lorebook.recall import bm25
 from lorebook.recall.index import PRIOR_DOCS, IndexedNote, NoteIndex
 from lorebook.recall.tokenize import tokenize
+from lorebook.recall.writer import IndexWriter
 
 words = st.sampled_from(
     ["uv", "pytest", "cache", "tags", "billing", "main", "push", "lore", "sqlite", "x"]
@@ -62,7 +63,7 @@ def test_the_persisted_index_scores_like_rank_bm25_after_updates(
 ) -> None:
     path = tmp_path_factory.mktemp("idx") / "index.sqlite"
     docs = {i: " ".join(doc) for i, doc in enumerate(corpus)}
-    with NoteIndex(str(path)) as index:
+    with IndexWriter(str(path)) as index:
         index.apply([_indexed(i, text) for i, text in docs.items()])
         # Incremental changes must leave the same statistics as a build from scratch.
         removed = data.draw(st.sets(st.sampled_from(sorted(docs)), max_size=len(docs) - 1))
@@ -103,8 +104,8 @@ def test_code_aware_tokenisation(text: str, expected: list[str]) -> None:
 
 def test_index_survives_reopen_and_reports_files(tmp_path: Path) -> None:
     path = str(tmp_path / "i.sqlite")
-    with NoteIndex(path) as index:
+    with IndexWriter(path) as index:
         index.apply([_indexed(1, "cache tags tenant")])
-    with NoteIndex(path, readonly=True) as index:
+    with NoteIndex(path) as index:
         assert index.files() == {"x/practice-n1.md": ("practice-n1", 0, 0)}
         assert set(index.search(["tenant"])) == {"practice-n1"}

@@ -57,7 +57,7 @@ def test_nothing_changed_means_no_walk_and_no_heavy_import(kb_repo: Path, cli: C
     assert "lorebook status: 2 notes" in context
     assert "pydantic" in heavy  # the changed notes were read and validated
     assert unchanged(index_path(str(kb_repo / ".lorebook")), str(nodes))
-    with NoteIndex(index_path(str(kb_repo / ".lorebook")), readonly=True) as index:
+    with NoteIndex(index_path(str(kb_repo / ".lorebook"))) as index:
         assert "practice-pulled" in index.get(["practice-pulled"])
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lorebook.recall.document import IndexedNote
-from lorebook.recall.index import NoteIndex
+from lorebook.recall.writer import IndexWriter
 
 
 def note(i: int, status: str = "active") -> IndexedNote:
@@ -14,7 +14,7 @@ def note(i: int, status: str = "active") -> IndexedNote:
 
 
 def test_status_counts_kept_by_each_write_equal_counting_the_notes(tmp_path: Path) -> None:
-    with NoteIndex(str(tmp_path / "index.sqlite")) as index:
+    with IndexWriter(str(tmp_path / "index.sqlite")) as index:
         index.apply([note(i) for i in range(6)])
         index.apply([note(1, "superseded"), note(2, "refuted"), note(7, "refuted")])
         index.apply([note(2, "active")], ["practice-n0", "practice-n7"])
@@ -23,7 +23,7 @@ def test_status_counts_kept_by_each_write_equal_counting_the_notes(tmp_path: Pat
 
 
 def test_an_index_written_before_statuses_were_kept_still_counts_them(tmp_path: Path) -> None:
-    with NoteIndex(str(tmp_path / "index.sqlite")) as index:
+    with IndexWriter(str(tmp_path / "index.sqlite")) as index:
         index.apply([note(1), note(2, "refuted")])
         index.db.execute("UPDATE meta SET value = '[2, 6, 2, []]' WHERE key = 'totals'")
         assert index.status_counts() == {"active": 1, "refuted": 1}

@@ -40,7 +40,7 @@ def test_a_used_note_overtakes_its_equal_and_an_ignored_one_sinks(tmp_path: Path
     build_index(path, TWINS, semantic=False)
     config = HookConfig(semantic=False)
     prompt = "how do we deploy on fridays?"
-    with NoteIndex(path, readonly=True) as index:
+    with NoteIndex(path) as index:
         assert choose(index, prompt, config).shown[:2] == ["a-deploy", "b-deploy"]  # tie: by id
         used = choose(index, prompt, config, usage={"b-deploy": (3, 2)}).shown
         ignored = choose(index, prompt, config, usage={"a-deploy": (9, 0)}).shown

@@ -54,7 +54,7 @@ def _named(index: NoteIndex) -> str:
 def test_the_named_file_holds_every_note_and_is_the_only_one_left(
     tmp_path: Path, vectors: dict[str, bytes]
 ) -> None:
-    with NoteIndex(str(tmp_path / "index.sqlite")) as index:
+    with IndexWriter(str(tmp_path / "index.sqlite")) as index:
         index.apply([_note(i) for i in range(10)])
         index.apply([_note(4, "longer body"), _note(11)], ["practice-n7"])
         index.apply(removals=["practice-n1"])
@@ -73,7 +73,7 @@ def test_a_missing_file_gives_the_same_nearest_notes_until_the_next_write(
 ) -> None:
     path = tmp_path / "index.sqlite"
     query = [1 / math.sqrt(DIM)] * DIM
-    with NoteIndex(str(path)) as index:
+    with IndexWriter(str(path)) as index:
         index.apply([_note(i) for i in range(8)])
         before = dense.nearest(index, query, 3)
         (tmp_path / _named(index)).unlink()
@@ -91,7 +91,7 @@ def test_a_killed_writers_file_goes_and_a_failed_write_keeps_the_old_file(
     tmp_path: Path, vectors: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "index.sqlite"
-    with NoteIndex(str(path)) as index:
+    with IndexWriter(str(path)) as index:
         index.apply([_note(i) for i in range(4)])
         left = tmp_path / f"index.sqlite{vectorfile.PREFIX}0123456789abcdef"
         left.write_bytes(b"written by a writer killed before it named the file")
@@ -115,7 +115,7 @@ def test_a_killed_writers_file_goes_and_a_failed_write_keeps_the_old_file(
 
 
 def test_a_damaged_file_is_refused_with_its_path(tmp_path: Path, vectors: dict[str, bytes]) -> None:
-    with NoteIndex(str(tmp_path / "index.sqlite")) as index:
+    with IndexWriter(str(tmp_path / "index.sqlite")) as index:
         index.apply([_note(i) for i in range(3)])
         named = tmp_path / _named(index)
         named.write_bytes(named.read_bytes()[:-5])

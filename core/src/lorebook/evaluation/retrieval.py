@@ -143,7 +143,7 @@ def _run_part(
     with tempfile.TemporaryDirectory(prefix="lorebook-eval-") as scratch:
         path = os.path.join(scratch, "index.sqlite")
         build_index(path, part.notes)
-        with NoteIndex(path, readonly=True) as index:
+        with NoteIndex(path) as index:
             for query in part.queries:
                 served = {
                     "injected": list(choose(index, query.text, config).shown),

@@ -68,7 +68,7 @@ class Context:
 
     def index(self) -> NoteIndex:
         """Open the note index read-only."""
-        return NoteIndex(index_path(self.kb_root), readonly=True)
+        return NoteIndex(index_path(self.kb_root))
 
 
 def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:

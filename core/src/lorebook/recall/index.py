@@ -13,9 +13,9 @@ import os
 from collections.abc import Iterable, Iterator
 
 from lorebook.recall import bm25
+from lorebook.recall.db import sqlite3
 from lorebook.recall.document import DOC_COLUMNS, IndexedNote, body_sections, note_from_row
 from lorebook.recall.postings import PostingList, QueryTerm, contribution, score_notes, top_k
-from lorebook.recall.writer import INDEX_NAME, INDEX_VERSION, PRIOR_DOCS, IndexWriter
 
 __all__ = [
     "INDEX_NAME",
@@ -36,14 +36,38 @@ if TYPE_CHECKING:
     Chunk: TypeAlias = bytes | memoryview
     """A part of a chunk of packed vectors: bytes, or a view of the mapped vectors file."""
 
+INDEX_VERSION = "12"
+INDEX_NAME = "index.sqlite"
+PRIOR_DOCS = 16
+"""Documents of average length, holding no query term, added to the corpus BM25 sees.
+
+BM25's idf cannot rank a small corpus: with two notes, a term found in one of them has an
+idf of exactly 0, and a knowledge base of five notes scores every match below any useful
+floor. These virtual documents are a fixed prior that keeps idf meaningful while the
+knowledge base is small and fades as it grows (16 among 10,000 notes change nothing).
+Scores are still BM25Okapi, computed exactly on the notes plus these documents."""
+
 LEXICAL_CANDIDATES = 16
 """How many notes the lexical search returns for a prompt (and ties at the last score)."""
 QUERY_TERMS = 24
 """The lexical search picks its best notes by the prompt's rarest words, at most this many."""
 
 
-class NoteIndex(IndexWriter):
-    """A connection to one index file. Use as a context manager."""
+class NoteIndex:
+    """A read-only connection to one index file. Use as a context manager.
+
+    :class:`lorebook.recall.writer.IndexWriter` writes the file (the prompt hook reads
+    it without importing the writer).
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"no note index at {path}; it is built at session start")
+        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0)
+
+    def __exit__(self, *exc: object) -> None:
+        self.db.close()
 
     def files(self) -> dict[str, tuple[str, int, int]]:
         """Map path -> (id, mtime_ns, size) for every indexed note."""
@@ -215,6 +239,27 @@ class NoteIndex(IndexWriter):
             )
             found.update((n, bytes(v)) for n, v in rows)
         return found
+
+    def status_counts(self) -> dict[str, int]:
+        """How many notes have each status, as every write records it (no scan of docs)."""
+        from lorebook.recall.writer import TOTALS_KEY, _Totals
+
+        recorded = self._meta(TOTALS_KEY)
+        totals = _Totals.loads(recorded) if recorded else None
+        if totals is None:
+            return dict(self.db.execute("SELECT status, COUNT(*) FROM docs GROUP BY status"))
+        return {status: n for status, n in totals.statuses.items() if n}
+
+    def _meta(self, name: str) -> str:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
+        return str(row[0]) if row else ""
+
+    def vectors_missing(self) -> bool:
+        """Whether the vectors file the index names is gone (the next write repacks it)."""
+        from lorebook.recall.vectorfile import file_path
+
+        name = self._meta("vectors")
+        return bool(name) and not os.path.exists(file_path(self.path, name))
 
     def pieces(self) -> str:
         """The piece table the notes were embedded with ("" for a lexical-only index)."""

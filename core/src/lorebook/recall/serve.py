@@ -242,13 +242,14 @@ def build_index(path: str, notes: list[IndexedNote], *, semantic: bool = True) -
     installed and ``semantic`` is true.
     """
     from lorebook.recall.semantic import ensure_piece_table, open_embedder
+    from lorebook.recall.writer import IndexWriter
 
     for suffix in ("", "-journal", "-wal", "-shm"):
         if os.path.exists(path + suffix):
             os.remove(path + suffix)
     table = ensure_piece_table() if semantic else None
     embedder = open_embedder(table, bulk=True) if table else None
-    with NoteIndex(path, embedder=embedder) as index:
+    with IndexWriter(path, embedder=embedder) as index:
         index.apply(notes)
     if embedder is not None:
         embedder.close()

@@ -52,13 +52,13 @@ def open_views(kb_root: str, problems: list[str] | None = None) -> list[StoreVie
     for entry in configured(kb_root):
         name = entry["name"]
         if name == HOME:
-            views.append(StoreView.home(NoteIndex(index_path(kb_root), readonly=True)))
+            views.append(StoreView.home(NoteIndex(index_path(kb_root))))
             continue
         root = entry.get("root")
         if not isinstance(root, str):
             continue
         try:
-            index = NoteIndex(os.path.join(root, ".cache", "index.sqlite"), readonly=True)
+            index = NoteIndex(os.path.join(root, ".cache", "index.sqlite"))
         except (OSError, sqlite3.Error) as exc:
             if problems is not None:
                 problems.append(f"store {name!r} skipped: {exc}")

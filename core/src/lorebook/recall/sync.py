@@ -18,6 +18,7 @@ from lorebook.kb.paths import KBPaths
 from lorebook.models.note import Note
 from lorebook.recall import freshness
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
+from lorebook.recall.writer import IndexWriter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -162,7 +163,7 @@ def reconcile(
     wanted = semantic.ensure_piece_table() if build_pieces else None
     if os.path.exists(target) and _up_to_date(target, on_disk, wanted, times):
         return (0, 0)  # read-only check: an index that is current is not even opened for writing
-    with NoteIndex(target) as index:
+    with IndexWriter(target) as index:
         with index.db:
             freshness.record(index.db, times)
         table = wanted or index.pieces()
@@ -200,7 +201,7 @@ def _up_to_date(
     target: str, on_disk: dict[str, tuple[int, int]], pieces: str | None, times: dict[str, int]
 ) -> bool:
     try:
-        with NoteIndex(target, readonly=True) as index:
+        with NoteIndex(target) as index:
             files = recorded_files(index.db)
             current = index.stats() is not None or not on_disk
             current = current and (pieces is None or index.pieces() == pieces)
@@ -240,7 +241,7 @@ def index_written(
         rows += [row] if row is not None else []
     from lorebook.recall.semantic import open_embedder
 
-    with contextlib.suppress(sqlite3.Error), NoteIndex(target) as index:
+    with contextlib.suppress(sqlite3.Error), IndexWriter(target) as index:
         index.embedder = open_embedder(index.pieces())
         gone = [removed_path] if removed_path else []
         index.apply(upserts, [removed_id] if removed_id else [], files=rows, files_gone=gone)
@@ -258,7 +259,7 @@ def folders_written(paths: KBPaths, rel_paths: list[str]) -> None:
     target = index_path(str(paths.root))
     if not rel_paths or not os.path.exists(target):
         return
-    with contextlib.suppress(sqlite3.Error), NoteIndex(target) as index:
+    with contextlib.suppress(sqlite3.Error), IndexWriter(target) as index:
         for rel in sorted(set(rel_paths)):
             _restamp(index, str(paths.nodes), rel)
 

@@ -15,6 +15,7 @@ from operator import rshift
 from lorebook.recall import bm25
 from lorebook.recall.db import sqlite3
 from lorebook.recall.document import DOC_COLUMNS, IndexedNote, note_from_row, pack_body
+from lorebook.recall.index import INDEX_VERSION, PRIOR_DOCS, NoteIndex
 from lorebook.recall.postings import MAX_VALUE, SECTION_BITS, PostingList, key
 
 TYPE_CHECKING = False
@@ -24,17 +25,6 @@ if TYPE_CHECKING:
     from lorebook.recall.bulk import PendingBlobs
     from lorebook.recall.changes import WordChanges
     from lorebook.recall.semantic import Embedder
-
-INDEX_VERSION = "12"
-INDEX_NAME = "index.sqlite"
-PRIOR_DOCS = 16
-"""Documents of average length, holding no query term, added to the corpus BM25 sees.
-
-BM25's idf cannot rank a small corpus: with two notes, a term found in one of them has an
-idf of exactly 0, and a knowledge base of five notes scores every match below any useful
-floor. These virtual documents are a fixed prior that keeps idf meaningful while the
-knowledge base is small and fades as it grows (16 among 10,000 notes change nothing).
-Scores are still BM25Okapi, computed exactly on the notes plus these documents."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -143,25 +133,22 @@ class _Totals:
         return json.dumps([self.notes, self.tokens, self.sections, pairs, statuses])
 
 
-class IndexWriter:
-    """Opens the index file, migrates a foreign version, and applies changes."""
+class IndexWriter(NoteIndex):
+    """A writable connection to one index file. Use as a context manager.
 
-    def __init__(
-        self, path: str, *, readonly: bool = False, embedder: Embedder | None = None
-    ) -> None:
+    Creates the file, drops an index of another version, and applies changes; reads as
+    :class:`~lorebook.recall.index.NoteIndex` does.
+    """
+
+    def __init__(self, path: str, *, embedder: Embedder | None = None) -> None:
         self.path = path
         self.embedder = embedder
         """Embeds notes as they are written (None: the index is lexical only)."""
-        if readonly:
-            if not os.path.exists(path):
-                raise FileNotFoundError(f"no note index at {path}; it is built at session start")
-            self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0)
-        else:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            self.db = sqlite3.connect(path, timeout=10.0)
-            self.db.execute("PRAGMA page_size = 8192")  # fewer half-empty pages of note rows
-            self._migrate()
-            self.db.executescript(_SCHEMA)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self.db = sqlite3.connect(path, timeout=10.0)
+        self.db.execute("PRAGMA page_size = 8192")  # fewer half-empty pages of note rows
+        self._migrate()
+        self.db.executescript(_SCHEMA)
 
     def _migrate(self) -> None:
         """Drop an index written by another version; reconcile then rebuilds it."""
@@ -184,9 +171,6 @@ class IndexWriter:
 
     def __enter__(self) -> IndexWriter:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.db.close()
 
     def apply(
         self,
@@ -336,14 +320,6 @@ class IndexWriter:
         statuses = self.db.execute("SELECT status, COUNT(*) FROM docs GROUP BY status").fetchall()
         return _Totals(size, tokens, sections, dict(histogram), dict(statuses))
 
-    def status_counts(self) -> dict[str, int]:
-        """How many notes have each status, as every write records it (no scan of docs)."""
-        recorded = self._meta(TOTALS_KEY)
-        totals = _Totals.loads(recorded) if recorded else None
-        if totals is None:
-            return dict(self.db.execute("SELECT status, COUNT(*) FROM docs GROUP BY status"))
-        return {status: n for status, n in totals.statuses.items() if n}
-
     def _next_num(self) -> int:
         (top,) = self.db.execute("SELECT COALESCE(MAX(num), 0) FROM docs").fetchone()
         return int(top) + 1
@@ -465,17 +441,6 @@ class IndexWriter:
             (TOTALS_KEY, totals.dumps()),
         ]
         self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", rows)
-
-    def _meta(self, name: str) -> str:
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
-        return str(row[0]) if row else ""
-
-    def vectors_missing(self) -> bool:
-        """Whether the vectors file the index names is gone (the next write repacks it)."""
-        from lorebook.recall.vectorfile import file_path
-
-        name = self._meta("vectors")
-        return bool(name) and not os.path.exists(file_path(self.path, name))
 
     def _pack_vectors(self, names: list[str]) -> None:
         """Write every note's vector to a new vectors file and name it in ``meta``.

@@ -36,7 +36,7 @@ def note_facts(paths: KBPaths, ids: Iterable[str]) -> dict[str, NoteFacts]:
     index_file = Path(index_path(str(paths.root)))
     if not index_file.exists():
         return {}
-    with NoteIndex(str(index_file), readonly=True) as index:
+    with NoteIndex(str(index_file)) as index:
         found = index.get(sorted(set(ids)))
     return {
         note_id: NoteFacts(

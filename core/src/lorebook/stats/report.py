@@ -281,7 +281,7 @@ def active_note_ids(paths: KBPaths) -> list[str]:
     index_file = Path(index_path(str(paths.root)))
     if not index_file.exists():
         return []
-    with NoteIndex(str(index_file), readonly=True) as index:
+    with NoteIndex(str(index_file)) as index:
         rows = index.db.execute("SELECT id FROM docs WHERE status = 'active' ORDER BY id")
         return [str(row[0]) for row in rows]
 
