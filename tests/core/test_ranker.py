@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -213,3 +214,22 @@ def test_a_prompt_is_cut_into_the_same_pieces_with_and_without_the_hash_filter()
     finally:
         for embedder in (filtered, unfiltered, unlucky):
             embedder.close()
+
+
+@needs_model
+def test_a_prompt_embeds_the_same_with_and_without_simsimd(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """simsimd sums the pieces' vectors in float64; plain Python gives the same vector."""
+    table = semantic.ensure_piece_table()
+    assert table is not None
+    prompt = "the session start hook fails when the repo path has spaces, again and again"
+    embedder = semantic.Embedder(table)
+    try:
+        fast = embedder.embed(prompt)
+        monkeypatch.setitem(sys.modules, "simsimd", None)  # `import simsimd` raises
+        plain = embedder.embed(prompt)
+    finally:
+        embedder.close()
+    assert any(fast)
+    assert fast == pytest.approx(plain, abs=1e-12)
