@@ -217,6 +217,25 @@ def test_a_prompt_is_cut_into_the_same_pieces_with_and_without_the_hash_filter()
 
 
 @needs_model
+def test_a_short_prompt_is_cut_without_reading_the_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A few unknown words are cut by looking up their substrings: the same pieces."""
+    table = semantic.ensure_piece_table()
+    assert table is not None
+    prompt = "why does the session start fail when the repo path has spaces?"
+    direct, hashed = semantic.Embedder(table), semantic.Embedder(table)
+    try:
+        cut = direct.pieces(prompt)
+        assert "\u2581spaces?" not in cut  # an unknown chunk, cut into pieces
+        assert direct.hashes == {}  # neither hash list was read
+        monkeypatch.setattr(semantic, "DIRECT_LOOKUPS", 0)
+        assert hashed.pieces(prompt) == cut
+        assert hashed.hashes["prefix_hashes"]
+    finally:
+        direct.close()
+        hashed.close()
+
+
+@needs_model
 def test_a_prompt_embeds_the_same_with_and_without_simsimd(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
