@@ -351,8 +351,8 @@ def test_the_hook_path_imports_nothing_heavy() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_a_prompt_is_answered_without_importing_the_index_writer(kb: Path) -> None:
-    """The prompt hook only reads the index: the writer (about 1 ms of imports) stays out."""
+def _prompt_in_a_fresh_interpreter(kb: Path, prompt: str) -> tuple[str, set[str]]:
+    """(the hook's stdout, the lorebook modules it imported) for one prompt."""
     import subprocess
 
     from lorebook.launcher import launcher_paths
@@ -361,18 +361,34 @@ def test_a_prompt_is_answered_without_importing_the_index_writer(kb: Path) -> No
         f"import sys; sys.path[:0] = {launcher_paths(MODULES)!r}; "
         "from lorebook.hook import run; "
         f"rc = run(['fake', 'Prompt'], repo={str(kb)!r}, event_modules={MODULES!r}); "
-        "print(rc, sorted(m for m in sys.modules if m.startswith('lorebook.recall')), "
-        "file=sys.stderr)"
+        "print(rc, *sorted(m for m in sys.modules if m.startswith('lorebook')), file=sys.stderr)"
     )
-    payload = {"session_id": "s1", "cwd": str(kb), "prompt": "how do I run the pytest suite?"}
     out = subprocess.run(
         [sys.executable, "-I", "-S", "-c", code],
-        input=json.dumps(payload),
+        input=json.dumps({"session_id": "s1", "cwd": str(kb), "prompt": prompt}),
         capture_output=True,
         text=True,
         check=True,
     )
-    assert "Run tests with uv run pytest" in out.stdout  # the prompt was ranked and served
-    assert out.stderr.startswith("0 ")
-    assert "lorebook.recall.index" in out.stderr
-    assert "lorebook.recall.writer" not in out.stderr
+    rc, *modules = out.stderr.split()
+    assert rc == "0"
+    return out.stdout, set(modules)
+
+
+def test_a_prompt_is_answered_without_importing_the_index_writer(kb: Path) -> None:
+    """The prompt hook only reads the index: the writer (about 1 ms of imports) stays out;
+    a prompt that matches nothing does not import the validity checks or the renderer."""
+    answer, modules = _prompt_in_a_fresh_interpreter(kb, "how do I run the pytest suite?")
+    assert "Run tests with uv run pytest" in answer  # the prompt was ranked and served
+    assert {"lorebook.recall.index", "lorebook.validity.check", "lorebook.inject.render"} <= modules
+    assert "lorebook.recall.writer" not in modules
+    nothing, modules = _prompt_in_a_fresh_interpreter(kb, "a lovely sunny afternoon for a picnic")
+    assert nothing == ""
+    assert "lorebook.recall.index" in modules
+    assert not modules & {
+        "lorebook.recall.writer",
+        "lorebook.validity.check",
+        "lorebook.validity.fields",
+        "lorebook.inject.render",
+        "lorebook.inject.sanitize",
+    }

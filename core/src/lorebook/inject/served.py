@@ -12,7 +12,9 @@ server and ``lorebook eval``:
 - a refuted note is never served as a fact: when it matches, it becomes a warning,
   "this was tried and is wrong: ... because ...".
 
-Runs inside the hook process: standard library and light lorebook modules only.
+Runs inside the hook process: standard library and light lorebook modules only. The
+validity checks and the renderer are imported when there is a note to serve (a prompt
+that matches nothing does not pay for them).
 """
 
 from __future__ import annotations
@@ -22,14 +24,13 @@ import os
 from lorebook.inject.marks import location
 from lorebook.recall.index import IndexedNote, NoteIndex
 from lorebook.recall.serve import Candidate, Served
-from lorebook.validity.check import Budget, StatCache, Verdict, check
-from lorebook.validity.fields import note_file, read_fields
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
     from lorebook.events import Hit
+    from lorebook.validity.check import Budget, StatCache, Verdict
 
 STALE_WEIGHT = 0.75
 """A stale or unknown note's relevance counts this much when notes are ordered: it ranks
@@ -91,6 +92,8 @@ class ServedNote(IndexedNote):
     @classmethod
     def of(cls, note: IndexedNote, view: StoreView, score: float) -> ServedNote:
         """Copy ``note`` and attach where it is served from."""
+        from lorebook.validity.check import Verdict
+
         served = cls.__new__(cls)
         for name in getattr(IndexedNote, "__slots__", None) or list(vars(note)):
             setattr(served, name, getattr(note, name))
@@ -119,16 +122,23 @@ class Checker:
     __slots__ = ("budget", "caches")
 
     def __init__(self, budget: Budget | None = None) -> None:
+        from lorebook.validity.check import Budget
+
         self.budget = budget or Budget()
         self.caches: dict[str, StatCache] = {}
 
     def _cache(self, repo: str) -> StatCache:
+        from lorebook.validity.check import StatCache
+
         if repo not in self.caches:
             self.caches[repo] = StatCache.for_kb(os.path.join(repo, ".lorebook"))
         return self.caches[repo]
 
     def attach(self, note: ServedNote, view: StoreView) -> None:
         """Read the note's dependencies and errata from its file and check them."""
+        from lorebook.validity.check import check
+        from lorebook.validity.fields import note_file, read_fields
+
         fields = read_fields(note_file(view.nodes, note.path))
         note.errata = tuple(fields.errata)
         if view.repo is not None and fields.dependencies:
@@ -220,6 +230,8 @@ def validated(
     facts: list[ServedNote], views: Sequence[StoreView], checker: Checker | None = None
 ) -> list[ServedNote]:
     """Check every fact's dependencies (one budget), attach errata, demote the stale."""
+    if not facts:
+        return []
     checker = checker or Checker()
     by_name = {v.name: v for v in views}
     for note in facts:
@@ -238,13 +250,14 @@ def warning_line(note: IndexedNote) -> str:
 
 
 def compose(
-    fit: Callable[[str, list[IndexedNote], int], tuple[str, list[str]]],
     header: str,
     facts: Sequence[ServedNote],
     warnings: Sequence[ServedNote],
     budget: int,
 ) -> tuple[str, list[str], list[str]]:
-    """Facts within the budget (``fit``), then the warnings; return (text, shown, warned).
+    """Facts within the budget, then the warnings; return (text, shown, warned).
+
+    The facts are rendered by :func:`lorebook.inject.render.fit`.
 
     Warnings go first into the budget (they are short and they prevent a repeated
     mistake); facts take what is left.
@@ -261,6 +274,10 @@ def compose(
         used += len(line) + 1
     block = f"{WARNING_HEADER}\n" + "\n".join(lines) if lines else ""
     room = budget - (len(block) + 2 if block else 0)
-    text, ids = fit(header, list(facts), room)
-    shown = [n.seen_key for n in facts[: len(ids)]]  # fit renders in order, a prefix
+    text, shown = "", []
+    if facts:
+        from lorebook.inject.render import fit
+
+        text, ids = fit(header, list(facts), room)
+        shown = [n.seen_key for n in facts[: len(ids)]]  # fit renders in order, a prefix
     return "\n\n".join(t for t in (text, block) if t), shown, warned

@@ -15,8 +15,6 @@ from lorebook.events import HookAnswer, HookEvent
 from lorebook.hookconfig import HookConfig
 from lorebook.inject import anchors as match, served as serving
 from lorebook.inject.marks import location, recheck
-from lorebook.inject.render import fit
-from lorebook.inject.sanitize import sanitize
 from lorebook.inject.served import StoreView
 from lorebook.inject.state import remember_notes, seen_notes
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
@@ -111,6 +109,8 @@ def _usage(ctx: Context) -> dict[str, tuple[int, int]]:
 
 
 def _deny_reason(note: IndexedNote) -> str:
+    from lorebook.inject.sanitize import sanitize
+
     body = f"\n{note.body.strip()}" if note.body.strip() else ""
     mark = recheck(note)
     return sanitize(
@@ -141,7 +141,7 @@ def _serve_anchored(
     seen = seen_notes(ctx.kb_root, event.session_id)
     fresh = [n for n in facts if n.seen_key not in seen]
     warnings = [n for n in refuted if n.seen_key not in seen]
-    text, shown, warned = serving.compose(fit, header, fresh, warnings, ctx.config.tool_chars)
+    text, shown, warned = serving.compose(header, fresh, warnings, ctx.config.tool_chars)
     if not text:
         return HookAnswer()
     remember_notes(ctx.kb_root, event.session_id, {*shown, *warned})

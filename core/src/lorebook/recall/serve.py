@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 
-from lorebook.inject.render import fit
 from lorebook.recall.index import IndexedNote, NoteIndex
 from lorebook.recall.tokenize import tokenize
 
@@ -208,7 +207,7 @@ def choose(
     facts = [n for n in sv.validated(facts, views) if n.seen_key not in seen]
     warnings = [n for n in refuted if n.seen_key not in seen]
     top = facts[: config.max_notes]
-    text, shown, warned = sv.compose(fit, PROMPT_HEADER, top, warnings, config.prompt_chars)
+    text, shown, warned = sv.compose(PROMPT_HEADER, top, warnings, config.prompt_chars)
     return sv.ServedNotes(ranked, top, text, shown, warned, warnings)
 
 
