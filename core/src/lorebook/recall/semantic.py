@@ -5,9 +5,10 @@ Llama 2 tokenizer, shipped inside the ``wordllama`` wheel (``pip install
 'lorebook[semantic]'``). A text's embedding is the mean of its pieces' vectors, as
 WordLlama computes it; similarity is the cosine. Nothing here imports ``wordllama`` or a
 tokenizer library, and nothing is downloaded: the package's two data files are read
-directly, once per machine, into a piece table (SQLite, under the user cache folder) that
-the hooks query for the pieces of a prompt's words. Only an index writer embedding many
-notes at once (:class:`Embedder` with ``bulk=True``) uses numpy, when it is installed.
+directly, once per machine, into a piece table (SQLite, under the user cache folder) and
+its flat copy (:mod:`lorebook.recall.piecefile`), which the hooks map to look up the
+pieces of a prompt's words. Only an index writer embedding many notes at once
+(:class:`Embedder` with ``bulk=True``) uses numpy, when it is installed.
 
 Pieces never cross a space (the tokenizer's pieces mark a word start with ``▁`` and
 hold no inner one), so a text is cut at whitespace and each chunk, prefixed with ``▁``,
@@ -29,11 +30,14 @@ from array import array
 from bisect import bisect_left
 
 from lorebook.recall.db import sqlite3
+from lorebook.recall.piecefile import open_piece_file, write_piece_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
+
+    from lorebook.recall.piecefile import PieceFile
 
 MODEL = "l2_supercat_256"
 TOKENIZER_FILE = "l2_supercat_tokenizer_config.json"
@@ -45,9 +49,6 @@ MAX_CHUNK = 48
 WORD_START = "\u2581"
 HALF_ROW = f"<{DIM}e"
 """One stored piece vector: float16, as the model ships it (half the size of float32)."""
-DIRECT_LOOKUPS = 300
-"""Substrings looked up without the hashes: about what reading the two hash lists costs
-(0.6-1 ms); a substring costs some 3 microseconds."""
 TABLE_FORMAT = 3
 """Part of a piece table's file name: 2 added ``piece_hashes``, 3 ``prefix_hashes`` (see
 :meth:`Embedder.pieces`)."""
@@ -126,7 +127,7 @@ def piece_hash(piece: str) -> int:
     return zlib.crc32(piece.encode())
 
 
-def _holds(hashes: array[int], crc: int) -> bool:
+def _holds(hashes: array[int] | memoryview, crc: int) -> bool:
     at = bisect_left(hashes, crc)
     return at < len(hashes) and hashes[at] == crc
 
@@ -168,14 +169,18 @@ def normalise(vec: list[float]) -> list[float]:
 class Embedder:
     """Embeds texts from the piece table; caches the pieces it has read.
 
-    For a prompt it reads only the pieces its words can hold. ``bulk=True`` (index
-    writers, many notes at once) reads the whole table, and sums with numpy when it is
-    installed (``wordllama`` requires it): the same vectors, orders of magnitude faster.
+    For a prompt it reads only the pieces its words can hold, from the table's flat file
+    when there is one (:mod:`lorebook.recall.piecefile`), else from the table.
+    ``bulk=True`` (index writers, many notes at once) reads the whole table, and sums with
+    numpy when it is installed (``wordllama`` requires it): the same vectors, orders of
+    magnitude faster.
     """
 
     def __init__(self, table: str, *, bulk: bool = False) -> None:
         self.table = table
-        self.db = sqlite3.connect(f"file:{table}?mode=ro", uri=True)
+        flat = None if bulk else open_piece_file(table)
+        self.flat: PieceFile | None = flat if flat is not None and flat.dim == DIM else None
+        self.db = None if self.flat else sqlite3.connect(f"file:{table}?mode=ro", uri=True)
         self.vectors: dict[str, array[float] | None] = {}
         self.known: set[str] = set()
         self.segments: dict[str, list[str]] = {}
@@ -183,16 +188,18 @@ class Embedder:
         self.matrix: Any = None
         self.numpy: Any = None
         self.rows: dict[str, int] = {}
-        self.hashes: dict[str, array[int] | None] = {}
+        self.hashes: dict[str, array[int] | memoryview | None] = {}
         """Table name -> its sorted :func:`piece_hash` values (read on first need)."""
         if bulk:
             self._load_all()
 
     def close(self) -> None:
         """Close the piece table."""
-        self.db.close()
+        if self.db is not None:
+            self.db.close()
 
     def _load_all(self) -> None:
+        assert self.db is not None  # a bulk embedder reads the table
         rows = self.db.execute("SELECT piece, vec FROM pieces").fetchall()
         self.known = {piece for piece, _ in rows}
         try:
@@ -208,6 +215,16 @@ class Embedder:
 
     def _load(self, wanted: set[str]) -> None:
         missing = sorted(p for p in wanted if p not in self.vectors)
+        if self.flat is not None:
+            for piece in missing:
+                at = self.flat.find(piece)
+                if at >= 0:
+                    self.vectors[piece] = self.flat.vector(at)
+                    self.known.add(piece)
+                else:
+                    self.vectors[piece] = None
+            return
+        assert self.db is not None
         for start in range(0, len(missing), 900):
             part = missing[start : start + 900]
             marks = ",".join("?" * len(part))
@@ -219,8 +236,11 @@ class Embedder:
         for piece in missing:
             self.vectors.setdefault(piece, None)
 
-    def _hashes(self, table: str = "piece_hashes") -> array[int] | None:
+    def _hashes(self, table: str = "piece_hashes") -> array[int] | memoryview | None:
         """The sorted hashes ``table`` keeps (None: a table built before it was kept)."""
+        if self.flat is not None:
+            return self.flat.crcs if table == "piece_hashes" else self.flat.prefixes
+        assert self.db is not None
         if table not in self.hashes:
             try:
                 row = self.db.execute(f"SELECT crcs FROM {table}").fetchone()
@@ -266,18 +286,10 @@ class Embedder:
         return cuts
 
     def _load_unknown(self, unknown: list[str]) -> None:
-        """Read the pieces the chunks that are not whole pieces are cut into.
-
-        Up to :data:`DIRECT_LOOKUPS` substrings in all (a typical prompt has one or two
-        such chunks), every substring is looked up: cheaper than reading the hashes.
-        """
-        candidates = {c for chunk in unknown for c in _candidates(chunk)}
-        if len(candidates) <= DIRECT_LOOKUPS:
-            self._load(candidates)
-            return
+        """Read the pieces the chunks that are not whole pieces are cut into."""
         cuts = self._cut_by_hashes(unknown)
         if cuts is None:
-            self._load(self._may_be_pieces(candidates))
+            self._load(self._may_be_pieces(c for chunk in unknown for c in _candidates(chunk)))
             return
         self._load({piece for cut in cuts.values() for piece in cut})
         doubtful = [c for c, cut in cuts.items() if any(p not in self.known for p in cut)]
@@ -360,6 +372,8 @@ def piece_table_folder() -> str:
 def ensure_piece_table() -> str | None:
     """The piece table for the installed model, built on first use; None without the model.
 
+    Its flat file (:mod:`lorebook.recall.piecefile`) is written too when missing or damaged.
+
     Named after the table format and the weights file's size and modification time, so a
     reinstalled or upgraded ``wordllama`` gets a table of its own. Not for the hook path (it
     may take a fraction of a second to build).
@@ -373,6 +387,8 @@ def ensure_piece_table() -> str | None:
     target = os.path.join(piece_table_folder(), name)
     if not os.path.exists(target):
         build_piece_table(target, tokenizer, weights)
+    if open_piece_file(target) is None:
+        write_piece_file(target, DIM)
     return target
 
 

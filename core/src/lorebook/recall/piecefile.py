@@ -1,0 +1,154 @@
+"""The piece table as one flat file the prompt hook maps: no SQLite, no copies.
+
+A prompt's embedding needs the vectors of a few dozen pieces (:mod:`lorebook.recall.semantic`).
+Read from the SQLite piece table, they cost a fresh process a connection and its schema,
+and, for any word that is not itself a piece, a copy of the table's 340 KB of hashes.
+Mapped from this file, a prompt ranks about 0.4 ms sooner (typical) to 0.9 ms (a pasted
+traceback) at 10,000 notes. The file holds the same pieces, derived from the table, laid
+out for look-ups in place (native byte order):
+
+    magic, piece count N, prefix-hash count P, dimension       (8 bytes, 3 x uint32)
+    the pieces' CRC-32s, ascending                              (N x uint32)
+    where each piece's UTF-8 bytes start in the text, then its end  (N + 1 x uint32)
+    the CRC-32s of every prefix of every piece, ascending       (P x uint32)
+    the pieces' UTF-8 bytes, in the order of their CRC-32s
+    padding to 4 bytes, then each piece's vector                (N x dimension x float32)
+
+A piece is found by a binary search of its CRC-32, then a comparison of its bytes (two
+pieces may share a CRC-32). Its vector is the float16 of the model, widened exactly. The
+file is written beside the table, ``<table stem>.pieces``, atomically, by every command
+that ensures the table (:func:`lorebook.recall.semantic.ensure_piece_table`); until then,
+or when it is damaged, the hook reads the table as before.
+
+Runs on the hook path: standard library only.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+import zlib
+from array import array
+from bisect import bisect_left
+
+from lorebook.recall.db import sqlite3
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+MAGIC = b"LBPIECE1"
+HEADER = struct.Struct("=8sIII")
+"""Native byte order, as are the parts: the file is this machine's cache, never shared."""
+SUFFIX = ".pieces"
+
+
+def piece_file_path(table: str) -> str:
+    """The flat file derived from the piece table at ``table``: beside it."""
+    return os.path.splitext(table)[0] + SUFFIX
+
+
+class PieceFile:
+    """A mapped piece file: :meth:`find` a piece, read its :meth:`vector`."""
+
+    __slots__ = ("count", "crcs", "dim", "ends", "prefixes", "text", "vectors")
+
+    def __init__(self, data: memoryview, count: int, prefixes: int, dim: int) -> None:
+        at = HEADER.size
+        self.count = count
+        self.dim = dim
+        self.crcs = data[at : at + 4 * count].cast("I")
+        """Every piece's CRC-32, ascending (a sequence of ints, read in place)."""
+        at += 4 * count
+        self.ends = data[at : at + 4 * (count + 1)].cast("I")
+        at += 4 * (count + 1)
+        self.prefixes = data[at : at + 4 * prefixes].cast("I")
+        """The CRC-32 of every prefix of every piece, ascending."""
+        at += 4 * prefixes
+        size = self.ends[count]
+        self.text = data[at : at + size]
+        at += size + (-size) % 4
+        self.vectors = data[at:]
+
+    def find(self, piece: str) -> int:
+        """The position of ``piece`` (-1: no such piece)."""
+        raw = piece.encode()
+        crc = zlib.crc32(raw)
+        crcs, ends, text = self.crcs, self.ends, self.text
+        at = bisect_left(crcs, crc)
+        while at < self.count and crcs[at] == crc:
+            if text[ends[at] : ends[at + 1]] == raw:
+                return at
+            at += 1
+        return -1
+
+    def vector(self, at: int) -> array[float]:
+        """The vector of the piece at position ``at``, as float64."""
+        width = 4 * self.dim
+        return array("d", self.vectors[at * width : (at + 1) * width].cast("f"))
+
+
+def open_piece_file(table: str) -> PieceFile | None:
+    """Map the flat file of the piece table at ``table``; None when it is missing or damaged."""
+    path = piece_file_path(table)
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size < HEADER.size:
+                return None
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    magic, count, prefixes, dim = HEADER.unpack_from(mapped)
+    offsets = HEADER.size + 4 * (2 * count + 1 + prefixes)
+    if magic != MAGIC or size < offsets:
+        return None
+    (text,) = struct.unpack_from("=I", mapped, offsets - 4 * (prefixes + 1))
+    if size != offsets + text + (-text) % 4 + 4 * dim * count:
+        return None
+    return PieceFile(memoryview(mapped), count, prefixes, dim)
+
+
+def write_piece_file(table: str, dim: int) -> str:
+    """Write the flat file of the piece table at ``table`` (atomically); return its path.
+
+    Raises:
+        sqlite3.Error: the table cannot be read.
+        ValueError: a stored vector is not ``dim`` float16 values.
+    """
+    db = sqlite3.connect(f"file:{table}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT piece, vec FROM pieces").fetchall()
+    finally:
+        db.close()
+    entries = sorted((zlib.crc32(piece.encode()), piece.encode(), vec) for piece, vec in rows)
+    ends, text, vectors = array("I", [0]), bytearray(), array("f")
+    half = struct.Struct(f"<{dim}e")
+    for _, raw, vec in entries:
+        if len(vec) != half.size:
+            raise ValueError(f"{table}: a vector of {len(vec)} bytes, not {half.size}")
+        text += raw
+        ends.append(len(text))
+        vectors.extend(half.unpack(vec))
+    prefixes = array("I", sorted(_prefix_hashes(piece.decode() for _, piece, _ in entries)))
+    crcs = array("I", [crc for crc, _, _ in entries])
+    target = piece_file_path(table)
+    tmp = f"{target}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(HEADER.pack(MAGIC, len(entries), len(prefixes), dim))
+            for part in (crcs, ends, prefixes):
+                handle.write(part.tobytes())
+            handle.write(bytes(text) + bytes((-len(text)) % 4))
+            handle.write(vectors.tobytes())
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    return target
+
+
+def _prefix_hashes(pieces: Iterable[str]) -> set[int]:
+    return {zlib.crc32(p[:end].encode()) for p in pieces for end in range(1, len(p) + 1)}

@@ -1,0 +1,125 @@
+"""The piece table's flat file: the same pieces and vectors as the table, read in place."""
+
+from __future__ import annotations
+
+import sqlite3
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+from lorebook.recall import piecefile, semantic
+
+DIM = semantic.DIM
+
+
+def _table(path: Path, pieces: dict[str, float]) -> str:
+    """A piece table as build_piece_table writes it: piece -> DIM float16 values."""
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE pieces (piece TEXT PRIMARY KEY, vec BLOB NOT NULL)")
+    db.executemany(
+        "INSERT INTO pieces VALUES (?, ?)",
+        [
+            (p, struct.pack(f"<{DIM}e", *[v + i / 1024 for i in range(DIM)]))
+            for p, v in pieces.items()
+        ],
+    )
+    db.commit()
+    db.close()
+    return str(path)
+
+
+PIECES = {"plumless": 0.5, "buckeroo": -0.25, "\u2581cache": 1.0, "ing": 0.125, "é": 2.0}
+
+
+def test_every_piece_is_found_with_its_vector_even_when_two_share_a_crc(tmp_path: Path) -> None:
+    assert zlib.crc32(b"plumless") == zlib.crc32(b"buckeroo")  # a known CRC-32 collision
+    table = _table(tmp_path / "t.sqlite", PIECES)
+    assert piecefile.write_piece_file(table, DIM) == str(tmp_path / "t.pieces")
+    flat = piecefile.open_piece_file(table)
+    assert flat is not None
+    for piece, value in PIECES.items():
+        at = flat.find(piece)
+        assert at >= 0, piece
+        expected = struct.unpack(
+            f"<{DIM}e", struct.pack(f"<{DIM}e", *[value + i / 1024 for i in range(DIM)])
+        )
+        assert list(flat.vector(at)) == list(expected)
+    for absent in ("plumles", "buckeroos", "cache", ""):
+        assert flat.find(absent) == -1
+    prefixes = {zlib.crc32(p[:n].encode()) for p in PIECES for n in range(1, len(p) + 1)}
+    assert sorted(flat.prefixes) == sorted(prefixes)
+    assert list(flat.crcs) == sorted(flat.crcs)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda raw: raw[: len(raw) // 2],  # cut short
+        lambda raw: b"NOTMAGIC" + raw[8:],
+        lambda raw: raw + b"\0\0\0\0",  # a size its header does not explain
+        lambda raw: b"",
+    ],
+)
+def test_a_damaged_flat_file_is_ignored_and_the_table_is_read(
+    tmp_path: Path, damage: object
+) -> None:
+    table = _table(tmp_path / "t.sqlite", PIECES)
+    path = Path(piecefile.write_piece_file(table, DIM))
+    path.write_bytes(damage(path.read_bytes()))  # type: ignore[operator]
+    assert piecefile.open_piece_file(table) is None
+    embedder = semantic.Embedder(table)
+    try:
+        assert embedder.flat is None
+        assert embedder.db is not None
+        assert embedder.pieces("cache plumless") == {"\u2581cache": 1, "plumless": 1}
+    finally:
+        embedder.close()
+
+
+def test_the_embedder_reads_the_flat_file_without_opening_the_table(tmp_path: Path) -> None:
+    table = _table(tmp_path / "t.sqlite", PIECES)
+    piecefile.write_piece_file(table, DIM)
+    flat, plain = semantic.Embedder(table), semantic.Embedder(table)
+    plain.flat, plain.db = None, sqlite3.connect(table)  # the same table, read by SQL
+    try:
+        assert flat.db is None
+        text = "cache plumlessing buckeroo é cacheé"
+        assert flat.pieces(text) == plain.pieces(text)
+        assert flat.embed(text) == plain.embed(text)
+    finally:
+        flat.close()
+        plain.close()
+
+
+needs_model = pytest.mark.skipif(
+    semantic.model_files() is None,
+    reason="the semantic model (lorebook[semantic]) is not installed",
+)
+
+
+@needs_model
+def test_the_model_s_flat_file_gives_the_table_s_pieces_and_vectors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = semantic.ensure_piece_table()
+    assert table is not None
+    assert piecefile.open_piece_file(table) is not None  # ensure_piece_table wrote it
+    pasted = (
+        'Traceback (most recent call last):\n  File "src/app/cli.py", line 88, in main\n'
+        "app.net.errors.UploadError: upload failed after 3 retries: 504 Gateway Timeout; "
+        "getUserName() returned None for https://example.test/a?b=c#frag and 7f3a9c"
+    )
+    flat = semantic.Embedder(table)
+    monkeypatch.setattr(semantic, "open_piece_file", lambda table: None)
+    plain = semantic.Embedder(table)
+    try:
+        assert flat.flat is not None
+        assert plain.flat is None
+        for text in (pasted, "why does the session start fail when the repo path has spaces?"):
+            assert flat.pieces(text) == plain.pieces(text)
+            assert flat.embed(text) == plain.embed(text)
+    finally:
+        flat.close()
+        plain.close()
