@@ -123,3 +123,26 @@ def test_the_model_s_flat_file_gives_the_table_s_pieces_and_vectors(
     finally:
         flat.close()
         plain.close()
+
+
+@needs_model
+def test_a_cache_folder_that_takes_no_flat_file_still_serves_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOREBOOK_CACHE_DIR", str(tmp_path))
+
+    def refuse(table: str, dim: int) -> str:
+        raise PermissionError(f"{table}: read-only folder")
+
+    monkeypatch.setattr(semantic, "write_piece_file", refuse)
+    table = semantic.ensure_piece_table()
+    assert table is not None
+    assert Path(table).is_file()
+    assert piecefile.open_piece_file(table) is None
+    embedder = semantic.open_embedder(table)
+    assert embedder is not None
+    try:
+        assert embedder.flat is None
+        assert any(embedder.embed("the session start hook"))
+    finally:
+        embedder.close()

@@ -197,6 +197,7 @@ class Embedder:
         """Close the piece table."""
         if self.db is not None:
             self.db.close()
+        self.flat = None  # its mapping goes with the last view of it
 
     def _load_all(self) -> None:
         assert self.db is not None  # a bulk embedder reads the table
@@ -372,7 +373,8 @@ def piece_table_folder() -> str:
 def ensure_piece_table() -> str | None:
     """The piece table for the installed model, built on first use; None without the model.
 
-    Its flat file (:mod:`lorebook.recall.piecefile`) is written too when missing or damaged.
+    Its flat file (:mod:`lorebook.recall.piecefile`) is written too when missing or damaged
+    (and left out where the folder takes no new file: it only makes the hooks faster).
 
     Named after the table format and the weights file's size and modification time, so a
     reinstalled or upgraded ``wordllama`` gets a table of its own. Not for the hook path (it
@@ -388,7 +390,10 @@ def ensure_piece_table() -> str | None:
     if not os.path.exists(target):
         build_piece_table(target, tokenizer, weights)
     if open_piece_file(target) is None:
-        write_piece_file(target, DIM)
+        import contextlib  # not at the top: the hook path does without it
+
+        with contextlib.suppress(OSError):  # a folder that takes no new file: the hooks
+            write_piece_file(target, DIM)  # then read the table itself
     return target
 
 
