@@ -39,6 +39,13 @@ def test_every_piece_is_found_with_its_vector_even_when_two_share_a_crc(tmp_path
     assert piecefile.write_piece_file(table, DIM) == str(tmp_path / "t.pieces")
     flat = piecefile.open_piece_file(table)
     assert flat is not None
+    try:
+        _check_every_piece(flat)
+    finally:
+        flat.close()
+
+
+def _check_every_piece(flat: piecefile.PieceFile) -> None:
     for piece, value in PIECES.items():
         at = flat.find(piece)
         assert at >= 0, piece
@@ -105,7 +112,9 @@ def test_the_model_s_flat_file_gives_the_table_s_pieces_and_vectors(
 ) -> None:
     table = semantic.ensure_piece_table()
     assert table is not None
-    assert piecefile.open_piece_file(table) is not None  # ensure_piece_table wrote it
+    written = piecefile.open_piece_file(table)  # ensure_piece_table wrote it
+    assert written is not None
+    written.close()
     pasted = (
         'Traceback (most recent call last):\n  File "src/app/cli.py", line 88, in main\n'
         "app.net.errors.UploadError: upload failed after 3 retries: 504 Gateway Timeout; "

@@ -1,4 +1,4 @@
-"""The piece table as one flat file the prompt hook maps: no SQLite, no copies.
+"""The piece table as one flat file for the prompt hook: no SQLite, no copies.
 
 A prompt's embedding needs the vectors of a few dozen pieces (:mod:`lorebook.recall.semantic`).
 Read from the SQLite piece table, they cost a fresh process a connection and its schema,
@@ -14,8 +14,9 @@ out for look-ups in place (native byte order):
     the pieces' UTF-8 bytes, in the order of their CRC-32s
     padding to 4 bytes, then each piece's vector                (N x dimension x float32)
 
-A piece is found by a binary search of its CRC-32, then a comparison of its bytes (two
-pieces may share a CRC-32). Its vector is the float16 of the model, widened exactly. The
+The look-up parts are mapped. A piece is found by a binary search of its CRC-32, then a
+comparison of its bytes (two pieces may share a CRC-32); its vector, the model's float16
+widened exactly, is read with one ``pread``. The
 file is written beside the table, ``<table stem>.pieces``, atomically, by every command
 that ensures the table (:func:`lorebook.recall.semantic.ensure_piece_table`); until then,
 or when it is damaged, the hook reads the table as before.
@@ -50,12 +51,20 @@ def piece_file_path(table: str) -> str:
 
 
 class PieceFile:
-    """A mapped piece file: :meth:`find` a piece, read its :meth:`vector`."""
+    """A piece file: :meth:`find` a piece, read its :meth:`vector`; :meth:`close` it.
 
-    __slots__ = ("count", "crcs", "dim", "ends", "prefixes", "text", "vectors")
+    The look-up parts are mapped; each vector is read with one ``pread`` (a mapped vector
+    would bring its neighbours into the process's resident memory too: some 15 MB for a
+    pasted traceback's pieces).
+    """
 
-    def __init__(self, data: memoryview, count: int, prefixes: int, dim: int) -> None:
+    __slots__ = ("count", "crcs", "dim", "ends", "fd", "prefixes", "text", "vectors_at")
+
+    def __init__(
+        self, fd: int, data: memoryview, count: int, prefixes: int, dim: int, vectors_at: int
+    ) -> None:
         at = HEADER.size
+        self.fd = fd
         self.count = count
         self.dim = dim
         self.crcs = data[at : at + 4 * count].cast("I")
@@ -66,10 +75,9 @@ class PieceFile:
         self.prefixes = data[at : at + 4 * prefixes].cast("I")
         """The CRC-32 of every prefix of every piece, ascending."""
         at += 4 * prefixes
-        size = self.ends[count]
-        self.text = data[at : at + size]
-        at += size + (-size) % 4
-        self.vectors = data[at:]
+        self.text = data[at:]
+        self.vectors_at = vectors_at
+        """Where the vectors start in the file."""
 
     def find(self, piece: str) -> int:
         """The position of ``piece`` (-1: no such piece)."""
@@ -86,28 +94,39 @@ class PieceFile:
     def vector(self, at: int) -> array[float]:
         """The vector of the piece at position ``at``, as float64."""
         width = 4 * self.dim
-        return array("d", self.vectors[at * width : (at + 1) * width].cast("f"))
+        values = array("f")
+        values.frombytes(os.pread(self.fd, width, self.vectors_at + at * width))
+        return array("d", values)
+
+    def close(self) -> None:
+        """Close the file (the mapping goes with the last view of it)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 def open_piece_file(table: str) -> PieceFile | None:
-    """Map the flat file of the piece table at ``table``; None when it is missing or damaged."""
-    path = piece_file_path(table)
+    """Open the flat file of the piece table at ``table``; None when it is missing or damaged."""
     try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size < HEADER.size:
-                return None
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
+        fd = os.open(piece_file_path(table), os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
         return None
-    magic, count, prefixes, dim = HEADER.unpack_from(mapped)
-    offsets = HEADER.size + 4 * (2 * count + 1 + prefixes)
-    if magic != MAGIC or size < offsets:
+    try:
+        size = os.fstat(fd).st_size
+        head = os.pread(fd, HEADER.size, 0)
+        if len(head) < HEADER.size:
+            raise ValueError("short")
+        magic, count, prefixes, dim = HEADER.unpack(head)
+        texts = HEADER.size + 4 * (2 * count + 1 + prefixes)  # where the pieces' bytes start
+        (text,) = struct.unpack("=I", os.pread(fd, 4, texts - 4 * (prefixes + 1)))
+        lookups = texts + text + (-text) % 4
+        if magic != MAGIC or size != lookups + 4 * dim * count:
+            raise ValueError("not a piece file of this version")
+        mapped = mmap.mmap(fd, lookups, access=mmap.ACCESS_READ)
+    except (OSError, ValueError, struct.error):
+        os.close(fd)
         return None
-    (text,) = struct.unpack_from("=I", mapped, offsets - 4 * (prefixes + 1))
-    if size != offsets + text + (-text) % 4 + 4 * dim * count:
-        return None
-    return PieceFile(memoryview(mapped), count, prefixes, dim)
+    return PieceFile(fd, memoryview(mapped)[: texts + text], count, prefixes, dim, lookups)
 
 
 def write_piece_file(table: str, dim: int) -> str:

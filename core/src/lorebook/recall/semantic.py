@@ -179,7 +179,10 @@ class Embedder:
     def __init__(self, table: str, *, bulk: bool = False) -> None:
         self.table = table
         flat = None if bulk else open_piece_file(table)
-        self.flat: PieceFile | None = flat if flat is not None and flat.dim == DIM else None
+        if flat is not None and flat.dim != DIM:
+            flat.close()
+            flat = None
+        self.flat: PieceFile | None = flat
         self.db = None if self.flat else sqlite3.connect(f"file:{table}?mode=ro", uri=True)
         self.vectors: dict[str, array[float] | None] = {}
         self.known: set[str] = set()
@@ -197,7 +200,8 @@ class Embedder:
         """Close the piece table."""
         if self.db is not None:
             self.db.close()
-        self.flat = None  # its mapping goes with the last view of it
+        if self.flat is not None:
+            self.flat.close()
 
     def _load_all(self) -> None:
         assert self.db is not None  # a bulk embedder reads the table
@@ -389,7 +393,10 @@ def ensure_piece_table() -> str | None:
     target = os.path.join(piece_table_folder(), name)
     if not os.path.exists(target):
         build_piece_table(target, tokenizer, weights)
-    if open_piece_file(target) is None:
+    flat = open_piece_file(target)
+    if flat is not None:
+        flat.close()
+    else:
         import contextlib  # not at the top: the hook path does without it
 
         with contextlib.suppress(OSError):  # a folder that takes no new file: the hooks
