@@ -278,3 +278,63 @@ def test_the_prefix_line_count_spans_chunks(
     monkeypatch.setattr(jsonl, "CHUNK", 3)
     ref = _write(tmp_path, b"a\nbb\n\nccc\nd\n")
     assert list(jsonl.read_lines(ref, since=10)) == [(4, b"d\n")]
+
+
+def test_takes_lines_before_reads_the_reader_s_signature() -> None:
+    def old(ref: str, since: int | None = None, until: int | None = None) -> None: ...
+    def new(ref: str, since: int | None = None, until: int | None = None,
+            lines_before: int | None = None) -> None: ...  # fmt: skip
+    def keywords(ref: str, **options: object) -> None: ...
+
+    class Reader:
+        def read_transcript(self, ref: str, *, lines_before: int | None = None) -> None: ...
+
+    assert not jsonl.takes_lines_before(old)
+    assert jsonl.takes_lines_before(new)
+    assert jsonl.takes_lines_before(keywords)
+    assert jsonl.takes_lines_before(Reader().read_transcript)
+    assert not jsonl.takes_lines_before(len)  # no code to read: taken not to
+
+
+def test_capture_passes_the_line_count_only_to_a_reader_that_takes_it() -> None:
+    from collections.abc import Iterator
+
+    from lorebook.capture import stage
+    from lorebook.events import Turn
+
+    calls: list[tuple[object, ...]] = []
+
+    class Old:  # written before lines_before existed
+        def read_transcript(
+            self, ref: str, since: int | None = None, until: int | None = None
+        ) -> Iterator[Turn]:
+            calls.append(("old", since, until))
+            return iter(())
+
+        def transcript_end(self, ref: str) -> int:
+            return 20
+
+    class New:
+        def read_transcript(
+            self, ref: str, since: int | None = None, until: int | None = None,
+            lines_before: int | None = None,
+        ) -> Iterator[Turn]:  # fmt: skip
+            calls.append(("new", since, until, lines_before))
+            return iter(())
+
+        def transcript_end(self, ref: str) -> int:
+            return 20
+
+    class Broken(New):
+        def read_transcript(
+            self, ref: str, since: int | None = None, until: int | None = None,
+            lines_before: int | None = None,
+        ) -> Iterator[Turn]:  # fmt: skip
+            raise TypeError("a bug inside the reader")
+
+    list(stage._read(Old(), "t.jsonl", 10, 20, 3))
+    list(stage._read(New(), "t.jsonl", 10, 20, 3))
+    list(stage._read(New(), "t.jsonl", 10, 20, None))  # not known: the reader counts
+    assert calls == [("old", 10, 20), ("new", 10, 20, 3), ("new", 10, 20, None)]
+    with pytest.raises(TypeError, match="a bug inside the reader"):  # not retried without it
+        stage._read(Broken(), "t.jsonl", 10, 20, 3)

@@ -51,7 +51,8 @@ if TYPE_CHECKING:
             """Yield turns between two offsets.
 
             A reader whose turns are numbered by line may also take ``lines_before``, the
-            lines before ``since`` (capture passes the header's ``transcript_lines``).
+            lines before ``since`` (capture passes the header's ``transcript_lines``, and
+            only to a reader that takes it: :func:`lorebook.hostkit.jsonl.takes_lines_before`).
             """
             ...
 
@@ -223,12 +224,11 @@ def _read(
     harness: TranscriptReader, ref: str, start: int, end: int, known: int | None
 ) -> Iterator[Turn]:
     """The new turns; a reader that numbers turns by line is told the lines before them."""
-    if known is not None:
-        try:
-            # optional in the protocol: the JSONL hosts' readers take it
-            return harness.read_transcript(ref, start or None, end, lines_before=known)  # type: ignore[call-arg]
-        except TypeError:  # a reader without ``lines_before``: it counts them itself
-            pass
+    from lorebook.hostkit.jsonl import takes_lines_before
+
+    read: Any = harness.read_transcript
+    if known is not None and takes_lines_before(read):
+        return read(ref, start or None, end, lines_before=known)  # type: ignore[no-any-return]
     return harness.read_transcript(ref, since=start or None, until=end)
 
 

@@ -70,9 +70,21 @@ class Translating:
         return self.events.render(event, answer)
 
     def read_transcript(
-        self, ref: str, since: int | None = None, until: int | None = None
+        self,
+        ref: str,
+        since: int | None = None,
+        until: int | None = None,
+        lines_before: int | None = None,
     ) -> Iterator[Turn]:
-        """Yield turns between two offsets (the transcript module's reader)."""
+        """Yield turns between two offsets (the transcript module's reader).
+
+        ``lines_before`` is handed on when the module's reader takes it.
+        """
+        from lorebook.hostkit.jsonl import takes_lines_before
+
+        read: Any = self.transcript.read_transcript
+        if lines_before is not None and takes_lines_before(read):
+            return read(ref, since, until, lines_before=lines_before)  # type: ignore[no-any-return]
         return self.transcript.read_transcript(ref, since, until)
 
     def transcript_end(self, ref: str) -> int:

@@ -151,6 +151,25 @@ def record_time(record: dict[str, Any]) -> str | None:
     return stamp if isinstance(stamp, str) else None
 
 
+CO_VARKEYWORDS = 0x08
+"""The code flag of a function that takes ``**kwargs``."""
+
+
+def takes_lines_before(read_transcript: object) -> bool:
+    """Whether a ``read_transcript`` takes ``lines_before`` (see :func:`read_turns`).
+
+    The argument is optional in the reader contract: readers written before it, or for a
+    host whose turns are not numbered by line, leave it out, and capture then does not
+    pass it. Read from the function's code (``inspect`` would cost the Stop hook its
+    import); a callable without code is taken not to.
+    """
+    code = getattr(read_transcript, "__code__", None)
+    if code is None:
+        return False
+    named = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    return "lines_before" in named or bool(code.co_flags & CO_VARKEYWORDS)
+
+
 def read_turns(
     ref: str,
     since: int | None,

@@ -80,12 +80,15 @@ _OUTPUT_LINE = "Output:\n"
 _BLOCKED = "Command blocked by PreToolUse hook:"
 
 
-def read_transcript(ref: str, since: int | None = None, until: int | None = None) -> Iterator[Turn]:
+def read_transcript(
+    ref: str, since: int | None = None, until: int | None = None, lines_before: int | None = None
+) -> Iterator[Turn]:
     """Yield the turns of a Codex rollout between two byte offsets (``index``: line number).
 
-    See :func:`lorebook.hostkit.jsonl.read_turns` for ``since``, ``until`` and errors.
+    See :func:`lorebook.hostkit.jsonl.read_turns` for ``since``, ``until``,
+    ``lines_before`` (capture passes it when it resumes) and errors.
     """
-    return jsonl.read_turns(ref, since, until, _turn_of_record)
+    return jsonl.read_turns(ref, since, until, _turn_of_record, lines_before)
 
 
 def _turn_of_record(record: dict[str, Any], index: int, tools: PendingCalls) -> Turn | None:

@@ -26,12 +26,15 @@ if TYPE_CHECKING:
 _QUERY = re.compile(r"</?user_query>")
 
 
-def read_transcript(ref: str, since: int | None = None, until: int | None = None) -> Iterator[Turn]:
+def read_transcript(
+    ref: str, since: int | None = None, until: int | None = None, lines_before: int | None = None
+) -> Iterator[Turn]:
     """Yield the turns of a Cursor transcript between two offsets (index: line number).
 
-    See :func:`lorebook.hostkit.jsonl.read_turns` for ``since``, ``until`` and errors.
+    See :func:`lorebook.hostkit.jsonl.read_turns` for ``since``, ``until``,
+    ``lines_before`` (capture passes it when it resumes) and errors.
     """
-    return jsonl.read_turns(ref, since, until, _turn_of_record)
+    return jsonl.read_turns(ref, since, until, _turn_of_record, lines_before)
 
 
 def _content_text(content: Any) -> str:
