@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import struct
 import zlib
@@ -155,3 +156,18 @@ def test_a_cache_folder_that_takes_no_flat_file_still_serves_the_table(
         assert any(embedder.embed("the session start hook"))
     finally:
         embedder.close()
+
+
+def test_vectors_are_read_where_os_has_no_pread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows has no os.pread: the file is read by seeking."""
+    table = _table(tmp_path / "t.sqlite", PIECES)
+    piecefile.write_piece_file(table, DIM)
+    monkeypatch.delattr(os, "pread")
+    flat = piecefile.open_piece_file(table)
+    assert flat is not None
+    try:
+        _check_every_piece(flat)
+    finally:
+        flat.close()

@@ -95,7 +95,7 @@ class PieceFile:
         """The vector of the piece at position ``at``, as float64."""
         width = 4 * self.dim
         values = array("f")
-        values.frombytes(os.pread(self.fd, width, self.vectors_at + at * width))
+        values.frombytes(_read_at(self.fd, width, self.vectors_at + at * width))
         return array("d", values)
 
     def close(self) -> None:
@@ -113,12 +113,12 @@ def open_piece_file(table: str) -> PieceFile | None:
         return None
     try:
         size = os.fstat(fd).st_size
-        head = os.pread(fd, HEADER.size, 0)
+        head = _read_at(fd, HEADER.size, 0)
         if len(head) < HEADER.size:
             raise ValueError("short")
         magic, count, prefixes, dim = HEADER.unpack(head)
         texts = HEADER.size + 4 * (2 * count + 1 + prefixes)  # where the pieces' bytes start
-        (text,) = struct.unpack("=I", os.pread(fd, 4, texts - 4 * (prefixes + 1)))
+        (text,) = struct.unpack("=I", _read_at(fd, 4, texts - 4 * (prefixes + 1)))
         lookups = texts + text + (-text) % 4
         if magic != MAGIC or size != lookups + 4 * dim * count:
             raise ValueError("not a piece file of this version")
@@ -127,6 +127,14 @@ def open_piece_file(table: str) -> PieceFile | None:
         os.close(fd)
         return None
     return PieceFile(fd, memoryview(mapped)[: texts + text], count, prefixes, dim, lookups)
+
+
+def _read_at(fd: int, size: int, offset: int) -> bytes:
+    """``size`` bytes at ``offset`` (``os.pread`` where there is one: not on Windows)."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, size, offset)
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, size)
 
 
 def write_piece_file(table: str, dim: int) -> str:
