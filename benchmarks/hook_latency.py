@@ -15,17 +15,26 @@ max (wall clock, ms), the ratio of each median to the do-nothing hook's, and the
 of one run of each (from /usr/bin/time). The machine is shared and noisy: quote medians and
 ratios from one run.
 
+``--against REV`` adds, in the same rounds, every hook figure run by the code of git
+revision REV (its ``core/src`` and ``plugins/claude/src``, exported beside the knowledge
+bases) through a second launcher on the same knowledge base, with a session id of its own:
+a before/after comparison in one run. REV must write the same index version.
+
     .venv/bin/python benchmarks/hook_latency.py --notes 1000,10000 [--rounds 20] [--keep DIR]
+        [--against REV]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -53,6 +62,11 @@ PROMPTS = {
     "prompt no match": "what's a good name for a pet hamster who likes to run at night?",
 }
 FIGURES = ("floor", "do-nothing", *PROMPTS, "session start", "pre-tool")
+HOOKS = FIGURES[2:]
+"""The figures a launcher runs (the others are the baselines)."""
+ROOT = Path(__file__).resolve().parent.parent
+AGAINST = "hook-against"
+"""The launcher, beside ``hook``, that runs the code of ``--against``."""
 
 
 def payloads(repo: Path, session: str) -> dict[str, bytes]:
@@ -74,14 +88,66 @@ def payloads(repo: Path, session: str) -> dict[str, bytes]:
     return {name: json.dumps(value).encode() for name, value in out.items()}
 
 
-def commands(repo: Path) -> dict[str, list[str]]:
-    """The process each figure runs."""
+def commands(repo: Path, against: str | None = None) -> dict[str, list[str]]:
+    """The process each figure runs (with ``against``, also each hook figure by that code)."""
     hook = str(repo / ".lorebook/bin/hook")
     events = {"session start": "SessionStart", "pre-tool": "PreToolUse"}
     out = {name: [hook, "claude", events.get(name, "UserPromptSubmit")] for name in FIGURES}
+    if against is not None:
+        other = str(repo / ".lorebook/bin" / AGAINST)
+        for name in HOOKS:
+            out[f"{name} ({against})"] = [other, *out[name][1:]]
     out["floor"] = [sys.executable, "-I", "-S", "-c", "pass"]
     out["do-nothing"] = [sys.executable, "-I", "-S", "-c", "import json,sys; json.load(sys.stdin)"]
     return out
+
+
+def index_version(src: Path) -> str | None:
+    """The index version the code under ``src`` (a ``core/src``) writes."""
+    for name in ("index.py", "writer.py"):
+        path = src / "lorebook/recall" / name
+        found = (
+            re.search(r'^INDEX_VERSION = "([^"]+)"', path.read_text(), re.M)
+            if path.exists()
+            else None
+        )
+        if found:
+            return found.group(1)
+    return None
+
+
+def export_revision(rev: str, into: Path) -> Path:
+    """``core/src`` and ``plugins/claude/src`` of git revision ``rev``, under ``into``, compiled.
+
+    Exits with a message when the revision is unknown or writes another index version.
+    """
+    target = into / f"against-{rev.replace('/', '_')}"
+    if not (target / "core/src").exists():
+        target.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev, "core/src", "plugins/claude/src"],
+            capture_output=True, check=False,
+        )  # fmt: skip
+        if archive.returncode != 0:
+            sys.exit(f"--against {rev}: {archive.stderr.decode().strip()}")
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+        compileall.compile_dir(str(target), quiet=1)
+    mine, theirs = index_version(ROOT / "core/src"), index_version(target / "core/src")
+    if mine != theirs:
+        sys.exit(f"--against {rev}: it writes index version {theirs}, this checkout {mine}")
+    return target
+
+
+def write_against_launcher(repo: Path, code: Path) -> None:
+    """A copy of the repository's launcher that imports lorebook from ``code`` first."""
+    launcher = repo / ".lorebook/bin/hook"
+    lines = launcher.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("sys.path[:0]"))
+    first = [str(code / "core/src"), str(code / "plugins/claude/src")]
+    lines.insert(at + 1, f"sys.path[:0] = {first!r}\n")
+    target = launcher.with_name(AGAINST)
+    target.write_text("".join(lines))
+    target.chmod(0o755)
 
 
 def timed(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> tuple[float, bytes]:
@@ -91,28 +157,34 @@ def timed(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> tu
     return time.perf_counter() - started, proc.stdout
 
 
-def measure(repo: Path, rounds: int) -> None:
+def measure(repo: Path, rounds: int, against: str | None = None) -> None:
     """Run the interleaved rounds on one repository and print the table."""
     env = {k: v for k, v in os.environ.items() if k != "LOREBOOK_INTERNAL"}
     env["CLAUDE_PROJECT_DIR"] = str(repo)
-    argv = commands(repo)
-    samples: dict[str, list[float]] = {name: [] for name in FIGURES}
+    argv = commands(repo, against)
+    names = list(argv)
+    samples: dict[str, list[float]] = {name: [] for name in names}
     injected: dict[str, int] = {}
     for r in range(rounds):
         data = payloads(repo, f"bench-{r}-{time.monotonic_ns()}")
-        for name in FIGURES:
-            seconds, out = timed(argv[name], data[name], env, repo)
+        other = payloads(repo, f"bench-{r}-{time.monotonic_ns()}-against")  # its own session
+        for name in names:
+            hook, _, rev = name.partition(" (")
+            seconds, out = timed(argv[name], (other if rev else data)[hook], env, repo)
             samples[name].append(seconds * 1000)
             injected[name] = len(out)
     data = payloads(repo, "bench-rss")
     base = statistics.median(samples["do-nothing"])
-    print(f"{'figure':<18}{'median':>9}{'min':>9}{'max':>9}{'ratio':>8}{'RSS MB':>9}{'out B':>8}")
-    for name in FIGURES:
+    width = max(18, *(len(name) + 2 for name in names))
+    print(
+        f"{'figure':<{width}}{'median':>9}{'min':>9}{'max':>9}{'ratio':>8}{'RSS MB':>9}{'out B':>8}"
+    )
+    for name in sorted(names, key=lambda n: (FIGURES.index(n.partition(" (")[0]), n)):
         values = samples[name]
         median = statistics.median(values)
-        rss = peak_rss_mb(argv[name], repo, data[name], env)
+        rss = peak_rss_mb(argv[name], repo, data[name.partition(" (")[0]], env)
         print(
-            f"{name:<18}{median:>9.1f}{min(values):>9.1f}{max(values):>9.1f}"
+            f"{name:<{width}}{median:>9.1f}{min(values):>9.1f}{max(values):>9.1f}"
             f"{median / base:>8.2f}{rss:>9.1f}{injected[name]:>8}"
         )
     log = repo / ".lorebook/_logs/hook-errors.log"
@@ -126,12 +198,17 @@ def main() -> None:
     parser.add_argument("--notes", default="1000,10000", help="sizes, comma-separated")
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the repositories here")
+    parser.add_argument("--against", metavar="REV", help="also run the hooks of git revision REV")
     args = parser.parse_args()
-    for size, repo, built in knowledge_bases(args.notes, args.keep):
-        if built is not None:
-            print(f"\n{size} notes: index built from nothing in {built:.1f} s")
-        print(f"\n== {size} notes, {args.rounds} rounds (ms)")
-        measure(repo, args.rounds)
+    with tempfile.TemporaryDirectory(prefix="lorebook-against-") as tmp:
+        code = export_revision(args.against, args.keep or Path(tmp)) if args.against else None
+        for size, repo, built in knowledge_bases(args.notes, args.keep):
+            if built is not None:
+                print(f"\n{size} notes: index built from nothing in {built:.1f} s")
+            if code is not None:
+                write_against_launcher(repo, code)
+            print(f"\n== {size} notes, {args.rounds} rounds (ms)")
+            measure(repo, args.rounds, args.against)
 
 
 if __name__ == "__main__":
