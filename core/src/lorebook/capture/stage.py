@@ -224,12 +224,9 @@ def _read(
     harness: TranscriptReader, ref: str, start: int, end: int, known: int | None
 ) -> Iterator[Turn]:
     """The new turns; a reader that numbers turns by line is told the lines before them."""
-    from lorebook.hostkit.jsonl import takes_lines_before
+    from lorebook.hostkit.jsonl import call_reader
 
-    read: Any = harness.read_transcript
-    if known is not None and takes_lines_before(read):
-        return read(ref, start or None, end, lines_before=known)  # type: ignore[no-any-return]
-    return harness.read_transcript(ref, since=start or None, until=end)
+    return call_reader(harness.read_transcript, ref, start or None, end, known)
 
 
 def _lines(

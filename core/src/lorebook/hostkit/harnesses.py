@@ -80,12 +80,9 @@ class Translating:
 
         ``lines_before`` is handed on when the module's reader takes it.
         """
-        from lorebook.hostkit.jsonl import takes_lines_before
+        from lorebook.hostkit.jsonl import call_reader
 
-        read: Any = self.transcript.read_transcript
-        if lines_before is not None and takes_lines_before(read):
-            return read(ref, since, until, lines_before=lines_before)  # type: ignore[no-any-return]
-        return self.transcript.read_transcript(ref, since, until)
+        return call_reader(self.transcript.read_transcript, ref, since, until, lines_before)
 
     def transcript_end(self, ref: str) -> int:
         """The offset just past the transcript's last complete record."""

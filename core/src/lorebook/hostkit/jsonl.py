@@ -170,6 +170,15 @@ def takes_lines_before(read_transcript: object) -> bool:
     return "lines_before" in named or bool(code.co_flags & CO_VARKEYWORDS)
 
 
+def call_reader(
+    read_transcript: Any, ref: str, since: int | None, until: int | None, lines_before: int | None
+) -> Iterator[Turn]:
+    """``read_transcript(ref, since, until)``, told ``lines_before`` when known and taken."""
+    if lines_before is not None and takes_lines_before(read_transcript):
+        return read_transcript(ref, since, until, lines_before=lines_before)  # type: ignore[no-any-return]
+    return read_transcript(ref, since, until)  # type: ignore[no-any-return]
+
+
 def read_turns(
     ref: str,
     since: int | None,
