@@ -16,7 +16,8 @@ DIM = semantic.DIM
 
 
 def _table(path: Path, pieces: dict[str, float]) -> str:
-    """A piece table as build_piece_table writes it: piece -> DIM float16 values."""
+    """A piece table as build_piece_table writes it: piece -> DIM float16 values, and the
+    sorted CRC-32s of every prefix of every piece."""
     db = sqlite3.connect(path)
     db.execute("CREATE TABLE pieces (piece TEXT PRIMARY KEY, vec BLOB NOT NULL)")
     db.executemany(
@@ -26,6 +27,9 @@ def _table(path: Path, pieces: dict[str, float]) -> str:
             for p, v in pieces.items()
         ],
     )
+    crcs = sorted({zlib.crc32(p[:n].encode()) for p in pieces for n in range(1, len(p) + 1)})
+    db.execute("CREATE TABLE prefix_hashes (crcs BLOB NOT NULL)")
+    db.execute("INSERT INTO prefix_hashes VALUES (?)", (struct.pack(f"={len(crcs)}I", *crcs),))
     db.commit()
     db.close()
     return str(path)

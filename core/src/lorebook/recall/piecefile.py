@@ -35,10 +35,6 @@ from bisect import bisect_left
 
 from lorebook.recall.db import sqlite3
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-
 MAGIC = b"LBPIECE1"
 HEADER = struct.Struct("=8sIII")
 """Native byte order, as are the parts: the file is this machine's cache, never shared."""
@@ -140,13 +136,18 @@ def _read_at(fd: int, size: int, offset: int) -> bytes:
 def write_piece_file(table: str, dim: int) -> str:
     """Write the flat file of the piece table at ``table`` (atomically); return its path.
 
+    The prefix hashes are the table's own (``prefix_hashes``, sorted, as
+    :func:`lorebook.recall.semantic.build_piece_table` writes them).
+
     Raises:
-        sqlite3.Error: the table cannot be read.
+        sqlite3.Error: the table cannot be read (or keeps no prefix hashes).
         ValueError: a stored vector is not ``dim`` float16 values.
     """
     db = sqlite3.connect(f"file:{table}?mode=ro", uri=True)
     try:
         rows = db.execute("SELECT piece, vec FROM pieces").fetchall()
+        prefixes = array("I")
+        prefixes.frombytes(db.execute("SELECT crcs FROM prefix_hashes").fetchone()[0])
     finally:
         db.close()
     entries = sorted((zlib.crc32(piece.encode()), piece.encode(), vec) for piece, vec in rows)
@@ -158,7 +159,6 @@ def write_piece_file(table: str, dim: int) -> str:
         text += raw
         ends.append(len(text))
         vectors.extend(half.unpack(vec))
-    prefixes = array("I", sorted(_prefix_hashes(piece.decode() for _, piece, _ in entries)))
     crcs = array("I", [crc for crc, _, _ in entries])
     target = piece_file_path(table)
     tmp = f"{target}.{os.getpid()}.tmp"
@@ -175,7 +175,3 @@ def write_piece_file(table: str, dim: int) -> str:
             os.remove(tmp)
         raise
     return target
-
-
-def _prefix_hashes(pieces: Iterable[str]) -> set[int]:
-    return {zlib.crc32(p[:end].encode()) for p in pieces for end in range(1, len(p) + 1)}
