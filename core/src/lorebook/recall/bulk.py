@@ -217,21 +217,19 @@ CHILD_SECONDS = 120
 
 
 def _read_within(pipe: int, seconds: float) -> bytes | None:
-    """Everything the child writes to ``pipe`` until it closes it; None after ``seconds``."""
-    import select
+    """Everything the child writes to ``pipe`` until it closes it; None after ``seconds``.
+
+    The same deadline-bound read the hook gives its payload (:func:`lorebook.hookinput.read_stdin`).
+    """
     import time
 
-    deadline = time.monotonic() + seconds
-    parts: list[bytes] = []
+    from lorebook.hookinput import StdinTimeout, read_stdin
+
     with open(pipe, "rb", buffering=0) as handle:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([handle], [], [], left)[0]:
-                return None
-            part = handle.read(1 << 20)
-            if not part:
-                return b"".join(parts)
-            parts.append(part)
+        try:
+            return read_stdin(handle, time.monotonic() + seconds, limit=sys.maxsize)
+        except StdinTimeout:
+            return None
 
 
 def _reap(pid: int) -> int | None:
