@@ -42,27 +42,28 @@ def test_every_piece_is_found_with_its_vector_even_when_two_share_a_crc(tmp_path
     assert zlib.crc32(b"plumless") == zlib.crc32(b"buckeroo")  # a known CRC-32 collision
     table = _table(tmp_path / "t.sqlite", PIECES)
     assert piecefile.write_piece_file(table, DIM) == str(tmp_path / "t.pieces")
+    _check_every_piece(table)
+
+
+def _check_every_piece(table: str) -> None:
+    """Open the table's flat file and find every piece of :data:`PIECES` and its vector."""
     flat = piecefile.open_piece_file(table)
     assert flat is not None
     try:
-        _check_every_piece(flat)
+        for piece, value in PIECES.items():
+            at = flat.find(piece)
+            assert at >= 0, piece
+            expected = struct.unpack(
+                f"<{DIM}e", struct.pack(f"<{DIM}e", *[value + i / 1024 for i in range(DIM)])
+            )
+            assert list(flat.vector(at)) == list(expected)
+        for absent in ("plumles", "buckeroos", "cache", ""):
+            assert flat.find(absent) == -1
+        prefixes = {zlib.crc32(p[:n].encode()) for p in PIECES for n in range(1, len(p) + 1)}
+        assert sorted(flat.prefixes) == sorted(prefixes)
+        assert list(flat.crcs) == sorted(flat.crcs)
     finally:
         flat.close()
-
-
-def _check_every_piece(flat: piecefile.PieceFile) -> None:
-    for piece, value in PIECES.items():
-        at = flat.find(piece)
-        assert at >= 0, piece
-        expected = struct.unpack(
-            f"<{DIM}e", struct.pack(f"<{DIM}e", *[value + i / 1024 for i in range(DIM)])
-        )
-        assert list(flat.vector(at)) == list(expected)
-    for absent in ("plumles", "buckeroos", "cache", ""):
-        assert flat.find(absent) == -1
-    prefixes = {zlib.crc32(p[:n].encode()) for p in PIECES for n in range(1, len(p) + 1)}
-    assert sorted(flat.prefixes) == sorted(prefixes)
-    assert list(flat.crcs) == sorted(flat.crcs)
 
 
 @pytest.mark.parametrize(
@@ -169,9 +170,4 @@ def test_vectors_are_read_where_os_has_no_pread(
     table = _table(tmp_path / "t.sqlite", PIECES)
     piecefile.write_piece_file(table, DIM)
     monkeypatch.delattr(os, "pread")
-    flat = piecefile.open_piece_file(table)
-    assert flat is not None
-    try:
-        _check_every_piece(flat)
-    finally:
-        flat.close()
+    _check_every_piece(table)
