@@ -8,6 +8,7 @@ from array import array
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from lorebook.recall import dense, vectorfile
 from lorebook.recall.document import IndexedNote
@@ -49,6 +50,16 @@ def _files(folder: Path) -> list[str]:
 
 def _named(index: NoteIndex) -> str:
     return index._meta("vectors")
+
+
+def _from_rows(index: NoteIndex, folder: Path) -> bytes:
+    """The bytes of a vectors file written from the notes' rows, as a full repack writes it."""
+    rows = index.db.execute("SELECT num, vec FROM docs WHERE vec IS NOT NULL ORDER BY num")
+    name = vectorfile.write_vectors(str(folder / "index.sqlite"), rows)
+    try:
+        return (folder / name).read_bytes()
+    finally:
+        (folder / name).unlink()
 
 
 def test_the_named_file_holds_every_note_and_is_the_only_one_left(
@@ -102,8 +113,10 @@ def test_a_killed_writers_file_goes_and_a_failed_write_keeps_the_old_file(
 
         pack = IndexWriter._pack_vectors
 
-        def pack_then_fail(self: IndexWriter, names: list[str]) -> None:
-            pack(self, names)
+        def pack_then_fail(
+            self: IndexWriter, names: list[str], changed: dict[int, bytes | None]
+        ) -> None:
+            pack(self, names, changed)
             raise OSError("disk full")
 
         monkeypatch.setattr(IndexWriter, "_pack_vectors", pack_then_fail)
@@ -121,3 +134,53 @@ def test_a_damaged_file_is_refused_with_its_path(tmp_path: Path, vectors: dict[s
         named.write_bytes(named.read_bytes()[:-5])
         with pytest.raises(ValueError, match=str(named)):
             list(index.vector_chunks())
+
+
+WRITES = st.lists(
+    st.tuples(
+        st.lists(st.integers(0, 14), max_size=4),  # notes written (new or replaced)
+        st.lists(st.integers(0, 14), max_size=3),  # notes removed
+        st.booleans(),  # whether this write has the model (else its notes get no vector)
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(writes=WRITES)
+def test_each_write_copies_the_notes_it_leaves_and_gives_the_bytes_of_a_full_repack(
+    writes: list[tuple[list[int], list[int], bool]],
+) -> None:
+    import tempfile
+
+    rng = random.Random(11)
+    model = [True]
+
+    def embed(self: IndexWriter, notes: list[IndexedNote]) -> list[bytes | None]:
+        return [_vector(rng) if model[0] else None for _ in notes]
+
+    with tempfile.TemporaryDirectory() as scratch, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(IndexWriter, "_vectors", embed)
+        folder = Path(scratch)
+        with IndexWriter(str(folder / "index.sqlite")) as index:
+            index.apply([_note(i) for i in range(6)])
+            for written, removed, with_model in writes:
+                model[0] = with_model
+                index.apply([_note(i, f"body {rng.random()}") for i in written],
+                            [f"practice-n{i}" for i in removed])  # fmt: skip
+                assert (folder / _named(index)).read_bytes() == _from_rows(index, folder)
+                assert _files(folder) == [_named(index)]
+
+
+def test_a_damaged_file_is_not_copied_the_next_write_reads_every_vector_from_the_rows(
+    tmp_path: Path, vectors: dict[str, bytes]
+) -> None:
+    with IndexWriter(str(tmp_path / "index.sqlite")) as index:
+        index.apply([_note(i) for i in range(5)])
+        named = tmp_path / _named(index)
+        whole = named.read_bytes()
+        named.write_bytes(whole[:-5])
+        index.apply([_note(5)])
+        assert (tmp_path / _named(index)).read_bytes() == _from_rows(index, tmp_path)
+        assert len(dense.nearest(index, [1 / math.sqrt(DIM)] * DIM, 10)) == 6

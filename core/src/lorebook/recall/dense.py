@@ -47,7 +47,7 @@ def pack(rows: Iterable[tuple[int, bytes]]) -> Iterator[tuple[int, bytes, bytes,
     """
     nums, inverse, ints = array("I"), array("f"), bytearray()
     for num, vec in rows:
-        scale, values = _split(bytes(vec))
+        scale, values = split_stored(bytes(vec))
         nums.append(num)
         inverse.append(1 / scale)
         ints += values
@@ -63,7 +63,7 @@ def nearest(index: NoteIndex, query: list[float], k: int) -> dict[int, float]:
 
     Exact (to within int8 rounding): every note is compared; ties go to the lower number.
     """
-    q_scale, q_ints = _split(quantize(array("f", query).tobytes()))
+    q_scale, q_ints = split_stored(quantize(array("f", query).tobytes()))
     best: list[tuple[float, int]] = []
     floor = -math.inf  # the k-th best so far: a chunk whose best is lower adds nothing
     for raw_nums, raw_inverse, ints in index.vector_chunks():
@@ -177,8 +177,8 @@ def cosines(index: NoteIndex, query: list[float], nums: list[int]) -> dict[int, 
     order = sorted(vectors)
     if not order:
         return {}
-    q_scale, q_ints = _split(quantize(array("f", query).tobytes()))
-    inverse = array("f", [1 / _split(vectors[n])[0] for n in order])
+    q_scale, q_ints = split_stored(quantize(array("f", query).tobytes()))
+    inverse = array("f", [1 / split_stored(vectors[n])[0] for n in order])
     ints = b"".join(vectors[n][SCALE_BYTES:] for n in order)
     sims = _scaled_dots(q_ints, ints, inverse, 1 / q_scale)
     return {n: sims[i] for i, n in enumerate(order)}
@@ -201,7 +201,8 @@ def quantize(vec: bytes) -> bytes:
     return struct.pack("<f", scale) + ints.tobytes()
 
 
-def _split(stored: bytes) -> tuple[float, bytes]:
+def split_stored(stored: bytes) -> tuple[float, bytes]:
+    """(scale, int8 values) of a vector as :func:`quantize` stores it."""
     (scale,) = struct.unpack_from("<f", stored)
     return scale, stored[SCALE_BYTES:]
 

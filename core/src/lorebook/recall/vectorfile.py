@@ -22,12 +22,14 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+from array import array
+from bisect import bisect_left
 
 from lorebook.recall.semantic import DIM
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
 MAGIC = b"LBVEC\x00\x01\x00"
 HEADER = struct.Struct("<8sII")
@@ -56,6 +58,20 @@ class VectorFile:
         """Each note's int8 values, ``count`` rows of ``DIM``."""
 
 
+def _checked(path: str, size: int, header: bytes) -> int:
+    """The note count of a vectors file of ``size`` bytes that begins with ``header``.
+
+    Raises:
+        ValueError: it is empty or not a vectors file of this version.
+    """
+    if size < HEADER.size:
+        raise ValueError(f"{path}: not a lorebook vectors file of this version")
+    magic, count, dim = HEADER.unpack_from(header)
+    if magic != MAGIC or dim != DIM or size != HEADER.size + count * (8 + DIM):
+        raise ValueError(f"{path}: not a lorebook vectors file of this version")
+    return int(count)
+
+
 def open_vectors(index_path: str, name: str) -> VectorFile | None:
     """Map the vectors file ``name`` of the index at ``index_path`` (None: the index names none).
 
@@ -71,11 +87,25 @@ def open_vectors(index_path: str, name: str) -> VectorFile | None:
         if size < HEADER.size:
             raise ValueError(f"{path}: not a lorebook vectors file of this version")
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    magic, count, dim = HEADER.unpack_from(mapped)
-    if magic != MAGIC or dim != DIM or size != HEADER.size + count * (8 + DIM):
+    try:
+        count = _checked(path, size, mapped[: HEADER.size])
+    except ValueError:
         mapped.close()
-        raise ValueError(f"{path}: not a lorebook vectors file of this version")
+        raise
     return VectorFile(memoryview(mapped), count)
+
+
+def read_vectors(index_path: str, name: str) -> VectorFile:
+    """The vectors file ``name`` read whole into memory (a writer's copy: nothing stays mapped).
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: it is not a vectors file of this version.
+    """
+    path = file_path(index_path, name)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    return VectorFile(memoryview(data), _checked(path, len(data), data[: HEADER.size]))
 
 
 def write_vectors(index_path: str, rows: Iterable[tuple[int, bytes]]) -> str:
@@ -88,9 +118,47 @@ def write_vectors(index_path: str, rows: Iterable[tuple[int, bytes]]) -> str:
     from lorebook.recall.dense import pack
 
     chunks = list(pack(rows))
-    nums = b"".join(chunk[1] for chunk in chunks)
-    inverse = b"".join(chunk[2] for chunk in chunks)
-    ints = b"".join(chunk[3] for chunk in chunks)
+    return _write(
+        index_path,
+        b"".join(chunk[1] for chunk in chunks),
+        b"".join(chunk[2] for chunk in chunks),
+        b"".join(chunk[3] for chunk in chunks),
+    )
+
+
+def write_changed(index_path: str, old: VectorFile, changes: Mapping[int, bytes | None]) -> str:
+    """Write ``old`` with ``changes`` applied to a new file; its name.
+
+    ``changes`` maps a note number to its new stored vector, or to None for a note that
+    has none any more (removed, or written without the model). The notes left alone are
+    copied as they are, a run of them at a time: a note added to 100,000 costs a copy of
+    the file, not a pass over every note's row. The bytes are those :func:`write_vectors`
+    writes from every row once changed (a test compares them).
+    """
+    from lorebook.recall.dense import split_stored
+
+    nums = array("I")
+    nums.frombytes(old.nums)
+    parts: tuple[list[bytes | memoryview], ...] = ([], [], [])
+    views, widths = (old.nums, old.inverse, old.ints), (4, 4, DIM)
+    at = 0
+    for num in sorted(changes):
+        i = bisect_left(nums, num, at)
+        for part, view, width in zip(parts, views, widths, strict=True):
+            part.append(view[width * at : width * i])
+        at = i + 1 if i < len(nums) and nums[i] == num else i
+        stored = changes[num]
+        if stored is not None:
+            scale, values = split_stored(stored)
+            parts[0].append(struct.pack("<I", num))
+            parts[1].append(array("f", [1 / scale]).tobytes())
+            parts[2].append(values)
+    for part, view, width in zip(parts, views, widths, strict=True):
+        part.append(view[width * at :])
+    return _write(index_path, *(b"".join(part) for part in parts))
+
+
+def _write(index_path: str, nums: bytes, inverse: bytes, ints: bytes) -> str:
     name = os.path.basename(index_path) + PREFIX + os.urandom(8).hex()
     fd = os.open(file_path(index_path, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:

@@ -238,7 +238,7 @@ class IndexWriter(NoteIndex):
                 if note_id in known:
                     self._forget(note_id, known[note_id], changes, totals)
             next_num = first_new = self._next_num()
-            rows = []
+            rows, nums = [], []
             for note in notes:
                 if note.id in known:
                     num = known[note.id].num
@@ -246,6 +246,7 @@ class IndexWriter(NoteIndex):
                 else:
                     num, next_num = next_num, next_num + 1
                 rows.append(self._insert(note, num, changes, totals))
+                nums.append(num)
             # The rows go in once bodies and vectors are there (maybe computed meanwhile).
             bodies, vectors = blobs if isinstance(blobs, tuple) else blobs.result()
             self.db.executemany(
@@ -262,7 +263,9 @@ class IndexWriter(NoteIndex):
             )
             self._refresh_stats(totals)
             if known or next_num > first_new or self.vectors_missing():
-                self._pack_vectors(replaced)
+                changed: dict[int, bytes | None] = {known[i].num: None for i in gone if i in known}
+                changed.update(zip(nums, vectors, strict=True))
+                self._pack_vectors(replaced, changed)
 
     def _blobs(
         self, notes: list[IndexedNote]
@@ -442,20 +445,35 @@ class IndexWriter(NoteIndex):
         ]
         self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", rows)
 
-    def _pack_vectors(self, names: list[str]) -> None:
+    def _pack_vectors(self, names: list[str], changed: dict[int, bytes | None]) -> None:
         """Write every note's vector to a new vectors file and name it in ``meta``.
 
+        ``changed`` holds the vectors this write changed (note number -> stored vector, or
+        None for a note without one now): they are merged into a copy of the file the index
+        names; when that file is missing or damaged, every vector is read from the rows.
         Adds to ``names`` the file replaced ("" for none) and, once written, the new one:
         the caller removes the first once the transaction commits, the second if it fails.
         Files a killed writer left are removed first (this transaction holds the write lock).
         """
-        from lorebook.recall.vectorfile import sweep_vectors, write_vectors
+        from lorebook.recall.vectorfile import (
+            read_vectors,
+            sweep_vectors,
+            write_changed,
+            write_vectors,
+        )
 
         old = self._meta("vectors")
         sweep_vectors(self.path, keep=[old])
-        rows = self.db.execute("SELECT num, vec FROM docs WHERE vec IS NOT NULL ORDER BY num")
         names.append(old)
-        names.append(write_vectors(self.path, rows))
+        try:
+            current = read_vectors(self.path, old) if old else None
+        except (OSError, ValueError):
+            current = None
+        if current is not None:
+            names.append(write_changed(self.path, current, changed))
+        else:
+            rows = self.db.execute("SELECT num, vec FROM docs WHERE vec IS NOT NULL ORDER BY num")
+            names.append(write_vectors(self.path, rows))
         self.db.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('vectors', ?)", (names[-1],)
         )
