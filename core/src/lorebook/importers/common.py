@@ -1,12 +1,14 @@
-"""What every importer shares: the error type, hashing, and safe session ids."""
+"""What every importer shares: the error type, hashing, safe session ids, the log it makes."""
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from lorebook.errors import LorebookError
+from lorebook.models.session import LoggedTurn, SessionLog
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -18,6 +20,23 @@ class ImportFormatError(LorebookError):
 def transcript_digest(data: bytes) -> str:
     """The ``transcript_hash`` of an imported file: sha256 of its bytes, in hex."""
     return hashlib.sha256(data).hexdigest()
+
+
+def imported_log(
+    harness: str, session_id: str, data: bytes, turns: Sequence[LoggedTurn]
+) -> SessionLog:
+    """The session log of an imported file's ``turns``, as ``harness`` session ``session_id``.
+
+    Its origin is ``harness:session_id``; its hash and length are those of the file's bytes.
+    """
+    return SessionLog(
+        harness=harness,
+        session_id=session_id,
+        origin=f"{harness}:{session_id}",
+        transcript_hash=transcript_digest(data),
+        transcript_length=len(data),
+        turns=list(turns),
+    )
 
 
 def session_id_from_name(name: str) -> str:

@@ -33,8 +33,8 @@ from typing import Literal
 from lorebook.importers.common import (
     ImportFormatError,
     decode,
+    imported_log,
     session_id_from_name,
-    transcript_digest,
 )
 from lorebook.models.session import LoggedToolCall, LoggedTurn, SessionLog
 
@@ -288,12 +288,5 @@ def parse_console(data: bytes, name: str) -> SessionLog:
         ImportFormatError: As :func:`read_console`, or the file is not UTF-8.
     """
     session = read_console(decode(data, name), name)
-    session_id = session_id_from_name(name)
-    return SessionLog(
-        harness=session.tool,
-        session_id=session_id,
-        origin=f"{session.tool}:{session_id}",
-        transcript_hash=transcript_digest(data),
-        transcript_length=len(data),
-        turns=[_logged(turn) for turn in session.turns],
-    )
+    turns = [_logged(turn) for turn in session.turns]
+    return imported_log(session.tool, session_id_from_name(name), data, turns)

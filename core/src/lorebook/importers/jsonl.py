@@ -26,8 +26,8 @@ from pydantic import ValidationError
 from lorebook.importers.common import (
     ImportFormatError,
     decode,
+    imported_log,
     session_id_from_name,
-    transcript_digest,
 )
 from lorebook.models.session import LoggedToolCall, LoggedTurn, SessionLog
 
@@ -120,15 +120,7 @@ def parse_jsonl(data: bytes, name: str) -> SessionLog:
         if "role" not in value:
             raise ImportFormatError(f"{where}: missing field 'role'")
         turns.append(_turn(len(turns), value, where))
-    session = session or session_id_from_name(name)
-    return SessionLog(
-        harness=harness,
-        session_id=session,
-        origin=f"{harness}:{session}",
-        transcript_hash=transcript_digest(data),
-        transcript_length=len(data),
-        turns=turns,
-    )
+    return imported_log(harness, session or session_id_from_name(name), data, turns)
 
 
 def import_jsonl(path: Path) -> SessionLog:

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import yaml
 
-from lorebook.importers.common import ImportFormatError, decode, transcript_digest
+from lorebook.importers.common import ImportFormatError, decode, imported_log
 from lorebook.models.session import LoggedTurn, SessionLog
 
 Role = Literal["user", "assistant", "tool", "summary"]
@@ -100,15 +100,7 @@ def parse_kenkeep(data: bytes, source: str = "<kenkeep>") -> SessionLog:
         LoggedTurn(index=index, role=role, text="\n".join(body).strip())
         for index, (role, body) in enumerate(_segments(lines, first, source))
     ]
-    session = str(session_id).strip()
-    return SessionLog(
-        harness=harness,
-        session_id=session,
-        origin=f"{harness}:{session}",
-        transcript_hash=transcript_digest(data),
-        transcript_length=len(data),
-        turns=turns,
-    )
+    return imported_log(harness, str(session_id).strip(), data, turns)
 
 
 def import_kenkeep(path: Path) -> SessionLog:

@@ -36,8 +36,8 @@ from typing import Literal
 from lorebook.importers.common import (
     ImportFormatError,
     decode,
+    imported_log,
     session_id_from_name,
-    transcript_digest,
 )
 from lorebook.models.session import LoggedToolCall, LoggedTurn, SessionLog
 
@@ -149,15 +149,7 @@ def parse_specstory(data: bytes, name: str) -> SpecStoryChat:
         raise ImportFormatError(f"{name}: no '_**User**_' or '_**Assistant**_' header line")
     turns.append(_turn(len(turns), role, body))
     title, started = _header(lines)
-    session = session_id_from_name(name)
-    log = SessionLog(
-        harness=HARNESS,
-        session_id=session,
-        origin=f"{HARNESS}:{session}",
-        transcript_hash=transcript_digest(data),
-        transcript_length=len(data),
-        turns=turns,
-    )
+    log = imported_log(HARNESS, session_id_from_name(name), data, turns)
     return SpecStoryChat(title=title, started=started, log=log)
 
 
