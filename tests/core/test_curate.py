@@ -404,3 +404,18 @@ def test_recorded_material_curates_into_readable_markdown(kb_repo: Path, cli: Cl
     assert "+lb_derived_from: ['claude:8f1c2e:3']" in diff
     assert "\r" not in diff
     assert "\t" not in diff
+
+
+def test_an_unreadable_staged_log_is_named_and_the_others_are_curated(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    good = stage(
+        kb_repo, "s1", [proposal("s1", 1, "Never push directly to main", kind="prohibition")]
+    )
+    broken = good.with_name("claude-broken.json")
+    broken.write_text('{"harness": "claude", "turns": "not a list"}', encoding="utf-8")
+    result = cli("curate", "--json", cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    assert f".lorebook/_sessions/{broken.name}: not a valid session log" in result.stderr
+    assert result.json()["sessions"] == {good.name: "curated"}
+    assert broken.read_text(encoding="utf-8") == '{"harness": "claude", "turns": "not a list"}'

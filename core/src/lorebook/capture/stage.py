@@ -98,6 +98,18 @@ def load_log(path: Path) -> SessionLog | None:
     return None if data is None else SessionLog.model_validate(data)
 
 
+def staged_logs(paths: KBPaths, problems: list[str]) -> Iterator[tuple[Path, SessionLog]]:
+    """Every staged session log, by file name; one that cannot be read is named in ``problems``."""
+    for path in sorted(paths.sessions.glob("*.json")) if paths.sessions.is_dir() else []:
+        try:
+            log = load_log(path)
+        except (OSError, ValueError) as exc:
+            problems.append(f"{paths.rel(path)}: not a valid session log ({type(exc).__name__})")
+            continue
+        if log is not None:
+            yield path, log
+
+
 def write_log(path: Path, log: SessionLog) -> None:
     """Validate, then write a whole session log; the body only when its turns changed.
 

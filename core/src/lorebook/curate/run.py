@@ -29,9 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from lorebook.capture.stage import load_log
+from lorebook.capture.stage import staged_logs
 from lorebook.curate.apply import Applier, stamp_log
 from lorebook.curate.base import (
     DEFAULT_CURATOR,
@@ -120,16 +118,7 @@ class CurateReport:
 
 def pending_logs(paths: KBPaths, problems: list[str]) -> list[tuple[Path, SessionLog]]:
     """Session logs whose proposals await curation (status ``extracted``), by file name."""
-    found = []
-    for path in sorted(paths.sessions.glob("*.json")) if paths.sessions.is_dir() else []:
-        try:
-            log = load_log(path)
-        except (OSError, ValueError, ValidationError) as exc:
-            problems.append(f"{paths.rel(path)}: not a valid session log ({type(exc).__name__})")
-            continue
-        if log is not None and log.status == "extracted":
-            found.append((path, log))
-    return found
+    return [(path, log) for path, log in staged_logs(paths, problems) if log.status == "extracted"]
 
 
 def _collect(logs: list[tuple[Path, SessionLog]]) -> tuple[list[Proposal], list[ConsumedLog]]:

@@ -136,20 +136,13 @@ def load_logs(
     paths: KBPaths, since: datetime | None, problems: list[str]
 ) -> list[tuple[Path, SessionLog]]:
     """The staged logs active since ``since``, by file name; unreadable ones named in problems."""
-    from pydantic import ValidationError
+    from lorebook.capture.stage import staged_logs
 
-    from lorebook.capture.stage import load_log
-
-    found = []
-    for path in sorted(paths.sessions.glob("*.json")) if paths.sessions.is_dir() else []:
-        try:
-            log = load_log(path)
-        except (OSError, ValueError, ValidationError) as exc:
-            problems.append(f"{paths.rel(path)}: not a valid session log ({type(exc).__name__})")
-            continue
-        if log is not None and (since is None or last_activity(log, path) >= since):
-            found.append((path, log))
-    return found
+    return [
+        (path, log)
+        for path, log in staged_logs(paths, problems)
+        if since is None or last_activity(log, path) >= since
+    ]
 
 
 def _add_outcomes(
