@@ -127,11 +127,10 @@ def _redirects(root: Path) -> dict[str, list[str]]:
 
 def _load_lorebook(root: Path) -> Collection:
     from lorebook.kb.notes import parse_note
-    from lorebook.recall.index import stat_notes
-    from lorebook.recall.sync import to_indexed
+    from lorebook.recall.sync import to_indexed, walk_nodes
 
     notes, skipped = [], []
-    for rel, (mtime_ns, size) in sorted(stat_notes(str(root)).items()):
+    for rel, (mtime_ns, size) in sorted(walk_nodes(str(root))[1].items()):
         try:
             note, _ = parse_note(read_text(root / rel), source=rel)
         except LorebookError as exc:

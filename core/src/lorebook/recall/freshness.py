@@ -22,23 +22,6 @@ from lorebook.recall.db import sqlite3
 DIRS_KEY = "dirs"
 
 
-def folder_times(nodes: str) -> dict[str, int]:
-    """Modification time (ns) of ``nodes`` and of every folder under it, by relative path."""
-    found: dict[str, int] = {}
-    stack = [(nodes, "")]
-    while stack:
-        folder, rel = stack.pop()
-        try:
-            found[rel] = os.stat(folder).st_mtime_ns
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):
-                stack.append((entry.path, f"{rel}{entry.name}/"))
-    return found
-
-
 def recorded(db: sqlite3.Connection) -> dict[str, int] | None:
     """The folder times an index recorded, or None."""
     try:

@@ -24,7 +24,6 @@ __all__ = [
     "NoteIndex",
     "body_sections",
     "index_path",
-    "stat_notes",
 ]
 
 TYPE_CHECKING = False  # the hook path avoids importing typing (and dataclasses, pathlib)
@@ -288,28 +287,3 @@ class NoteIndex:
 def index_path(kb_root: str) -> str:
     """Where a knowledge base keeps its index."""
     return os.path.join(kb_root, ".cache", INDEX_NAME)
-
-
-def stat_notes(nodes: str) -> dict[str, tuple[int, int]]:
-    """Map note path (relative to ``nodes/``, POSIX) -> (mtime_ns, size), by a stat walk."""
-    found: dict[str, tuple[int, int]] = {}
-    stack = [(nodes, "")]
-    while stack:
-        folder, prefix = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                stack.append((entry.path, f"{prefix}{entry.name}/"))
-            elif (
-                entry.name.endswith(".md")
-                and entry.name != "index.md"
-                and entry.is_file(follow_symlinks=False)
-            ):
-                st = entry.stat(follow_symlinks=False)
-                found[f"{prefix}{entry.name}"] = (st.st_mtime_ns, st.st_size)
-    return found

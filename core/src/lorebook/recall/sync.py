@@ -115,10 +115,12 @@ def _changed(
 
 
 def walk_nodes(nodes: str) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
-    """:func:`freshness.folder_times` and :func:`stat_notes` of ``nodes``, in one walk.
+    """Folder times and note file stamps of ``nodes``, in one stat walk.
 
-    Each folder's time is taken before its entries are listed, so a change made during
-    the walk shows at the next check.
+    Returns the modification time (ns) of ``nodes`` and of every folder under it, by
+    relative path (what :mod:`freshness` records), and each note file's (mtime_ns, size)
+    by its path under ``nodes`` (POSIX). Each folder's time is taken before its entries
+    are listed, so a change made during the walk shows at the next check.
     """
     times: dict[str, int] = {}
     found: dict[str, tuple[int, int]] = {}
