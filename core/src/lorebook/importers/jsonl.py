@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -121,11 +120,6 @@ def parse_jsonl(data: bytes, name: str) -> SessionLog:
             raise ImportFormatError(f"{where}: missing field 'role'")
         turns.append(_turn(len(turns), value, where))
     return imported_log(harness, session or session_id_from_name(name), data, turns)
-
-
-def import_jsonl(path: Path) -> SessionLog:
-    """Read and parse one normalised-turns JSONL file (see :func:`parse_jsonl`)."""
-    return parse_jsonl(path.read_bytes(), str(path))
 
 
 def dump_jsonl(log: SessionLog) -> str:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from lorebook.importers.common import (
@@ -151,8 +150,3 @@ def parse_specstory(data: bytes, name: str) -> SpecStoryChat:
     title, started = _header(lines)
     log = imported_log(HARNESS, session_id_from_name(name), data, turns)
     return SpecStoryChat(title=title, started=started, log=log)
-
-
-def import_specstory(path: Path) -> SessionLog:
-    """Read and parse one SpecStory export (see :func:`parse_specstory`)."""
-    return parse_specstory(path.read_bytes(), path.name).log

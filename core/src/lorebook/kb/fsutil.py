@@ -158,27 +158,6 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def append_line(path: Path, line: str) -> None:
-    """Append one line to a log under the knowledge base; refuse symlinks; never torn.
-
-    One ``write`` of an ``O_APPEND`` descriptor, so concurrent appenders interleave whole
-    lines.
-
-    Raises:
-        WriteError: the append failed or a symlink is in the way.
-    """
-    refuse_symlinks(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o644)
-        try:
-            os.write(fd, line.encode("utf-8"))
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        raise exc if isinstance(exc, WriteError) else write_error(path, exc) from None
-
-
 def atomic_write_text(path: Path, text: str) -> None:
     r"""Write ``text`` as UTF-8 with ``\\n`` line endings, atomically."""
     atomic_write_bytes(path, text.encode("utf-8"))

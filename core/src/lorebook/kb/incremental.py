@@ -94,14 +94,6 @@ def _refresh(paths: KBPaths, catalog: Catalog, budget: int, scope: Scope | None)
     )
 
 
-def refresh_generated(paths: KBPaths, budget: int) -> Refreshed:
-    """Regenerate every generated file from the index's rows (no note is parsed)."""
-    with kb_lock(paths.lock):
-        catalog = _catalog(paths)
-        refuse_broken(catalog, skip_unreadable=True)
-        return _refresh(paths, catalog, budget, None)
-
-
 def _ancestors(folder: str) -> set[str]:
     parts = folder.split("/") if folder else []
     return {"", *("/".join(parts[: i + 1]) for i in range(len(parts)))}

@@ -26,7 +26,6 @@ from lorebook.validity.check import (
     file_hash,
     safe_rel,
     tree_digest,
-    tree_files,
 )
 
 _SUPPLIED = re.compile(r"^(?P<target>.+)=(?P<hash>[0-9a-f]{64})$")
@@ -146,8 +145,3 @@ def refuse_moved(repo: Path, dependencies: Sequence[Dependency], *, what: str) -
             f"{what}: {names} {why}; it was not written",
             hint="propose it again from the current files, or reject the proposal",
         )
-
-
-def matched_files(repo: Path, pattern: str) -> list[str]:
-    """The files a tree glob matches now (for listings)."""
-    return tree_files(str(repo), pattern, Budget.unlimited())
