@@ -94,10 +94,6 @@ class Anchors(BaseModel):
                     raise ValueError(f"{key}: {pattern!r} is not a valid regex: {exc}") from exc
         return self
 
-    def is_empty(self) -> bool:
-        """Return True when the note is anchored to nothing."""
-        return not (self.files or self.tools or self.errors or self.commands)
-
 
 class FileDependency(BaseModel):
     """A file the note's claim rests on, with the sha256 of its content when recorded."""
