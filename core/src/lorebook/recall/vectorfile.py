@@ -150,7 +150,7 @@ def write_changed(index_path: str, old: VectorFile, changes: Mapping[int, bytes 
         stored = changes[num]
         if stored is not None:
             scale, values = split_stored(stored)
-            parts[0].append(struct.pack("<I", num))
+            parts[0].append(array("I", [num]).tobytes())
             parts[1].append(array("f", [1 / scale]).tobytes())
             parts[2].append(values)
     for part, view, width in zip(parts, views, widths, strict=True):
