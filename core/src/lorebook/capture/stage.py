@@ -15,7 +15,8 @@ records are durable, so a crash leaves the old log, and the next capture stages 
 records again, once. Two captures racing take a per-session lock, and the log's own offset
 decides. Nothing unredacted is written.
 
-Every consumer reads a staged log through :func:`load_log`; writers of whole logs
+Every consumer reads a staged log through :func:`load_log` (all of them, by file name:
+:func:`staged_logs`); writers of whole logs
 (import, bootstrap, mark, MCP, extraction, curation) write through :func:`write_log`,
 which rewrites only the header when the turns are those on disk.
 
