@@ -351,6 +351,32 @@ def test_the_hook_path_imports_nothing_heavy() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_a_module_named_like_a_standard_one_beside_lorebook_does_not_break_the_hook(
+    kb: Path, tmp_path: Path
+) -> None:
+    """The launcher puts its folders after the standard library's, as site would."""
+    import subprocess
+
+    from lorebook.launcher import PY_TEMPLATE, launcher_paths
+
+    shadow = tmp_path / "installed"
+    shadow.mkdir()
+    (shadow / "bisect.py").write_text("raise ImportError('not the standard bisect')\n")
+    entry = kb / ".lorebook/bin/hook-shadowed.py"
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    paths = [str(shadow), *launcher_paths(MODULES)]
+    entry.write_text(PY_TEMPLATE.format(path=paths, modules=MODULES), encoding="utf-8")
+    payload = {"session_id": "s1", "cwd": str(kb), "prompt": "how do I run the pytest suite?"}
+    out = subprocess.run(
+        [sys.executable, "-I", "-S", str(entry), "fake", "Prompt"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "Run tests with uv run pytest" in out.stdout
+
+
 def _prompt_in_a_fresh_interpreter(kb: Path, prompt: str) -> tuple[str, set[str]]:
     """(the hook's stdout, the lorebook modules it imported) for one prompt."""
     import subprocess

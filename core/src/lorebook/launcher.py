@@ -5,11 +5,13 @@ every machine. ``lorebook init`` writes the launcher on each machine with that m
 interpreter, so teammates share the config and a fresh clone gets working hooks from one
 ``lorebook init``. The launcher is a small Python file whose shebang runs the interpreter
 with ``-I -S`` (isolated, no site scan: the flags alone save tens of milliseconds); it puts
-exactly the needed folders on ``sys.path`` and calls :func:`lorebook.hook.run`. Where the
-interpreter's path cannot go in a shebang (too long, or with spaces), ``hook`` is a POSIX
-shell script that execs the interpreter on ``hook.py`` instead. On Windows the launcher is
-``hook.cmd``, a batch file that runs the interpreter, named directly, on ``hook.py``
-(hosts that take a Windows command, such as Copilot's ``powershell``, call it).
+exactly the needed folders on ``sys.path``, after the standard library's (so nothing
+installed shadows a standard module, and a standard import does not search them first), and
+calls :func:`lorebook.hook.run`. Where the interpreter's path cannot go in a shebang (too
+long, or with spaces), ``hook`` is a POSIX shell script that execs the interpreter on
+``hook.py`` instead. On Windows the launcher is ``hook.cmd``, a batch file that runs the
+interpreter, named directly, on ``hook.py`` (hosts that take a Windows command, such as
+Copilot's ``powershell``, call it).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ PY_TEMPLATE = '''"""lorebook hook entry for this machine, from `lorebook init`; 
 import os
 import sys
 
-sys.path[:0] = {path!r}
+sys.path += {path!r}  # after the standard library, as site would put them
 from lorebook.hook import run  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
