@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 DEFAULTS: dict[str, Any] = {
     "harnesses": (),
+    "hook_plugins": (),
     "entry_chars": 2000,
     "prompt_chars": 3000,
     "tool_chars": 1500,
@@ -39,6 +40,8 @@ class HookConfig:
 
     __slots__ = tuple(DEFAULTS)
     harnesses: tuple[str, ...]
+    hook_plugins: tuple[str, ...]
+    """Module paths of the ``recall``/``inject``/``capture`` plugins ``config.yaml`` names."""
     entry_chars: int
     prompt_chars: int
     tool_chars: int
@@ -82,7 +85,10 @@ def load_hook_config(kb_root: str) -> HookConfig:
         return HookConfig()
     if not isinstance(data, dict):
         return HookConfig()
-    flat: dict[str, object] = {"harnesses": data.get("harnesses")}
+    flat: dict[str, object] = {
+        "harnesses": data.get("harnesses"),
+        "hook_plugins": data.get("hook_plugins"),
+    }
     for section in ("budgets", "recall"):
         if isinstance(data.get(section), dict):
             flat.update(data[section])

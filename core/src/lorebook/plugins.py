@@ -217,6 +217,7 @@ class Plugins:
         the configured modules alone, :func:`lorebook.recall.pipeline.call_recall`).
         """
         from lorebook.events import Hit
+        from lorebook.hookconfig import load_hook_config
         from lorebook.recall import pipeline
 
         hits: list[Hit] = []
@@ -228,7 +229,8 @@ class Plugins:
                 continue
             hits += [h for h in (found if isinstance(found, list) else []) if isinstance(h, Hit)]
         problems: list[str] = []
-        modules = pipeline.hook_plugins(str(paths.root), problems)
+        names = load_hook_config(str(paths.root)).hook_plugins
+        modules = pipeline.hook_plugins(names, problems)
         hits += pipeline.call_recall(modules, query, problems)
         for problem in problems:
             log.warning("lorebook: %s", problem)

@@ -35,10 +35,12 @@ def capture_hook(kb_root: str, entry_points: bool) -> Callable[[SessionLog], Ses
     None when there is none to call (no entry points asked for, no configured module with
     a ``capture`` function): capture then never builds a pydantic model.
     """
+    from lorebook.hookconfig import load_hook_config
     from lorebook.recall.pipeline import _call, hook_plugins
 
     problems: list[str] = []
-    modules = [m for m in hook_plugins(kb_root, problems) if callable(getattr(m, "capture", None))]
+    names = load_hook_config(kb_root).hook_plugins
+    modules = [m for m in hook_plugins(names, problems) if callable(getattr(m, "capture", None))]
     for problem in problems:
         _report(kb_root, problem)
     if not modules and not entry_points:

@@ -80,7 +80,7 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     prompt = event.prompt or ""
     if not prompt.strip():
         return HookAnswer()
-    plugins = pipeline.hook_plugins(ctx.kb_root, ctx.problems)
+    plugins = pipeline.hook_plugins(ctx.config.hook_plugins, ctx.problems)
     views = open_views(ctx.kb_root, ctx.problems)
     if not views:
         return HookAnswer()

@@ -12,8 +12,6 @@ it never breaks the session. Standard library and light lorebook modules only.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 
 from lorebook.events import Hit, RecallQuery
@@ -27,26 +25,15 @@ if TYPE_CHECKING:
     from lorebook.events import HookEvent
     from lorebook.recall.serve import Served
 
-CONFIG_KEY = "hook_plugins"
 
+def hook_plugins(names: Iterable[str], problems: list[str]) -> list[ModuleType]:
+    """Import the modules ``config.yaml`` names in ``hook_plugins``.
 
-def configured_modules(kb_root: str) -> list[str]:
-    """The module paths ``hook_plugins`` names, from the compiled config hooks read."""
-    try:
-        with open(os.path.join(kb_root, ".cache", "config.json"), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return []
-    names = data.get(CONFIG_KEY) if isinstance(data, dict) else None
-    if not isinstance(names, list):
-        return []
-    return [n for n in names if isinstance(n, str) and n]
-
-
-def hook_plugins(kb_root: str, problems: list[str]) -> list[ModuleType]:
-    """Import the configured modules; one that fails is reported and skipped."""
+    ``names`` is :attr:`lorebook.hookconfig.HookConfig.hook_plugins`. A module that fails
+    to import is reported in ``problems`` and skipped.
+    """
     modules = []
-    for name in configured_modules(kb_root):
+    for name in (n for n in names if n):
         try:
             __import__(name)  # not importlib: it costs the hook path its import
             modules.append(sys.modules[name])
