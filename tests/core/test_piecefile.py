@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lorebook.recall import piecefile, semantic
+from tests.core.semantic_data import PASTED, needs_model
 
 DIM = semantic.DIM
 
@@ -106,12 +107,6 @@ def test_the_embedder_reads_the_flat_file_without_opening_the_table(tmp_path: Pa
         plain.close()
 
 
-needs_model = pytest.mark.skipif(
-    semantic.model_files() is None,
-    reason="the semantic model (lorebook[semantic]) is not installed",
-)
-
-
 @needs_model
 def test_the_model_s_flat_file_gives_the_table_s_pieces_and_vectors(
     monkeypatch: pytest.MonkeyPatch,
@@ -121,18 +116,13 @@ def test_the_model_s_flat_file_gives_the_table_s_pieces_and_vectors(
     written = piecefile.open_piece_file(table)  # ensure_piece_table wrote it
     assert written is not None
     written.close()
-    pasted = (
-        'Traceback (most recent call last):\n  File "src/app/cli.py", line 88, in main\n'
-        "app.net.errors.UploadError: upload failed after 3 retries: 504 Gateway Timeout; "
-        "getUserName() returned None for https://example.test/a?b=c#frag and 7f3a9c"
-    )
     flat = semantic.Embedder(table)
     monkeypatch.setattr(semantic, "open_piece_file", lambda table: None)
     plain = semantic.Embedder(table)
     try:
         assert flat.flat is not None
         assert plain.flat is None
-        for text in (pasted, "why does the session start fail when the repo path has spaces?"):
+        for text in (PASTED, "why does the session start fail when the repo path has spaces?"):
             assert flat.pieces(text) == plain.pieces(text)
             assert flat.embed(text) == plain.embed(text)
     finally:

