@@ -16,10 +16,10 @@ out for look-ups in place (native byte order):
 
 The look-up parts are mapped. A piece is found by a binary search of its CRC-32, then a
 comparison of its bytes (two pieces may share a CRC-32); its vector, the model's float16
-widened exactly, is read with one ``pread``. The
-file is written beside the table, ``<table stem>.pieces``, atomically, by every command
-that ensures the table (:func:`lorebook.recall.semantic.ensure_piece_table`); until then,
-or when it is damaged, the hook reads the table as before.
+widened exactly, is read with one ``pread``. The file is written beside the table,
+``<table stem>.pieces``, atomically, by every command that ensures the table
+(:func:`lorebook.recall.semantic.ensure_piece_table`); until then, or when it is damaged,
+the hook reads the table as before.
 
 Runs on the hook path: standard library only.
 """
