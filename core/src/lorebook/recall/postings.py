@@ -25,6 +25,9 @@ from lorebook.recall import bm25
 SECTION_BITS = 8
 """Low bits of a key that hold the section number: a note has at most 256 sections (about
 40,000 words), and an index at most 16 million notes (keys are 32-bit)."""
+LIST_WALK = 8
+""":func:`score_notes` walks a word's whole list when it holds at most this many postings
+per note asked about (a test per posting is cheaper than a binary search per note)."""
 MAX_VALUE = 0xFFFF
 """Term frequencies and section lengths are stored as 16-bit counts (larger ones clamp)."""
 
@@ -66,12 +69,6 @@ class PostingList:
         """Position of ``section_key`` in the list, or -1."""
         i = bisect_left(self.keys, section_key)
         return i if i < len(self.keys) and self.keys[i] == section_key else -1
-
-    def note_range(self, num: int) -> range:
-        """Positions of every section of note ``num``."""
-        start = bisect_left(self.keys, key(num, 0))
-        end = bisect_left(self.keys, key(num + 1, 0))
-        return range(start, end)
 
 
 def merge(old: PostingList | None, drop: set[int], add: list[tuple[int, int, int]]) -> PostingList:
@@ -231,17 +228,33 @@ def _covered(terms: list[QueryTerm], section_key: int) -> float:
 def score_notes(
     terms: list[QueryTerm], stats: bm25.CorpusStats, nums: list[int]
 ) -> dict[int, tuple[float, float]]:
-    """Exact (best-section score, covered) of the given notes, by look-ups only."""
+    """Exact (best-section score, covered) of the given notes, by look-ups only.
+
+    For each word, walks whichever is cheaper: its list, testing each posting's note, or
+    the notes, one binary search each to the first of their sections.
+    """
+    wanted = set(nums)
+    ordered = sorted(wanted)
+    norm_k = bm25.K1 * (1 - bm25.B)
+    norm_len = bm25.K1 * bm25.B / stats.avgdl
     acc: dict[int, float] = {}
     cover: dict[int, float] = {}
     for term in terms:
-        values = term.postings.values
-        for num in nums:
-            for at in term.postings.note_range(num):
-                section_key = term.postings.keys[at]
-                gain = term.count * contribution(
-                    stats, term.idf, values[2 * at], values[2 * at + 1]
-                )
-                acc[section_key] = acc.get(section_key, 0.0) + gain
-                cover[section_key] = cover.get(section_key, 0.0) + term.weight
+        keys, values = term.postings.keys, term.postings.values
+        size = len(keys)
+        if size <= LIST_WALK * len(ordered):
+            found = [at for at, k in enumerate(keys) if k >> SECTION_BITS in wanted]
+        else:
+            found = []
+            for num in ordered:
+                at = bisect_left(keys, num << SECTION_BITS)
+                while at < size and keys[at] >> SECTION_BITS == num:
+                    found.append(at)
+                    at += 1
+        scale = term.count * term.idf * (bm25.K1 + 1)
+        for at in found:
+            section_key, tf = keys[at], values[2 * at]
+            gain = scale * tf / (tf + norm_k + norm_len * values[2 * at + 1])
+            acc[section_key] = acc.get(section_key, 0.0) + gain
+            cover[section_key] = cover.get(section_key, 0.0) + term.weight
     return {num: (score, cover[key]) for num, (score, key) in _best_sections(acc, 0.0).items()}
