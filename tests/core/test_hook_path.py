@@ -378,6 +378,80 @@ def test_a_module_named_like_a_standard_one_beside_lorebook_does_not_break_the_h
     assert "Run tests with uv run pytest" in out.stdout
 
 
+GC_PROBE_EVENTS = """
+import gc, json, os
+from lorebook.events import HookAnswer, HookEvent, HostOutput
+
+LOG = os.path.join(os.path.dirname(__file__), "gc.log")
+
+def note(where):
+    with open(LOG, "a") as handle:
+        handle.write(f"{where} {gc.isenabled()}\\n")
+
+def parse_event(name, payload):
+    note(name)
+    return HookEvent(name={"Prompt": "prompt", "Stop": "stop"}[name], harness="gcprobe",
+                     session_id=payload["session_id"], cwd=payload["cwd"],
+                     prompt=payload.get("prompt"), transcript_ref=payload.get("transcript"),
+                     host_event=name, raw=payload)
+
+def render(event, answer):
+    return HostOutput(stdout=json.dumps({"context": answer.context}).encode())
+"""
+
+GC_PROBE_TRANSCRIPT = """
+from gcprobe.events import note
+
+def transcript_end(ref):
+    note("capture")
+    return 0
+
+def read_transcript(ref, start=0):
+    return []
+"""
+
+
+def test_the_launcher_runs_the_fast_path_without_the_collector_and_capture_with_it(
+    kb: Path, tmp_path: Path
+) -> None:
+    """Cyclic collection costs a prompt ~3 ms; a capture of a large transcript needs it."""
+    import subprocess
+
+    from lorebook.launcher import PY_TEMPLATE, launcher_paths
+
+    package = tmp_path / "plugins" / "gcprobe"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "events.py").write_text(GC_PROBE_EVENTS)
+    (package / "transcript.py").write_text(GC_PROBE_TRANSCRIPT)
+    modules = {"gcprobe": "gcprobe.events"}
+    entry = kb / ".lorebook/bin/hook-probe.py"
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    paths = [*launcher_paths(MODULES), str(package.parent)]
+    entry.write_text(PY_TEMPLATE.format(path=paths, modules=modules), encoding="utf-8")
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("")
+    for event, extra in (("Prompt", {"prompt": "how do I run the pytest suite?"}),
+                         ("Stop", {"transcript": str(transcript)})):  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, "-I", "-S", str(entry), "gcprobe", event],
+            input=json.dumps({"session_id": "s1", "cwd": str(kb), **extra}),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        if event == "Prompt":
+            assert "Run tests with uv run pytest" in out.stdout
+    errors = kb / ".lorebook/_logs/hook-errors.log"
+    assert not errors.exists(), errors.read_text()
+    assert (package / "gc.log").read_text().split("\n") == [
+        "Prompt False",
+        "Stop False",
+        "capture True",
+        "",
+    ]
+
+
 def _prompt_in_a_fresh_interpreter(kb: Path, prompt: str) -> tuple[str, set[str]]:
     """(the hook's stdout, the lorebook modules it imported) for one prompt."""
     import subprocess

@@ -68,6 +68,9 @@ def answer_event(event: HookEvent, ctx: Context, translator: str = "") -> HookAn
 
         return session_start_answer(event, ctx)
     if event.name in ("stop", "session_end", "pre_compact"):
+        import gc
+
+        gc.enable()  # the launcher turns it off for the fast path; a transcript may be large
         from lorebook.capture.hook import capture_event
 
         capture_event(event, ctx, translator)
