@@ -66,8 +66,11 @@ def knowledge_bases(sizes: str, keep: Path | None) -> Iterator[tuple[int, Path, 
     """(size, repository, seconds its index took to build) for each of ``sizes``.
 
     ``sizes`` is comma-separated. Repositories live under ``keep`` (reused when their index
-    exists; the seconds are then None) or in a temporary folder removed afterwards.
+    exists; the seconds are then None, and ``lorebook init`` runs again, so the hook
+    launcher is this checkout's) or in a temporary folder removed afterwards.
     """
+    from lorebook.initialize import init_repo
+
     with tempfile.TemporaryDirectory(prefix="lorebook-bench-") as tmp:
         root = keep or Path(tmp)
         for size in (int(s) for s in sizes.split(",")):
@@ -75,6 +78,8 @@ def knowledge_bases(sizes: str, keep: Path | None) -> Iterator[tuple[int, Path, 
             built = None
             if not (repo / ".lorebook/.cache/index.sqlite").exists():
                 built = write_kb(repo, size)
+            else:
+                init_repo(repo, ["claude"])
             yield size, repo, built
 
 
