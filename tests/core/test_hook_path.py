@@ -358,7 +358,7 @@ def test_a_module_named_like_a_standard_one_beside_lorebook_does_not_break_the_h
     """The launcher puts its folders after the standard library's, as site would."""
     import subprocess
 
-    from lorebook.launcher import PY_TEMPLATE, launcher_paths
+    from lorebook.launcher import launcher_entry, launcher_paths
 
     shadow = tmp_path / "installed"
     shadow.mkdir()
@@ -366,7 +366,7 @@ def test_a_module_named_like_a_standard_one_beside_lorebook_does_not_break_the_h
     entry = kb / ".lorebook/bin/hook-shadowed.py"
     entry.parent.mkdir(parents=True, exist_ok=True)
     paths = [str(shadow), *launcher_paths(MODULES)]
-    entry.write_text(PY_TEMPLATE.format(path=paths, modules=MODULES), encoding="utf-8")
+    entry.write_text(launcher_entry(MODULES, paths), encoding="utf-8")
     payload = {"session_id": "s1", "cwd": str(kb), "prompt": "how do I run the pytest suite?"}
     out = subprocess.run(
         [sys.executable, "-I", "-S", str(entry), "fake", "Prompt"],
@@ -417,7 +417,7 @@ def test_the_launcher_runs_the_fast_path_without_the_collector_and_capture_with_
     """Cyclic collection costs a prompt ~3 ms; a capture of a large transcript needs it."""
     import subprocess
 
-    from lorebook.launcher import PY_TEMPLATE, launcher_paths
+    from lorebook.launcher import launcher_entry, launcher_paths
 
     package = tmp_path / "plugins" / "gcprobe"
     package.mkdir(parents=True)
@@ -428,7 +428,7 @@ def test_the_launcher_runs_the_fast_path_without_the_collector_and_capture_with_
     entry = kb / ".lorebook/bin/hook-probe.py"
     entry.parent.mkdir(parents=True, exist_ok=True)
     paths = [*launcher_paths(MODULES), str(package.parent)]
-    entry.write_text(PY_TEMPLATE.format(path=paths, modules=modules), encoding="utf-8")
+    entry.write_text(launcher_entry(modules, paths), encoding="utf-8")
     transcript = tmp_path / "session.jsonl"
     transcript.write_text("")
     for event, extra in (("Prompt", {"prompt": "how do I run the pytest suite?"}),
