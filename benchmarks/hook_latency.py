@@ -18,7 +18,8 @@ ratios from one run.
 ``--against REV`` adds, in the same rounds, every hook figure run by the code of git
 revision REV (its ``core/src`` and ``plugins/claude/src``, exported beside the knowledge
 bases) through a second launcher on the same knowledge base, with a session id of its own:
-a before/after comparison in one run. REV must write the same index version.
+a before/after comparison of the code in one run (both launchers are this checkout's). REV
+must write the same index version.
 
     .venv/bin/python benchmarks/hook_latency.py --notes 1000,10000 [--rounds 20] [--keep DIR]
         [--against REV]
@@ -139,14 +140,18 @@ def export_revision(rev: str, into: Path) -> Path:
 
 
 def write_against_launcher(repo: Path, code: Path) -> None:
-    """A copy of the repository's launcher that imports lorebook from ``code`` first."""
-    launcher = repo / ".lorebook/bin/hook"
-    lines = launcher.read_text().splitlines(keepends=True)
-    at = next(i for i, line in enumerate(lines) if line.startswith("sys.path[:0]"))
+    """A launcher beside the repository's that imports lorebook from ``code`` first.
+
+    It is this checkout's launcher (its interpreter flags and import finder), with ``code``'s
+    folders ahead of the installed ones: the comparison is of the code, not of launchers.
+    """
+    from lorebook.launcher import launcher_entry, launcher_paths
+
+    modules = {"claude": "lorebook_claude.events"}
     first = [str(code / "core/src"), str(code / "plugins/claude/src")]
-    lines.insert(at + 1, f"sys.path[:0] = {first!r}\n")
-    target = launcher.with_name(AGAINST)
-    target.write_text("".join(lines))
+    entry = launcher_entry(modules, [*first, *launcher_paths(modules)])
+    target = repo / ".lorebook/bin" / AGAINST
+    target.write_text(f"#!{sys.executable} -IS\n{entry}")
     target.chmod(0o755)
 
 
