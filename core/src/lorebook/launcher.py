@@ -6,12 +6,12 @@ interpreter, so teammates share the config and a fresh clone gets working hooks 
 ``lorebook init``. The launcher is a small Python file whose shebang runs the interpreter
 with ``-I -S`` (isolated, no site scan: the flags alone save tens of milliseconds); it puts
 exactly the needed folders on ``sys.path``, after the standard library's (so nothing
-installed shadows a standard module, and a standard import does not search them first), and
-calls :func:`lorebook.hook.run`, with the cyclic garbage collector off: a hook process
-frees everything when it exits, and the collector's passes over the objects its imports
-create took about 3 ms of each prompt (capture, which may read a large transcript, turns
-it back on), and lorebook's and the harnesses' modules found by
-:class:`lorebook.hookimport.HookFinder` (about 2 ms less than importlib's search).
+installed shadows a standard module, and a standard import does not search them first). It
+turns the cyclic garbage collector off (a hook process frees everything when it exits, and
+the collector's passes over what its imports create took about 3 ms of each prompt;
+capture, which may read a large transcript, turns it back on), lets
+:class:`lorebook.hookimport.HookFinder` find lorebook's and the harnesses' modules (about
+2 ms less than importlib's search), and calls :func:`lorebook.hook.run`.
 
 Where the interpreter's path cannot go in a shebang (too long, or with spaces), ``hook`` is
 a POSIX shell script that execs the interpreter on ``hook.py`` instead. On Windows the
