@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from pathlib import Path
 
@@ -64,6 +65,36 @@ def exhaustive(
     return best
 
 
+def assert_exact(
+    fast: dict[str, tuple[float, float]], slow: dict[str, tuple[float, float]]
+) -> None:
+    """Every note the fast search returns has the exhaustive score and coverage."""
+    for note_id, (score, coverage) in fast.items():
+        assert math.isclose(score, slow[note_id][0], rel_tol=1e-9, abs_tol=1e-9)
+        assert math.isclose(coverage, slow[note_id][1], rel_tol=1e-9, abs_tol=1e-9)
+
+
+def zipf_notes(
+    rng: random.Random, vocab: list[str], count: int, *, paragraphs: tuple[int, int], heading: bool
+) -> list[tuple[list[str], list[list[str]]]]:
+    """``count`` raw notes of Zipf-like words: a few words are in most notes.
+
+    With ``heading``, each paragraph starts a section of its own.
+    """
+    weights = [1 / (i + 1) for i in range(len(vocab))]
+    first = ["#"] if heading else []
+    return [
+        (
+            rng.choices(vocab, weights, k=rng.randint(2, 6)),
+            [
+                [*first, *rng.choices(vocab, weights, k=rng.randint(5, 40))]
+                for _ in range(rng.randint(*paragraphs))
+            ],
+        )
+        for _ in range(count)
+    ]
+
+
 @settings(max_examples=80, deadline=None)
 @given(raw=notes_strategy, query=words, k=st.integers(min_value=1, max_value=6))
 def test_top_k_equals_scoring_every_section(
@@ -84,9 +115,7 @@ def test_top_k_equals_scoring_every_section(
     must = {i for i, (s, _) in slow.items() if s > kth + 1e-9}
     may = {i for i, (s, _) in slow.items() if s >= kth - 1e-9}
     assert must <= set(fast) <= may
-    for note_id, (score, coverage) in fast.items():
-        assert math.isclose(score, slow[note_id][0], rel_tol=1e-9, abs_tol=1e-9)
-        assert math.isclose(coverage, slow[note_id][1], rel_tol=1e-9, abs_tol=1e-9)
+    assert_exact(fast, slow)
 
 
 def test_updates_and_removals_keep_the_lists_exact(tmp_path: Path) -> None:
@@ -132,26 +161,15 @@ def test_a_long_query_returns_exact_scores_on_all_its_words(
         fast = index.search_with_coverage(query, k=3)
     slow = exhaustive(notes, query, stats)
     assert fast or not slow
-    for note_id, (score, coverage) in fast.items():
-        assert math.isclose(score, slow[note_id][0], rel_tol=1e-9, abs_tol=1e-9)
-        assert math.isclose(coverage, slow[note_id][1], rel_tol=1e-9, abs_tol=1e-9)
+    assert_exact(fast, slow)
 
 
 def test_many_notes_with_common_words_give_the_exhaustive_top_k(tmp_path: Path) -> None:
     """Long lists of common words, so the k-th best rises while lists are read and probed."""
-    import random
-
     rng = random.Random(11)
     vocab = [f"w{i}" for i in range(300)]
-    weights = [1 / (i + 1) for i in range(300)]  # Zipf-like: a few words in most notes
-    raw = [
-        (
-            rng.choices(vocab, weights, k=rng.randint(2, 6)),
-            [rng.choices(vocab, weights, k=rng.randint(5, 40)) for _ in range(rng.randint(0, 3))],
-        )
-        for _ in range(400)
-    ]
-    notes = make_notes(raw)
+    weights = [1 / (i + 1) for i in range(300)]
+    notes = make_notes(zipf_notes(rng, vocab, 400, paragraphs=(0, 3), heading=False))
     with IndexWriter(str(tmp_path / "index.sqlite")) as index:
         index.apply(notes)
         stats = index.stats()
@@ -165,9 +183,7 @@ def test_many_notes_with_common_words_give_the_exhaustive_top_k(tmp_path: Path) 
             kth = scores[k - 1] if len(scores) >= k else 0.0
             assert {i for i, (s, _) in slow.items() if s > kth + 1e-9} <= set(fast)
             assert set(fast) <= {i for i, (s, _) in slow.items() if s >= kth - 1e-9}
-            for note_id, (score, coverage) in fast.items():
-                assert math.isclose(score, slow[note_id][0], rel_tol=1e-9, abs_tol=1e-9)
-                assert math.isclose(coverage, slow[note_id][1], rel_tol=1e-9, abs_tol=1e-9)
+            assert_exact(fast, slow)
 
 
 @pytest.mark.parametrize("walk", [0, 10**9], ids=["binary-search-per-note", "walk-every-list"])
@@ -175,26 +191,13 @@ def test_rescoring_on_every_word_is_exact_either_way_it_reads_a_list(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, walk: int
 ) -> None:
     """A query of more words than the top-k reads rescores its notes on all of them."""
-    import random
-
     from lorebook.recall import postings
     from lorebook.recall.index import QUERY_TERMS
 
     monkeypatch.setattr(postings, "LIST_WALK", walk)
     rng = random.Random(5)
     vocab = [f"w{i}" for i in range(120)]
-    weights = [1 / (i + 1) for i in range(120)]
-    raw = [
-        (
-            rng.choices(vocab, weights, k=rng.randint(2, 6)),
-            [  # each paragraph a heading's section: notes of several sections
-                ["#", *rng.choices(vocab, weights, k=rng.randint(5, 40))]
-                for _ in range(rng.randint(1, 4))
-            ],
-        )
-        for _ in range(300)
-    ]
-    notes = make_notes(raw)
+    notes = make_notes(zipf_notes(rng, vocab, 300, paragraphs=(1, 4), heading=True))
     with IndexWriter(str(tmp_path / "index.sqlite")) as index:
         index.apply(notes)
         stats = index.stats()
@@ -204,6 +207,4 @@ def test_rescoring_on_every_word_is_exact_either_way_it_reads_a_list(
             fast = index.search_with_coverage(query, k=5)
             slow = exhaustive(notes, query, stats)
             assert len(fast) >= 5
-            for note_id, (score, coverage) in fast.items():
-                assert math.isclose(score, slow[note_id][0], rel_tol=1e-9, abs_tol=1e-9)
-                assert math.isclose(coverage, slow[note_id][1], rel_tol=1e-9, abs_tol=1e-9)
+            assert_exact(fast, slow)
