@@ -74,3 +74,17 @@ def test_a_lorebook_writer_keeps_the_index_current(kb_repo: Path, cli: CliRunner
     context, heavy = start(kb_repo, "s3")
     assert "lorebook status: 1 note" in context
     assert heavy == set()
+
+
+def test_a_config_edit_that_changes_no_setting_is_reconciled_once(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    assert cli("init", "--harnesses", "claude", cwd=kb_repo).exit_code == 0
+    assert cli("index", "rebuild", cwd=kb_repo).exit_code == 0
+    config = kb_repo / ".lorebook" / "config.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "# a comment\n", encoding="utf-8")
+    context, heavy = start(kb_repo, "s4")
+    assert "pydantic" in heavy  # config.yaml is newer than its compiled copy: re-read
+    context, heavy = start(kb_repo, "s5")
+    assert "lorebook status" in context
+    assert heavy == set()  # the compiled copy, unchanged, was brought up to date

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from typing import Any
 
 import yaml
@@ -78,11 +79,20 @@ def load_config(paths: KBPaths) -> Config:
 
 
 def refresh_compiled(paths: KBPaths, config: Config) -> None:
-    """Write ``.cache/config.json`` when it differs from ``config``."""
+    """Write ``.cache/config.json`` when it differs from ``config``.
+
+    When it already holds ``config`` but is older than ``config.yaml`` (a rewrite or an
+    edit that changed nothing the settings hold, such as a comment), its time is brought
+    forward: session start compares the two times, and would otherwise re-read the YAML
+    and reconcile the index at every start.
+    """
     data = json.dumps(config.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
+    compiled = paths.cache / COMPILED_NAME
     # A read-only checkout still works; hooks then fall back to defaults.
     with contextlib.suppress(OSError):
-        write_if_changed(paths.cache / COMPILED_NAME, data)
+        written = write_if_changed(compiled, data)
+        if not written and compiled.stat().st_mtime < paths.config.stat().st_mtime:
+            os.utime(compiled)
 
 
 def render_config(config: Config) -> str:
