@@ -10,6 +10,12 @@ knowledge base (benchmarks/kbgen.py), then runs, interleaved, for R rounds:
   exactly what Claude Code runs, with three prompt shapes users type;
 - session start and pre-tool (a Bash command), through the same launcher.
 
+Each hook figure is run twice: answered by the repository's warm hook process (what a
+session gets from its second event on; the server is started before the rounds and
+stopped after them) and, as "(cold)", in its own process from nothing
+(``LOREBOOK_HOOK_SERVER=0``: the first event of a session, or a machine where no server
+runs). The warm process's own resident memory is printed after the table.
+
 Each round uses a new session id, so notes are injected every time. Prints median, min and
 max (wall clock, ms), the ratio of each median to the do-nothing hook's, and the peak RSS
 of one run of each (from /usr/bin/time). The machine is shared and noisy: quote medians and
@@ -65,6 +71,8 @@ PROMPTS = {
 FIGURES = ("floor", "do-nothing", *PROMPTS, "session start", "pre-tool")
 HOOKS = FIGURES[2:]
 """The figures a launcher runs (the others are the baselines)."""
+COLD = " (cold)"
+"""Suffix of the figures run in their own process, without the warm hook process."""
 ROOT = Path(__file__).resolve().parent.parent
 AGAINST = "hook-against"
 """The launcher, beside ``hook``, that runs the code of ``--against``."""
@@ -94,6 +102,8 @@ def commands(repo: Path, against: str | None = None) -> dict[str, list[str]]:
     hook = str(repo / ".lorebook/bin/hook")
     events = {"session start": "SessionStart", "pre-tool": "PreToolUse"}
     out = {name: [hook, "claude", events.get(name, "UserPromptSubmit")] for name in FIGURES}
+    for name in HOOKS:
+        out[name + COLD] = out[name]
     if against is not None:
         other = str(repo / ".lorebook/bin" / AGAINST)
         for name in HOOKS:
@@ -162,20 +172,67 @@ def timed(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> tu
     return time.perf_counter() - started, proc.stdout
 
 
+def start_server(repo: Path, env: dict[str, str]) -> int:
+    """Start the repository's warm hook process (one session start); return its pid."""
+    from lorebook.hookclient import socket_path
+    from lorebook.hookserver import LOCK_NAME
+
+    data = payloads(repo, f"bench-warmup-{time.monotonic_ns()}")
+    timed(commands(repo)["session start"], data["session start"], env, repo)
+    sock = Path(socket_path(str(repo / ".lorebook")))
+    give_up = time.monotonic() + 30
+    while not sock.exists():
+        if time.monotonic() > give_up:
+            sys.exit(f"the warm hook process did not start in {repo}: see its hook-errors.log")
+        time.sleep(0.05)
+    return int((sock.parent / LOCK_NAME).read_text())
+
+
+def server_rss(pid: int) -> str:
+    """The warm process's resident and peak resident memory, from /proc."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return "unknown"
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    mb = {key: int(fields[key].split()[0]) / 1024 for key in ("VmRSS", "VmHWM") if key in fields}
+    return f"{mb.get('VmRSS', 0):.1f} MB resident, peak {mb.get('VmHWM', 0):.1f} MB"
+
+
 def measure(repo: Path, rounds: int, against: str | None = None) -> None:
     """Run the interleaved rounds on one repository and print the table."""
-    env = {k: v for k, v in os.environ.items() if k != "LOREBOOK_INTERNAL"}
+    from lorebook.constants import ENV_HOOK_SERVER
+    from lorebook.hookclient import stop_server
+
+    env = {k: v for k, v in os.environ.items() if k not in ("LOREBOOK_INTERNAL", ENV_HOOK_SERVER)}
     env["CLAUDE_PROJECT_DIR"] = str(repo)
+    cold = {**env, ENV_HOOK_SERVER: "0"}
+    pid = start_server(repo, env)
+    try:
+        _rounds(repo, rounds, against, env, cold)
+        print(f"warm hook process: {server_rss(pid)}")
+    finally:
+        stop_server(str(repo / ".lorebook"))
+
+
+def _rounds(
+    repo: Path, rounds: int, against: str | None, env: dict[str, str], cold: dict[str, str]
+) -> None:
     argv = commands(repo, against)
     names = list(argv)
     samples: dict[str, list[float]] = {name: [] for name in names}
     injected: dict[str, int] = {}
     for r in range(rounds):
-        data = payloads(repo, f"bench-{r}-{time.monotonic_ns()}")
-        other = payloads(repo, f"bench-{r}-{time.monotonic_ns()}-against")  # its own session
+        stamp = time.monotonic_ns()
+        sessions = {
+            variant: payloads(repo, f"bench-{r}-{stamp}-{i}")  # each its own session
+            for i, variant in enumerate(("", "cold)", f"{against})"))
+        }
         for name in names:
-            hook, _, rev = name.partition(" (")
-            seconds, out = timed(argv[name], (other if rev else data)[hook], env, repo)
+            hook, _, variant = name.partition(" (")
+            seconds, out = timed(
+                argv[name], sessions[variant][hook], cold if variant else env, repo
+            )
             samples[name].append(seconds * 1000)
             injected[name] = len(out)
     data = payloads(repo, "bench-rss")
@@ -187,7 +244,8 @@ def measure(repo: Path, rounds: int, against: str | None = None) -> None:
     for name in sorted(names, key=lambda n: (FIGURES.index(n.partition(" (")[0]), n)):
         values = samples[name]
         median = statistics.median(values)
-        rss = peak_rss_mb(argv[name], repo, data[name.partition(" (")[0]], env)
+        own = " (" in name
+        rss = peak_rss_mb(argv[name], repo, data[name.partition(" (")[0]], cold if own else env)
         print(
             f"{name:<{width}}{median:>9.1f}{min(values):>9.1f}{max(values):>9.1f}"
             f"{median / base:>8.2f}{rss:>9.1f}{injected[name]:>8}"

@@ -21,7 +21,12 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Build the semantic piece table once per checkout, not once per isolated home."""
+    """Build the semantic piece table once per checkout, not once per isolated home.
+
+    Hooks run in their own process, with no warm hook process started (the tests of the
+    warm process turn it back on): a test's repository would otherwise keep one running.
+    """
+    os.environ["LOREBOOK_HOOK_SERVER"] = "0"
     cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
     if cache is not None and "LOREBOOK_CACHE_DIR" not in os.environ:
         os.environ["LOREBOOK_CACHE_DIR"] = str(cache.mkdir("lorebook-cache"))

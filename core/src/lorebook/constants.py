@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+TYPE_CHECKING = False  # the hook launcher imports this module: no typing at run time
+if TYPE_CHECKING:
+    from typing import Literal
 
 PROJECT_NAME = "lorebook"
 """The pluggy project name: markers and the plugin manager use it."""
@@ -25,6 +27,8 @@ ENV_CACHE_DIR = "LOREBOOK_CACHE_DIR"
 """Overrides the per-machine cache folder (the semantic model's piece table)."""
 ENV_INTERNAL = "LOREBOOK_INTERNAL"
 """Set to 1 in sessions lorebook runs itself; hooks do nothing in such a session."""
+ENV_HOOK_SERVER = "LOREBOOK_HOOK_SERVER"
+"""Set to 0 to keep every hook in its own process: no warm hook process is used or started."""
 
 KB_DIRNAME = ".lorebook"
 """The knowledge base folder at the root of a repository."""

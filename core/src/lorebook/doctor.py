@@ -168,6 +168,7 @@ def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
         checks.append(Check("hook launcher", "problem", problem, fix))
     else:
         checks.append(Check("hook launcher", "ok", paths.rel(paths.bin / "hook")))
+        checks.append(_warm_process_check(paths))
     if not Path(index_path(str(paths.root))).exists():
         checks.append(
             Check(
@@ -201,6 +202,14 @@ def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
                     )
                 )
     return checks
+
+
+def _warm_process_check(paths: KBPaths) -> Check:
+    """Whether the repository's warm hook process runs, is off, or could not start."""
+    from lorebook.hookserver import describe
+
+    fine, detail, fix = describe(str(paths.root))
+    return Check("warm hook process", "ok" if fine else "warning", detail, fix)
 
 
 def _host_memory_checks(repo: Path) -> list[Check]:

@@ -108,15 +108,31 @@ def _read_payload(deadline: float) -> dict[str, object]:
     return payload
 
 
-def run(argv: list[str], *, repo: str, event_modules: Mapping[str, str]) -> int:
+FAST_EVENTS = frozenset({"session_start", "prompt", "pre_tool", "post_tool"})
+"""The events after which a hook that answered in-process starts the warm server."""
+
+
+def run(
+    argv: list[str],
+    *,
+    repo: str,
+    event_modules: Mapping[str, str],
+    launcher: str | None = None,
+    started: float | None = None,
+) -> int:
     """Answer one host event. Always returns 0.
 
     Args:
         argv: ``[harness, host_event]`` as the committed host config passes them.
         repo: The repository root (the launcher's own location).
         event_modules: harness name -> module with ``parse_event`` and ``render``.
+        launcher: The launcher's file, given when it runs this in its own process: after a
+            fast-path event, the warm server (:mod:`lorebook.hookserver`) is started from it.
+        started: When the event's process started (``time.monotonic()``), given by the
+            server's child for its launcher; default now.
     """
-    started = time.monotonic()
+    if started is None:
+        started = time.monotonic()
     kb_root = os.path.join(repo, ".lorebook")
     harness, host_event = [*argv, "?", "?"][:2]
     if os.environ.get("LOREBOOK_INTERNAL") == "1":
@@ -165,4 +181,25 @@ def run(argv: list[str], *, repo: str, event_modules: Mapping[str, str]) -> int:
 
         chars = len((answer.context or answer.reason or "") if answer is not None else "")
         record_timing(kb_root, harness, host_event, event, started, chars)
+    if launcher is not None and ctx is not None and event is not None:
+        _start_server(ctx, event, launcher)
     return 0
+
+
+def _start_server(ctx: Context, event: HookEvent, launcher: str) -> None:
+    """Start the warm server after a fast-path event, where the settings allow one."""
+    from lorebook.constants import ENV_HOOK_SERVER
+    from lorebook.hookclient import available
+
+    if event.name not in FAST_EVENTS or ctx.config.hook_server_minutes <= 0:
+        return
+    if os.environ.get(ENV_HOOK_SERVER) == "0" or not available():
+        return
+    try:
+        from lorebook.hookserver import start_server
+
+        start_server(ctx.kb_root, launcher)
+    except Exception as exc:
+        log_failure(
+            ctx.kb_root, event.harness, event.host_event, f"starting the warm server: {exc}"
+        )

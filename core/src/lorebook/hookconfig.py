@@ -24,6 +24,7 @@ DEFAULTS: dict[str, Any] = {
     "prompt_ms": 1000,
     "tool_ms": 1000,
     "capture_ms": 5000,
+    "hook_server_minutes": 30,
     "max_notes": 5,
     "min_score": 2.0,
     "relative_floor": 0.4,
@@ -49,6 +50,7 @@ class HookConfig:
     prompt_ms: int
     tool_ms: int
     capture_ms: int
+    hook_server_minutes: int
     max_notes: int
     min_score: float
     relative_floor: float

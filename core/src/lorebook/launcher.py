@@ -54,16 +54,33 @@ import os  # noqa: E402
 import sys
 
 sys.path += {path!r}  # after the standard library, as site would put them
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODULES = {modules!r}
+SERVE = sys.argv[1:] == ["--serve"]
+if not SERVE:  # the repository's warm hook process answers, if there is one
+    import time
+
+    started = time.monotonic()
+    try:
+        from lorebook.hookclient import handled_by_server
+    except ImportError:  # a lorebook older than the one that wrote this file
+        pass
+    else:
+        if handled_by_server(os.path.join(REPO, ".lorebook"), sys.argv[1:], started):
+            raise SystemExit(0)
 try:
     from lorebook.hookimport import install
 except ImportError:  # a lorebook older than the one that wrote this file: its own imports
     pass
 else:
     install({packages!r})  # lorebook's modules found and loaded without importlib's search
+if SERVE:
+    from lorebook.hookserver import serve
+
+    raise SystemExit(serve(REPO, MODULES, __file__))
 from lorebook.hook import run  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-raise SystemExit(run(sys.argv[1:], repo=REPO, event_modules={modules!r}))
+raise SystemExit(run(sys.argv[1:], repo=REPO, event_modules=MODULES, launcher=__file__))
 '''
 
 

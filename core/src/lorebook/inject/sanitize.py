@@ -69,6 +69,16 @@ def _host_tag() -> re.Pattern[str]:
     return _pattern[0]
 
 
+def prepare() -> None:
+    """Build the translation tables and compile the pattern now, not at first use.
+
+    The warm hook process (:mod:`lorebook.hookserver`) calls it once, so that no event's
+    child builds them again.
+    """
+    _table("fold")
+    _host_tag()
+
+
 def sanitize(text: str) -> str:
     """Remove invisible and bidirectional controls; neutralise host-markup imitations."""
     if not text.isascii():

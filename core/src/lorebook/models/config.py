@@ -50,6 +50,14 @@ class Budgets(BaseModel):
         description="Time budget of capture at stop, session end and pre-compact; larger "
         "transcripts are captured by a detached process.",
     )
+    hook_server_minutes: int = Field(
+        default=30,
+        ge=0,
+        le=24 * 60,
+        description="Minutes the warm hook process of this repository waits for the next "
+        "event before it exits (it keeps lorebook's code loaded, so a hook need not start "
+        "from nothing); 0: no warm process, every hook runs in its own.",
+    )
 
 
 class Recall(BaseModel):

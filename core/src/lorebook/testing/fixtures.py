@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lorebook.constants import ENV_HOME
+from lorebook.constants import ENV_HOME, ENV_HOOK_SERVER
 from lorebook.testing.memory_store import MemoryStore
 from lorebook.testing.recorder import HookRecorder
 
@@ -17,8 +17,9 @@ from lorebook.testing.recorder import HookRecorder
 def lorebook_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point HOME, the XDG folders and ``LOREBOOK_HOME`` at a fresh folder; return it.
 
-    Nothing a test does reaches the real user's configuration or data, and no plugin is
-    disabled or forced by a knob set in the developer's environment.
+    Nothing a test does reaches the real user's configuration or data, no plugin is
+    disabled or forced by a knob set in the developer's environment, and hooks start no
+    warm hook process (``LOREBOOK_HOOK_SERVER=0``) that would outlive the test.
     """
     home = tmp_path / "home"
     home.mkdir()
@@ -34,6 +35,7 @@ def lorebook_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.setenv(var, str(home / sub))
     for knob in ("LOREBOOK_DISABLE_PLUGINS", "LOREBOOK_LOAD_PLUGINS", "LOREBOOK_TRACE_PLUGINS"):
         monkeypatch.delenv(knob, raising=False)
+    monkeypatch.setenv(ENV_HOOK_SERVER, "0")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "lorebook test")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")

@@ -1,0 +1,295 @@
+"""The warm hook process: same answers as a hook in its own process, and it steps aside.
+
+These tests run Claude Code's launcher as the host does, with the warm process allowed
+(the suite turns it off everywhere else), and stop every server they start.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lorebook.hookclient import (
+    available,
+    decode_request,
+    encode_request,
+    handled_by_server,
+    socket_path,
+    stop_server,
+)
+from lorebook.hookserver import FAILED_NAME, LOCK_NAME, WARM_MODULES, Server, Stamps
+from lorebook.kb.store import MarkdownStore
+from lorebook.testing import make_note
+from tests.conftest import CliRunner
+
+pytestmark = pytest.mark.skipif(not available(), reason="the warm process needs POSIX fork")
+
+PROMPT = "why does pytest miss the workspace packages when I run it bare?"
+EVENTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "prompt": ("UserPromptSubmit", {"prompt": PROMPT}),
+    "prompt no match": ("UserPromptSubmit", {"prompt": "a name for a pet hamster?"}),
+    "pre-tool": (
+        "PreToolUse",
+        {"tool_name": "Bash", "tool_input": {"command": "git push --force origin main"}},
+    ),
+    "session start": ("SessionStart", {"source": "startup"}),
+}
+
+
+def fire(
+    repo: Path, name: str, session: str, *, server: bool = True
+) -> tuple[str, bool, list[str]]:
+    """Run one event through the launcher: (stdout, answered in-process, hook-errors lines).
+
+    ``server=False`` runs it with ``LOREBOOK_HOOK_SERVER=0``.
+    """
+    host_event, fields = EVENTS[name]
+    payload = {"session_id": session, "cwd": str(repo), "hook_event_name": host_event, **fields}
+    env = {k: v for k, v in os.environ.items() if k != "LOREBOOK_HOOK_SERVER"}
+    if not server:
+        env["LOREBOOK_HOOK_SERVER"] = "0"
+    launcher = str(repo / ".lorebook/bin/hook")
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-I", "-S", launcher, "claude", host_event],
+        input=json.dumps(payload).encode(), capture_output=True, cwd=repo, env=env,
+        check=True, timeout=60,
+    )  # fmt: skip
+    own = "lorebook.hook\n" in proc.stderr.decode()  # -X importtime lists the client's imports
+    log = repo / ".lorebook/_logs/hook-errors.log"
+    return proc.stdout.decode(), own, log.read_text().splitlines() if log.exists() else []
+
+
+def server_running(repo: Path) -> bool:
+    """Whether a server holds the knowledge base's server lock."""
+    lock = repo / ".lorebook/.cache" / LOCK_NAME
+    if not lock.exists():
+        return False
+    fd = os.open(lock, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def wait_for(condition: object, what: str, seconds: float = 20.0) -> None:
+    """Poll ``condition()`` until it is true; fail naming ``what``."""
+    give_up = time.monotonic() + seconds
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > give_up:
+            pytest.fail(f"{what} within {seconds} s")
+        time.sleep(0.05)
+
+
+def server_pid(repo: Path) -> int:
+    """The pid the running server wrote into its lock file."""
+    return int((repo / ".lorebook/.cache" / LOCK_NAME).read_text())
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, left unreaped by a container's init, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def start(repo: Path) -> None:
+    """Start the repository's server the way hooks do: an event answered in-process."""
+    _, own, _ = fire(repo, "session start", f"start-{time.monotonic_ns()}")
+    assert own
+    sock = socket_path(str(repo / ".lorebook"))
+    wait_for(lambda: os.path.exists(sock), "the warm process did not start")
+
+
+@pytest.fixture
+def repo(kb_repo: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A repository wired for Claude Code with two notes; its server is stopped after."""
+    monkeypatch.delenv("LOREBOOK_HOOK_SERVER", raising=False)
+    store = MarkdownStore(kb_repo)
+    store.add(
+        make_note(
+            "use-uv",
+            title="Run tests with uv run pytest",
+            body="Never bare pytest: it misses the workspace packages.",
+            tags=["testing"],
+        )
+    )
+    store.add(
+        make_note(
+            "no-push-main",
+            title="Never push to main",
+            body="Open a pull request instead.",
+            lb_anchors={"commands": [r"git push\b.*\bmain\b"]},
+            lb_enforce="deny",
+        )
+    )
+    assert cli("init", "--harnesses", "claude", cwd=kb_repo).exit_code == 0
+    assert cli("index", "rebuild", cwd=kb_repo).exit_code == 0
+    yield kb_repo
+    stop_server(str(kb_repo / ".lorebook"))
+    wait_for(lambda: not server_running(kb_repo), "the server did not stop")
+
+
+def test_the_warm_process_answers_every_fast_event_as_the_hook_would(repo: Path) -> None:
+    start(repo)
+    for name in EVENTS:
+        warm, own, _ = fire(repo, name, f"warm-{name.replace(' ', '-')}")
+        cold, cold_own, _ = fire(repo, name, f"cold-{name.replace(' ', '-')}", server=False)
+        assert not own, f"{name}: answered in-process although the server runs"
+        assert cold_own
+        assert warm == cold, name
+    warm, _, errors = fire(repo, "prompt", "warm-prompt")
+    assert warm == ""  # the child kept the session's state: the note is not injected twice
+    assert "Run tests with uv run pytest" in fire(repo, "prompt", "s2")[0]
+    assert errors == []
+
+
+def test_parallel_events_each_get_their_answer(repo: Path) -> None:
+    start(repo)
+    expected, _, _ = fire(repo, "prompt", "reference", server=False)
+    assert "Run tests with uv run pytest" in expected
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda i: fire(repo, "prompt", f"p{i}"), range(8)))
+    assert [(out, own) for out, own, _ in answers] == [(expected, False)] * 8
+
+
+def test_a_rewritten_launcher_sends_the_event_back_in_process_and_stops_the_server(
+    repo: Path,
+) -> None:
+    start(repo)
+    first = server_pid(repo)
+    launcher = repo / ".lorebook/bin/hook"
+    later = launcher.stat().st_mtime + 10
+    os.utime(launcher, (later, later))  # as `lorebook init` rewriting it would
+    out, own, _ = fire(repo, "prompt", "after-init")
+    assert own  # refused: the server runs the launcher it started from, not this one
+    assert "Run tests with uv run pytest" in out
+    wait_for(lambda: not alive(first), "the stale server did not exit")
+    # The event answered in-process started a server of the current launcher.
+    sock = socket_path(str(repo / ".lorebook"))
+    wait_for(lambda: os.path.exists(sock) and server_pid(repo) != first, "no new server")
+    assert not fire(repo, "prompt", "after-init-2")[1]
+
+
+def test_a_server_stops_when_asked_and_hooks_go_on_in_their_own_process(repo: Path) -> None:
+    start(repo)
+    assert stop_server(str(repo / ".lorebook"))
+    wait_for(lambda: not server_running(repo), "the server did not stop")
+    assert not os.path.exists(socket_path(str(repo / ".lorebook")))
+    out, own, errors = fire(repo, "prompt", "stopped", server=False)
+    assert own
+    assert "Run tests with uv run pytest" in out
+    assert errors == []
+
+
+def test_setting_the_minutes_to_zero_stops_the_server_and_starts_none(
+    repo: Path, cli: CliRunner
+) -> None:
+    start(repo)
+    config = repo / ".lorebook/config.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("hook_server_minutes: 30", "hook_server_minutes: 0"))
+    assert cli("doctor", cwd=repo).exit_code in (0, 1)  # any command compiles the config
+    out, own, _ = fire(repo, "prompt", "off")
+    assert own
+    assert "Run tests with uv run pytest" in out
+    wait_for(lambda: not server_running(repo), "the server did not stop")
+    fire(repo, "prompt", "off-2")
+    time.sleep(1.0)  # a server started by that event would hold the lock by now
+    assert not server_running(repo)
+
+
+def test_a_server_that_cannot_listen_says_why_once_and_hooks_still_answer(repo: Path) -> None:
+    sock = Path(socket_path(str(repo / ".lorebook")))
+    sock.mkdir(parents=True)
+    (sock / "in-the-way").write_text("x")  # a folder where the socket goes: bind fails
+    out, own, _ = fire(repo, "prompt", "no-socket")
+    assert own
+    assert "Run tests with uv run pytest" in out
+    failed = sock.parent / FAILED_NAME
+    wait_for(failed.exists, "the failed start was not recorded")
+    wait_for(lambda: not server_running(repo), "the server did not exit")
+    stamp = failed.stat().st_mtime_ns
+    _, own, errors = fire(repo, "prompt", "no-socket-2")
+    assert own
+    time.sleep(1.0)
+    assert failed.stat().st_mtime_ns == stamp  # no second server was started to fail again
+    assert sum("warm hook process not started" in line for line in errors) == 1
+
+
+def test_the_warm_modules_are_all_a_fast_event_imports(repo: Path) -> None:
+    script = f"""
+import json, os, sys
+from lorebook.hookserver import Server
+server = Server({str(repo)!r}, {{"claude": "lorebook_claude.events"}}, "launcher")
+server.warm()
+before = set(sys.modules)
+from lorebook.hook import run
+for name, (event, fields) in json.loads(sys.argv[1]).items():
+    payload = {{"session_id": "modules", "cwd": {str(repo)!r}, "hook_event_name": event}}
+    read, write = os.pipe()
+    os.write(write, json.dumps({{**payload, **fields}}).encode())
+    os.close(write)
+    os.dup2(read, 0)
+    run(["claude", event], repo={str(repo)!r}, event_modules={{"claude": "lorebook_claude.events"}})
+print(json.dumps(sorted(set(sys.modules) - before)), file=sys.stderr)
+"""
+    env = {**os.environ, "LOREBOOK_HOOK_SERVER": "0"}
+    proc = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(EVENTS)],
+        capture_output=True, cwd=repo, env=env, check=True, timeout=60,
+    )  # fmt: skip
+    assert "Run tests with uv run pytest" in proc.stdout.decode()  # the events were served
+    assert json.loads(proc.stderr.decode().splitlines()[-1]) == []
+    assert "lorebook.hook" in WARM_MODULES
+
+
+def test_an_idle_server_stops_and_a_changed_file_is_noticed(tmp_path: Path) -> None:
+    server = Server(str(tmp_path), {}, str(tmp_path / "launcher"))
+    (tmp_path / "launcher").write_text("x")
+    server.minutes = 1
+    server.last = time.monotonic() - 61
+    assert server.stop_reason() == "idle"
+    server.last = time.monotonic()
+    assert server.stop_reason() == "its socket was removed"
+    code = tmp_path / "module.py"
+    code.write_text("a = 1\n")
+    stamps = Stamps([str(code)])
+    assert stamps.changed() is None
+    code.write_text("a = 22\n")
+    assert stamps.changed() == str(code)
+
+
+def test_a_request_keeps_arguments_folder_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOREBOOK_TEST_VALUE", "a=b \u00e9")
+    mask = os.umask(0o027)
+    try:
+        body = encode_request(["claude", "UserPromptSubmit"], 12.5)[4:]
+    finally:
+        os.umask(mask)
+    request = decode_request(body)
+    assert (request.started, request.cwd) == (12.5, os.getcwd())
+    assert (request.umask, request.argv) == (0o027, ["claude", "UserPromptSubmit"])
+    assert request.env["LOREBOOK_TEST_VALUE"] == "a=b \u00e9"
+    assert request.env == dict(os.environ)
+    with pytest.raises(ValueError, match="not a lorebook hook request"):
+        decode_request(b"GET / HTTP/1.1")
+
+
+def test_no_server_means_the_launcher_answers_itself(tmp_path: Path) -> None:
+    assert handled_by_server(str(tmp_path / ".lorebook"), ["claude", "Stop"], 0.0) is False
+    assert stop_server(str(tmp_path / ".lorebook")) is False
