@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
+import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lorebook.recall import bm25
+from lorebook.recall import bm25, postings
 from lorebook.recall.index import IndexedNote
 from lorebook.recall.postings import PostingList, key, merge
 from lorebook.recall.writer import IndexWriter
 
 VOCAB = [f"w{i}" for i in range(40)]
+WAYS = ["maxscore", "wholesum"]
 
 words = st.lists(
     st.integers(min_value=0, max_value=39).map(lambda i: VOCAB[min(i, i * i % 40)]),
@@ -74,6 +78,19 @@ def assert_exact(
         assert math.isclose(coverage, slow[note_id][1], rel_tol=1e-9, abs_tol=1e-9)
 
 
+@contextlib.contextmanager
+def searched_by(way: str) -> Iterator[None]:
+    """Make :func:`lorebook.recall.postings.top_k` take ``way``: "maxscore" or "wholesum"."""
+    if way == "wholesum":
+        pytest.importorskip("numpy")
+    saved = postings.WHOLESUM_MIN
+    postings.WHOLESUM_MIN = 0 if way == "wholesum" else sys.maxsize
+    try:
+        yield
+    finally:
+        postings.WHOLESUM_MIN = saved
+
+
 def zipf_notes(
     rng: random.Random, vocab: list[str], count: int, *, paragraphs: tuple[int, int], heading: bool
 ) -> list[tuple[list[str], list[list[str]]]]:
@@ -95,6 +112,7 @@ def zipf_notes(
     ]
 
 
+@pytest.mark.parametrize("way", WAYS)
 @settings(max_examples=80, deadline=None)
 @given(raw=notes_strategy, query=words, k=st.integers(min_value=1, max_value=6))
 def test_top_k_equals_scoring_every_section(
@@ -102,9 +120,11 @@ def test_top_k_equals_scoring_every_section(
     raw: list[tuple[list[str], list[list[str]]]],
     query: list[str],
     k: int,
+    way: str,
 ) -> None:
     notes = make_notes(raw)
-    with IndexWriter(str(tmp_path_factory.mktemp("postings") / "index.sqlite")) as index:
+    path = str(tmp_path_factory.mktemp("postings") / "index.sqlite")
+    with searched_by(way), IndexWriter(path) as index:
         index.apply(notes)
         stats = index.stats()
         assert stats is not None
@@ -164,13 +184,14 @@ def test_a_long_query_returns_exact_scores_on_all_its_words(
     assert_exact(fast, slow)
 
 
-def test_many_notes_with_common_words_give_the_exhaustive_top_k(tmp_path: Path) -> None:
+@pytest.mark.parametrize("way", WAYS)
+def test_many_notes_with_common_words_give_the_exhaustive_top_k(tmp_path: Path, way: str) -> None:
     """Long lists of common words, so the k-th best rises while lists are read and probed."""
     rng = random.Random(11)
     vocab = [f"w{i}" for i in range(300)]
     weights = [1 / (i + 1) for i in range(300)]
     notes = make_notes(zipf_notes(rng, vocab, 400, paragraphs=(0, 3), heading=False))
-    with IndexWriter(str(tmp_path / "index.sqlite")) as index:
+    with searched_by(way), IndexWriter(str(tmp_path / "index.sqlite")) as index:
         index.apply(notes)
         stats = index.stats()
         assert stats is not None
@@ -208,3 +229,42 @@ def test_rescoring_on_every_word_is_exact_either_way_it_reads_a_list(
             slow = exhaustive(notes, query, stats)
             assert len(fast) >= 5
             assert_exact(fast, slow)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    raw=notes_strategy,
+    repeats=st.lists(st.integers(min_value=0, max_value=4), max_size=6),
+    query=words,
+    k=st.integers(min_value=1, max_value=6),
+)
+def test_numpy_and_maxscore_give_the_same_bits(
+    tmp_path_factory: pytest.TempPathFactory,
+    raw: list[tuple[list[str], list[list[str]]]],
+    repeats: list[int],
+    query: list[str],
+    k: int,
+) -> None:
+    """The same notes, scores and coverage, to the last bit: ties between notes and
+    between a note's sections (a paragraph repeated under its own heading) included."""
+    numpy = pytest.importorskip("numpy")
+    from lorebook.recall import wholesum
+
+    tied = [
+        (
+            title,
+            [["#", *p] for p in paragraphs + [paragraphs[r % len(paragraphs)] for r in repeats]],
+        )
+        if paragraphs
+        else (title, paragraphs)
+        for title, paragraphs in raw
+    ]
+    notes = make_notes(tied + tied[:2])  # two notes twice: ties between notes
+    with IndexWriter(str(tmp_path_factory.mktemp("postings") / "index.sqlite")) as index:
+        index.apply(notes)
+        stats = index.stats()
+        assert stats is not None
+        terms, _ = index.query_terms(query[:24], stats)
+    if terms:
+        expected = postings.maxscore(terms, stats, k)
+        assert wholesum.top_k(terms, stats, k, numpy) == expected

@@ -73,8 +73,9 @@ WARM_MODULES = (
 """What a prompt, a tool event or a session start imports (a test runs each after warm-up
 and checks it imported nothing more). Capture's modules load in its child, as they would
 in its own process."""
-OPTIONAL_MODULES = ("simsimd",)
-"""Imported when installed (the semantic extra)."""
+OPTIONAL_MODULES = ("simsimd", "numpy", "lorebook.recall.wholesum")
+"""Imported when installed (the semantic extra brings both): with numpy loaded, a child
+scores a prompt's many postings in compiled code (:mod:`lorebook.recall.wholesum`)."""
 
 
 class Stamps:

@@ -1,22 +1,25 @@
 """Packed posting lists and an exact top-k search over them (MaxScore).
 
-Each word's postings are one blob: the sorted section keys (``note number << 16 |
+Each word's postings are one blob: the sorted section keys (``note number << 8 |
 section``) and, beside each, the term frequency and the section's length. A word also
 records the largest term frequency and the shortest section it occurs in, which bound
 what it can add to any section's BM25 score (BM25 grows with tf and shrinks with length).
 
-:func:`top_k` reads the words most able to change the ranking in full, then, once the
+:func:`maxscore` reads the words most able to change the ranking in full, then, once the
 words left cannot lift a section the top ``k`` have not seen above the k-th best, only
 looks up the sections still in contention in the remaining lists (binary search). A very
 common word therefore costs a few look-ups, not a pass over its list. The scores are
 exactly those of scoring every section (a hypothesis test compares them).
 
-Runs on the hook path: standard library only.
+Where numpy is loaded already (the warm hook process's children), a query with many
+postings is scored whole in compiled code instead (:mod:`lorebook.recall.wholesum`), to the
+same bits. Runs on the hook path: standard library only.
 """
 
 from __future__ import annotations
 
 import heapq
+import sys
 from array import array
 from bisect import bisect_left
 
@@ -28,6 +31,9 @@ SECTION_BITS = 8
 LIST_WALK = 8
 """:func:`score_notes` walks a word's whole list when it holds at most this many postings
 per note asked about (a test per posting is cheaper than a binary search per note)."""
+WHOLESUM_MIN = 2_000
+""":func:`top_k` scores every posting with numpy, where it is loaded, from this many on
+(below, reading fewer postings in Python is as fast)."""
 MAX_VALUE = 0xFFFF
 """Term frequencies and section lengths are stored as 16-bit counts (larger ones clamp)."""
 
@@ -123,7 +129,7 @@ def _add_term(
 
     ``best`` gets only the notes whose score passes ``threshold`` (below it, a note cannot
     raise the k-th best), so most postings of a common word cost one comparison; what a
-    section covers of the query is found for the few sections returned (:func:`_covered`).
+    section covers of the query is found for the few sections returned (:func:`covered`).
     """
     values = term.postings.values
     norm_k = bm25.K1 * (1 - bm25.B)
@@ -139,15 +145,35 @@ def _add_term(
                 best[num] = score
 
 
+def by_bound(terms: list[QueryTerm]) -> list[QueryTerm]:
+    """The words in the order the search adds them: the most able to lift a section first."""
+    return sorted(terms, key=lambda t: (-t.bound, t.term))
+
+
 def top_k(
     terms: list[QueryTerm], stats: bm25.CorpusStats, k: int
 ) -> dict[int, tuple[float, float]]:
     """The ``k`` best notes (and ties at the k-th score): note number -> (score, covered).
 
     A note's score is its best section's BM25Okapi score; ``covered`` is the summed weight
-    of the query words that section holds.
+    of the query words that section holds. Where numpy is loaded already (the warm hook
+    process, ``lorebook eval``) and the words hold :data:`WHOLESUM_MIN` postings or more,
+    :func:`lorebook.recall.wholesum.top_k` gives the same result by scoring every posting
+    in compiled code.
     """
-    order = sorted(terms, key=lambda t: (-t.bound, t.term))
+    np = sys.modules.get("numpy")
+    if np is not None and sum(len(t.postings.keys) for t in terms) >= WHOLESUM_MIN:
+        from lorebook.recall import wholesum
+
+        return wholesum.top_k(terms, stats, k, np)
+    return maxscore(terms, stats, k)
+
+
+def maxscore(
+    terms: list[QueryTerm], stats: bm25.CorpusStats, k: int
+) -> dict[int, tuple[float, float]]:
+    """:func:`top_k` in pure Python: reads whole lists, then probes (see the module's text)."""
+    order = by_bound(terms)
     remaining = [0.0] * (len(order) + 1)
     for i in range(len(order) - 1, -1, -1):
         remaining[i] = remaining[i + 1] + order[i].bound
@@ -165,7 +191,7 @@ def top_k(
     if split < len(order):
         acc, threshold = _probe(order[split:], remaining[split:], stats, acc, threshold, k)
     return {
-        num: (score, _covered(terms, section_key))
+        num: (score, covered(terms, section_key))
         for num, (score, section_key) in _best_sections(acc, threshold).items()
     }
 
@@ -220,7 +246,7 @@ def _best_sections(acc: dict[int, float], threshold: float) -> dict[int, tuple[f
     return best
 
 
-def _covered(terms: list[QueryTerm], section_key: int) -> float:
+def covered(terms: list[QueryTerm], section_key: int) -> float:
     """The summed weight of the query words section ``section_key`` holds (binary searches)."""
     return sum(t.weight for t in terms if t.postings.find(section_key) >= 0)
 
