@@ -14,7 +14,9 @@ Each hook figure is run twice: answered by the repository's warm hook process (w
 session gets from its second event on; the server is started before the rounds and
 stopped after them) and, as "(cold)", in its own process from nothing
 (``LOREBOOK_HOOK_SERVER=0``: the first event of a session, or a machine where no server
-runs). The warm process's own resident memory is printed after the table.
+runs). The warm process's own resident memory is printed after the table; the RSS column
+of a warm figure is the peak of the child that answers it (the pages it shares with the
+warm process included), not that of the launcher, which stays near the floor's.
 
 Each round uses a new session id, so notes are injected every time. Prints median, min and
 max (wall clock, ms), the ratio of each median to the do-nothing hook's, and the peak RSS
@@ -188,6 +190,57 @@ def start_server(repo: Path, env: dict[str, str]) -> int:
     return int((sock.parent / LOCK_NAME).read_text())
 
 
+CHILD_RSS = """
+import gc, json, os, resource, sys
+paths, repo, launcher, events = json.loads(sys.argv[1])
+sys.path += paths
+from lorebook.hookserver import Server
+server = Server(repo, {"claude": "lorebook_claude.events"}, launcher)
+server.warm()
+gc.collect()
+gc.freeze()
+from lorebook.hook import run
+peaks = {}
+for name, (event, payload) in events.items():
+    read, write = os.pipe()
+    os.write(write, payload.encode())
+    os.close(write)
+    report, told = os.pipe()
+    if os.fork() == 0:
+        gc.disable()
+        os.dup2(read, 0)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        run(["claude", event], repo=repo, event_modules=server.event_modules)
+        os.write(told, str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss).encode())
+        os._exit(0)
+    os.close(told)
+    peaks[name] = int(os.read(report, 64) or 0) / 1024
+    os.close(read)
+    os.wait()
+print(json.dumps(peaks))
+"""
+"""Forks children from a process warmed as the server warms itself, and runs each event in
+one, as the server does (a pipe for the socket): each child's peak resident memory, which
+counts the pages it shares with the warm process."""
+
+
+def warm_child_rss(repo: Path, env: dict[str, str]) -> dict[str, float]:
+    """Peak resident memory (MB) of the warm process's child answering each hook figure."""
+    from lorebook.launcher import launcher_paths
+
+    data = payloads(repo, f"bench-child-rss-{time.monotonic_ns()}")
+    argv = commands(repo)
+    events = {name: (argv[name][2], data[name].decode()) for name in HOOKS}
+    paths = launcher_paths({"claude": "lorebook_claude.events"})
+    spec = json.dumps([paths, str(repo), argv[HOOKS[0]][0], events])
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", CHILD_RSS, spec],
+        capture_output=True, cwd=repo, env=env, check=True,
+    )  # fmt: skip
+    peaks: dict[str, float] = json.loads(proc.stdout)
+    return peaks
+
+
 def server_rss(pid: int) -> str:
     """The warm process's resident and peak resident memory, from /proc."""
     try:
@@ -236,6 +289,9 @@ def _rounds(
             samples[name].append(seconds * 1000)
             injected[name] = len(out)
     data = payloads(repo, "bench-rss")
+    children = warm_child_rss(repo, env)
+    for name in ("floor", "do-nothing"):
+        children[name] = peak_rss_mb(argv[name], repo, data[name], env)
     base = statistics.median(samples["do-nothing"])
     width = max(18, *(len(name) + 2 for name in names))
     print(
@@ -245,7 +301,11 @@ def _rounds(
         values = samples[name]
         median = statistics.median(values)
         own = " (" in name
-        rss = peak_rss_mb(argv[name], repo, data[name.partition(" (")[0]], cold if own else env)
+        rss = (
+            peak_rss_mb(argv[name], repo, data[name.partition(" (")[0]], cold)
+            if own
+            else children[name]
+        )
         print(
             f"{name:<{width}}{median:>9.1f}{min(values):>9.1f}{max(values):>9.1f}"
             f"{median / base:>8.2f}{rss:>9.1f}{injected[name]:>8}"
