@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -293,3 +294,12 @@ def test_a_request_keeps_arguments_folder_and_environment(monkeypatch: pytest.Mo
 def test_no_server_means_the_launcher_answers_itself(tmp_path: Path) -> None:
     assert handled_by_server(str(tmp_path / ".lorebook"), ["claude", "Stop"], 0.0) is False
     assert stop_server(str(tmp_path / ".lorebook")) is False
+
+
+def test_a_terminated_server_removes_its_socket(repo: Path) -> None:
+    start(repo)
+    pid = server_pid(repo)
+    os.kill(pid, signal.SIGTERM)
+    wait_for(lambda: not alive(pid), "the server did not exit on SIGTERM")
+    assert not os.path.exists(socket_path(str(repo / ".lorebook")))
+    assert not server_running(repo)

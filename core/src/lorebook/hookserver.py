@@ -100,17 +100,20 @@ class Stamps:
         return None
 
 
-def code_files() -> list[str]:
-    """The files of the loaded modules that are not the standard library's.
+def code_files(tops: set[str]) -> list[str]:
+    """The files of the loaded modules an upgrade or an edit changes.
 
-    lorebook's, the harnesses' and the installed packages' (simsimd): an upgrade changes
-    one of them.
+    Every module of the packages ``tops`` (lorebook's, the harnesses'); of any other
+    package outside the standard library (simsimd, numpy), its top module, which its
+    installer rewrites (a check of each of numpy's hundred modules would cost every event).
     """
     stdlib = os.path.dirname(os.__file__) + os.sep
     files = []
-    for module in list(sys.modules.values()):
+    for name, module in list(sys.modules.items()):
         origin = getattr(module, "__file__", None)
-        if isinstance(origin, str) and not origin.startswith(stdlib):
+        if not isinstance(origin, str) or origin.startswith(stdlib):
+            continue
+        if name.partition(".")[0] in tops or "." not in name:
             files.append(origin)
     return sorted(files)
 
@@ -165,7 +168,8 @@ class Server:
         from lorebook.inject.sanitize import prepare
 
         prepare()
-        self.stamps = Stamps([self.launcher, *code_files()])
+        tops = {"lorebook", *(name.partition(".")[0] for name in self.event_modules.values())}
+        self.stamps = Stamps([self.launcher, *code_files(tops)])
         self.minutes = idle_minutes(self.kb_root)
 
     def listen(self) -> None:
@@ -242,6 +246,7 @@ def serve(repo: str, event_modules: Mapping[str, str], launcher: str) -> int:
         server.close()
         return 0
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    signal.signal(signal.SIGTERM, _terminate)  # exit through close(): the socket goes too
     import gc
 
     gc.collect()
@@ -252,6 +257,10 @@ def serve(repo: str, event_modules: Mapping[str, str], launcher: str) -> int:
     finally:
         server.close()
     return 0
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _loop(server: Server) -> None:
@@ -309,21 +318,24 @@ def _receive(conn: socket) -> tuple[bytes, list[int]]:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
             fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
     received = list(fds)
-    if len(data) < 4:
-        raise ValueError("a request without its length")
-    size = int.from_bytes(data[:4], "little")
-    if size > MAX_REQUEST:
+    try:
+        if len(data) < 4:
+            raise ValueError("a request without its length")
+        size = int.from_bytes(data[:4], "little")
+        if size > MAX_REQUEST:
+            raise ValueError(f"a request of {size:,} bytes")
+        chunks = [data[4:]]
+        have = len(data) - 4
+        while have < size:
+            chunk = conn.recv(min(1 << 16, size - have))
+            if not chunk:
+                raise ValueError("the request ended early")
+            chunks.append(chunk)
+            have += len(chunk)
+    except BaseException:
         for fd in received:
             os.close(fd)
-        raise ValueError(f"a request of {size:,} bytes")
-    chunks = [data[4:]]
-    have = len(data) - 4
-    while have < size:
-        chunk = conn.recv(min(1 << 16, size - have))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        have += len(chunk)
+        raise
     return b"".join(chunks), received
 
 
@@ -335,6 +347,7 @@ def _child(server: Server, conn: socket, fds: list[int], request: Request) -> No
     try:
         gc.disable()  # as in the launcher's own process
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         if server.listener is not None:
             server.listener.close()
         os.close(server.lock_fd)
