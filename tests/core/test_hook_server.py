@@ -153,6 +153,14 @@ def test_the_warm_process_answers_every_fast_event_as_the_hook_would(repo: Path)
         assert not own, f"{name}: answered in-process although the server runs"
         assert cold_own
         assert warm == cold, name
+    lines = [
+        json.loads(line)
+        for line in (repo / ".lorebook/_logs/hook-timing.log").read_text().splitlines()
+    ]
+    said = {(line["session"], line["warm"]) for line in lines}
+    for name in EVENTS:
+        assert (f"warm-{name.replace(' ', '-')}", True) in said
+        assert (f"cold-{name.replace(' ', '-')}", False) in said
     warm, _, errors = fire(repo, "prompt", "warm-prompt")
     assert warm == ""  # the child kept the session's state: the note is not injected twice
     assert "Run tests with uv run pytest" in fire(repo, "prompt", "s2")[0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,34 @@ def test_uninstall_removes_exactly_what_init_added(e2e_repo: Path) -> None:
     assert settings.read_text() == original
     assert claude_md.read_text() == "# Team notes\n\nBe brief.\n"
     assert not (e2e_repo / ".lorebook/bin/hook").exists()
+
+
+def test_the_warm_hook_process_answers_the_next_session(
+    wired: Path, mock_anthropic: MockAnthropic, run_claude: ClaudeRunner
+) -> None:
+    """The first session's hooks start it; the second session's are answered by it."""
+    from lorebook.hookclient import socket_path, stop_server
+
+    add_note(wired, "--title", "Run tests with uv run pytest", "--description", "Running the test suite",
+             "--kind", "convention", "--body", "NOTE_BODY_UV: never bare pytest here.")  # fmt: skip
+    kb_root = wired / ".lorebook"
+    on = {"LOREBOOK_HOOK_SERVER": "1"}  # the suite turns it off everywhere else
+    try:
+        run_claude(wired, "how do I run the pytest suite in this repo?", env=on)
+        deadline = time.monotonic() + 30
+        while not Path(socket_path(str(kb_root))).exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        proc = run_claude(wired, "how do I run the pytest suite in this repo?", env=on)
+    finally:
+        stop_server(str(kb_root))
+    requests = mock_anthropic.main_requests()
+    assert len(requests) == 2, describe(proc)
+    second = all_text(requests[1])
+    assert "# Project knowledge base" in second  # session start, answered warm
+    assert "NOTE_BODY_UV: never bare pytest here." in second  # the prompt, answered warm
+    lines = [
+        json.loads(line) for line in (kb_root / "_logs/hook-timing.log").read_text().splitlines()
+    ]
+    warm = {line["event"] for line in lines if line["warm"]}
+    assert {"session_start", "prompt"} <= warm, lines
+    assert not (kb_root / "_logs/hook-errors.log").exists()

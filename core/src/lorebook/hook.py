@@ -128,9 +128,11 @@ def run(
         event_modules: harness name -> module with ``parse_event`` and ``render``.
         launcher: The launcher's file, given when it runs this in its own process: after a
             fast-path event, the warm server (:mod:`lorebook.hookserver`) is started from it.
-        started: When the event's process started (``time.monotonic()``), given by the
-            server's child for its launcher; default now.
+        started: When the event's launcher started (``time.monotonic()``), given by the
+            warm server's child that answers for it (the timing log then marks the event
+            ``warm``); default now.
     """
+    warm = started is not None
     if started is None:
         started = time.monotonic()
     kb_root = os.path.join(repo, ".lorebook")
@@ -180,7 +182,7 @@ def run(
         from lorebook.stats.timing import record_timing
 
         chars = len((answer.context or answer.reason or "") if answer is not None else "")
-        record_timing(kb_root, harness, host_event, event, started, chars)
+        record_timing(kb_root, harness, host_event, event, started, chars, warm=warm)
     if launcher is not None and ctx is not None and event is not None:
         _start_server(ctx, event, launcher)
     return 0

@@ -6,10 +6,12 @@ once the file passes :data:`MAX_BYTES` it is renamed to ``hook-timing.log.1`` (r
 previous one) and a fresh file is started, so at most twice that is ever kept.
 
 A line: ``{"at": <unix seconds>, "harness": "claude", "host_event": "UserPromptSubmit",
-"event": "prompt", "session": "<id>", "ms": 12, "chars": 840, "transcript": "<ref>"}``;
-``chars`` counts what was injected (0 for nothing), ``event`` is ``null`` when the payload
-could not be parsed. ``lorebook stats`` reads it for hook latency where the host records
-none, and ``lorebook mark`` reads it to tell which session it was run from.
+"event": "prompt", "session": "<id>", "ms": 12, "chars": 840, "transcript": "<ref>",
+"warm": true}``; ``chars`` counts what was injected (0 for nothing), ``event`` is ``null``
+when the payload could not be parsed, ``warm`` says whether the repository's warm hook
+process answered (:mod:`lorebook.hookserver`) or the hook's own process. ``lorebook
+stats`` reads it for hook latency where the host records none, and ``lorebook mark`` reads
+it to tell which session it was run from.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ def record_timing(
     event: object,
     started: float,
     chars: int,
+    *,
+    warm: bool = False,
 ) -> None:
     """Append one line for a hook run that began at monotonic time ``started``; never raise.
 
@@ -45,6 +49,7 @@ def record_timing(
         event: The parsed :class:`~lorebook.events.HookEvent`, or None when parsing failed.
         started: ``time.monotonic()`` when the hook process began its work.
         chars: Characters the answer put into the model's context (context or reason).
+        warm: Whether a child of the warm hook process answered.
     """
     line = {
         "at": round(time.time(), 3),
@@ -55,6 +60,7 @@ def record_timing(
         "ms": int((time.monotonic() - started) * 1000),
         "chars": chars,
         "transcript": getattr(event, "transcript_ref", None),
+        "warm": warm,
     }
     from lorebook.appendlog import append, crosses_symlink
 
