@@ -10,8 +10,10 @@ import fcntl
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +30,7 @@ from lorebook.hookclient import (
     socket_path,
     stop_server,
 )
-from lorebook.hookserver import FAILED_NAME, LOCK_NAME, WARM_MODULES, Server, Stamps
+from lorebook.hookserver import FAILED_NAME, LOCK_NAME, WARM_MODULES, Server, Stamps, describe
 from lorebook.kb.store import MarkdownStore
 from lorebook.testing import make_note
 from tests.conftest import CliRunner
@@ -194,8 +196,13 @@ def test_a_rewritten_launcher_sends_the_event_back_in_process_and_stops_the_serv
     assert not fire(repo, "prompt", "after-init-2")[1]
 
 
-def test_a_server_stops_when_asked_and_hooks_go_on_in_their_own_process(repo: Path) -> None:
+def test_a_server_stops_when_asked_and_hooks_go_on_in_their_own_process(
+    repo: Path, cli: CliRunner
+) -> None:
     start(repo)
+    doctor = cli("doctor", "--json", cwd=repo).json()
+    (check,) = [c for c in doctor["checks"] if c["name"] == "warm hook process"]
+    assert (check["state"], check["detail"][:13]) == ("ok", "running (pid ")
     assert stop_server(str(repo / ".lorebook"))
     wait_for(lambda: not server_running(repo), "the server did not stop")
     assert not os.path.exists(socket_path(str(repo / ".lorebook")))
@@ -203,6 +210,8 @@ def test_a_server_stops_when_asked_and_hooks_go_on_in_their_own_process(repo: Pa
     assert own
     assert "Run tests with uv run pytest" in out
     assert errors == []
+    fine, detail, _ = describe(str(repo / ".lorebook"))
+    assert (fine, detail) == (True, "not running: the next hook starts it")
 
 
 def test_setting_the_minutes_to_zero_stops_the_server_and_starts_none(
@@ -238,6 +247,11 @@ def test_a_server_that_cannot_listen_says_why_once_and_hooks_still_answer(repo: 
     time.sleep(1.0)
     assert failed.stat().st_mtime_ns == stamp  # no second server was started to fail again
     assert sum("warm hook process not started" in line for line in errors) == 1
+    fine, detail, fix = describe(str(repo / ".lorebook"))
+    assert not fine
+    assert detail.startswith("could not start (")
+    assert fix is not None
+    assert "hookd.failed" in fix
 
 
 def test_the_warm_modules_are_all_a_fast_event_imports(repo: Path) -> None:
@@ -311,3 +325,54 @@ def test_a_terminated_server_removes_its_socket(repo: Path) -> None:
     wait_for(lambda: not alive(pid), "the server did not exit on SIGTERM")
     assert not os.path.exists(socket_path(str(repo / ".lorebook")))
     assert not server_running(repo)
+
+
+def fake_server(kb_root: Path, reply: bytes | None) -> tuple[socket.socket, threading.Thread]:
+    """A server at the socket path that takes one request and replies ``reply``
+    (None: never, until the test closes the listener)."""
+    (kb_root / ".cache").mkdir(parents=True, exist_ok=True)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(socket_path(str(kb_root)))
+    listener.listen(1)
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            _, ancillary, _, _ = conn.recvmsg(1 << 16, socket.CMSG_SPACE(12))
+            for _, _, data in ancillary:
+                for i in range(0, len(data), 4):
+                    os.close(int.from_bytes(data[i : i + 4], sys.byteorder))
+            if reply is not None:
+                conn.sendall(reply)
+            else:
+                time.sleep(2)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return listener, thread
+
+
+@pytest.mark.parametrize(
+    ("reply", "taken"),
+    [(b"-", False), (b"", False), (None, True)],
+    ids=["refused", "closed", "silent"],
+)
+def test_the_launcher_answers_itself_only_when_no_child_can_have_read_stdin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: bytes | None, taken: bool
+) -> None:
+    from lorebook import hookclient
+
+    monkeypatch.delenv("LOREBOOK_HOOK_SERVER", raising=False)
+    monkeypatch.setattr(hookclient, "TAKEN_WAIT", 0.3)
+    kb_root = tmp_path / ".lorebook"
+    listener, thread = fake_server(kb_root, reply)
+    try:
+        assert handled_by_server(str(kb_root), ["claude", "UserPromptSubmit"], 0.0) is taken
+    finally:
+        thread.join(5)
+        listener.close()
+    log = kb_root / "_logs/hook-errors.log"
+    if taken:  # the server had the descriptors and said nothing: nothing is answered
+        assert "the warm hook process did not answer" in log.read_text()
+    else:
+        assert not log.exists()

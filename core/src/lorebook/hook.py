@@ -119,6 +119,7 @@ def run(
     event_modules: Mapping[str, str],
     launcher: str | None = None,
     started: float | None = None,
+    warm: bool = False,
 ) -> int:
     """Answer one host event. Always returns 0.
 
@@ -128,11 +129,11 @@ def run(
         event_modules: harness name -> module with ``parse_event`` and ``render``.
         launcher: The launcher's file, given when it runs this in its own process: after a
             fast-path event, the warm server (:mod:`lorebook.hookserver`) is started from it.
-        started: When the event's launcher started (``time.monotonic()``), given by the
-            warm server's child that answers for it (the timing log then marks the event
-            ``warm``); default now.
+        started: When the event's launcher started (``time.monotonic()``): the budget
+            and the timing log count from it; default now.
+        warm: True in the warm server's child that answers for the launcher (the timing
+            log says so).
     """
-    warm = started is not None
     if started is None:
         started = time.monotonic()
     kb_root = os.path.join(repo, ".lorebook")

@@ -33,7 +33,10 @@ SOCKET_NAME = "hookd.sock"
 MAGIC = b"lorebook-hook-1"
 """The first field of a request: the protocol's version."""
 REPLY_WAIT = 2.0
-"""Seconds to wait for the server to take or refuse an event (it forks at once)."""
+"""Seconds to wait for the server to accept the connection."""
+TAKEN_WAIT = 10.0
+"""Seconds to wait, once the server has the descriptors, for it to say whether it took the
+event (it forks at once: milliseconds)."""
 MAX_UNIX_PATH = 100
 """Longer socket paths are connected relative to their folder (the kernel's limit is
 about 104 to 108 bytes)."""
@@ -154,7 +157,10 @@ def handled_by_server(kb_root: str, argv: list[str], started: float) -> bool:
     """Let the warm server answer this event; False when it did not take it.
 
     False means nothing has read standard input: the caller answers in-process. True means
-    a child of the server ran the hook on this process's descriptors and has finished.
+    a child of the server ran the hook on this process's descriptors and has finished, or,
+    once the server had the descriptors, that it did not say within :data:`TAKEN_WAIT`
+    whether it took the event: then nothing is answered (one line in the hook error log),
+    since a child may be reading standard input.
     """
     if os.environ.get(ENV_HOOK_SERVER) == "0" or not available():
         return False
@@ -163,12 +169,12 @@ def handled_by_server(kb_root: str, argv: list[str], started: float) -> bool:
     except OSError:
         return False
     try:
-        return _exchange(sock, encode_request(argv, started))
+        return _exchange(sock, encode_request(argv, started), kb_root, argv)
     finally:
         sock.close()
 
 
-def _exchange(sock: socket, request: bytes) -> bool:
+def _exchange(sock: socket, request: bytes, kb_root: str, argv: list[str]) -> bool:
     import _socket
 
     fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in STDIO)
@@ -176,11 +182,20 @@ def _exchange(sock: socket, request: bytes) -> bool:
         sent = sock.sendmsg([request], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
         if sent < len(request):
             sock.sendall(request[sent:])
-        reply = sock.recv(1)
     except OSError:
-        return False  # not taken: the server forks before it answers "+"
+        return False  # an incomplete request: the server forks for none
+    try:
+        sock.settimeout(TAKEN_WAIT)
+        reply = sock.recv(1)
+    except OSError as exc:
+        from lorebook.hook import log_failure
+
+        host_event = argv[1] if len(argv) > 1 else "?"
+        message = f"the warm hook process did not answer ({exc or 'timed out'}): nothing injected"
+        log_failure(kb_root, argv[0] if argv else "?", host_event, message)
+        return True
     if reply != b"+":
-        return False
+        return False  # "-", or closed without forking: nothing read standard input
     sock.settimeout(None)
     try:
         while sock.recv(4096):

@@ -367,6 +367,7 @@ def _child(server: Server, conn: socket, fds: list[int], request: Request) -> No
             repo=server.repo,
             event_modules=server.event_modules,
             started=request.started,
+            warm=True,
         )
     except BaseException as exc:
         _log(server, f"warm hook process: {type(exc).__name__}: {exc}")

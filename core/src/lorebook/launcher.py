@@ -9,9 +9,13 @@ exactly the needed folders on ``sys.path``, after the standard library's (so not
 installed shadows a standard module, and a standard import does not search them first). It
 turns the cyclic garbage collector off (a hook process frees everything when it exits, and
 the collector's passes over what its imports create took about 3 ms of each prompt;
-capture, which may read a large transcript, turns it back on), lets
-:class:`lorebook.hookimport.HookFinder` find lorebook's and the harnesses' modules (about
-2 ms less than importlib's search), and calls :func:`lorebook.hook.run`.
+capture, which may read a large transcript, turns it back on), first offers the event to
+the repository's warm hook process (:func:`lorebook.hookclient.handled_by_server`: a
+connection, no import of the hook path), and only when that process is not there, or
+steps aside, lets :class:`lorebook.hookimport.HookFinder` find lorebook's and the
+harnesses' modules (about 2 ms less than importlib's search) and calls
+:func:`lorebook.hook.run`, which starts that process for the next event. Run as ``hook
+--serve``, it is that process (:func:`lorebook.hookserver.serve`).
 
 Where the interpreter's path cannot go in a shebang (too long, or with spaces), ``hook`` is
 a POSIX shell script that execs the interpreter on ``hook.py`` instead. On Windows the
@@ -80,7 +84,9 @@ if SERVE:
     raise SystemExit(serve(REPO, MODULES, __file__))
 from lorebook.hook import run  # noqa: E402
 
-raise SystemExit(run(sys.argv[1:], repo=REPO, event_modules=MODULES, launcher=__file__))
+raise SystemExit(
+    run(sys.argv[1:], repo=REPO, event_modules=MODULES, launcher=__file__, started=started)
+)
 '''
 
 
