@@ -17,6 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from lorebook.hookclient import stop_server
+
 LOREBOOK = [sys.executable, "-m", "lorebook"]
 SESSIONS = Path(__file__).resolve().parent / "demo_sessions"
 
@@ -59,6 +61,10 @@ def replay(repo: Path, event: str, session: str, fields: dict[str, object]) -> N
                           capture_output=True, text=True, env=env, check=False)  # fmt: skip
     shown = {k: v for k, v in fields.items() if k != "source"}
     print(f"$ Claude Code fires {event} {json.dumps(shown)}  (exit code {proc.returncode})")
+    timing = (repo / ".lorebook/_logs/hook-timing.log").read_text().splitlines()
+    last = json.loads(timing[-1]) if timing else {}
+    how = "the warm hook process" if last.get("warm") else "the hook's own process"
+    print(f"  answered in {last.get('ms', '?')} ms by {how}")
     if not proc.stdout.strip():
         print("  (nothing injected)")
         return
@@ -114,6 +120,7 @@ def main() -> None:
         run(repo, "status")
         print("\nThe demo repository is", repo if keep else "removed now (pass --keep to keep it).")
     finally:
+        stop_server(str(repo / ".lorebook"))  # the hooks started it; nothing outlives the demo
         if not keep:
             shutil.rmtree(repo, ignore_errors=True)
 
