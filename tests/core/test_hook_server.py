@@ -376,3 +376,28 @@ def test_the_launcher_answers_itself_only_when_no_child_can_have_read_stdin(
         assert "the warm hook process did not answer" in log.read_text()
     else:
         assert not log.exists()
+
+
+def test_a_launcher_runs_an_older_lorebook_that_has_no_warm_process(tmp_path: Path) -> None:
+    """A lorebook downgraded under its launcher: no client, no finder, the old run()."""
+    from lorebook.launcher import launcher_entry
+
+    old = tmp_path / "old" / "lorebook"
+    old.mkdir(parents=True)
+    (old / "__init__.py").write_text("")
+    (old / "hook.py").write_text(
+        "def run(argv, *, repo, event_modules):\n"
+        "    print('old run', argv, sorted(event_modules))\n"
+        "    return 0\n"
+    )
+    repo = tmp_path / "repo"
+    (repo / ".lorebook/bin").mkdir(parents=True)
+    hook = repo / ".lorebook/bin/hook.py"
+    hook.write_text(launcher_entry({"claude": "lorebook_claude.events"}, [str(old.parent)]))
+    env = {k: v for k, v in os.environ.items() if k != "LOREBOOK_HOOK_SERVER"}
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", str(hook), "claude", "UserPromptSubmit"],
+        input=b"{}", capture_output=True, env=env, check=False, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stdout.decode() == "old run ['claude', 'UserPromptSubmit'] ['claude']\n"

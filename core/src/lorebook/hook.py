@@ -109,7 +109,7 @@ def _read_payload(deadline: float) -> dict[str, object]:
 
 
 FAST_EVENTS = frozenset({"session_start", "prompt", "pre_tool", "post_tool"})
-"""The events after which a hook that answered in-process starts the warm server."""
+"""The events after which a hook that answered in its own process starts the warm one."""
 
 
 def run(
@@ -128,7 +128,8 @@ def run(
         repo: The repository root (the launcher's own location).
         event_modules: harness name -> module with ``parse_event`` and ``render``.
         launcher: The launcher's file, given when it runs this in its own process: after a
-            fast-path event, the warm server (:mod:`lorebook.hookserver`) is started from it.
+            fast-path event, the warm hook process (:mod:`lorebook.hookserver`) is started
+            from it.
         started: When the event's launcher started (``time.monotonic()``): the budget
             and the timing log count from it; default now.
         warm: True in the warm server's child that answers for the launcher (the timing
@@ -190,7 +191,7 @@ def run(
 
 
 def _start_server(ctx: Context, event: HookEvent, launcher: str) -> None:
-    """Start the warm server after a fast-path event, where the settings allow one."""
+    """Start the warm hook process after a fast-path event, where the settings allow one."""
     from lorebook.constants import ENV_HOOK_SERVER
     from lorebook.hookclient import available
 
@@ -204,5 +205,5 @@ def _start_server(ctx: Context, event: HookEvent, launcher: str) -> None:
         start_server(ctx.kb_root, launcher)
     except Exception as exc:
         log_failure(
-            ctx.kb_root, event.harness, event.host_event, f"starting the warm server: {exc}"
+            ctx.kb_root, event.harness, event.host_event, f"starting the warm hook process: {exc}"
         )

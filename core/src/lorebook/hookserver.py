@@ -399,7 +399,10 @@ def start_server(kb_root: str, launcher: str) -> bool:
         for fd, flags in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY))
     ]
     argv = [sys.executable, "-I", "-S", launcher, "--serve"]
-    os.posix_spawn(sys.executable, argv, dict(os.environ), file_actions=quiet, setsid=True)
+    try:  # its own session: no terminal's signal reaches it
+        os.posix_spawn(sys.executable, argv, dict(os.environ), file_actions=quiet, setsid=True)
+    except NotImplementedError:  # a platform without POSIX_SPAWN_SETSID
+        return False
     return True
 
 

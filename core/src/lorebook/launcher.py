@@ -84,9 +84,11 @@ if SERVE:
     raise SystemExit(serve(REPO, MODULES, __file__))
 from lorebook.hook import run  # noqa: E402
 
-raise SystemExit(
-    run(sys.argv[1:], repo=REPO, event_modules=MODULES, launcher=__file__, started=started)
-)
+try:
+    code = run(sys.argv[1:], repo=REPO, event_modules=MODULES, launcher=__file__, started=started)
+except TypeError:  # a lorebook older than the one that wrote this file (run never raises)
+    code = run(sys.argv[1:], repo=REPO, event_modules=MODULES)
+raise SystemExit(code)
 '''
 
 
