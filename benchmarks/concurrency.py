@@ -35,6 +35,8 @@ from pathlib import Path
 from kbgen import write_kb
 from kill_writers import claude_line
 
+from lorebook.hookclient import stop_server
+
 LOREBOOK = [sys.executable, "-m", "lorebook"]
 TIMEOUT = 120.0
 
@@ -192,13 +194,32 @@ def run(repo: Path, seconds: float, ops: int | None, workers: dict[str, int]) ->
         threads += [threading.Thread(target=stopper, args=(repo, path, sid, w, stop, results))
                     for w in range(workers["stoppers"])]  # fmt: skip
     started = time.monotonic()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        stop_server(str(repo / ".lorebook"))  # the hooks started it (unless it is turned off)
     results.runs["seconds"] = round(time.monotonic() - started)
+    timing = (repo / ".lorebook/_logs/hook-timing.log").read_text().splitlines()
+    results.runs["hook answers by the warm process"] = sum('"warm": true' in t for t in timing)
     check(repo, results)
     return results
+
+
+def wait_for_detached(repo: Path, seconds: float = 120.0) -> None:
+    """Wait until no process names ``repo`` on its command line (up to ``seconds``).
+
+    The stop hooks start detached capture processes that outlive them by design; the
+    repository is removed only once they have finished writing into it.
+    """
+    give_up = time.monotonic() + seconds
+    while time.monotonic() < give_up:
+        found = subprocess.run(["pgrep", "-f", str(repo)], capture_output=True, check=False)
+        if not found.stdout.strip():
+            return
+        time.sleep(0.2)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -214,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     workers = {k: getattr(args, k) for k in ("adders", "prompters", "transcripts", "stoppers")}
     with tempfile.TemporaryDirectory(prefix="lorebook-concurrency-") as tmp:
         results = run(Path(tmp) / "repo", args.seconds, args.ops, workers)
+        wait_for_detached(Path(tmp) / "repo")
     report(results)
     return 1 if results.problems else 0
 

@@ -143,11 +143,18 @@ class Server:
         self.minutes = 0
 
     def lock(self) -> bool:
-        """Take the knowledge base's server lock; False when another server holds it."""
+        """Take the knowledge base's server lock; False when another server holds it.
+
+        False too when ``.lorebook/.cache/`` is gone (the repository was removed meanwhile).
+        """
         import fcntl
 
-        os.makedirs(self.cache, exist_ok=True)
-        self.lock_fd = os.open(os.path.join(self.cache, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+        try:  # in the folder the hook that started it wrote its index in: never created here
+            self.lock_fd = os.open(
+                os.path.join(self.cache, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600
+            )
+        except FileNotFoundError:  # the repository went away before the server started
+            return False
         try:
             fcntl.flock(self.lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
