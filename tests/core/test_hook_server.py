@@ -401,3 +401,24 @@ def test_a_launcher_runs_an_older_lorebook_that_has_no_warm_process(tmp_path: Pa
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr.decode()
     assert proc.stdout.decode() == "old run ['claude', 'UserPromptSubmit'] ['claude']\n"
+
+
+def test_a_killed_server_costs_no_answer_and_the_next_event_starts_another(repo: Path) -> None:
+    start(repo)
+    first = server_pid(repo)
+    os.kill(first, signal.SIGKILL)  # no cleanup: its socket file stays behind
+    wait_for(lambda: not alive(first), "the server did not die")
+    assert os.path.exists(socket_path(str(repo / ".lorebook")))
+    out, own, errors = fire(repo, "prompt", "after-kill")
+    assert own  # nothing listens on the socket: answered in its own process
+    assert "Run tests with uv run pytest" in out
+    assert errors == []
+    wait_for(lambda: server_running(repo) and server_pid(repo) != first, "no new server")
+    sock = socket_path(str(repo / ".lorebook"))
+    wait_for(
+        lambda: os.path.exists(sock) and not fire(repo, "prompt no match", "probe")[1],
+        "no warm answer",
+    )
+    out, own, _ = fire(repo, "prompt", "after-kill-2")
+    assert not own
+    assert "Run tests with uv run pytest" in out
