@@ -26,8 +26,9 @@ ratios from one run.
 ``--against REV`` adds, in the same rounds, every hook figure run by the code of git
 revision REV (its ``core/src`` and ``plugins/claude/src``, exported beside the knowledge
 bases) through a second launcher on the same knowledge base, with a session id of its own:
-a before/after comparison of the code in one run (both launchers are this checkout's). REV
-must write the same index version.
+a before/after comparison of the code in one run (both launchers are this checkout's), each
+event in its own process, so it compares with the "(cold)" figures. REV must write the same
+index version.
 
     .venv/bin/python benchmarks/hook_latency.py --notes 1000,10000 [--rounds 20] [--keep DIR]
         [--against REV]
