@@ -1,24 +1,26 @@
 """The warm hook process: one per repository, a forked child per event.
 
-Started by a hook that answered in its own process (:func:`lorebook.hookclient.start_server`),
-through the launcher (``.lorebook/bin/hook --serve``). It imports what the fast-path events
-need (:data:`WARM_MODULES` and the wired harnesses' translators), then listens on
-``.lorebook/.cache/hookd.sock``. For each event the launcher connects, passes its standard
-input, output and error, and the server forks: the child puts those descriptors in place,
-takes the launcher's arguments, environment, working folder and start time, and runs
-:func:`lorebook.hook.run` exactly as the launcher would have, so every read of the index,
-the notes, the configuration and the session state happens in the child, on the files as
-they are now. The server itself reads no note and keeps no data between events: only code.
+Started by a hook that answered in its own process (:func:`start_server`, called by
+:func:`lorebook.hook.run`), through the launcher (``.lorebook/bin/hook --serve``). It
+imports what the fast-path events need (:data:`WARM_MODULES` and the wired harnesses'
+translators), then listens on ``.lorebook/.cache/hookd.sock``. For each event the launcher
+connects, passes its standard input, output and error, and the server forks: the child puts
+those descriptors in place, takes the launcher's arguments, environment, working folder,
+umask and start time, and runs :func:`lorebook.hook.run` exactly as the launcher would
+have, so every read of the index, the notes, the configuration and the session state
+happens in the child, on the files as they are now. The server itself reads no note and
+keeps no data between events: only code.
 
 It refuses an event (the launcher then answers in-process) and exits when any lorebook
-module it imported, a translator, or the launcher changed on disk since it started (an
-upgrade, or ``lorebook init`` rewiring the harnesses), or when ``budgets.hook_server_minutes``
-became 0. It exits after that many minutes without an event, when its socket file is
-removed or replaced, when the launcher is removed, and when asked
-(:func:`lorebook.hookclient.stop_server`). Only a connection from the same user is served
-(``SO_PEERCRED``); the socket is created readable and writable by its owner only. One server
-runs per knowledge base (an exclusive lock on ``hookd.lock``); one that cannot start writes
-why to ``hookd.failed``, and hooks do not start another for an hour.
+module it imported, a translator, the top module of another package it imported (simsimd,
+numpy), or the launcher changed on disk since it started (an upgrade, or ``lorebook init``
+rewiring the harnesses), or when ``budgets.hook_server_minutes`` became 0. It exits after
+that many minutes without an event, when its socket file is removed or replaced, when the
+launcher is removed, on SIGTERM, and when asked (:func:`lorebook.hookclient.stop_server`).
+Only a connection from the same user is served (``SO_PEERCRED``); the socket is created
+readable and writable by its owner only. One server runs per knowledge base (an exclusive
+lock on ``hookd.lock``); one that cannot start writes why to ``hookd.failed``, and hooks
+do not start another for an hour.
 """
 
 from __future__ import annotations
