@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,15 +24,27 @@ def pytest_configure(config: pytest.Config) -> None:
     """Build the semantic piece table once per checkout, not once per isolated home.
 
     Hooks run in their own process, with no warm hook process started (the tests of the
-    warm process turn it back on): a test's repository would otherwise keep one running.
+    warm process turn it back on), unless ``LOREBOOK_HOOK_SERVER=1`` is set for the run:
+    then every hook a test fires may be answered warm, as on a user's machine, and the
+    servers are stopped when the run ends.
     """
-    os.environ["LOREBOOK_HOOK_SERVER"] = "0"
+    os.environ.setdefault("LOREBOOK_HOOK_SERVER", "0")
     cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
     if cache is not None and "LOREBOOK_CACHE_DIR" not in os.environ:
         os.environ["LOREBOOK_CACHE_DIR"] = str(cache.mkdir("lorebook-cache"))
 
 
 SHARED = REPO_ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_warm_hook_processes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Stop every warm hook process a test's repository still runs when the run ends."""
+    yield
+    from lorebook.hookclient import stop_server
+
+    for sock in tmp_path_factory.getbasetemp().rglob("hookd.sock"):
+        stop_server(str(sock.parent.parent))
 
 
 @dataclass(frozen=True)
