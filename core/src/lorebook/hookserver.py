@@ -445,7 +445,7 @@ def describe(kb_root: str) -> tuple[bool, str, str | None]:
             pid = handle.read().strip()
     except OSError:
         pid = "?"
-    return True, f"running (pid {pid}): it answers the session start, prompt and tool hooks", None
+    return True, f"running (pid {pid}): it answers the hooks of this repository", None
 
 
 def _failed(server: Server, reason: str) -> None:
