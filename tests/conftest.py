@@ -25,8 +25,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
     Hooks run in their own process, with no warm hook process started (the tests of the
     warm process turn it back on), unless ``LOREBOOK_HOOK_SERVER=1`` is set for the run:
-    then every hook a test fires may be answered warm, as on a user's machine, and the
-    servers are stopped when the run ends.
+    then the hooks of tests that do not use the test kit's ``lorebook_home`` fixture (which
+    turns it off for its test), the e2e tests among them, may be answered warm, as on a
+    user's machine, and the servers are stopped when the run ends.
     """
     os.environ.setdefault("LOREBOOK_HOOK_SERVER", "0")
     cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider

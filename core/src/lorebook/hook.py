@@ -54,7 +54,7 @@ def _budget_ms(name: str, ctx_config: object) -> int:
 
 def answer_event(event: HookEvent, ctx: Context, translator: str = "") -> HookAnswer:
     """Dispatch one normalised event to its stage (``translator``: the harness's module)."""
-    from lorebook.events import HookAnswer
+    from lorebook.events import CAPTURE_EVENTS, HookAnswer
     from lorebook.inject import stages
 
     if event.name == "prompt":
@@ -67,7 +67,7 @@ def answer_event(event: HookEvent, ctx: Context, translator: str = "") -> HookAn
         from lorebook.inject.session import session_start_answer
 
         return session_start_answer(event, ctx)
-    if event.name in ("stop", "session_end", "pre_compact"):
+    if event.name in CAPTURE_EVENTS:
         import gc
 
         gc.enable()  # the launcher turns it off for the fast path; a transcript may be large
@@ -106,10 +106,6 @@ def _read_payload(deadline: float) -> dict[str, object]:
     if not isinstance(payload, dict):
         raise ValueError(f"the payload is a JSON {type(payload).__name__}, not an object")
     return payload
-
-
-FAST_EVENTS = frozenset({"session_start", "prompt", "pre_tool", "post_tool"})
-"""The events after which a hook that answered in its own process starts the warm one."""
 
 
 def run(
@@ -192,12 +188,10 @@ def run(
 
 def _start_server(ctx: Context, event: HookEvent, launcher: str) -> None:
     """Start the warm hook process after a fast-path event, where the settings allow one."""
-    from lorebook.constants import ENV_HOOK_SERVER
-    from lorebook.hookclient import available
+    from lorebook.events import CAPTURE_EVENTS
+    from lorebook.hookclient import enabled
 
-    if event.name not in FAST_EVENTS or ctx.config.hook_server_minutes <= 0:
-        return
-    if os.environ.get(ENV_HOOK_SERVER) == "0" or not available():
+    if event.name in CAPTURE_EVENTS or ctx.config.hook_server_minutes <= 0 or not enabled():
         return
     try:
         from lorebook.hookserver import start_server

@@ -48,6 +48,11 @@ def available() -> bool:
     return os.name == "posix" and hasattr(os, "fork")
 
 
+def enabled() -> bool:
+    """Whether hooks use and start the warm process (available, ``LOREBOOK_HOOK_SERVER`` not 0)."""
+    return os.environ.get(ENV_HOOK_SERVER) != "0" and available()
+
+
 def socket_path(kb_root: str) -> str:
     """The server socket of the knowledge base at ``kb_root``."""
     return os.path.join(kb_root, ".cache", SOCKET_NAME)
@@ -162,7 +167,7 @@ def handled_by_server(kb_root: str, argv: list[str], started: float) -> bool:
     whether it took the event: then nothing is answered (one line in the hook error log),
     since a child may be reading standard input.
     """
-    if os.environ.get(ENV_HOOK_SERVER) == "0" or not available():
+    if not enabled():
         return False
     try:
         sock = connect(socket_path(kb_root), REPLY_WAIT)
