@@ -6,6 +6,7 @@ import os
 import sqlite3
 import struct
 import zlib
+from array import array
 from pathlib import Path
 
 import pytest
@@ -128,6 +129,28 @@ def test_the_model_s_flat_file_gives_the_table_s_pieces_and_vectors(
     finally:
         flat.close()
         plain.close()
+
+
+@needs_model
+def test_a_flat_file_of_the_float32_layout_is_rewritten_by_the_next_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine upgraded from a lorebook that kept float32 vectors gets the new file."""
+    monkeypatch.setenv("LOREBOOK_CACHE_DIR", str(tmp_path))
+    table = semantic.ensure_piece_table()
+    assert table is not None
+    path = Path(piecefile.piece_file_path(table))
+    raw = path.read_bytes()
+    _, count, _, dim = piecefile.HEADER.unpack_from(raw)
+    vectors_at = len(raw) - 8 * dim * count
+    old = array("d", raw[vectors_at:])
+    path.write_bytes(b"LBPIECE1" + raw[8:vectors_at] + array("f", old).tobytes())
+    assert piecefile.open_piece_file(table) is None  # the hooks read the table meanwhile
+    assert semantic.ensure_piece_table() == table
+    flat = piecefile.open_piece_file(table)
+    assert flat is not None
+    flat.close()
+    assert path.read_bytes() == raw
 
 
 @needs_model

@@ -211,19 +211,25 @@ def test_a_prompt_is_cut_into_the_same_pieces_with_and_without_the_hash_filter(
 
 
 @needs_model
-def test_a_prompt_embeds_the_same_with_and_without_simsimd(
+def test_a_text_embeds_to_the_same_bits_however_its_vectors_are_summed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """simsimd sums the pieces' vectors in float64; plain Python gives the same vector."""
+    """simsimd, plain Python and the index writers' numpy sum give one vector, bit for bit.
+
+    A note embedded by a rebuild (numpy, every note at once) and by ``note add`` (one note,
+    simsimd) gets the same vector; so does a prompt with or without simsimd installed.
+    """
     table = semantic.ensure_piece_table()
     assert table is not None
-    prompt = "the session start hook fails when the repo path has spaces, again and again"
-    embedder = semantic.Embedder(table)
+    texts = [PASTED, "the the the session start hook fails when the repo path has spaces"]
+    embedder, bulk = semantic.Embedder(table), semantic.Embedder(table, bulk=True)
     try:
-        fast = embedder.embed(prompt)
+        fast = [embedder.embed(text) for text in texts]
+        summed_by_numpy = [bulk.embed(text) for text in texts]
         monkeypatch.setitem(sys.modules, "simsimd", None)  # `import simsimd` raises
-        plain = embedder.embed(prompt)
+        plain = [embedder.embed(text) for text in texts]
     finally:
         embedder.close()
-    assert any(fast)
-    assert fast == pytest.approx(plain, abs=1e-12)
+        bulk.close()
+    assert all(any(vector) for vector in fast)
+    assert fast == plain == summed_by_numpy

@@ -8,7 +8,8 @@ tokenizer library, and nothing is downloaded: the package's two data files are r
 directly, once per machine, into a piece table (SQLite, under the user cache folder) and
 its flat copy (:mod:`lorebook.recall.piecefile`), which the hooks map to look up the
 pieces of a prompt's words. Only an index writer embedding many notes at once
-(:class:`Embedder` with ``bulk=True``) uses numpy, when it is installed.
+(:class:`Embedder` with ``bulk=True``) uses numpy, when it is installed; the vectors are
+the same bits either way (:meth:`Embedder.embed`).
 
 Pieces never cross a space (the tokenizer's pieces mark a word start with ``▁`` and
 hold no inner one), so a text is cut at whitespace and each chunk, prefixed with ``▁``,
@@ -28,6 +29,8 @@ import struct
 import zlib
 from array import array
 from bisect import bisect_left
+from functools import reduce
+from operator import add, mul
 
 from lorebook.recall.db import sqlite3
 from lorebook.recall.piecefile import open_piece_file, write_piece_file
@@ -161,8 +164,12 @@ def _candidates(chunk: str) -> Iterable[str]:
 
 
 def normalise(vec: list[float]) -> list[float]:
-    """``vec`` scaled to unit length (a zero vector stays zero)."""
-    norm = math.sqrt(sum(x * x for x in vec))
+    """``vec`` scaled to unit length (a zero vector stays zero).
+
+    The squares are added in order, as :func:`_unit` adds them (``sum`` of floats adds
+    with compensation from Python 3.12 on: other bits).
+    """
+    norm = math.sqrt(reduce(add, map(mul, vec, vec), 0.0))
     return [x / norm for x in vec] if norm else vec
 
 
@@ -327,15 +334,21 @@ class Embedder:
         return found
 
     def embed(self, text: str) -> list[float]:
-        """The unit-length mean of the pieces' vectors (all zeros for a text with none)."""
+        """The unit-length mean of the pieces' vectors (all zeros for a text with none).
+
+        The pieces' vectors, each weighted by how often it occurs, are summed in float64.
+        Every way of summing below gives the same bits: the model's values are float16, so
+        each product and every partial sum of a text's pieces is exact in float64, in any
+        order. The length is then taken by adding the squares in order, in every way alike
+        (a test checks the bits).
+        """
         counts = self.pieces(text)
         if self.matrix is not None:
             if not counts:
                 return [0.0] * DIM
             ids = [self.rows[p] for p in counts]
             total = self.numpy.dot(list(counts.values()), self.matrix[ids])
-            norm = float(self.numpy.linalg.norm(total))
-            return (total / norm).tolist() if norm else [0.0] * DIM
+            return _unit(self.numpy, total)
         found = [
             (vec, times) for piece, times in counts.items() if (vec := self.vectors.get(piece))
         ]
@@ -353,6 +366,16 @@ class Embedder:
         sums = array("d")
         sums.frombytes(memoryview(summed).cast("B"))
         return normalise(sums.tolist())
+
+
+def _unit(numpy: Any, total: Any) -> list[float]:
+    """``total`` (a numpy vector) scaled to unit length, exactly as :func:`normalise` scales it.
+
+    ``numpy.add.accumulate`` adds the squares one after another, as :func:`normalise` does
+    (``numpy.linalg.norm`` rounds otherwise).
+    """
+    norm = math.sqrt(float(numpy.add.accumulate(total * total)[-1]))
+    return list((total / norm).tolist()) if norm else [0.0] * DIM
 
 
 def embed_note(embedder: Embedder, head: str, body: str) -> bytes:
