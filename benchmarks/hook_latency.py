@@ -209,6 +209,8 @@ for name, (event, payload) in events.items():
     report, told = os.pipe()
     if os.fork() == 0:
         gc.disable()
+        from lorebook.inject.stages import rehearse
+        rehearse(server.kb_root, times=1)  # as a spare child does before its event
         os.dup2(read, 0)
         os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         run(["claude", event], repo=repo, event_modules=server.event_modules)
@@ -221,8 +223,8 @@ for name, (event, payload) in events.items():
 print(json.dumps(peaks))
 """
 """Forks children from a process warmed as the server warms itself, and runs each event in
-one, as the server does (a pipe for the socket): each child's peak resident memory, which
-counts the pages it shares with the warm process."""
+one after the rehearsal a spare child makes, as the server does (a pipe for the socket):
+each child's peak resident memory, which counts the pages it shares with the warm process."""
 
 
 def warm_child_rss(repo: Path, env: dict[str, str]) -> dict[str, float]:

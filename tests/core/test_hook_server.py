@@ -169,6 +169,38 @@ def test_the_warm_process_answers_every_fast_event_as_the_hook_would(repo: Path)
     assert errors == []
 
 
+def children(pid: int) -> list[int]:
+    """The pids of process ``pid``'s children (Linux's /proc)."""
+    found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(child) for child in found if alive(int(child))]
+
+
+@pytest.mark.skipif(
+    not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
+    reason="needs Linux's /proc/<pid>/task/<pid>/children",
+)
+def test_a_spare_child_waits_for_each_event_and_a_killed_one_is_replaced(repo: Path) -> None:
+    start(repo)
+    server = server_pid(repo)
+    wait_for(lambda: len(children(server)) == 1, "no spare child waits")
+    [spare] = children(server)
+    out, own, _ = fire(repo, "prompt", "spare-1")
+    assert not own
+    assert "Run tests with uv run pytest" in out
+    wait_for(lambda: not alive(spare), "the spare did not exit after its event")
+    wait_for(lambda: len(children(server)) == 1, "no next spare")
+    [spare] = children(server)
+    os.kill(spare, signal.SIGKILL)
+    wait_for(lambda: not alive(spare), "the spare did not die")
+    out, own, errors = fire(repo, "prompt", "spare-2")  # a child forked for it answers
+    assert not own
+    assert "Run tests with uv run pytest" in out
+    wait_for(lambda: len(children(server)) == 1, "the killed spare was not replaced")
+    assert children(server) != [spare]
+    assert fire(repo, "prompt", "spare-3")[:2] == (out, False)
+    assert errors == []
+
+
 def test_parallel_events_each_get_their_answer(repo: Path) -> None:
     start(repo)
     expected, _, _ = fire(repo, "prompt", "reference", server=False)

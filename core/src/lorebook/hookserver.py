@@ -3,13 +3,16 @@
 Started by a hook that answered in its own process (:func:`start_server`, called by
 :func:`lorebook.hook.run`), through the launcher (``.lorebook/bin/hook --serve``). It
 imports what the fast-path events need (:data:`WARM_MODULES` and the wired harnesses'
-translators), then listens on ``.lorebook/.cache/hookd.sock``. For each event the launcher
-connects, passes its standard input, output and error, and the server forks: the child puts
-those descriptors in place, takes the launcher's arguments, environment, working folder,
-umask and start time, and runs :func:`lorebook.hook.run` exactly as the launcher would
-have, so every read of the index, the notes, the configuration and the session state
-happens in the child, on the files as they are now. The server itself reads no note and
-keeps no data between events: only code.
+translators), rehearses the prompt path once (:func:`lorebook.inject.stages.rehearse`),
+then listens on ``.lorebook/.cache/hookd.sock``. For each event the launcher connects and
+passes its standard input, output and error, and the server hands them to a child: the
+:class:`Spare` it forked ahead of the event, or one it forks for it when the spare is not
+ready. The child puts those descriptors in place, takes the launcher's arguments,
+environment, working folder, umask and start time, and runs :func:`lorebook.hook.run`
+exactly as the launcher would have, so every read of the index, the notes, the
+configuration and the session state happens in the child, on the files as they are now.
+The server itself reads no note and keeps no data between events: only code (a spare's
+rehearsal reads the notes, but keeps nothing of them either).
 
 It refuses an event (the launcher then answers in-process) and exits when any lorebook
 module it imported, a translator, the top module of another package it imported (simsimd,
@@ -46,6 +49,9 @@ TICK = 5.0
 """Seconds between the checks an idle server makes (idle time, socket, launcher)."""
 MAX_REQUEST = 1 << 20
 """A request larger than this is refused (arguments and environment, not the payload)."""
+SPARE_WAIT = 2.0
+"""Seconds a new spare child waits for the previous event's child to finish before it
+rehearses (so that the two do not share a core), at most."""
 WARM_MODULES = (
     "lorebook.hook",
     "lorebook.hookconfig",
@@ -143,6 +149,9 @@ class Server:
         self.stamps = Stamps([])
         self.last = time.monotonic()
         self.minutes = 0
+        self.spare: Spare | None = None
+        self.answering = 0
+        """The pid of the spare that took the last event (the next spare waits for it)."""
 
     def lock(self) -> bool:
         """Take the knowledge base's server lock; False when another server holds it.
@@ -175,8 +184,11 @@ class Server:
             with contextlib.suppress(ImportError):
                 __import__(name)
         from lorebook.inject.sanitize import prepare
+        from lorebook.inject.stages import rehearse
 
         prepare()
+        with contextlib.suppress(Exception):  # no index yet, a broken config: children see it
+            rehearse(self.kb_root)
         tops = {"lorebook", *(name.partition(".")[0] for name in self.event_modules.values())}
         self.stamps = Stamps([self.launcher, *code_files(tops)])
         self.minutes = idle_minutes(self.kb_root)
@@ -224,7 +236,13 @@ class Server:
         return "budgets.hook_server_minutes is 0" if self.minutes <= 0 else None
 
     def close(self) -> None:
-        """Stop listening, remove our socket (not a successor's), release the lock."""
+        """Stop listening, remove our socket (not a successor's), release the lock.
+
+        The spare child, if any, finds its channel closed and exits.
+        """
+        if self.spare is not None:
+            self.spare.close()
+            self.spare = None
         if self.listener is not None:
             self.listener.close()
             self.listener = None
@@ -262,6 +280,8 @@ def serve(repo: str, event_modules: Mapping[str, str], launcher: str) -> int:
     gc.freeze()  # what warm-up created is never collected, nor copied by a collection
     gc.enable()
     try:
+        with contextlib.suppress(OSError):  # no fork now: the first event tries again
+            _fork_spare(server)
         _loop(server)
     finally:
         server.close()
@@ -287,6 +307,9 @@ def _loop(server: Server) -> None:
         with conn:
             if not _answer(server, conn):
                 return
+        if server.spare is None:  # forked with no descriptor of the event open
+            with contextlib.suppress(OSError):
+                _fork_spare(server, server.answering)
 
 
 def _answer(server: Server, conn: socket) -> bool:
@@ -305,6 +328,18 @@ def _answer(server: Server, conn: socket) -> bool:
             conn.sendall(b"-")
             return refusal is None
         request = decode_request(body)
+        spare = server.spare
+        if spare is not None and spare.is_ready():
+            if spare.hand(body, [conn.fileno(), *fds]):
+                server.spare = None  # the loop forks the next one, once this event's
+                server.answering = spare.pid  # descriptors are closed
+                spare.close()
+                conn.sendall(b"+")
+                return True
+            spare.gone = True
+        if spare is not None and spare.gone:
+            spare.close()
+            server.spare = None
         if os.fork() == 0:
             _child(server, conn, fds, request)  # never returns
         conn.sendall(b"+")
@@ -316,12 +351,12 @@ def _answer(server: Server, conn: socket) -> bool:
     return True
 
 
-def _receive(conn: socket) -> tuple[bytes, list[int]]:
-    """The request's body and the descriptors that came with it."""
+def _receive(conn: socket, fds_wanted: int = len(STDIO)) -> tuple[bytes, list[int]]:
+    """The request's body and the descriptors that came with it (at most ``fds_wanted``)."""
     import array
     import socket
 
-    data, ancillary, _, _ = conn.recvmsg(1 << 16, socket.CMSG_SPACE(4 * len(STDIO)))
+    data, ancillary, _, _ = conn.recvmsg(1 << 16, socket.CMSG_SPACE(4 * fds_wanted))
     fds = array.array("i")
     for level, kind, payload in ancillary:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
@@ -348,41 +383,164 @@ def _receive(conn: socket) -> tuple[bytes, list[int]]:
     return b"".join(chunks), received
 
 
-def _child(server: Server, conn: socket, fds: list[int], request: Request) -> None:
-    """Run the hook on the launcher's descriptors, then exit (the launcher then exits)."""
+def _detach(server: Server) -> None:
+    """In a child: the defaults a hook process has, and none of the server's descriptors."""
     import gc
     import signal
 
-    try:
-        gc.disable()  # as in the launcher's own process
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        if server.listener is not None:
-            server.listener.close()
+    gc.disable()  # as in the launcher's own process
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if server.listener is not None:
+        server.listener.close()
+    if server.spare is not None:
+        server.spare.sock.close()  # or the spare would not see the server go
+    if server.lock_fd >= 0:
         os.close(server.lock_fd)
-        for target, fd in zip(STDIO, fds, strict=True):
-            os.dup2(fd, target)
-        os.environ.clear()
-        os.environ.update(request.env)
-        os.umask(request.umask)
-        try:
-            os.chdir(request.cwd or server.repo)
-        except OSError:
-            os.chdir(server.repo)
-        from lorebook.hook import run
 
-        run(
-            request.argv,
-            repo=server.repo,
-            event_modules=server.event_modules,
-            started=request.started,
-            warm=True,
-        )
+
+def _child(server: Server, conn: socket, fds: list[int], request: Request) -> None:
+    """Run the hook on the launcher's descriptors, then exit (the launcher then exits)."""
+    try:
+        _detach(server)
+        _run(server, fds, request)
     except BaseException as exc:
         _log(server, f"warm hook process: {type(exc).__name__}: {exc}")
     finally:
         conn.close()
         os._exit(0)
+
+
+def _run(server: Server, fds: list[int], request: Request) -> None:
+    """Answer the event of ``request`` on the launcher's descriptors ``fds``, as it would."""
+    for target, fd in zip(STDIO, fds, strict=True):
+        os.dup2(fd, target)
+    os.environ.clear()
+    os.environ.update(request.env)
+    os.umask(request.umask)
+    try:
+        os.chdir(request.cwd or server.repo)
+    except OSError:
+        os.chdir(server.repo)
+    from lorebook.hook import run
+
+    run(
+        request.argv,
+        repo=server.repo,
+        event_modules=server.event_modules,
+        started=request.started,
+        warm=True,
+    )
+
+
+class Spare:
+    """A child forked before the event it will answer, its prompt path rehearsed.
+
+    Forking a 30 MB process and running the prompt path for the first time in it (every
+    page it writes copied from the server's, every function's bytecode specialised
+    again) cost a pasted prompt about 3 ms of its 10. A spare does that while no event
+    waits: it rehearses (:func:`lorebook.inject.stages.rehearse`), says it is ready on its
+    channel to the server (a socket pair), and waits there for an event, which the server
+    hands it with the launcher's descriptors. It answers that one event, as any child
+    does, and exits; the server forks the next spare at once. An event that comes while
+    the spare is not ready yet gets a child forked for it, as before.
+    """
+
+    __slots__ = ("gone", "pid", "ready", "sock")
+
+    def __init__(self, pid: int, sock: socket) -> None:
+        self.pid = pid
+        self.sock = sock
+        """The server's end of the channel."""
+        self.ready = False
+        self.gone = False
+        """It exited (killed, out of memory) without answering: the server forks another."""
+
+    def is_ready(self) -> bool:
+        """Whether it waits for an event (it sends one byte when it is)."""
+        import socket
+
+        if not self.ready and not self.gone:
+            try:
+                said = self.sock.recv(1, socket.MSG_DONTWAIT)
+            except BlockingIOError:  # still rehearsing
+                return False
+            except OSError:
+                said = b""
+            self.ready = said == b"r"
+            self.gone = not self.ready
+        return self.ready
+
+    def hand(self, body: bytes, fds: list[int]) -> bool:
+        """Give it an event: the request and the connection's and launcher's descriptors."""
+        import array
+        import socket
+
+        data = len(body).to_bytes(4, "little") + body
+        try:
+            fds_data = array.array("i", fds).tobytes()
+            sent = self.sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds_data)])
+            if sent < len(data):
+                self.sock.sendall(data[sent:])
+        except OSError:  # it died
+            return False
+        return True
+
+    def close(self) -> None:
+        """Close the server's end: a spare still waiting exits."""
+        self.sock.close()
+
+
+def _fork_spare(server: Server, previous: int = 0) -> None:
+    """Fork the server's next spare (``previous``: the child answering the last event)."""
+    import socket
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    pid = os.fork()
+    if pid == 0:
+        ours.close()
+        _spare(server, theirs, previous)  # never returns
+    theirs.close()
+    server.spare = Spare(pid, ours)
+
+
+def _spare(server: Server, channel: socket, previous: int) -> None:
+    """The spare's life: get ready, wait for an event, answer it, exit."""
+    try:
+        _detach(server)
+        server.spare = None
+        _wait_for_exit(previous, SPARE_WAIT)
+        from lorebook.inject.stages import rehearse
+
+        with contextlib.suppress(Exception):  # no index yet: the event will say so
+            rehearse(server.kb_root, times=1)
+        channel.sendall(b"r")
+        body, fds = _receive(channel, 1 + len(STDIO))  # the server closed it: ValueError
+    except BaseException:
+        os._exit(0)  # the server went away, or stopped
+    conn = None
+    try:
+        import socket
+
+        conn = socket.socket(fileno=fds[0])
+        _run(server, fds[1:], decode_request(body))
+    except BaseException as exc:
+        _log(server, f"warm hook process: {type(exc).__name__}: {exc}")
+    finally:
+        if conn is not None:
+            conn.close()
+        os._exit(0)
+
+
+def _wait_for_exit(pid: int, seconds: float) -> None:
+    """Return when process ``pid`` has exited (it is the server's child: reaped at once)."""
+    end = time.monotonic() + seconds
+    while pid > 0 and time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return
+        time.sleep(0.001)
 
 
 def failed_recently(kb_root: str) -> bool:

@@ -102,6 +102,37 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     return HookAnswer(context=text) if text else HookAnswer()
 
 
+REHEARSAL_PROMPT = (
+    "why does the session start hook fail on the staging deploy?\n"
+    'File "src/app/cli.py", line 88, in main: UploadError: upload_bundle() timed out'
+)
+"""What :func:`rehearse` asks: words, identifiers and a traceback line, as users paste."""
+
+
+def rehearse(kb_root: str, times: int = 3) -> None:
+    """Rank :data:`REHEARSAL_PROMPT` against the knowledge base ``times`` over, answering nothing.
+
+    The warm hook process (:mod:`lorebook.hookserver`) runs it as it warms up, and each
+    spare child once more before it waits for its event: Python specialises a function's
+    bytecode as it runs it (3.11 on), and the first run in a forked child copies every
+    page it writes, so a spare that has rehearsed answers its event some 3 ms sooner.
+    Keeps nothing of what it read. Writes nothing a prompt would not (the validity stat
+    cache, when a matching note has dependencies); no session state, timing line or usage
+    record. Raises what opening the stores raises (the caller ignores it).
+    """
+    from lorebook.hookconfig import load_hook_config
+
+    config = load_hook_config(kb_root)
+    for _ in range(times):
+        views = open_views(kb_root, [])
+        if not views:
+            return
+        try:
+            choose(views[0].index, REHEARSAL_PROMPT, config, stores=views)
+        finally:
+            close_views(views)
+
+
 def _usage(ctx: Context) -> dict[str, tuple[int, int]]:
     from lorebook.stats.usage import read_usage
 
