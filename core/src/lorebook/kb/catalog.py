@@ -15,7 +15,7 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, overload
 
 from lorebook.kb.store import Problem
 from lorebook.models.note import edges_of
@@ -61,7 +61,7 @@ def facts_row(note: Note, links: str | None) -> tuple[str | None, ...]:
 
 
 _SELECT = (
-    "SELECT f.path, f.hash, f.problem, f.id, f.type, COALESCE(d.title, ''), "
+    "SELECT f.path, f.mtime_ns, f.size, f.hash, f.problem, f.id, f.type, COALESCE(d.title, ''), "
     "COALESCE(d.description, ''), COALESCE(d.kind, ''), COALESCE(d.status, ''), f.lists, "
     "f.links FROM kb_files AS f LEFT JOIN docs AS d ON d.id = f.id"
 )
@@ -144,13 +144,32 @@ class Catalog:
         self.notes = dict(sorted(self.notes.items()))
 
 
-def load_catalog(paths: KBPaths, db: sqlite3.Connection) -> Catalog:
-    """The catalog the index ``db`` holds (as :func:`load_snapshot` would read the files)."""
+@overload
+def load_catalog(paths: KBPaths, db: sqlite3.Connection) -> Catalog: ...
+@overload
+def load_catalog(
+    paths: KBPaths, db: sqlite3.Connection, on_disk: Mapping[str, tuple[int, int]]
+) -> Catalog | None: ...
+def load_catalog(
+    paths: KBPaths, db: sqlite3.Connection, on_disk: Mapping[str, tuple[int, int]] | None = None
+) -> Catalog | None:
+    """The catalog the index ``db`` holds (as :func:`load_snapshot` would read the files).
+
+    ``on_disk``: each note file's (mtime_ns, size) as just walked; then None when the index
+    recorded other files, or one at another stamp (it is not current: reconcile it first).
+    The same rows answer both, so a writer reads the ``kb_files`` table once.
+    """
     rows = db.execute(_SELECT).fetchall()
+    if on_disk is not None and len(rows) != len(on_disk):
+        return None
     catalog = Catalog()
     prefix = paths.rel(paths.nodes)
     twins: dict[str, list[Listed]] = {}
-    for rel, digest, problem, note_id, kind_of, title, text, kind, status, lists, links in rows:
+    for row in rows:
+        rel, mtime, size, digest, problem, note_id, kind_of, title, text, kind, status = row[:11]
+        if on_disk is not None and on_disk.get(rel) != (mtime, size):
+            return None
+        lists, links = row[11:]
         catalog.files.append(rel)
         if digest is not None:
             catalog.hashes[rel] = digest.hex()

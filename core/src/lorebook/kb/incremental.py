@@ -12,6 +12,8 @@ Either way the bytes are those of ``lorebook index rebuild`` (a test compares th
 
 from __future__ import annotations
 
+import contextlib
+import os
 import posixpath
 import sqlite3
 from collections.abc import Callable
@@ -46,12 +48,26 @@ class Refreshed:
 
 
 def _catalog(paths: KBPaths) -> Catalog:
-    """The index, first brought in line with ``nodes/``, read as a catalog."""
-    from lorebook.recall.index import index_path
-    from lorebook.recall.sync import reconcile
+    """The index, first brought in line with ``nodes/``, read as a catalog.
 
-    reconcile(paths)
-    db = sqlite3.connect(f"file:{index_path(str(paths.root))}?mode=ro", uri=True, timeout=10.0)
+    One stat walk of the notes; when the index is current (the usual case) its rows are
+    read once, for the check and the catalog alike. Otherwise it is reconciled with that
+    walk, and read again.
+    """
+    from lorebook.recall.index import NoteIndex, index_path
+    from lorebook.recall.semantic import ensure_piece_table
+    from lorebook.recall.sync import reconcile, settled, walk_nodes
+
+    walk = walk_nodes(str(paths.nodes))
+    target = index_path(str(paths.root))
+    if os.path.exists(target):
+        with contextlib.suppress(sqlite3.Error), NoteIndex(target) as index:
+            if settled(index, walk, ensure_piece_table()):
+                catalog = load_catalog(paths, index.db, walk[1])
+                if catalog is not None:
+                    return catalog
+    reconcile(paths, walk=walk)
+    db = sqlite3.connect(f"file:{target}?mode=ro", uri=True, timeout=10.0)
     try:
         return load_catalog(paths, db)
     finally:

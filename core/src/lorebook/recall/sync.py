@@ -146,8 +146,16 @@ def walk_nodes(nodes: str) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
     return times, found
 
 
+Walk = tuple[dict[str, int], dict[str, tuple[int, int]]]
+"""What :func:`walk_nodes` found: folder times, and each note file's (mtime_ns, size)."""
+
+
 def reconcile(
-    paths: KBPaths, *, build_pieces: bool = True, snapshot: Snapshot | None = None
+    paths: KBPaths,
+    *,
+    build_pieces: bool = True,
+    snapshot: Snapshot | None = None,
+    walk: Walk | None = None,
 ) -> tuple[int, int]:
     """Bring the index in line with ``nodes/``; return (notes re-indexed, notes removed).
 
@@ -157,10 +165,11 @@ def reconcile(
     session-start hook passes False and embeds changed notes with the table the index
     already names, if any. Notes the caller has just read (``snapshot``, from
     :func:`lorebook.kb.store.load_snapshot`) are taken from it when unchanged since.
+    ``walk``: the caller's own :func:`walk_nodes` of ``nodes/``, just made.
     """
     from lorebook.recall import semantic
 
-    times, on_disk = walk_nodes(str(paths.nodes))
+    times, on_disk = walk if walk is not None else walk_nodes(str(paths.nodes))
     target = index_path(str(paths.root))
     wanted = semantic.ensure_piece_table() if build_pieces else None
     if os.path.exists(target) and _up_to_date(target, on_disk, wanted, times):
@@ -205,10 +214,7 @@ def _up_to_date(
     try:
         with NoteIndex(target) as index:
             files = recorded_files(index.db)
-            current = index.stats() is not None or not on_disk
-            current = current and (pieces is None or index.pieces() == pieces)
-            current = current and freshness.recorded(index.db) == times
-            current = current and not index.vectors_missing()
+            current = settled(index, (times, on_disk), pieces)
     except sqlite3.Error:
         return False
     # The docs rows are written with the kb_files rows, in the same transaction.
@@ -217,6 +223,20 @@ def _up_to_date(
         and len(files) == len(on_disk)
         and all(files.get(rel, (-1, -1))[:2] == stamp for rel, stamp in on_disk.items())
     )
+
+
+def settled(index: NoteIndex, walk: Walk, pieces: str | None) -> bool:
+    """Whether ``index`` is current for ``walk`` in all but its note files' stamps.
+
+    Its statistics exist (unless there are no notes), it was embedded with ``pieces``
+    (when given), it recorded these folder times, and its vectors file is there. The
+    caller compares the ``kb_files`` stamps with the walk's.
+    """
+    times, on_disk = walk
+    current = index.stats() is not None or not on_disk
+    current = current and (pieces is None or index.pieces() == pieces)
+    current = current and freshness.recorded(index.db) == times
+    return current and not index.vectors_missing()
 
 
 def index_written(
