@@ -1,5 +1,5 @@
 """``python -m lorebook``: the same as the ``lorebook`` command."""
 
-from lorebook.cli.app import main
+from lorebook.cli import main
 
 main()

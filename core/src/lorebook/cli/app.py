@@ -149,13 +149,21 @@ def _app_for(args: list[str]) -> typer.Typer:
     return alone
 
 
-def main() -> None:
+def main(*, collector_paused: bool = False) -> None:
     """Run the CLI; a failure becomes one message on stderr and exit code 1.
 
     ``--debug`` (before the command) lets the exception through with its traceback.
+    ``collector_paused``: the console script (:func:`lorebook.cli.main`) paused the garbage
+    collector for the imports; it is resumed once the command's module is loaded, with
+    every object made so far frozen.
     """
     args = sys.argv[1:]
     app = _app_for(args)
+    if collector_paused:
+        import gc
+
+        gc.freeze()
+        gc.enable()
     if "--debug" in args:
         app()
         return
