@@ -13,6 +13,10 @@ and prints median, min and max (wall seconds, and CPU seconds of the subprocess)
 index's size next to the notes' bytes, and the peak RSS of one `note add`. The machine
 is shared and noisy: quote medians from one run, with the floor of the same run.
 
+lorebook's modules are compiled to bytecode first, as pip compiles an installed package:
+an editable checkout run with PYTHONDONTWRITEBYTECODE=1 would otherwise compile some forty
+modules (about 40 ms) at every command.
+
     .venv/bin/python benchmarks/writers.py --notes 1000,10000 [--rounds 3] [--keep DIR]
 """
 
@@ -59,6 +63,19 @@ def note_add(repo: Path, n: int) -> tuple[float, float]:
     )  # fmt: skip
 
 
+def compile_lorebook() -> None:
+    """Compile the modules of lorebook and its harness plugins, wherever they are installed."""
+    import compileall
+    import importlib.util
+
+    for name in ("lorebook", "lorebook_claude", "lorebook_codex", "lorebook_cursor",
+                 "lorebook_opencode", "lorebook_copilot"):  # fmt: skip
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            for folder in spec.submodule_search_locations:
+                compileall.compile_dir(folder, quiet=1)
+
+
 def sizes(repo: Path) -> tuple[int, int]:
     """(bytes of note files, bytes of the index: index.sqlite and its vectors file)."""
     notes = sum(p.stat().st_size for p in (repo / ".lorebook/nodes").rglob("*.md"))
@@ -103,6 +120,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the repositories here")
     args = parser.parse_args()
+    compile_lorebook()
     for size, repo, _ in knowledge_bases(args.notes, args.keep):
         print(f"\n== {size} notes, {args.rounds} rounds")
         measure(repo, args.rounds)
