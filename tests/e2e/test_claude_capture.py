@@ -11,7 +11,7 @@ import pytest
 
 from tests.e2e.conftest import ClaudeRunner, describe
 from tests.e2e.mock_anthropic import MockAnthropic
-from tests.e2e.staged import staged_log
+from tests.e2e.staged import staged_log, wait_staged
 
 pytestmark = pytest.mark.e2e
 
@@ -50,7 +50,9 @@ def test_a_session_is_staged_redacted_and_a_second_stop_changes_nothing(
     )
     proc = run_claude(e2e_repo, prompt, session_id=session)
     assert mock_anthropic.main_requests(), describe(proc)
-    logs = sorted((e2e_repo / ".lorebook/_sessions").glob("*.json"))
+    # Staged by the Stop hook, or, when Claude Code had not flushed its transcript yet, by
+    # the detached capture its SessionEnd hook starts, which may finish after Claude exits.
+    logs = wait_staged(e2e_repo / ".lorebook/_sessions", "*.json")
     assert len(logs) == 1, describe(proc)
     log = staged_log(logs[0])
     assert log["session_id"] == session
