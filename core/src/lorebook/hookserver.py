@@ -3,16 +3,15 @@
 Started by a hook that answered in its own process (:func:`start_server`, called by
 :func:`lorebook.hook.run`), through the launcher (``.lorebook/bin/hook --serve``). It
 imports what the fast-path events need (:data:`WARM_MODULES` and the wired harnesses'
-translators), rehearses the prompt path once (:func:`lorebook.inject.stages.rehearse`),
-then listens on ``.lorebook/.cache/hookd.sock``. For each event the launcher connects and
-passes its standard input, output and error, and the server hands them to a child: the
-:class:`Spare` it forked ahead of the event, or one it forks for it when the spare is not
-ready. The child puts those descriptors in place, takes the launcher's arguments,
-environment, working folder, umask and start time, and runs :func:`lorebook.hook.run`
-exactly as the launcher would have, so every read of the index, the notes, the
-configuration and the session state happens in the child, on the files as they are now.
-The server itself reads no note and keeps no data between events: only code (a spare's
-rehearsal reads the notes, but keeps nothing of them either).
+translators), then listens on ``.lorebook/.cache/hookd.sock``. For each event the
+launcher connects and passes its standard input, output and error, and the server hands
+them to a child: the :class:`Spare` it forked ahead of the event, or one it forks for it
+when the spare is not ready. The child puts those descriptors in place, takes the
+launcher's arguments, environment, working folder, umask and start time, and runs
+:func:`lorebook.hook.run` exactly as the launcher would have, so every read of the index,
+the notes, the configuration and the session state happens in the child, on the files as
+they are now. The server itself reads no note and keeps no data between events: only code
+(a spare's rehearsal reads the notes, but keeps nothing of them either).
 
 It refuses an event (the launcher then answers in-process) and exits when any lorebook
 module it imported, a translator, the top module of another package it imported (simsimd,
@@ -184,11 +183,8 @@ class Server:
             with contextlib.suppress(ImportError):
                 __import__(name)
         from lorebook.inject.sanitize import prepare
-        from lorebook.inject.stages import rehearse
 
         prepare()
-        with contextlib.suppress(Exception):  # no index yet, a broken config: children see it
-            rehearse(self.kb_root)
         tops = {"lorebook", *(name.partition(".")[0] for name in self.event_modules.values())}
         self.stamps = Stamps([self.launcher, *code_files(tops)])
         self.minutes = idle_minutes(self.kb_root)
@@ -496,7 +492,12 @@ def _fork_spare(server: Server, previous: int = 0) -> None:
     import socket
 
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        ours.close()
+        theirs.close()
+        raise
     if pid == 0:
         ours.close()
         _spare(server, theirs, previous)  # never returns

@@ -112,10 +112,11 @@ REHEARSAL_PROMPT = (
 def rehearse(kb_root: str, times: int = 3) -> None:
     """Rank :data:`REHEARSAL_PROMPT` against the knowledge base ``times`` over, answering nothing.
 
-    The warm hook process (:mod:`lorebook.hookserver`) runs it as it warms up, and each
-    spare child once more before it waits for its event: Python specialises a function's
-    bytecode as it runs it (3.11 on), and the first run in a forked child copies every
-    page it writes, so a spare that has rehearsed answers its event some 3 ms sooner.
+    Each spare child of the warm hook process (:class:`lorebook.hookserver.Spare`) runs it
+    before it waits for its event: Python specialises a function's bytecode as it runs it
+    (3.11 on), and the first run in a forked child copies every page it writes, so a spare
+    that has rehearsed answers its event some 3 ms sooner. (The warm process itself does
+    not: at 100,000 notes what it read would double its memory.)
     Keeps nothing of what it read. Writes nothing a prompt would not (the validity stat
     cache, when a matching note has dependencies); no session state, timing line or usage
     record. Raises what opening the stores raises (the caller ignores it).
