@@ -210,7 +210,7 @@ for name, (event, payload) in events.items():
     if os.fork() == 0:
         gc.disable()
         from lorebook.inject.stages import rehearse
-        rehearse(server.kb_root, times=1)  # as a spare child does before its event
+        rehearse(server.kb_root)  # as a spare child does before its event
         os.dup2(read, 0)
         os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         run(["claude", event], repo=repo, event_modules=server.event_modules)

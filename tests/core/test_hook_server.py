@@ -201,6 +201,29 @@ def test_a_spare_child_waits_for_each_event_and_a_killed_one_is_replaced(repo: P
     assert errors == []
 
 
+def test_a_spare_s_rehearsal_ranks_the_notes_and_leaves_no_trace(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lorebook.inject import stages
+
+    ranked: list[list[str]] = []
+    real = stages.choose
+
+    def choose(*args: Any, **kwargs: Any) -> Any:
+        served = real(*args, **kwargs)
+        ranked.append([c.id for c in served.ranked])
+        return served
+
+    monkeypatch.setattr(stages, "choose", choose)
+    files = [p for p in (repo / ".lorebook").rglob("*") if p.is_file()]
+    before = {p: p.stat().st_mtime_ns for p in files}
+    stages.rehearse(str(repo / ".lorebook"))
+    assert len(ranked) == 1  # the made-up prompt was ranked against the notes, once
+    assert ranked[0]
+    after = [p for p in (repo / ".lorebook").rglob("*") if p.is_file()]
+    assert {p: p.stat().st_mtime_ns for p in after} == before  # no session, log or record
+
+
 def test_parallel_events_each_get_their_answer(repo: Path) -> None:
     start(repo)
     expected, _, _ = fire(repo, "prompt", "reference", server=False)

@@ -514,7 +514,7 @@ def _spare(server: Server, channel: socket, previous: int) -> None:
         from lorebook.inject.stages import rehearse
 
         with contextlib.suppress(Exception):  # no index yet: the event will say so
-            rehearse(server.kb_root, times=1)
+            rehearse(server.kb_root)
         channel.sendall(b"r")
         body, fds = _receive(channel, 1 + len(STDIO))  # the server closed it: ValueError
     except BaseException:

@@ -109,8 +109,8 @@ REHEARSAL_PROMPT = (
 """What :func:`rehearse` asks: words, identifiers and a traceback line, as users paste."""
 
 
-def rehearse(kb_root: str, times: int = 3) -> None:
-    """Rank :data:`REHEARSAL_PROMPT` against the knowledge base ``times`` over, answering nothing.
+def rehearse(kb_root: str) -> None:
+    """Rank :data:`REHEARSAL_PROMPT` against the knowledge base once, answering nothing.
 
     Each spare child of the warm hook process (:class:`lorebook.hookserver.Spare`) runs it
     before it waits for its event: Python specialises a function's bytecode as it runs it
@@ -123,15 +123,12 @@ def rehearse(kb_root: str, times: int = 3) -> None:
     """
     from lorebook.hookconfig import load_hook_config
 
-    config = load_hook_config(kb_root)
-    for _ in range(times):
-        views = open_views(kb_root, [])
-        if not views:
-            return
-        try:
-            choose(views[0].index, REHEARSAL_PROMPT, config, stores=views)
-        finally:
-            close_views(views)
+    views = open_views(kb_root, [])
+    try:
+        if views:
+            choose(views[0].index, REHEARSAL_PROMPT, load_hook_config(kb_root), stores=views)
+    finally:
+        close_views(views)
 
 
 def _usage(ctx: Context) -> dict[str, tuple[int, int]]:
