@@ -205,16 +205,17 @@ def test_a_spare_s_rehearsal_ranks_the_notes_and_leaves_no_trace(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lorebook.inject import stages
+    from lorebook.recall import serve
 
     ranked: list[list[str]] = []
-    real = stages.choose
+    real = serve.choose
 
     def choose(*args: Any, **kwargs: Any) -> Any:
         served = real(*args, **kwargs)
         ranked.append([c.id for c in served.ranked])
         return served
 
-    monkeypatch.setattr(stages, "choose", choose)
+    monkeypatch.setattr("lorebook.inject.stages.choose", choose)  # what rehearse calls
     files = [p for p in (repo / ".lorebook").rglob("*") if p.is_file()]
     before = {p: p.stat().st_mtime_ns for p in files}
     stages.rehearse(str(repo / ".lorebook"))
