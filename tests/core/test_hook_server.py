@@ -383,6 +383,28 @@ def test_a_terminated_server_removes_its_socket(repo: Path) -> None:
     assert not server_running(repo)
 
 
+def test_a_server_terminated_the_moment_its_socket_appears_removes_it(repo: Path) -> None:
+    # The moment a starting hook sees the socket, the server may still be setting up
+    # (collecting, forking its spare): a SIGTERM then must still clean up.
+    sock = socket_path(str(repo / ".lorebook"))
+    lock = repo / ".lorebook/.cache" / LOCK_NAME
+    for attempt in range(5):
+        proc = subprocess.Popen(
+            [sys.executable, "-I", "-S", str(repo / ".lorebook/bin/hook"), "--serve"],
+            cwd=repo, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        give_up = time.monotonic() + 20
+        while not os.path.exists(sock) and proc.poll() is None:
+            assert time.monotonic() < give_up, "the server did not bind its socket"
+            time.sleep(0.0002)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0, f"attempt {attempt}: no clean exit"
+        assert not os.path.exists(sock), f"attempt {attempt}: the socket was left behind"
+        with open(lock, "rb+") as handle:  # released: the next server can take it
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 def fake_server(kb_root: Path, reply: bytes | None) -> tuple[socket.socket, threading.Thread]:
     """A server at the socket path that takes one request and replies ``reply``
     (None: never, until the test closes the listener)."""

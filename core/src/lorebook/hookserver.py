@@ -191,6 +191,7 @@ class Server:
 
     def listen(self) -> None:
         """Bind the socket (owner-only) where the launchers look for it."""
+        import signal
         import socket
 
         os.chdir(self.cache)  # bound by its name: a long repository path fits the limit
@@ -198,15 +199,18 @@ class Server:
         if os.path.lexists(name):
             os.unlink(name)  # a dead server's: the lock says no other is running
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener = listener
         mask = os.umask(0o177)
+        # A SIGTERM waits until the socket is bound and known as ours: close() removes it.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
         try:
             listener.bind(name)
+            self.inode = os.stat(name).st_ino
         finally:
             os.umask(mask)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         listener.listen(128)
         listener.settimeout(TICK)
-        self.listener = listener
-        self.inode = os.stat(name).st_ino
         if os.path.exists(FAILED_NAME):
             os.unlink(FAILED_NAME)
 
@@ -257,29 +261,31 @@ def serve(repo: str, event_modules: Mapping[str, str], launcher: str) -> int:
     import signal
 
     server = Server(repo, event_modules, launcher)
+    # From the first step: a SIGTERM at any point (even while the socket is being bound)
+    # exits through close(), so no socket is left behind.
+    signal.signal(signal.SIGTERM, _terminate)
     try:
-        if not server.lock():
-            return 0  # another server is running
-        server.warm()
-        if server.minutes <= 0:
+        try:
+            if not server.lock():
+                return 0  # another server is running
+            server.warm()
+            if server.minutes <= 0:
+                return 0
+            server.listen()
+        except Exception as exc:
+            _failed(server, f"{type(exc).__name__}: {exc}")
             return 0
-        server.listen()
-    except Exception as exc:
-        _failed(server, f"{type(exc).__name__}: {exc}")
-        server.close()
-        return 0
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-    signal.signal(signal.SIGTERM, _terminate)  # exit through close(): the socket goes too
-    import gc
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+        import gc
 
-    gc.collect()
-    gc.freeze()  # what warm-up created is never collected, nor copied by a collection
-    gc.enable()
-    try:
+        gc.collect()
+        gc.freeze()  # what warm-up created is never collected, nor copied by a collection
+        gc.enable()
         with contextlib.suppress(OSError):  # no fork now: the first event tries again
             _fork_spare(server)
         _loop(server)
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut close() short
         server.close()
     return 0
 
