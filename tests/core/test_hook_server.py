@@ -97,8 +97,9 @@ def wait_for(condition: object, what: str, seconds: float = 20.0) -> None:
 
 
 def server_pid(repo: Path) -> int:
-    """The pid the running server wrote into its lock file."""
-    return int((repo / ".lorebook/.cache" / LOCK_NAME).read_text())
+    """The pid the running server wrote into its lock file (0 before the first one did)."""
+    first = (repo / ".lorebook/.cache" / LOCK_NAME).read_text().partition("\n")[0]
+    return int(first or 0)
 
 
 def alive(pid: int) -> bool:

@@ -151,6 +151,9 @@ class Server:
         self.spare: Spare | None = None
         self.answering = 0
         """The pid of the spare that took the last event (the next spare waits for it)."""
+        self.binding = False
+        """Whether the socket is being bound: a SIGTERM now only sets :attr:`terminated`."""
+        self.terminated = False
 
     def lock(self) -> bool:
         """Take the knowledge base's server lock; False when another server holds it.
@@ -171,8 +174,11 @@ class Server:
             os.close(self.lock_fd)
             self.lock_fd = -1
             return False
-        os.ftruncate(self.lock_fd, 0)
-        os.write(self.lock_fd, f"{os.getpid()}\n".encode())  # for `lorebook doctor`
+        # For `lorebook doctor`: written over the last server's pid, then cut to length, so
+        # a reader at any moment finds a whole pid on the first line.
+        mine = f"{os.getpid()}\n".encode()
+        os.pwrite(self.lock_fd, mine, 0)
+        os.ftruncate(self.lock_fd, len(mine))
         return True
 
     def warm(self) -> None:
@@ -191,7 +197,6 @@ class Server:
 
     def listen(self) -> None:
         """Bind the socket (owner-only) where the launchers look for it."""
-        import signal
         import socket
 
         os.chdir(self.cache)  # bound by its name: a long repository path fits the limit
@@ -201,14 +206,15 @@ class Server:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener = listener
         mask = os.umask(0o177)
-        # A SIGTERM waits until the socket is bound and known as ours: close() removes it.
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        self.binding = True  # a SIGTERM waits until the socket is known as ours
         try:
             listener.bind(name)
             self.inode = os.stat(name).st_ino
         finally:
             os.umask(mask)
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            self.binding = False
+        if self.terminated:
+            raise SystemExit(0)  # close() removes the socket
         listener.listen(128)
         listener.settimeout(TICK)
         if os.path.exists(FAILED_NAME):
@@ -261,9 +267,17 @@ def serve(repo: str, event_modules: Mapping[str, str], launcher: str) -> int:
     import signal
 
     server = Server(repo, event_modules, launcher)
-    # From the first step: a SIGTERM at any point (even while the socket is being bound)
-    # exits through close(), so no socket is left behind.
-    signal.signal(signal.SIGTERM, _terminate)
+
+    def terminate(signum: int, frame: object) -> None:
+        if server.binding:  # no exit between the bind and knowing the socket's inode
+            server.terminated = True
+        else:
+            raise SystemExit(0)
+
+    # From the first step: a SIGTERM at any point exits through close(), which removes
+    # the socket. (Masking the signal while binding would not do: a library's thread, such
+    # as numpy's, may take it, and the handler then runs at the main thread's next step.)
+    signal.signal(signal.SIGTERM, terminate)
     try:
         try:
             if not server.lock():
@@ -288,10 +302,6 @@ def serve(repo: str, event_modules: Mapping[str, str], launcher: str) -> int:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut close() short
         server.close()
     return 0
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise SystemExit(0)
 
 
 def _loop(server: Server) -> None:
@@ -607,7 +617,7 @@ def describe(kb_root: str) -> tuple[bool, str, str | None]:
         return True, "not running: the next hook starts it", None
     try:
         with open(os.path.join(kb_root, ".cache", LOCK_NAME), encoding="utf-8") as handle:
-            pid = handle.read().strip()
+            pid = handle.readline().strip() or "?"
     except OSError:
         pid = "?"
     return True, f"running (pid {pid}): it answers the hooks of this repository", None
