@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import mmap
 import random
 from array import array
 from pathlib import Path
@@ -184,3 +185,44 @@ def test_a_damaged_file_is_not_copied_the_next_write_reads_every_vector_from_the
         index.apply([_note(5)])
         assert (tmp_path / _named(index)).read_bytes() == _from_rows(index, tmp_path)
         assert len(dense.nearest(index, [1 / math.sqrt(DIM)] * DIM, 10)) == 6
+
+
+def _resident_kb(path: Path) -> int:
+    """Kilobytes of the mappings of ``path`` resident in this process (Linux's smaps)."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split(maxsplit=1)[0]
+        if "-" in head and not head.endswith(":"):  # a mapping's first line: range, ..., path
+            inside = line.endswith(str(path))
+        elif inside and head == "Rss:":
+            total += int(line.split()[1])
+    return total
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/smaps").exists() or not hasattr(mmap, "MADV_DONTNEED"),
+    reason="reads Linux's /proc/self/smaps",
+)
+def test_a_scan_of_every_vector_does_not_keep_them_all_resident(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stored = _vector(random.Random(3))
+    monkeypatch.setattr(IndexWriter, "_vectors", lambda self, notes: [stored for _ in notes])
+
+    def peak_kb(index: NoteIndex) -> int:
+        """The most of the vectors file resident at once while every note is read."""
+        path, peak = tmp_path / _named(index), 0
+        for _, _, ints in index.vector_chunks():
+            assert bytes(ints) == stored[4:] * (len(ints) // DIM)  # the values, read in place
+            peak = max(peak, _resident_kb(path))
+        return peak
+
+    with IndexWriter(str(tmp_path / "index.sqlite")) as index:
+        index.apply([_note(i) for i in range(65536)])  # 16 MB of values
+        dropped = peak_kb(index)
+        monkeypatch.setattr(vectorfile.VectorFile, "release", lambda self, end: None)
+        kept = peak_kb(index)
+    # What stays is the chunk being read and what the kernel maps ahead of it (up to 4 MB
+    # on the machine this was written on), not every value read so far.
+    assert kept > 15 * 1024
+    assert dropped < kept / 2

@@ -214,6 +214,7 @@ class NoteIndex:
                 mapped.inverse[4 * start : 4 * end],
                 mapped.ints[DIM * start : DIM * end],
             )
+            mapped.release(end)  # compared: their pages leave the resident set
 
     def _vector_file(self) -> VectorFile | None:
         """The mapped vectors file the index names, or None when it is missing."""
