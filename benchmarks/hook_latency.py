@@ -18,6 +18,12 @@ runs). The warm process's own resident memory is printed after the table; the RS
 of a warm figure is the peak of the child that answers it (the pages it shares with the
 warm process included), not that of the launcher, which stays near the floor's.
 
+Events are ``--gap`` seconds apart (0.1 by default; the sleep is not timed): in a session
+the model answers between two events, and the warm process readies its spare child for the
+next event meanwhile (see ``lorebook.hookserver.Spare``). ``--gap 0`` runs them back to
+back, which a session never does: an event that comes before the spare is ready gets a
+child forked for it, whose first run costs more.
+
 Each round uses a new session id, so notes are injected every time. Prints median, min and
 max (wall clock, ms), the ratio of each median to the do-nothing hook's, and the peak RSS
 of one run of each (from /usr/bin/time). The machine is shared and noisy: quote medians and
@@ -31,7 +37,7 @@ event in its own process, so it compares with the "(cold)" figures. REV must wri
 index version.
 
     .venv/bin/python benchmarks/hook_latency.py --notes 1000,10000 [--rounds 20] [--keep DIR]
-        [--against REV]
+        [--gap 0.1] [--against REV]
 """
 
 from __future__ import annotations
@@ -255,7 +261,7 @@ def server_rss(pid: int) -> str:
     return f"{mb.get('VmRSS', 0):.1f} MB resident, peak {mb.get('VmHWM', 0):.1f} MB"
 
 
-def measure(repo: Path, rounds: int, against: str | None = None) -> None:
+def measure(repo: Path, rounds: int, against: str | None = None, gap: float = 0.1) -> None:
     """Run the interleaved rounds on one repository and print the table."""
     from lorebook.constants import ENV_HOOK_SERVER
     from lorebook.hookclient import stop_server
@@ -265,14 +271,19 @@ def measure(repo: Path, rounds: int, against: str | None = None) -> None:
     cold = {**env, ENV_HOOK_SERVER: "0"}
     pid = start_server(repo, env)
     try:
-        _rounds(repo, rounds, against, env, cold)
+        _rounds(repo, rounds, against, env, cold, gap)
         print(f"warm hook process: {server_rss(pid)}")
     finally:
         stop_server(str(repo / ".lorebook"))
 
 
 def _rounds(
-    repo: Path, rounds: int, against: str | None, env: dict[str, str], cold: dict[str, str]
+    repo: Path,
+    rounds: int,
+    against: str | None,
+    env: dict[str, str],
+    cold: dict[str, str],
+    gap: float,
 ) -> None:
     argv = commands(repo, against)
     names = list(argv)
@@ -286,6 +297,7 @@ def _rounds(
         }
         for name in names:
             hook, _, variant = name.partition(" (")
+            time.sleep(gap)
             seconds, out = timed(
                 argv[name], sessions[variant][hook], cold if variant else env, repo
             )
@@ -325,6 +337,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the repositories here")
     parser.add_argument("--against", metavar="REV", help="also run the hooks of git revision REV")
+    parser.add_argument(
+        "--gap", type=float, default=0.1, help="seconds between events (0: back to back)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="lorebook-against-") as tmp:
         code = export_revision(args.against, args.keep or Path(tmp)) if args.against else None
@@ -333,8 +348,8 @@ def main() -> None:
                 print(f"\n{size} notes: index built from nothing in {built:.1f} s")
             if code is not None:
                 write_against_launcher(repo, code)
-            print(f"\n== {size} notes, {args.rounds} rounds (ms)")
-            measure(repo, args.rounds, args.against)
+            print(f"\n== {size} notes, {args.rounds} rounds, events {args.gap:g} s apart (ms)")
+            measure(repo, args.rounds, args.against, args.gap)
 
 
 if __name__ == "__main__":
