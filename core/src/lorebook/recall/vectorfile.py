@@ -48,10 +48,10 @@ class VectorFile:
 
     __slots__ = ("count", "ints", "inverse", "mapped", "nums", "released", "values_at")
 
-    def __init__(self, data: memoryview, count: int, mapped: mmap.mmap | None = None) -> None:
+    def __init__(self, data: memoryview, count: int) -> None:
         at = HEADER.size
         self.count = count
-        self.mapped = mapped
+        self.mapped = data.obj if isinstance(data.obj, mmap.mmap) else None
         """The mapping ``data`` views (None: the file was read into memory)."""
         self.values_at = at + 8 * count
         self.released = -(-self.values_at // mmap.PAGESIZE) * mmap.PAGESIZE
@@ -60,7 +60,7 @@ class VectorFile:
         """Note numbers, uint32 (bytes)."""
         self.inverse = data[at + 4 * count : at + 8 * count]
         """Each note's ``1 / scale``, float32 (bytes)."""
-        self.ints = data[at + 8 * count :]
+        self.ints = data[self.values_at :]
         """Each note's int8 values, ``count`` rows of ``DIM``."""
 
     def release(self, end: int) -> None:
@@ -116,7 +116,7 @@ def open_vectors(index_path: str, name: str) -> VectorFile | None:
     except ValueError:
         mapped.close()
         raise
-    return VectorFile(memoryview(mapped), count, mapped)
+    return VectorFile(memoryview(mapped), count)
 
 
 def read_vectors(index_path: str, name: str) -> VectorFile:
