@@ -51,10 +51,10 @@ def test_a_held_lock_times_out_with_one_line_naming_it(tmp_path: Path) -> None:
 
 def test_the_lock_is_free_once_its_holder_ends_or_is_killed(tmp_path: Path) -> None:
     lock = tmp_path / "kb.lock"
-    holder = _holder(lock, 0.5)
+    holder = _holder(lock, 2.0)
     started = time.monotonic()
     with kb_lock(lock, timeout=10):  # waits for the holder to let go
-        assert time.monotonic() - started >= 0.2
+        assert time.monotonic() - started >= 0.5
     holder.wait()
     killed = _holder(lock, 60)
     killed.kill()
