@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from lorebook.capture.stage import load_log, log_path
 from lorebook.hook import run
@@ -21,7 +22,7 @@ from lorebook.models.session import LoggedInjection, LoggedToolCall, LoggedTurn,
 from lorebook.pointer import BLOCK
 from lorebook.skills import SKILL_TEXT
 from lorebook.stats import timing
-from lorebook.stats.attribution import NoteFacts, attribute
+from lorebook.stats.attribution import NoteFacts, Windows, attribute, window_after
 from lorebook.stats.follow import remember_session
 from lorebook.stats.injections import event_of, is_lorebook_text, note_blocks
 from lorebook.stats.usage import read_usage
@@ -161,6 +162,29 @@ def _summary(repo: Path, **fields: object) -> None:
 def _git_repo(kb_repo: Path) -> Path:
     subprocess.run(["git", "-C", str(kb_repo), "checkout", "-q", "-b", "main"], check=True)
     return kb_repo
+
+
+TURNS = st.lists(
+    st.tuples(st.integers(0, 30), st.sampled_from(["user", "assistant", "tool", "summary"])),
+    max_size=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TURNS, st.lists(st.integers(0, 32), max_size=8), st.booleans())
+def test_the_windows_of_a_whole_log_are_each_injection_s_window(
+    shape: list[tuple[int, str]], injections: list[int], in_order: bool
+) -> None:
+    # A staged log is in transcript order (the binary searches); one by hand may not be.
+    if in_order:
+        shape = sorted(shape, key=lambda pair: pair[0])
+    turns = [
+        LoggedTurn(index=index, role=role, text=f"turn {n} says {role}")
+        for n, (index, role) in enumerate(shape)
+    ]
+    windows = Windows(turns)
+    for index in injections:
+        assert windows.after(index) == window_after(turns, index)
 
 
 def test_resume_brief_rules(kb_repo: Path) -> None:

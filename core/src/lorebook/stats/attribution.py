@@ -35,6 +35,7 @@ counted an id named in the next three assistant messages).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -197,12 +198,47 @@ class _Window:
 
 
 def window_after(turns: Sequence[LoggedTurn], index: int) -> _Window:
-    """The next :data:`WINDOW` assistant turns after transcript position ``index``."""
+    """The next :data:`WINDOW` assistant turns after transcript position ``index``.
+
+    Reads every turn: :class:`Windows` answers the same for many injections at once.
+    """
     before = [t for t in turns if t.index < index and t.role == "user"]
     prompt = before[-1].text if before else ""
     after = tuple(t for t in turns if t.index > index and t.role == "assistant")[:WINDOW]
+    return _window(prompt, after)
+
+
+def _window(prompt: str, after: tuple[LoggedTurn, ...]) -> _Window:
     tokens = words(prompt)
     return _Window(frozenset(tokens), frozenset(_grams(tokens, QUOTE_WORDS)), prompt, after)
+
+
+class Windows:
+    """:func:`window_after` for every injection of a log, without a pass over every turn each.
+
+    A staged log keeps its turns in transcript order, so the turns before a position are a
+    prefix of the list: two binary searches find the prompt before an injection and the
+    assistant turns after it. Turns out of order (a log written by hand) are each searched
+    as :func:`window_after` does.
+    """
+
+    def __init__(self, turns: Sequence[LoggedTurn]) -> None:
+        self.turns = turns
+        self.keys = [t.index for t in turns]
+        self.ordered = all(a <= b for a, b in zip(self.keys, self.keys[1:], strict=False))
+        self.users = [i for i, t in enumerate(turns) if t.role == "user"]
+        self.assistants = [i for i, t in enumerate(turns) if t.role == "assistant"]
+
+    def after(self, index: int) -> _Window:
+        """The window of an injection at transcript position ``index``."""
+        if not self.ordered:
+            return window_after(self.turns, index)
+        below = bisect_left(self.keys, index)  # turns[:below] are those before ``index``
+        last = bisect_left(self.users, below) - 1
+        prompt = self.turns[self.users[last]].text if last >= 0 else ""
+        first = bisect_left(self.assistants, bisect_right(self.keys, index))
+        after = tuple(self.turns[i] for i in self.assistants[first : first + WINDOW])
+        return _window(prompt, after)
 
 
 def _said(turn: LoggedTurn) -> str:
@@ -303,17 +339,14 @@ def attribute(log: SessionLog, facts: Mapping[str, NoteFacts]) -> list[Injection
     ``facts`` gives each note's kind, enforcement and anchors; a note it lacks (deleted
     since) is judged on its injected text alone.
     """
-    outcomes = []
-    for injection in log.injected:
-        outcomes.append(_outcome(injection, log.turns, facts))
-    return outcomes
+    windows = Windows(log.turns)
+    return [_outcome(injected, windows.after(injected.index), facts) for injected in log.injected]
 
 
 def _outcome(
-    injection: LoggedInjection, turns: Sequence[LoggedTurn], facts: Mapping[str, NoteFacts]
+    injection: LoggedInjection, window: _Window, facts: Mapping[str, NoteFacts]
 ) -> InjectionOutcome:
     event = event_of(injection.text, injection.host_event)
-    window = window_after(turns, injection.index)
     notes = []
     for note_id, block in sorted(note_blocks(injection.text).items()):
         known = facts.get(note_id, NoteFacts(note_id))

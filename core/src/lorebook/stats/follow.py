@@ -58,12 +58,16 @@ def injected_ids(log: SessionLog) -> set[str]:
 def changed_files(turns: Iterable[LoggedTurn], repo: Path) -> list[str]:
     """Repository-relative files the session's tool calls changed, most recent first."""
     found: list[str] = []
+    try:
+        root = repo.resolve()
+    except OSError:
+        root = repo
     for turn in turns:
         for call in turn.tool_calls:
             if call.name.casefold() in READ_ONLY_TOOLS:
                 continue
             for path in _paths_of(call.input):
-                rel = _relative(path, repo)
+                rel = _relative(path, root)
                 if rel is not None:
                     if rel in found:
                         found.remove(rel)
@@ -79,11 +83,12 @@ def _paths_of(args: Mapping[str, object]) -> list[str]:
     return paths
 
 
-def _relative(path: str, repo: Path) -> str | None:
+def _relative(path: str, root: Path) -> str | None:
+    """``path`` relative to the resolved repository ``root``, or None outside it."""
     candidate = Path(path)
     if candidate.is_absolute():
         try:
-            candidate = candidate.resolve().relative_to(repo.resolve())
+            candidate = candidate.resolve().relative_to(root)
         except (ValueError, OSError):
             return None
     text = candidate.as_posix().removeprefix("./")
