@@ -18,9 +18,12 @@ Then, for R rounds, each with a new session id (so a new staged log):
   transcript, and the peak RSS is that of the detached process's command run under
   /usr/bin/time on an identical copy of the session;
 - follow-up: the detached process every capture that staged something starts (usage
-  counts and the resume summary, from the whole staged log), run under /usr/bin/time;
+  counts and the resume summary), run under /usr/bin/time: the first reads the whole
+  staged log;
 - stop, +1 MB: 1 MB of new records appended, the same hook again (inline: the hook's own
-  wall time and peak RSS, from /usr/bin/time).
+  wall time and peak RSS, from /usr/bin/time);
+- follow-up, +1 MB: the follow-up after it, which reads only the records staged since
+  the first (lorebook.stats.tally).
 
 Prints median, min and max (wall clock, seconds) and the peak RSS (MB, max over rounds).
 
@@ -252,10 +255,17 @@ def one_round(repo: Path, base: Path, mb: int, env: dict[str, str]) -> dict[str,
     wait_idle()
     out["detached capture RSS"] = detached_rss(repo, base, env)
     wait_idle()
+    # The capture's own follow-up has run (wait_idle): without its tally, this one reads
+    # the whole log, as the first follow-up of a session does.
+    tally = tally_file(repo, session)
+    tally.unlink()
     out[f"follow-up, {mb} MB log"], out["follow-up RSS"] = follow_up(repo, session, env)
+    before = tally.read_bytes()
     Generator(session, seed=int(time.time())).write(ref, 1 << 20)
     out["stop, +1 MB"], out["stop, +1 MB RSS"] = run_timed(hook, payload, env, repo)
     wait_idle()
+    tally.write_bytes(before)  # as it was when that capture's follow-up started
+    out["follow-up, +1 MB"], out["follow-up, +1 MB RSS"] = follow_up(repo, session, env)
     if staged_length(repo, session) != ref.stat().st_size:
         raise SystemExit("the +1 MB capture did not stage the new records inline")
     ref.unlink()
@@ -275,8 +285,17 @@ def detached_rss(repo: Path, base: Path, env: dict[str, str]) -> float:
     return rss
 
 
+def tally_file(repo: Path, session: str) -> Path:
+    """The follow-up's tally of the staged log of ``session``."""
+    from lorebook.capture.stage import log_path, tally_path
+    from lorebook.kb.paths import KBPaths
+
+    paths = KBPaths(repo)
+    return tally_path(paths, log_path(paths, "claude", session).stem)
+
+
 def follow_up(repo: Path, session: str, env: dict[str, str]) -> tuple[float, float]:
-    """The detached follow-up after a capture: usage counts and resume summary (whole log)."""
+    """The detached follow-up after a capture: usage counts and resume summary."""
     from lorebook.capture.hook import worker_argv
     from lorebook.capture.stage import log_path
     from lorebook.kb.paths import KBPaths

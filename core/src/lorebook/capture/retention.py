@@ -52,6 +52,9 @@ def prune(paths: KBPaths, sessions_days: int, logs_days: int) -> list[str]:
                 if folder == paths.sessions and path.suffix == ".json" and body.is_file():
                     body.unlink(missing_ok=True)
                     removed.append(paths.rel(body))
+                if folder == paths.sessions and path.suffix == ".json":
+                    # The follow-up's tally of the log (lorebook.capture.stage.tally_path).
+                    (paths.state / "follow" / path.name).unlink(missing_ok=True)
     return removed
 
 
@@ -113,7 +116,7 @@ def forget_session(paths: KBPaths, session_id: str) -> ForgetReport:
     listed. Committed conflict files that quote the session are listed for the person to
     delete: they are never rewritten silently.
     """
-    from lorebook.capture.stage import lock_path, log_files
+    from lorebook.capture.stage import lock_path, log_files, tally_path
     from lorebook.inject.state import _state_file
 
     report = ForgetReport()
@@ -126,6 +129,7 @@ def forget_session(paths: KBPaths, session_id: str) -> ForgetReport:
                 report.removed.append(paths.rel(part))
     candidates = [Path(_state_file(str(paths.root), session_id))]
     candidates += [lock_path(paths, stem + end) for stem in stems for end in ("", ".follow")]
+    candidates += [tally_path(paths, stem) for stem in stems]  # it holds the last prompt
     llm = paths.logs / "llm"
     if llm.is_dir():
         # Extraction traces are named after the session's log; curation traces pool many

@@ -87,6 +87,11 @@ def lock_path(paths: KBPaths, stem: str) -> Path:
     return paths.state / "capture" / f"{stem}.lock"
 
 
+def tally_path(paths: KBPaths, stem: str) -> Path:
+    """Where the follow-up keeps its tally of ``<stem>.json`` (:mod:`lorebook.stats.tally`)."""
+    return paths.state / "follow" / f"{stem}.json"
+
+
 def load_log(path: Path) -> SessionLog | None:
     """Read a staged log (either format), or None when there is none.
 
@@ -311,12 +316,10 @@ def _finished(
 
 
 def follow_up(paths: KBPaths, target: Path) -> None:
-    """Update the session's usage counts and resume summary from its whole staged log."""
-    from lorebook.stats.follow import remember_session
+    """Update the session's usage counts and resume summary from the log's new records."""
+    from lorebook.stats.tally import follow_log
 
-    log = load_log(target)
-    if log is not None:
-        remember_session(paths, target.stem, log)
+    follow_log(paths, target)
 
 
 def through_capture_hook(log: SessionLog) -> SessionLog:

@@ -89,17 +89,20 @@ def body_counts(header: dict[str, Any]) -> tuple[int, int, int]:
     return values[0], values[1], values[2]  # type: ignore[return-value]
 
 
-def iter_body(path: Path, committed: int) -> Iterator[tuple[str, dict[str, Any]]]:
+def iter_body(path: Path, committed: int, start: int = 0) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield (``turn`` | ``injected``, record) of the first ``committed`` body bytes.
+
+    ``start``: the offset of a record to begin at (the end of an earlier read's records).
 
     Raises:
         ValueError: the committed part is shorter than the header says, or a line is not
             a record (a committed body is never torn: it was made durable first).
     """
-    if committed == 0:
+    if committed <= start:
         return
     with open(body_path(path), "rb") as handle:
-        left, rest = committed, b""
+        handle.seek(start)
+        left, rest = committed - start, b""
         while left > 0:
             chunk = handle.read(min(CHUNK, left))
             if not chunk:

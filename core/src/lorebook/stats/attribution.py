@@ -343,6 +343,21 @@ def attribute(log: SessionLog, facts: Mapping[str, NoteFacts]) -> list[Injection
     return [_outcome(injected, windows.after(injected.index), facts) for injected in log.injected]
 
 
+def judge(
+    injection: LoggedInjection,
+    prompt: str,
+    after: Sequence[LoggedTurn],
+    facts: Mapping[str, NoteFacts],
+) -> InjectionOutcome:
+    """Attribute one injection, given the human prompt before it and the assistant turns after.
+
+    ``after``: the first :data:`WINDOW` assistant turns after it (fewer while the session
+    has not gone that far). :func:`attribute` does this for every injection of a whole log;
+    the follow-up after capture (:mod:`lorebook.stats.tally`) for those of new records.
+    """
+    return _outcome(injection, _window(prompt, tuple(after[:WINDOW])), facts)
+
+
 def _outcome(
     injection: LoggedInjection, window: _Window, facts: Mapping[str, NoteFacts]
 ) -> InjectionOutcome:

@@ -58,21 +58,34 @@ def injected_ids(log: SessionLog) -> set[str]:
 def changed_files(turns: Iterable[LoggedTurn], repo: Path) -> list[str]:
     """Repository-relative files the session's tool calls changed, most recent first."""
     found: list[str] = []
-    try:
-        root = repo.resolve()
-    except OSError:
-        root = repo
+    root = resolved(repo)
     for turn in turns:
-        for call in turn.tool_calls:
-            if call.name.casefold() in READ_ONLY_TOOLS:
-                continue
-            for path in _paths_of(call.input):
-                rel = _relative(path, root)
-                if rel is not None:
-                    if rel in found:
-                        found.remove(rel)
-                    found.insert(0, rel)
+        add_changed_files(turn, root, found)
     return found
+
+
+def resolved(repo: Path) -> Path:
+    """The repository's real path (itself when it cannot be resolved)."""
+    try:
+        return repo.resolve()
+    except OSError:
+        return repo
+
+
+def add_changed_files(turn: LoggedTurn, root: Path, found: list[str]) -> None:
+    """Move the files ``turn``'s tool calls changed to the front of ``found``.
+
+    ``root``: the resolved repository (:func:`resolved`).
+    """
+    for call in turn.tool_calls:
+        if call.name.casefold() in READ_ONLY_TOOLS:
+            continue
+        for path in _paths_of(call.input):
+            rel = _relative(path, root)
+            if rel is not None:
+                if rel in found:
+                    found.remove(rel)
+                found.insert(0, rel)
 
 
 def _paths_of(args: Mapping[str, object]) -> list[str]:
@@ -117,11 +130,26 @@ def used_notes(
     titles: dict[str, str] = {}
     paths: dict[str, str] = {}
     for logged in log.injected:
-        paths.update(note_paths(logged.text))
-        for note_id, block in note_blocks(logged.text).items():
-            match = _TITLE.match(block)
-            if match:
-                titles.setdefault(note_id, match.group(1))
+        add_names(logged.text, titles, paths)
+    return used_entries(uses, titles, paths, facts)
+
+
+def add_names(text: str, titles: dict[str, str], paths: dict[str, str]) -> None:
+    """Take the title (the first one given) and path (the last) of every note ``text`` names."""
+    paths.update(note_paths(text))
+    for note_id, block in note_blocks(text).items():
+        match = _TITLE.match(block)
+        if match:
+            titles.setdefault(note_id, match.group(1))
+
+
+def used_entries(
+    uses: Mapping[str, int],
+    titles: Mapping[str, str],
+    paths: Mapping[str, str],
+    facts: Mapping[str, NoteFacts],
+) -> list[dict[str, object]]:
+    """The summary's ``notes``: each used note (``uses``: id -> times used) with its names."""
     return [
         {
             "id": note_id,
@@ -131,6 +159,7 @@ def used_notes(
             "uses": count,
         }
         for note_id, count in sorted(uses.items())
+        if count
     ]
 
 
@@ -144,20 +173,29 @@ def remember_session(paths: KBPaths, stem: str, log: SessionLog) -> None:
     sweep_temp_files(paths)
     facts = note_facts(paths, injected_ids(log))
     outcomes = attribute(log, facts)
-    update_usage(paths.root, {stem: session_counts(list(outcomes))})
-    if log.branch is None or not log.turns:
+    summary: dict[str, object] | None = None
+    if log.branch is not None and log.turns:
+        users = [t for t in log.turns if t.role == "user"]
+        summary = {
+            "branch": log.branch,
+            "harness": log.harness,
+            "session_id": log.session_id,
+            "ended_at": next((t.timestamp for t in reversed(log.turns) if t.timestamp), None),
+            "last_ask": users[-1].text[:500] if users else "",
+            "answered": _answered(list(log.turns)),
+            "files": changed_files(log.turns, paths.repo),
+            "notes": used_notes(log, outcomes, facts),
+        }
+    write_results(paths, stem, session_counts(list(outcomes)), summary)
+
+
+def write_results(
+    paths: KBPaths, stem: str, counts: dict[str, list[int]], summary: dict[str, object] | None
+) -> None:
+    """Write the log's usage entry and, when it has one, the summary of its branch."""
+    update_usage(paths.root, {stem: counts})
+    if summary is None:
         return
-    users = [t for t in log.turns if t.role == "user"]
-    summary = {
-        "branch": log.branch,
-        "harness": log.harness,
-        "session_id": log.session_id,
-        "ended_at": next((t.timestamp for t in reversed(log.turns) if t.timestamp), None),
-        "last_ask": users[-1].text[:500] if users else "",
-        "answered": _answered(list(log.turns)),
-        "files": changed_files(log.turns, paths.repo),
-        "notes": used_notes(log, outcomes, facts),
-    }
-    target = Path(summary_path(str(paths.root), log.branch))
+    target = Path(summary_path(str(paths.root), str(summary["branch"])))
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(target, json.dumps(summary, ensure_ascii=False, indent=1) + "\n")
