@@ -239,7 +239,14 @@ def test_a_rewritten_body_or_a_broken_tally_is_read_whole(repo: Path) -> None:
     assert followed(repo, target) == reference(repo, target)
     assert json.loads(tally_path(KBPaths(repo), target.stem).read_text())["turns"] == 5
     store = tally_path(KBPaths(repo), target.stem)
-    broken = ("{", '{"version": 1}', json.dumps({"version": 1, "device": "x", "inode": 1}))
+    good = json.loads(store.read_text())
+    broken = (
+        "{",
+        '{"version": 1}',
+        json.dumps({**good, "device": "x"}),
+        json.dumps({**good, "files": "src/app.py"}),
+        json.dumps({**good, "pending": [{"injection": {}, "prompt": "", "after": []}]}),
+    )
     for n, text in enumerate(broken):
         store.write_text(text)
         append(target, records[30 + 3 * n : 33 + 3 * n])

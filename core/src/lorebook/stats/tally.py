@@ -98,6 +98,11 @@ class Tally:
 
     def check(self) -> None:
         """Raise TypeError or ValueError unless every field has its type (a file is read)."""
+        shapes: list[tuple[object, type]] = [(self.files, list), (self.titles, dict)]
+        shapes += [(self.paths, dict)]
+        shapes += [(self.settled, dict), (self.pending, list)]
+        if not all(isinstance(value, kind) for value, kind in shapes):
+            raise TypeError("a list or a table is not one")
         ints = (self.device, self.inode, self.offset, self.last_index, self.turns)
         if not all(type(n) is int for n in ints) or type(self.answered) is not bool:
             raise TypeError("a count is not a number")
@@ -109,6 +114,8 @@ class Tally:
             if not isinstance(pair, list) or [type(n) for n in pair] != [int, int]:
                 raise TypeError("a usage count is not [injected, used]")
         for entry in self.pending:
+            if not isinstance(entry["after"], list):
+                raise TypeError("an unsettled injection's turns are not a list")
             LoggedInjection.model_validate(entry["injection"])
             for turn in entry["after"]:
                 LoggedTurn.model_validate(turn)
