@@ -35,10 +35,12 @@ def prune(paths: KBPaths, sessions_days: int, logs_days: int) -> list[str]:
     """Delete staged session logs and log files older than the retention; return them.
 
     A staged log's age is its header's (extraction and curation rewrite only the header);
-    its body goes with it.
+    its body goes with it, and so does the follow-up's tally of it (which is removed too
+    when its log was deleted by other means).
     """
     now = time.time()
     removed = []
+    tallies = paths.state / "follow"  # lorebook.capture.stage.tally_path
     for folder, days in ((paths.sessions, sessions_days), (paths.logs, logs_days)):
         if not folder.is_dir():
             continue
@@ -52,9 +54,10 @@ def prune(paths: KBPaths, sessions_days: int, logs_days: int) -> list[str]:
                 if folder == paths.sessions and path.suffix == ".json" and body.is_file():
                     body.unlink(missing_ok=True)
                     removed.append(paths.rel(body))
-                if folder == paths.sessions and path.suffix == ".json":
-                    # The follow-up's tally of the log (lorebook.capture.stage.tally_path).
-                    (paths.state / "follow" / path.name).unlink(missing_ok=True)
+    if tallies.is_dir():
+        for tally in tallies.iterdir():
+            if tally.suffix == ".json" and not (paths.sessions / tally.name).exists():
+                tally.unlink(missing_ok=True)
     return removed
 
 
