@@ -1,10 +1,13 @@
 """After capture: keep the usage counts and the resume summary of the session up to date.
 
-:func:`remember_session` runs after every capture that staged something (the slow path of
-the stop, session-end and pre-compact hooks, and ``lorebook capture``): it attributes the
-session's injections (:mod:`lorebook.stats.attribution`), writes the session's entry of
+After every capture that staged something (the slow path of the stop, session-end and
+pre-compact hooks, and ``lorebook capture``), the follow-up attributes the session's
+injections (:mod:`lorebook.stats.attribution`), writes the session's entry of
 ``.cache/usage.json`` and, when the log knows its branch, the summary the resume brief of
 the next session on that branch reads (:mod:`lorebook.inject.resume`).
+:func:`remember_session` does that from a whole log; the follow-up reads only the records
+staged since its last run (:mod:`lorebook.stats.tally`, built from the parts here), and
+falls back to :func:`remember_session` where its tally does not apply.
 """
 
 from __future__ import annotations
