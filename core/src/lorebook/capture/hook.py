@@ -7,8 +7,8 @@ built), new turns are redacted and appended (:mod:`lorebook.capture.stage`), and
 plugins are the modules ``hook_plugins`` names. Small increments are captured inline; a
 large one, or anything at session end (whose host timeout is short), is handed to a
 detached process (:mod:`lorebook.capture.worker`), which redacts before it writes, like the
-inline path. Updating the session's usage counts and resume summary reads the whole log,
-so it too runs detached, after anything was staged.
+inline path. Updating the session's usage counts and resume summary imports pydantic and
+the note index, so it too runs detached, after anything was staged.
 """
 
 from __future__ import annotations

@@ -202,7 +202,7 @@ def capture_session(
         entry_points: Also pass the new turns through the entry-point plugins' ``capture``
             hook (commands do; hooks call only the modules ``hook_plugins`` names).
         follow: Update the session's usage counts and resume summary here (hooks hand
-            that to a detached process: it reads the whole log).
+            that to a detached process: it imports pydantic and the note index).
     """
     target = log_path(paths, harness_name, session_id)
     end = harness.transcript_end(ref)

@@ -3,7 +3,8 @@
 ``capture REPO HARNESS SESSION TRANSCRIPT READER`` stages the session as the inline path
 would (redacted before anything is written, the modules ``hook_plugins`` names as capture
 plugins), then starts ``follow`` for it. ``follow REPO LOG`` updates the session's usage
-counts and resume summary from its whole staged log (this one imports pydantic).
+counts and resume summary from the records staged since its last run
+(:mod:`lorebook.stats.tally`; this one imports pydantic).
 
 Failures go to ``_logs/hook-errors.log`` as one line; the exit code is 0 either way, as
 for every hook.
