@@ -40,7 +40,6 @@ def prune(paths: KBPaths, sessions_days: int, logs_days: int) -> list[str]:
     """
     now = time.time()
     removed = []
-    tallies = paths.state / "follow"  # lorebook.capture.stage.tally_path
     for folder, days in ((paths.sessions, sessions_days), (paths.logs, logs_days)):
         if not folder.is_dir():
             continue
@@ -54,8 +53,8 @@ def prune(paths: KBPaths, sessions_days: int, logs_days: int) -> list[str]:
                 if folder == paths.sessions and path.suffix == ".json" and body.is_file():
                     body.unlink(missing_ok=True)
                     removed.append(paths.rel(body))
-    if tallies.is_dir():
-        for tally in tallies.iterdir():
+    if paths.tallies.is_dir():
+        for tally in paths.tallies.iterdir():
             if tally.suffix == ".json" and not (paths.sessions / tally.name).exists():
                 tally.unlink(missing_ok=True)
     return removed

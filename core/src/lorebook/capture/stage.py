@@ -89,7 +89,7 @@ def lock_path(paths: KBPaths, stem: str) -> Path:
 
 def tally_path(paths: KBPaths, stem: str) -> Path:
     """Where the follow-up keeps its tally of ``<stem>.json`` (:mod:`lorebook.stats.tally`)."""
-    return paths.state / "follow" / f"{stem}.json"
+    return paths.tallies / f"{stem}.json"
 
 
 def load_log(path: Path) -> SessionLog | None:

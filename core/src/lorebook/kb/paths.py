@@ -152,6 +152,11 @@ class KBPaths:
         return self.root / ".state"
 
     @property
+    def tallies(self) -> Path:
+        """``.lorebook/.state/follow/``: the capture follow-up's tally of each staged log."""
+        return self.state / "follow"
+
+    @property
     def cache(self) -> Path:
         """``.lorebook/.cache/`` (gitignored)."""
         return self.root / ".cache"

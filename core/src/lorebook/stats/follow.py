@@ -115,10 +115,12 @@ def _answered(turns: list[LoggedTurn]) -> bool:
     """True when the last request got an answer: an assistant text after it, no call left."""
     last_user = max((i for i, t in enumerate(turns) if t.role == "user"), default=-1)
     after = [t for t in turns[last_user + 1 :] if t.role in ("assistant", "tool")]
-    if not after:
-        return False
-    final = after[-1]
-    return final.role == "assistant" and bool(final.text.strip()) and not final.tool_calls
+    return bool(after) and is_final_answer(after[-1])
+
+
+def is_final_answer(turn: LoggedTurn) -> bool:
+    """Whether ``turn``, the last assistant or tool turn after a request, answers it."""
+    return turn.role == "assistant" and bool(turn.text.strip()) and not turn.tool_calls
 
 
 def used_notes(

@@ -45,6 +45,7 @@ from lorebook.stats.attribution import WINDOW, InjectionOutcome, NoteFacts, judg
 from lorebook.stats.follow import (
     add_changed_files,
     add_names,
+    is_final_answer,
     note_facts,
     remember_session,
     resolved,
@@ -98,9 +99,10 @@ class Tally:
 
     def check(self) -> None:
         """Raise TypeError or ValueError unless every field has its type (a file is read)."""
-        shapes: list[tuple[object, type]] = [(self.files, list), (self.titles, dict)]
-        shapes += [(self.paths, dict)]
-        shapes += [(self.settled, dict), (self.pending, list)]
+        shapes: list[tuple[object, type]] = [
+            (self.files, list), (self.titles, dict), (self.paths, dict),
+            (self.settled, dict), (self.pending, list),
+        ]  # fmt: skip
         if not all(isinstance(value, kind) for value, kind in shapes):
             raise TypeError("a list or a table is not one")
         ints = (self.device, self.inode, self.offset, self.last_index, self.turns)
@@ -238,9 +240,7 @@ def _take_turn(tally: Tally, turn: LoggedTurn, root: Path, facts: _Facts) -> Non
         tally.prompt = turn.text
         tally.answered = False
     elif turn.role in ("assistant", "tool"):
-        tally.answered = (
-            turn.role == "assistant" and bool(turn.text.strip()) and not turn.tool_calls
-        )
+        tally.answered = is_final_answer(turn)
     add_changed_files(turn, root, tally.files)
     if turn.role != "assistant":
         return
@@ -250,10 +250,7 @@ def _take_turn(tally: Tally, turn: LoggedTurn, root: Path, facts: _Facts) -> Non
         if len(entry["after"]) < WINDOW:
             still.append(entry)
             continue
-        for note in _judged(entry, facts).notes:  # settled: counted once, for good
-            pair = tally.settled.setdefault(note.note_id, [0, 0])
-            pair[0] += 1
-            pair[1] += int(note.used)
+        _count(tally.settled, _judged(entry, facts))  # settled: counted once, for good
     tally.pending = still
 
 
@@ -263,14 +260,19 @@ def _judged(entry: dict[str, Any], facts: _Facts) -> InjectionOutcome:
     return judge(injection, entry["prompt"], after, facts.of(set(note_blocks(injection.text))))
 
 
+def _count(counts: dict[str, list[int]], outcome: InjectionOutcome) -> None:
+    """Add one injection's notes to ``counts`` (note id -> [times injected, times used])."""
+    for note in outcome.notes:
+        pair = counts.setdefault(note.note_id, [0, 0])
+        pair[0] += 1
+        pair[1] += int(note.used)
+
+
 def _counts(tally: Tally, facts: _Facts) -> tuple[dict[str, list[int]], dict[str, int]]:
     """The log's usage entry ([injected, used] per note) and each note's times used."""
     counts = {note: list(pair) for note, pair in tally.settled.items()}
     for entry in tally.pending:
-        for note in _judged(entry, facts).notes:
-            pair = counts.setdefault(note.note_id, [0, 0])
-            pair[0] += 1
-            pair[1] += int(note.used)
+        _count(counts, _judged(entry, facts))
     counts = dict(sorted(counts.items()))
     return counts, {note: pair[1] for note, pair in counts.items()}
 
