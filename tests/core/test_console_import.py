@@ -93,11 +93,126 @@ def test_a_copy_as_a_session_log() -> None:
     assert guess_format(COPY.encode(), "x") == "console"
 
 
-def test_line_one_must_name_the_tool() -> None:
-    with pytest.raises(ImportFormatError, match=r"s\.md:1: not a console copy"):
+BODY = COPY.split("\n", 1)[1]
+"""COPY without its line 1 (``claude``): it starts with the welcome banner."""
+
+BANNER = """╭───────────────────────────────────────────────────╮
+│ ✻ Welcome to Claude Code!                         │
+│                                                   │
+│   /help for help, /status for your current setup  │
+╰───────────────────────────────────────────────────╯
+"""
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "claude\n",
+        "claude-trace\n",
+        "claude-trace --include-all-requests\n",
+        "claude --model opus\n",
+        "user@host ~/proj % claude\n",
+        "(.venv) me@box:~/proj$ claude --resume\n",
+        "➜  proj git:(main) ✗ claude\n",
+        "\n\n\nclaude\n",
+        "",
+    ],
+    ids=[
+        "claude",
+        "trace",
+        "trace-options",
+        "model",
+        "zsh",
+        "bash",
+        "oh-my-zsh",
+        "blank-lines",
+        "banner",
+    ],
+)
+def test_a_copy_is_recognised_whatever_its_first_line(first: str) -> None:
+    text = first + BODY
+    shift = first.count("\n") - 1
+    assert guess_format(text.encode(), "day.md") == "console"
+    session = read_console(text, "day.md")
+    assert session.tool == "claude"
+    expected = read_console(COPY, "day.md")
+    assert [(t.role, t.text, t.line + shift) for t in expected.turns] == [
+        (t.role, t.text, t.line) for t in session.turns
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        (BANNER + "\n> hi\n", "claude"),  # the banner alone says Claude Code
+        ("me@host ~/proj % gemini\n\n> hi\n", "gemini"),  # so does the command started
+        ("\n> hi\n\n✦ Hello.\n", "gemini"),  # and the agent's mark
+        ("claude\n> hi\n\n✦ Hello.\n", "gemini"),  # the content wins over a line 1
+    ],
+    ids=["banner", "command", "mark", "mark-over-command"],
+)
+def test_the_tool_is_read_from_the_content(text: str, tool: str) -> None:
+    assert guess_format(text.encode(), "x.md") == "console"
+    assert read_console(text, "x.md").tool == tool
+
+
+def test_a_file_without_console_marks_is_not_a_console_copy() -> None:
+    with pytest.raises(ImportFormatError, match=r"s\.md: not a console copy: no Claude Code"):
         import_bytes(b"bash\n> hi\n", "s.md", "console")
-    with pytest.raises(ImportFormatError, match="without any '> ' prompt"):
-        read_console("claude\n\n⏺ hello\n", "s.md")
+    with pytest.raises(ImportFormatError, match="not a format lorebook can import"):
+        guess_format(b"some notes\n> a quote, and claude is not a command here\n", "s.md")
+
+
+def test_a_recognised_copy_without_human_input_names_file_line_and_why() -> None:
+    text = "claude\n\n⏺ hello\n"
+    message = r"s\.md:3: a Claude Code console copy \(a ⏺ line\), but no line is a human input"
+    with pytest.raises(ImportFormatError, match=message):
+        read_console(text, "s.md")
+    with pytest.raises(ImportFormatError, match=message):
+        import_bytes(text.encode(), "s.md")  # guessed as a console copy, then refused
+
+
+INPUTS = """claude
+> run the specs
+
+⏺ ## Coverage, explained
+
+### 1. Line 32 is not covered
+# A heading of the agent's, at column 0 as newer copies show it
+
+⏺ Bash(cat conftest.py)
+  ⎿  import pytest
+
+# a comment in the file it printed
+     … +3 lines (ctrl+r to expand)
+
+# ONE SCENARIO AT A TIME!
+  ⎿  Noted.
+
+! pytest --spec
+  ⎿  3 passed
+
+> # keep fixtures small
+  ⎿  Got it.
+
+> ! git status
+  ⎿  nothing to commit
+
+!!! a note the person added by hand after the session
+"""
+
+
+def test_memory_and_bash_mode_lines_are_human_inputs() -> None:
+    session = read_console(INPUTS, "day.md")
+    assert [(t.role, t.text, t.line) for t in session.prompts] == [
+        ("user", "run the specs", 2),
+        ("user", "# ONE SCENARIO AT A TIME!", 15),
+        ("user", "! pytest --spec", 18),
+        ("user", "# keep fixtures small", 21),
+        ("user", "! git status", 24),
+    ]
+    log = parse_console(INPUTS.encode(), "day.md")
+    assert [t.text for t in log.turns if t.role == "user"][1] == "# ONE SCENARIO AT A TIME!"
 
 
 GEMINI = """gemini
@@ -135,6 +250,34 @@ def test_a_gemini_copy_is_read() -> None:
     assert parse_console(GEMINI.encode(), "g.md").harness == "gemini"
 
 
+BOXED = """gemini
+
+╭─────────────────────╮
+│  > check the tests  │
+╰─────────────────────╯
+
+ ╭──────────────────────────╮
+ │ ✔  Shell pytest --spec   │
+ ╰──────────────────────────╯
+✦ All green.
+
+╭───────────────────────────────────────────
+│  > good, but we don't need the excessive  │
+│    comments                               │
+╰───────────────────────────────────────────
+"""
+
+
+def test_a_gemini_copy_with_boxed_prompts_is_read() -> None:
+    session = read_console(BOXED, "g.md")
+    assert session.tool == "gemini"
+    assert [(t.text, t.line) for t in session.prompts] == [
+        ("check the tests", 4),
+        ("good, but we don't need the excessive\ncomments", 13),
+    ]
+    assert [t.tool for t in session.turns if t.role == "assistant"] == ["Shell", None]
+
+
 @needs_console
 @pytest.mark.parametrize(
     ("name", "tool", "prompts", "marks"),
@@ -170,3 +313,39 @@ def test_recorded_copy_keeps_a_correction_after_a_refused_call() -> None:
     before = [t for t in session.turns if t.line < 3467][-1]
     assert before.role == "assistant"
     assert sum(turn.role == "summary" for turn in session.turns) == 3
+
+
+def _first_lines(tool: str) -> list[str]:
+    """Line 1s a console copy of ``tool`` may start with (``""``: none, its banner first)."""
+    if tool == "gemini":
+        return ["gemini --model gemini-2.5-pro\n", "me@host ~/proj % gemini\n", "\n\ngemini\n", ""]
+    return [
+        "claude-trace\n",
+        "claude-trace --include-all-requests\n",
+        "claude --model opus\n",
+        "user@host ~/proj % claude\n",
+        "\n\nclaude\n",
+        "",
+    ]
+
+
+RECORDED = {"day-002.md": "claude", "day-004.md": "claude", "day-014.md": "gemini"}
+
+
+@needs_console
+@pytest.mark.parametrize(
+    ("name", "first"),
+    [(name, first) for name, tool in RECORDED.items() for first in _first_lines(tool)],
+    ids=lambda value: value.rstrip("\n").replace("\n", "blank+") or "no-command-line",
+)
+def test_recorded_copies_are_read_whatever_their_first_line(name: str, first: str) -> None:
+    original = (CONSOLE / name).read_text(encoding="utf-8")
+    expected = read_console(original, name)
+    text = first + original.split("\n", 1)[1]
+    shift = first.count("\n") - 1
+    assert guess_format(text.encode(), name) == "console"
+    session = read_console(text, name)
+    assert session.tool == RECORDED[name]
+    assert [(t.role, t.text, t.line) for t in session.turns] == [
+        (t.role, t.text, t.line + shift) for t in expected.turns
+    ]

@@ -66,3 +66,91 @@ def test_specstory_exports_import_then_extract(kb_repo: Path, cli: CliRunner) ->
     extracted = cli("extract", "--json", cwd=kb_repo)
     assert extracted.exit_code == 0, extracted.stderr
     assert extracted.json()["sessions"]["extracted"] == 9
+
+
+CONSOLE = SHARED / "eval" / "transcripts" / "claude-console"
+
+
+def _good_and_bad(folder: Path) -> list[Path]:
+    """Two files that import (JSONL, a console copy) and two that do not, interleaved."""
+    files = {
+        "good.jsonl": '{"role": "user", "text": "keep the fixtures small"}\n',
+        "notes.txt": "just some notes\n",
+        "day.md": "claude-trace\n\n> use make test, never bare pytest\n\n⏺ Understood.\n",
+        "bad.jsonl": '{"role": "user", "text": "ok"}\n{"role": "robot", "text": "x"}\n',
+    }
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return [folder / name for name in files]
+
+
+def _staged(repo: Path) -> list[Path]:
+    sessions = repo / ".lorebook/_sessions"
+    return sorted(sessions.iterdir()) if sessions.is_dir() else []
+
+
+def test_every_bad_file_is_named_with_its_reason_and_nothing_is_staged(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    files = _good_and_bad(tmp_path)
+    result = cli("import", *map(str, files), cwd=kb_repo)
+    assert result.exit_code == 1
+    assert "2 of 4 files cannot be imported" in result.stderr
+    assert f"{tmp_path / 'notes.txt'}: not a format lorebook can import" in result.stderr
+    assert f"{tmp_path / 'bad.jsonl'}:2:" in result.stderr
+    assert "good.jsonl" not in result.stderr
+    assert "--skip-invalid" in result.stderr
+    assert _staged(kb_repo) == []
+    as_json = cli("import", *map(str, files), "--json", cwd=kb_repo)
+    assert as_json.exit_code == 1
+    message = as_json.json()["error"]["message"]
+    assert "notes.txt" in message
+    assert "bad.jsonl" in message
+
+
+def test_skip_invalid_stages_the_good_files_and_lists_the_rest(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    files = _good_and_bad(tmp_path)
+    result = cli("import", *map(str, files), "--skip-invalid", "--json", cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    doc = result.json()
+    assert [item["file"] for item in doc["imported"]] == [str(files[0]), str(files[2])]
+    assert [item["harness"] for item in doc["imported"]] == ["import", "claude"]
+    skipped = doc["skipped"]
+    assert [item["file"] for item in skipped] == [str(files[1]), str(files[3])]
+    assert skipped[0]["reason"].startswith(f"{files[1]}: not a format lorebook can import")
+    assert skipped[1]["reason"].startswith(f"{files[3]}:2:")
+    assert len(_staged(kb_repo)) >= 2
+    again = cli("import", *map(str, files), "--skip-invalid", cwd=kb_repo)
+    assert again.exit_code == 0, again.stderr
+    assert f"skipped {files[1]}: " in again.stdout
+    assert f"skipped {files[3]}:2: " in again.stdout
+    assert "2 files skipped" in again.stdout
+
+
+@pytest.mark.skipif(not CONSOLE.is_dir(), reason=f"evaluation data absent: {CONSOLE}")
+def test_recorded_console_copies_import_whatever_their_first_line(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    firsts = {"day-002.md": "claude-trace\n", "day-004.md": "", "day-014.md": "\n\n"}
+    for name, first in firsts.items():
+        body = (CONSOLE / name).read_text(encoding="utf-8").split("\n", 1)[1]
+        (tmp_path / name).write_text(first + body, encoding="utf-8")
+    result = cli("import", *(str(tmp_path / name) for name in firsts), "--json", cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    imported = result.json()["imported"]
+    assert [item["harness"] for item in imported] == ["claude", "claude", "gemini"]
+    assert all(item["turns"] > 0 for item in imported)
+
+
+def test_one_bad_file_among_good_ones_is_one_line(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    good, notes = _good_and_bad(tmp_path)[:2]
+    result = cli("import", str(good), str(notes), cwd=kb_repo)
+    assert result.exit_code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"lorebook: error: {notes}: not a format lorebook can import")
+    assert line.endswith("; nothing was staged (--skip-invalid stages the other file)")
+    assert _staged(kb_repo) == []

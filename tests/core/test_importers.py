@@ -340,3 +340,15 @@ def test_importers_write_nothing(tmp_path: Path) -> None:
         "session_id": "s-1",
         "harness": "claude",
     }
+
+
+def test_an_unknown_file_with_prompt_lines_says_why_it_is_no_console_copy(
+    tmp_path: Path,
+) -> None:
+    from lorebook.importers.sources import read_source
+
+    path = tmp_path / "copy.md"
+    path.write_text("bash\n> hi\n", encoding="utf-8")
+    why = r"copy\.md: not a format .*; its '> ' lines could be prompts, but as a console copy: no"
+    with pytest.raises(ImportFormatError, match=why):
+        read_source(path, None, {})

@@ -12,6 +12,7 @@ from lorebook.config import load_config
 from lorebook.errors import LorebookError
 
 if TYPE_CHECKING:
+    from lorebook.importers.sources import ImportSource, Rejected
     from lorebook.importers.staging import Staged
     from lorebook.kb.paths import KBPaths
 
@@ -74,15 +75,22 @@ def import_command(
             "--session", metavar="ID", help="With --from-harness: stage only this session."
         ),
     ] = None,
+    skip_invalid: Annotated[
+        bool,
+        typer.Option(
+            "--skip-invalid", help="Stage the files that can be, and list the others with why."
+        ),
+    ] = False,
     json_output: JsonOption = False,
 ) -> None:
     """Turn transcripts into redacted session logs that wait for `lorebook extract`.
 
     Formats, guessed from the content (or named with --format): Claude Code session
     files and Codex rollouts (read by the installed harness plugin, as capture reads
-    them), console copies of a Claude Code or Gemini CLI terminal (line 1 names the
-    tool), SpecStory exports, kenkeep sessions (front matter with session_id, then
-    [USER]: / [AGENT]: lines), and normalised-turns JSONL, one JSON object per line:
+    them), console copies of a Claude Code or Gemini CLI terminal (known by their ⏺ or ✦
+    lines, the welcome banner or the claude / claude-trace / gemini command, wherever
+    the copy starts), SpecStory exports, kenkeep sessions (front matter with session_id,
+    then [USER]: / [AGENT]: lines), and normalised-turns JSONL, one JSON object per line:
 
     \b
       {"session_id": "review-1", "harness": "import"}   (optional first line)
@@ -91,21 +99,26 @@ def import_command(
 
     --from-harness claude|codex finds this repository's past sessions in the host's own
     store; --list shows them, --session ID stages only those. Every file is checked
-    before anything is staged: a missing file, a folder or an unknown format stops the
-    run with nothing staged. docs/import.md has the details.
+    before anything is staged: when any is missing, a folder, in no known format or not
+    valid in its format, one message names each such file with why, and nothing is
+    staged; with --skip-invalid the others are staged and those are listed (under
+    "skipped" with --json). docs/import.md has the details.
     """  # noqa: D301 (\b is click's "do not rewrap this paragraph" mark)
-    from lorebook.importers.sources import plan_files, plan_history
+    from lorebook.importers.sources import plan_history
     from lorebook.importers.staging import stage_sources
 
     paths = repo_paths(ctx)
+    rejected: list[Rejected] = []
     if from_harness is None:
         if list_only or sessions:
             raise LorebookError("--list and --session go with --from-harness claude|codex")
         if not files:
             raise LorebookError("name transcript files to import, or use --from-harness")
-        planned = plan_files(files, fmt)
-    elif files or fmt:
-        raise LorebookError("--from-harness reads the host's store: give no files or --format")
+        planned, rejected = _plan_files(files, fmt, skip_invalid)
+    elif files or fmt or skip_invalid:
+        raise LorebookError(
+            "--from-harness reads the host's store: give no files, --format or --skip-invalid"
+        )
     elif list_only:
         _list_history(paths, from_harness, sessions or [], json_output)
         return
@@ -115,22 +128,46 @@ def import_command(
 
     with progress("importing", len(planned), json_output=json_output) as advance:
         staged = stage_sources(paths, planned, on_source=advance)
-    _report_staged(paths, staged, json_output)
+    _report_staged(paths, staged, rejected, json_output)
 
 
-def _report_staged(paths: KBPaths, staged: list[Staged], json_output: bool) -> None:
+def _plan_files(
+    files: list[Path], fmt: str | None, skip_invalid: bool
+) -> tuple[list[ImportSource], list[Rejected]]:
+    """The sources to stage, and the files left out (only with ``skip_invalid``).
+
+    Without it, any bad file stops the run with one message naming every bad file.
+    """
+    from lorebook.importers.sources import check_files, rejection_error
+
+    plan = check_files(files, fmt)
+    if plan.rejected and not skip_invalid:
+        raise rejection_error(plan.rejected, len(files))
+    return plan.sources, plan.rejected
+
+
+def _report_staged(
+    paths: KBPaths, staged: list[Staged], rejected: list[Rejected], json_output: bool
+) -> None:
     if json_output:
-        print_json({"ok": True, "imported": [
+        doc: dict[str, object] = {"ok": True, "imported": [
             {"file": s.source, "harness": s.harness, "session_id": s.session_id,
              "log": paths.rel(s.log), "turns": s.turns, "changed": s.changed}
             for s in staged
-        ]})  # fmt: skip
+        ]}  # fmt: skip
+        if rejected:
+            doc["skipped"] = [{"file": r.file, "reason": r.reason} for r in rejected]
+        print_json(doc)
         return
     for s in staged:
         what = f"{s.turns} turns -> {paths.rel(s.log)}" if s.changed else "already staged"
         say(f"imported {s.source}: {what}")
+    for r in rejected:
+        say(f"skipped {r.reason}")
     if not staged:
         say("nothing to import")
+    if rejected:
+        say(f"{len(rejected)} files skipped: they cannot be imported")
 
 
 def _list_history(paths: KBPaths, harness_name: str, wanted: list[str], json_output: bool) -> None:

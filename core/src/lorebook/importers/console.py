@@ -1,21 +1,32 @@
 """Console copies: text copied from the terminal of a Claude Code or Gemini CLI session.
 
-Line 1 names the tool that was started (``claude`` or ``gemini``); the tool is read from
-it, never from the file or folder name. After it:
+A copy is recognised, and its tool told, by what it holds, wherever it starts (a
+``claude-trace`` line, the welcome banner, a shell prompt, blank lines): the agent's marks
+at column 0 (``⏺`` Claude Code, ``✦`` Gemini CLI; the more frequent one names the tool),
+else Claude Code's "✻ Welcome to Claude Code" banner or a Gemini CLI tool box, else a first
+line that starts the tool (``claude``, ``claude-trace``, ``claude --model opus``,
+``me@host ~/proj % gemini``) followed somewhere by a ``> `` prompt. That command line is
+not read. Then:
 
-* A human prompt is a line beginning ``> `` at column 0 (slash commands such as
-  ``> /cost`` and ``#`` memory lines too). A multi-line prompt goes on over the indented
-  and blank lines that follow it, up to the next line at column 0 or a ``⎿`` output line.
-  A prompt that opens with Claude Code's "This session is being continued from a previous
-  conversation" is the compaction summary Claude pasted, not something a person typed:
-  its role is ``summary``.
+* A human input is a line beginning ``> `` at column 0 (slash commands such as ``> /cost``,
+  ``> # …`` memory and ``> ! …`` bash-mode lines too). A multi-line prompt goes on over the
+  indented and blank lines that follow it, up to the next line at column 0 or a ``⎿``
+  output line. A prompt that opens with Claude Code's "This session is being continued
+  from a previous conversation" is the compaction summary Claude pasted, not something a
+  person typed: its role is ``summary``.
+* Claude Code also shows what was typed in memory mode (``# rule``) and bash mode
+  (``! command``) at column 0 without the ``> ``, its answer under it (``⎿  Noted.``, the
+  command's output). Such a line is a human input when a blank line (or nothing) is above
+  it and the next non-blank line is that ``⎿`` answer; a markdown heading in the agent's
+  text or in tool output has no such answer and is not one.
 * Claude Code: an agent message or tool call begins with ``⏺`` at column 0 and goes on
   over its indented lines; ``  ⎿`` lines under it are tool output. A block with output,
   or whose one line reads ``Name(arguments)``, is a tool call (``Name`` up to the
   parenthesis). ``✻ Thinking…`` blocks are the model's thinking and are left out.
 * Gemini CLI: an agent message begins with ``✦``; a tool call is a box (``╭`` … ``╰``)
   whose first line holds a status mark, the tool name and its arguments (``✔`` ran,
-  ``✖`` failed, ``-`` was declined or cancelled).
+  ``✖`` failed, ``-`` was declined or cancelled). Newer versions draw each prompt in a box
+  at column 0 too, its first line ``│  > prompt``: that box is a human input.
 * Everything else at column 0 (the welcome banner, the input box, ``Total cost:`` lines,
   spinners, tips) ends the block before it and is not read.
 
@@ -42,7 +53,10 @@ ConsoleTool = Literal["claude", "gemini"]
 ConsoleRole = Literal["user", "assistant", "summary"]
 
 TOOLS: tuple[ConsoleTool, ...] = ("claude", "gemini")
-"""The tools whose console copies are read (the first word of line 1)."""
+"""The tools whose console copies are read."""
+
+TOOL_NAMES: dict[ConsoleTool, str] = {"claude": "Claude Code", "gemini": "Gemini CLI"}
+"""How messages name each tool."""
 
 SUMMARY_OPENING = "This session is being continued from a previous conversation"
 """How the compaction summary Claude Code pastes as a prompt begins."""
@@ -57,6 +71,24 @@ _FAILED_OUTPUT = re.compile(
     r"^(Error\b|User rejected|No \(tell Claude|Interrupted by user)", re.IGNORECASE
 )
 _GEMINI_FAILED = frozenset({"✖", "x", "-"})
+NO_MARKS = (
+    "no Claude Code or Gemini CLI marks (no ⏺ or ✦ line at column 0, no welcome banner or "
+    "tool box, and the first line does not start claude, claude-trace or gemini)"
+)
+"""Why a file is not read as a console copy."""
+
+_CLAUDE_BANNER = "✻ Welcome to Claude Code"
+_GEMINI_TOOL_BOX = re.compile(r"^ ?│ (?:✔|✖)  \S")
+_LAUNCH = re.compile(
+    r"^(?:(?!> ).*[$%#>)\u276f\u279c\u00bb\u03bb\u2192\u2717]\s*)?(?:\S*/)?"
+    r"(?P<command>claude-trace|claude|gemini)"
+    r"(?:\s+[-\"'].*)?$"
+)
+"""A line that starts a tool: the command alone or after a shell prompt (ending ``$``,
+``%``, ``#``, ``>``, or the arrow, cross or parenthesis of a zsh theme), then nothing,
+options or a quoted first prompt. A ``> `` line is a prompt of the copy, never a shell's."""
+_SHORTCUT = re.compile(r"^(?P<mark>[#!]) ?(?P<text>[^\s#!].*)$")
+"""Memory (``# rule``) and bash mode (``! command``) as Claude Code shows them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +96,7 @@ class ConsoleTurn:
     """One turn of a console copy.
 
     Attributes:
-        role: ``user`` (a ``> `` prompt), ``summary`` (a pasted compaction summary) or
+        role: ``user`` (a human input), ``summary`` (a pasted compaction summary) or
             ``assistant`` (an agent message or a tool call).
         text: The prompt or message, indentation removed; empty for a tool call.
         line: The 1-based line of the file the turn starts on.
@@ -92,7 +124,7 @@ class ConsoleSession:
 
     @property
     def prompts(self) -> tuple[ConsoleTurn, ...]:
-        """Every ``> `` line's turn (role ``user`` or ``summary``), in file order."""
+        """Every human input's turn (role ``user`` or ``summary``), in file order."""
         return tuple(turn for turn in self.turns if turn.role != "assistant")
 
 
@@ -102,22 +134,81 @@ class _Block:
     line: int
     lines: list[str]
     outputs: list[list[str]] = field(default_factory=list)
+    boxed: bool = False
 
 
-def console_tool(text: str) -> ConsoleTool | None:
-    """The tool line 1 names (``claude`` or ``gemini``), or None: not a console copy."""
-    first = text.split("\n", 1)[0].replace("\xa0", " ").strip().split(" ", 1)[0]
-    for tool in TOOLS:
-        if first == tool:
-            return tool
+@dataclass(frozen=True, slots=True)
+class _Evidence:
+    """What shows a file is a console copy of ``tool``: ``what``, on 1-based ``line``.
+
+    ``launch`` is True when it is only the command line that started the tool, which
+    recognises a copy only together with a ``> `` prompt; that line is not read.
+    """
+
+    tool: ConsoleTool
+    line: int
+    what: str
+    launch: bool = False
+
+
+def _lines(text: str) -> list[str]:
+    """The file's lines, no-break spaces read as spaces, without carriage returns."""
+    return [raw.replace("\xa0", " ").rstrip("\r") for raw in text.split("\n")]
+
+
+def _marks(lines: list[str]) -> _Evidence | None:
+    """The agent mark found more often at column 0 (``⏺`` or ``✦``) and its first line."""
+    seen: dict[ConsoleTool, list[int]] = {tool: [] for tool in TOOLS}
+    for number, line in enumerate(lines, start=1):
+        for tool, mark in _AGENT_MARK.items():
+            if line.startswith(mark):
+                seen[tool].append(number)
+    found = [tool for tool in TOOLS if seen[tool]]
+    if not found:
+        return None
+    tool = max(found, key=lambda name: (len(seen[name]), -seen[name][0]))
+    return _Evidence(tool, seen[tool][0], f"a {_AGENT_MARK[tool]} line")
+
+
+def _launch(lines: list[str]) -> _Evidence | None:
+    """The first non-blank line, when it is the command that started a tool."""
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            match = _LAUNCH.match(line.strip())
+            if match is None:
+                return None
+            command = match.group("command")
+            tool: ConsoleTool = "gemini" if command == "gemini" else "claude"
+            return _Evidence(tool, number, f"the command {command!r}", launch=True)
     return None
 
 
+def _evidence(lines: list[str]) -> _Evidence | None:
+    """What shows ``lines`` are a console copy, and of which tool; None: nothing does."""
+    marked = _marks(lines)
+    if marked is not None:
+        return marked
+    for number, line in enumerate(lines, start=1):
+        if _CLAUDE_BANNER in line:
+            return _Evidence("claude", number, "the welcome banner")
+        if _GEMINI_TOOL_BOX.match(line):
+            return _Evidence("gemini", number, "a tool box")
+    return _launch(lines)
+
+
+def console_tool(text: str) -> ConsoleTool | None:
+    """The tool a console copy comes from, read from its content; None: no marks of one."""
+    found = _evidence(_lines(text))
+    return None if found is None else found.tool
+
+
 def looks_like_console(text: str) -> bool:
-    """True when line 1 names a known tool and some line is a ``> `` prompt."""
-    return console_tool(text) is not None and any(
-        line.startswith("> ") for line in text.replace("\xa0", " ").splitlines()
-    )
+    """True when ``text`` holds a console copy's marks (a command line needs a prompt too)."""
+    lines = _lines(text)
+    found = _evidence(lines)
+    if found is None:
+        return False
+    return not found.launch or any(line.startswith("> ") for line in lines)
 
 
 def _dedent(line: str, width: int = 2) -> str:
@@ -148,48 +239,74 @@ def _continue(block: _Block | None, line: str) -> None:
         block.lines.append(_dedent(line))
 
 
-def _blocks(lines: list[str], tool: ConsoleTool) -> list[_Block]:
-    """Group the lines after line 1 into prompt, agent, box and skipped blocks."""
+def _blocks(lines: list[str], tool: ConsoleTool, skipped: int | None) -> list[_Block]:
+    """Group the lines (but line ``skipped``) into prompt, agent, box and skipped blocks."""
     blocks: list[_Block] = []
     current: _Block | None = None
-    mark = _AGENT_MARK[tool]
-    for number, raw in enumerate(lines[1:], start=2):
-        line = raw.replace("\xa0", " ").rstrip("\r")
-        if line.startswith("> "):
-            current = _Block("prompt", number, [line[2:]])
-        elif line.startswith(mark):
-            current = _Block("agent", number, [line[len(mark) :].strip()])
-        elif line.startswith("✻ Thinking"):
-            current = _Block("skip", number, [])
+    for index, line in enumerate(lines):
+        number = index + 1
+        if number == skipped:
+            current = None
         elif tool == "gemini" and _box_part(line):
             current = _gemini_box(current, line, number)
             if current is not None and (not blocks or blocks[-1] is not current):
                 blocks.append(current)
-            continue
         elif line.lstrip(" ").startswith("⎿"):
             if current is not None and current.kind != "skip":
                 current.outputs.append([line.lstrip(" ")[1:].strip()])
-            continue
         elif not line.strip() or line.startswith(" "):
             _continue(current, line)
-            continue
         else:
-            current = None
-            continue
-        blocks.append(current)
+            current = _opened(lines, index, tool)
+            if current is not None:
+                blocks.append(current)
     return blocks
 
 
+def _opened(lines: list[str], index: int, tool: ConsoleTool) -> _Block | None:
+    """The block a column-0 line opens, or None: it is not read (banner, tips, costs)."""
+    line, number = lines[index], index + 1
+    mark = _AGENT_MARK[tool]
+    if line.startswith("> "):
+        return _Block("prompt", number, [line[2:]])
+    if line.startswith(mark):
+        return _Block("agent", number, [line[len(mark) :].strip()])
+    if line.startswith("✻ Thinking"):
+        return _Block("skip", number, [])
+    typed = _shortcut_input(lines, index)
+    return None if typed is None else _Block("prompt", number, [typed])
+
+
+def _shortcut_input(lines: list[str], index: int) -> str | None:
+    """A memory (``# rule``) or bash-mode (``! command``) line typed at the prompt, or None.
+
+    Only a line with a blank line (or nothing) above it and Claude Code's ``⎿`` answer as
+    the next non-blank line counts, so a heading in agent text or tool output never does.
+    """
+    typed = _SHORTCUT.match(lines[index])
+    if typed is None or (index > 0 and lines[index - 1].strip()):
+        return None
+    following = next((lines[i] for i in range(index + 1, len(lines)) if lines[i].strip()), "")
+    if not following.lstrip(" ").startswith("⎿"):
+        return None
+    return f"{typed.group('mark')} {typed.group('text').strip()}"
+
+
 def _gemini_box(current: _Block | None, line: str, number: int) -> _Block | None:
-    """Open, fill or close a Gemini tool box; return the block that stays open."""
+    """Open, fill or close a Gemini box; return the block that stays open.
+
+    A box whose first line reads ``> …`` is a prompt (newer Gemini CLI boxes each prompt),
+    any other box a tool call.
+    """
     part = _box_part(line)
     if part == "open":
-        return _Block("box", number, [])
-    if current is None or current.kind != "box":
+        return _Block("box", number, [], boxed=True)
+    if current is None or not current.boxed or part == "close":
         return None
-    if part == "close":
-        return None
-    current.lines.append(_box_content(line))
+    content = _box_content(line)
+    if current.kind == "box" and not current.lines and content.startswith("> "):
+        current.kind, current.line, content = "prompt", number, content[2:]
+    current.lines.append(content)
     return current
 
 
@@ -233,20 +350,21 @@ def read_console(text: str, source: str = "<console>") -> ConsoleSession:
         source: The name errors cite (usually the path).
 
     Returns:
-        The tool line 1 names and every turn, in file order: one ``user`` or ``summary``
-        turn per ``> `` line, one ``assistant`` turn per agent message or tool call.
+        The tool the content shows and every turn, in file order: one ``user`` or
+        ``summary`` turn per human input, one ``assistant`` turn per agent message or tool
+        call.
 
     Raises:
-        ImportFormatError: Line 1 names no known tool, or no line is a ``> `` prompt.
+        ImportFormatError: Nothing shows a Claude Code or Gemini CLI copy, or one that does
+            holds no human input (the message names the line that shows the tool).
     """
-    tool = console_tool(text)
-    if tool is None:
-        raise ImportFormatError(
-            f"{source}:1: not a console copy: line 1 must name the tool "
-            f"({' or '.join(TOOLS)}), found {text.split(chr(10), 1)[0][:40]!r}"
-        )
+    lines = _lines(text)
+    found = _evidence(lines)
+    if found is None:
+        raise ImportFormatError(f"{source}: not a console copy: {NO_MARKS}")
     turns: list[ConsoleTurn] = []
-    for block in _blocks(text.split("\n"), tool):
+    skipped = found.line if found.launch else _launch_line(lines)
+    for block in _blocks(lines, found.tool, skipped):
         if block.kind == "prompt":
             turns.append(_prompt_turn(block))
         elif block.kind == "agent":
@@ -256,8 +374,17 @@ def read_console(text: str, source: str = "<console>") -> ConsoleSession:
             if turn is not None:
                 turns.append(turn)
     if not any(turn.role != "assistant" for turn in turns):
-        raise ImportFormatError(f"{source}: a {tool} console copy without any '> ' prompt line")
-    return ConsoleSession(tool, tuple(turns))
+        raise ImportFormatError(
+            f"{source}:{found.line}: a {TOOL_NAMES[found.tool]} console copy ({found.what}), "
+            "but no line is a human input: a prompt begins '> ' at column 0"
+        )
+    return ConsoleSession(found.tool, tuple(turns))
+
+
+def _launch_line(lines: list[str]) -> int | None:
+    """The line of the command that started the tool, when the copy begins with one."""
+    found = _launch(lines)
+    return None if found is None else found.line
 
 
 def read_console_file(path: Path) -> ConsoleSession:
@@ -279,7 +406,7 @@ def _logged(turn: ConsoleTurn) -> LoggedTurn:
 
 
 def parse_console(data: bytes, name: str) -> SessionLog:
-    """Parse a console copy into a session log (harness: the tool line 1 names).
+    """Parse a console copy into a session log (harness: the tool its content shows).
 
     Turn indexes are 0-based line numbers of the file, so ``<harness>:<session>:<index>``
     points at line ``index + 1``. The session id is derived from the file name.

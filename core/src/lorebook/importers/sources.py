@@ -22,6 +22,7 @@ from lorebook.errors import LorebookError
 from lorebook.hostkit.history import PastSession, SessionHistory
 from lorebook.importers import FORMATS, guess_format, import_bytes
 from lorebook.importers.common import ImportFormatError, decode
+from lorebook.importers.console import NO_MARKS
 
 if TYPE_CHECKING:
     from lorebook.harness import Harness
@@ -105,6 +106,17 @@ def _plain_turns(first: Mapping[str, object]) -> bool:
     return "role" in first or set(first) <= {"session_id", "harness"}
 
 
+def check_format(fmt: str | None, harnesses: Mapping[str, Harness]) -> None:
+    """Refuse a ``--format`` that names no known format (the same for every file).
+
+    Raises:
+        ImportFormatError: ``fmt`` is neither a text format nor an installed harness.
+    """
+    if fmt is not None and fmt not in FORMATS and fmt not in harnesses:
+        known = ", ".join([*FORMATS, *sorted(harnesses)])
+        raise ImportFormatError(f"unknown import format {fmt!r}; known formats: {known}")
+
+
 def read_source(path: Path, fmt: str | None, harnesses: Mapping[str, Harness]) -> ImportSource:
     """Check one file and read it into a source (nothing is written).
 
@@ -120,9 +132,7 @@ def read_source(path: Path, fmt: str | None, harnesses: Mapping[str, Harness]) -
         data = path.read_bytes()
     except OSError as exc:
         raise LorebookError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    if fmt is not None and fmt not in FORMATS and fmt not in harnesses:
-        known = ", ".join([*FORMATS, *sorted(harnesses)])
-        raise ImportFormatError(f"unknown import format {fmt!r}; known formats: {known}")
+    check_format(fmt, harnesses)
     if fmt is None or fmt in harnesses:
         first = _first_object(decode(data, str(path)))
         if fmt is not None or (first is not None and not _plain_turns(first)):
@@ -140,9 +150,10 @@ def _guess(data: bytes, path: Path, harnesses: Mapping[str, Harness]) -> str:
         return guess_format(data, str(path))
     except ImportFormatError:
         known = ", ".join([*FORMATS, *sorted(harnesses)])
-        raise ImportFormatError(
-            f"{path}: not a format lorebook can import (known formats: {known})"
-        ) from None
+        message = f"{path}: not a format lorebook can import (known formats: {known})"
+        if any(line.startswith("> ") for line in decode(data, str(path)).splitlines()):
+            message += f"; its '> ' lines could be prompts, but as a console copy: {NO_MARKS}"
+        raise ImportFormatError(message) from None
 
 
 def _unknown_json(path: Path, harnesses: Mapping[str, Harness]) -> str:
@@ -153,10 +164,75 @@ def _unknown_json(path: Path, harnesses: Mapping[str, Harness]) -> str:
     )
 
 
-def plan_files(files: Iterable[Path], fmt: str | None) -> list[ImportSource]:
-    """Check and read every file before any is staged; the first error stops the run."""
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A file a run will not stage, why (one line that starts with the file), and a hint."""
+
+    file: str
+    reason: str
+    hint: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FilePlan:
+    """Every file of a run checked: the sources to stage and the files that cannot be."""
+
+    sources: list[ImportSource]
+    rejected: list[Rejected]
+
+
+def check_files(files: Iterable[Path], fmt: str | None) -> FilePlan:
+    """Check and read every file, keeping each bad file's reason instead of stopping.
+
+    Raises:
+        ImportFormatError: ``fmt`` names no known format (no file is read then).
+    """
     harnesses = history_harnesses()
-    return [read_source(Path(file), fmt, harnesses) for file in files]
+    check_format(fmt, harnesses)
+    sources: list[ImportSource] = []
+    rejected: list[Rejected] = []
+    for file in files:
+        try:
+            sources.append(read_source(Path(file), fmt, harnesses))
+        except LorebookError as exc:
+            named = exc.message.startswith(str(file))
+            reason = exc.message if named else f"{file}: {exc.message}"
+            rejected.append(Rejected(str(file), reason, exc.hint))
+    return FilePlan(sources, rejected)
+
+
+def plan_files(files: Iterable[Path], fmt: str | None) -> list[ImportSource]:
+    """Check and read every file before any is staged; any bad file stops the run.
+
+    Raises:
+        LorebookError: One or more files cannot be imported; the message names every one
+            with its reason.
+    """
+    files = list(files)
+    plan = check_files(files, fmt)
+    if plan.rejected:
+        raise rejection_error(plan.rejected, len(files))
+    return plan.sources
+
+
+def rejection_error(rejected: Sequence[Rejected], total: int) -> LorebookError:
+    """One error naming every file that cannot be imported, each with its reason.
+
+    One bad file keeps to one line (its reason, and what became of the others); several
+    are listed a line each under a count.
+    """
+    if total == 1:
+        return LorebookError(rejected[0].reason, hint=rejected[0].hint)
+    if len(rejected) == 1:
+        others = "file" if total == 2 else f"{total - 1} files"
+        return LorebookError(
+            f"{rejected[0].reason}; nothing was staged (--skip-invalid stages the other {others})"
+        )
+    listed = "\n".join(f"  {item.reason}" for item in rejected)
+    return LorebookError(
+        f"{len(rejected)} of {total} files cannot be imported, so nothing was staged:\n{listed}",
+        hint="fix or leave out those files, or pass --skip-invalid to stage the others",
+    )
 
 
 def choose_sessions(
