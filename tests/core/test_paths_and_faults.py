@@ -45,7 +45,7 @@ def test_a_symlinked_logs_folder_is_never_written_through(
     logs.symlink_to(outside, target_is_directory=True)
     _fire(kb_repo, monkeypatch, "Prompt", {"cwd": str(kb_repo)})  # no session id: fails, logs
     assert list(outside.iterdir()) == []
-    assert append(str(kb_repo / ".lorebook"), str(logs / "x.log"), b"line\n") is False
+    assert append(str(logs / "x.log"), b"line\n") is False
     with pytest.raises(WriteError, match="is a symbolic link"):
         atomic_write_text(logs / "x.json", "{}")
     assert list(outside.iterdir()) == []

@@ -85,7 +85,7 @@ def _kb_checks(start: Path) -> list[Check]:
             )
         ]
     paths = KBPaths(repo)
-    checks = [Check("knowledge base", "ok", str(paths.root))]
+    checks = [Check("knowledge base", "ok", str(paths.root)), _links_check(paths)]
     try:
         config = load_config(paths)
     except LorebookError as exc:
@@ -133,6 +133,24 @@ def _kb_checks(start: Path) -> list[Check]:
     else:
         checks.append(Check("merge driver", "ok", "generated files merge without conflicts"))
     return checks
+
+
+def _links_check(paths: KBPaths) -> Check:
+    """Symbolic links under ``.lorebook/``: never followed by a write, but named here."""
+    from lorebook.safeopen import links_under
+
+    links = [paths.rel(Path(link)) for link in links_under(str(paths.root))]
+    if not links:
+        return Check("symbolic links", "ok", "none under the knowledge base")
+    shown = ", ".join(links[:10]) + (f" and {len(links) - 10} more" if len(links) > 10 else "")
+    return Check(
+        "symbolic links",
+        "problem",
+        f"{shown}: lorebook writes nothing through a link, so what it keeps there "
+        "(session state, logs, the index, the warm process's lock) is not written",
+        "remove each link (`git rm --cached PATH` if it was committed: a repository has "
+        "no reason to commit one under .lorebook/) and run the command again",
+    )
 
 
 def _state_of(item_state: str, fix: str | None) -> State:

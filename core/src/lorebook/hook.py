@@ -35,7 +35,6 @@ def log_failure(kb_root: str, harness: str, host_event: str, message: str) -> No
     from lorebook.appendlog import append
 
     append(
-        kb_root,
         os.path.join(kb_root, ERROR_LOG),
         f"{stamp} {harness} {host_event} {line}\n".encode(),
     )

@@ -37,9 +37,6 @@ REPLY_WAIT = 2.0
 TAKEN_WAIT = 10.0
 """Seconds to wait, once the server has the descriptors, for it to say whether it took the
 event (it forks at once: milliseconds)."""
-MAX_UNIX_PATH = 100
-"""Longer socket paths are connected relative to their folder (the kernel's limit is
-about 104 to 108 bytes)."""
 STDIO = (0, 1, 2)
 
 
@@ -118,29 +115,39 @@ def decode_request(body: bytes) -> Request:
 def connect(path: str, timeout: float) -> socket:
     """A connected socket to ``path``, checked to belong to this user.
 
+    The socket file is reached from ``.lorebook`` down without following a link
+    (:mod:`lorebook.safeopen`) and must be a socket, so a committed link cannot send the
+    event to another socket of the user's (an agent's, say).
+
     Raises:
-        OSError: no server listens there, or it is another user's.
+        OSError: no server listens there, a link is in the way, or it is another user's.
     """
     import _socket
+    import stat
 
+    from lorebook.safeopen import open_folder
+
+    folder = open_folder(os.path.dirname(path), create=False)
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
+        name = os.path.basename(path)
+        if not stat.S_ISSOCK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode):
+            raise ConnectionRefusedError(f"{path} is not a socket")
         sock.settimeout(timeout)
-        if len(os.fsencode(path)) <= MAX_UNIX_PATH:
-            sock.connect(path)
-        else:
-            here = os.open(".", os.O_RDONLY)
-            try:
-                os.chdir(os.path.dirname(path))
-                sock.connect(os.path.basename(path))
-            finally:
-                os.fchdir(here)
-                os.close(here)
+        here = os.open(".", getattr(os, "O_PATH", os.O_RDONLY))
+        try:
+            os.fchdir(folder)  # by its name in that folder: no link, any path length
+            sock.connect(name)
+        finally:
+            os.fchdir(here)
+            os.close(here)
         if peer_uid(sock, path) != os.getuid():
             raise PermissionError(f"{path} is served by another user")
     except BaseException:
         sock.close()
         raise
+    finally:
+        os.close(folder)
     return sock
 
 

@@ -71,6 +71,7 @@ WARM_MODULES = (
     "lorebook.stats.usage",
     "lorebook.stats.timing",
     "lorebook.appendlog",
+    "lorebook.safeopen",
     "lorebook.hostkit.once",
     "lorebook.bounds",
     "lorebook.recall.freshness",
@@ -162,10 +163,11 @@ class Server:
         """
         import fcntl
 
+        from lorebook.safeopen import open_file
+
+        lock = os.path.join(self.cache, LOCK_NAME)
         try:  # in the folder the hook that started it wrote its index in: never created here
-            self.lock_fd = os.open(
-                os.path.join(self.cache, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600
-            )
+            self.lock_fd = open_file(lock, os.O_RDWR | os.O_CREAT, 0o600, create_folders=False)
         except FileNotFoundError:  # the repository went away before the server started
             return False
         try:
@@ -199,8 +201,18 @@ class Server:
         """Bind the socket (owner-only) where the launchers look for it."""
         import socket
 
-        os.chdir(self.cache)  # bound by its name: a long repository path fits the limit
+        from lorebook.safeopen import open_folder
+
+        folder = open_folder(self.cache, create=False)  # never through a committed link
+        try:
+            os.fchdir(folder)  # bound by its name: a long repository path fits the limit
+        finally:
+            os.close(folder)
         name = os.path.basename(self.path)
+        if os.path.islink(name):  # committed with the repository: not ours to remove
+            from lorebook.safeopen import SymlinkRefused
+
+            raise SymlinkRefused(self.path, self.path)
         if os.path.lexists(name):
             os.unlink(name)  # a dead server's: the lock says no other is running
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -25,7 +25,7 @@ def _report(kb_root: str, message: str) -> None:
 
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     line = " ".join(message.split())[:500]
-    append(kb_root, os.path.join(kb_root, "_logs", "hook-errors.log"),
+    append(os.path.join(kb_root, "_logs", "hook-errors.log"),
            f"{stamp} capture plugin {line}\n".encode())  # fmt: skip
 
 

@@ -38,10 +38,12 @@ def prune(paths: KBPaths, sessions_days: int, logs_days: int) -> list[str]:
     its body goes with it, and so does the follow-up's tally of it (which is removed too
     when its log was deleted by other means).
     """
+    from lorebook.safeopen import crosses_link
+
     now = time.time()
     removed = []
     for folder, days in ((paths.sessions, sessions_days), (paths.logs, logs_days)):
-        if not folder.is_dir():
+        if not folder.is_dir() or crosses_link(str(folder)):  # never prune through a link
             continue
         for path in sorted(folder.rglob("*")):
             if not path.is_file() or path.is_symlink() or _staged_body(path):
@@ -53,7 +55,7 @@ def prune(paths: KBPaths, sessions_days: int, logs_days: int) -> list[str]:
                 if folder == paths.sessions and path.suffix == ".json" and body.is_file():
                     body.unlink(missing_ok=True)
                     removed.append(paths.rel(body))
-    if paths.tallies.is_dir():
+    if paths.tallies.is_dir() and not crosses_link(str(paths.tallies)):
         for tally in paths.tallies.iterdir():
             if tally.suffix == ".json" and not (paths.sessions / tally.name).exists():
                 tally.unlink(missing_ok=True)
@@ -83,9 +85,10 @@ def prune_if_due(paths: KBPaths) -> list[str]:
             return []
     except OSError:
         pass
+    from lorebook.safeopen import touch
+
     sessions_days, logs_days = _retention(paths)
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    marker.touch()
+    touch(str(marker))  # never through a committed link
     return prune(paths, sessions_days, logs_days)
 
 

@@ -22,6 +22,7 @@ on :func:`read_log_data` here.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
@@ -167,11 +168,12 @@ def append_body(
     injections appended). The header is the caller's to replace afterwards; until it is,
     the appended lines are not part of the log.
     """
+    from lorebook.safeopen import open_file
+
     target = body_path(path)
     if committed == 0 and not os.path.lexists(target):
         return _new_body(target, batches)
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(target, flags, 0o644)
+    fd = open_file(str(target), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         os.ftruncate(fd, committed)
         return _write_batches(fd, os.lseek(fd, committed, os.SEEK_SET), batches)
@@ -201,22 +203,27 @@ def _new_body(target: Path, batches: Iterable[tuple[bytes, int, int]]) -> tuple[
     (the temporary file of a dead writer is swept by the next one); nothing is written
     when there is nothing to write.
     """
-    from lorebook.kb.fsutil import sweep_dead_temps, temp_path
+    from lorebook.kb.fsutil import sweep_dead_temps
+    from lorebook.safeopen import AT, folder_of, temp_name
 
     sweep_dead_temps(target)
-    tmp = temp_path(target)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(tmp, flags | getattr(os, "O_BINARY", 0), 0o644)
-    try:
+    with folder_of(str(target)) as folder:  # reached without following a link
+        at = folder if AT else None
+        name, tmp = (target.name, temp_name(target.name))
+        if not AT:
+            name, tmp = str(target), str(target.with_name(tmp))
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(tmp, flags | getattr(os, "O_BINARY", 0), 0o644, dir_fd=at)
         try:
-            counts = _write_batches(fd, 0, batches)
+            try:
+                counts = _write_batches(fd, 0, batches)
+            finally:
+                os.close(fd)
+            if counts[0]:
+                os.replace(tmp, name, src_dir_fd=at, dst_dir_fd=at)
         finally:
-            os.close(fd)
-        if counts[0]:
-            os.replace(tmp, target)
-    finally:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp, dir_fd=at)
     return counts
 
 

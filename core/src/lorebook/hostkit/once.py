@@ -17,6 +17,8 @@ import os
 import re
 import zlib
 
+from lorebook.safeopen import write_atomic
+
 
 def _ledger(kb_root: str, session_id: str) -> str:
     # The session id comes from the host: never trust it as a file name.
@@ -44,9 +46,5 @@ def first_time(kb_root: str, session_id: str, event: str, text: str) -> bool:
     given = [g for g in given if isinstance(g, str)] if isinstance(given, list) else []
     if digest in given:
         return False
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(sorted({*given, digest}), handle)
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(sorted({*given, digest})).encode(), sync=False)
     return True

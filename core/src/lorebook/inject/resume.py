@@ -26,6 +26,8 @@ import re
 import time
 import zlib
 
+from lorebook.safeopen import write_atomic
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lorebook.events import HookEvent
@@ -196,10 +198,7 @@ def resume_brief(repo: str, session_id: str, budget: int) -> str:
         return ""
     text = _fit(_lines(summary, repo), budget)
     if text:
-        marker = _given_path(kb_root, session_id)
-        os.makedirs(os.path.dirname(marker), exist_ok=True)
-        with open(marker, "w", encoding="utf-8") as handle:
-            handle.write(f"{time.time():.0f}\n")
+        write_atomic(_given_path(kb_root, session_id), f"{time.time():.0f}\n".encode(), sync=False)
     return text
 
 

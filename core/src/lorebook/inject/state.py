@@ -6,6 +6,8 @@ import json
 import os
 import zlib
 
+from lorebook.safeopen import write_atomic
+
 NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 """What a session id keeps in its state file's name; anything else becomes ``_``."""
 
@@ -35,8 +37,4 @@ def remember_notes(kb_root: str, session_id: str, ids: set[str], *, reset: bool 
     path = _state_file(kb_root, session_id)
     known = set() if reset else seen_notes(kb_root, session_id)
     merged = sorted(known | ids)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump({"injected": merged}, handle)
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps({"injected": merged}).encode(), sync=False)

@@ -13,16 +13,14 @@ import contextlib
 import errno
 import os
 import re
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
-from lorebook.constants import KB_DIRNAME
+from lorebook import safeopen
 from lorebook.errors import LorebookError
 
 LOCK_TIMEOUT_SECONDS = 60.0
 LOCK_POLL_SECONDS = 0.05
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 class WriteError(LorebookError, OSError):
@@ -55,23 +53,36 @@ def refuse_symlinks(path: Path) -> None:
 
     A committed symlink (``_logs -> /home/you``) must never make lorebook write outside the
     repository. Paths outside a ``.lorebook`` folder have only the file itself checked.
+    The writes themselves (:func:`atomic_write_bytes`, :func:`kb_lock`) reach their file
+    through :mod:`lorebook.safeopen`, which follows no link; this check is for callers that
+    hand a path to another library (SQLite).
 
     Raises:
         WriteError: naming the symlink.
     """
-    parts = path.parts
-    if KB_DIRNAME in parts[:-1]:
-        root = len(parts) - 1 - parts[::-1].index(KB_DIRNAME)
-        chain = [Path(*parts[: i + 1]) for i in range(root, len(parts))]
-    else:
-        chain = [path]
-    for current in chain:
+    base, names = safeopen.kb_chain(str(path))
+    current = Path(base)
+    for name in names:
+        current = current / name
         if current.is_symlink():
-            raise WriteError(
-                f"cannot write {path}: {current} is a symbolic link; lorebook does not follow "
-                "symbolic links in the knowledge base",
-                hint=f"remove the link ({current}) or replace it with a real folder",
-            )
+            raise _symlink_error(path, str(current))
+
+
+def _symlink_error(path: Path, link: str) -> WriteError:
+    return WriteError(
+        f"cannot write {path}: {link} is a symbolic link; lorebook does not follow "
+        "symbolic links in the knowledge base",
+        hint=f"remove the link ({link}) or replace it with a real folder",
+    )
+
+
+def as_write_error(path: Path, exc: OSError) -> WriteError:
+    """``exc`` (raised while writing ``path``) as a one-line :class:`WriteError`."""
+    if isinstance(exc, WriteError):
+        return exc
+    if isinstance(exc, safeopen.SymlinkRefused):
+        return _symlink_error(path, exc.link)
+    return write_error(path, exc)
 
 
 _TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
@@ -126,7 +137,7 @@ def temp_path(path: Path) -> Path:
     A dot-file every reader skips, naming the writer's process, so a sweep can tell a dead
     writer's (:func:`sweep_dead_temps`).
     """
-    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    return path.with_name(safeopen.temp_name(path.name))
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -138,24 +149,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         WriteError: the write failed or a symlink is in the way; no partial or temporary
             file is left, and the old content (if any) is intact.
     """
-    refuse_symlinks(path)
     sweep_dead_temps(path)
-    tmp = temp_path(path)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_BINARY", 0)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, flags, 0o644)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if isinstance(exc, OSError) and not isinstance(exc, WriteError):
-            raise write_error(path, exc) from None
-        raise
+        safeopen.write_atomic(str(path), data)
+    except OSError as exc:
+        raise as_write_error(path, exc) from None
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -186,7 +184,6 @@ def kb_lock(lock_path: Path, *, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterat
     Raises:
         LorebookError: another process held the lock for ``timeout`` seconds.
     """
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
     held = _flock(lock_path, timeout) if os.name == "posix" else _file_lock(lock_path, timeout)
     with held:
         yield
@@ -205,9 +202,9 @@ def _flock(lock_path: Path, timeout: float) -> Iterator[None]:
     import time
 
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o644)
+        fd = safeopen.open_file(str(lock_path), os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:  # read-only, permission, a link in its place
-        raise write_error(lock_path, exc) from None
+        raise as_write_error(lock_path, exc) from None
     try:
         deadline = time.monotonic() + timeout
         while True:
@@ -230,6 +227,8 @@ def _flock(lock_path: Path, timeout: float) -> Iterator[None]:
 def _file_lock(lock_path: Path, timeout: float) -> Iterator[None]:
     from filelock import FileLock, Timeout
 
+    refuse_symlinks(lock_path)
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(lock_path), timeout=timeout)
     try:
         lock.acquire()

@@ -184,7 +184,9 @@ def write_changed(index_path: str, old: VectorFile, changes: Mapping[int, bytes 
 
 def _write(index_path: str, nums: bytes, inverse: bytes, ints: bytes) -> str:
     name = os.path.basename(index_path) + PREFIX + os.urandom(8).hex()
-    fd = os.open(file_path(index_path, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    from lorebook.safeopen import open_file
+
+    fd = open_file(file_path(index_path, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(HEADER.pack(MAGIC, len(nums) // 4, DIM))

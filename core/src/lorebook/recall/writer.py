@@ -7,7 +7,6 @@ only; numpy is used by the embedder, not here.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from itertools import repeat
 from operator import rshift
@@ -17,6 +16,7 @@ from lorebook.recall.db import sqlite3
 from lorebook.recall.document import DOC_COLUMNS, IndexedNote, note_from_row, pack_body
 from lorebook.recall.index import INDEX_VERSION, PRIOR_DOCS, NoteIndex
 from lorebook.recall.postings import MAX_VALUE, SECTION_BITS, PostingList, key
+from lorebook.safeopen import SQLITE_FILES, refuse_links
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ class IndexWriter(NoteIndex):
         self.path = path
         self.embedder = embedder
         """Embeds notes as they are written (None: the index is lexical only)."""
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        refuse_links(path, SQLITE_FILES)  # SQLite would write through a committed link
         self.db = sqlite3.connect(path, timeout=10.0)
         self.db.execute("PRAGMA page_size = 8192")  # fewer half-empty pages of note rows
         self._migrate()

@@ -62,16 +62,20 @@ def record_timing(
         "transcript": getattr(event, "transcript_ref", None),
         "warm": warm,
     }
-    from lorebook.appendlog import append, crosses_symlink
+    from lorebook.appendlog import append
+    from lorebook.safeopen import AT, folder_of
 
     path = timing_path(kb_root)
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if crosses_symlink(kb_root, path):
-            return
-        if os.path.exists(path) and os.path.getsize(path) > MAX_BYTES:
-            os.replace(path, path + ".1")
-        append(kb_root, path, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
+        with folder_of(path) as folder:  # reached without following a link
+            at, name = (folder, os.path.basename(path)) if AT else (None, path)
+            try:
+                size = os.stat(name, dir_fd=at, follow_symlinks=False).st_size
+            except FileNotFoundError:
+                size = 0
+            if size > MAX_BYTES:  # the rename moves a link itself, never what it points to
+                os.replace(name, f"{name}.1", src_dir_fd=at, dst_dir_fd=at)
+        append(path, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
     except (OSError, TypeError, ValueError):
         pass
 
