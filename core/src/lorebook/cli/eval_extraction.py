@@ -72,6 +72,15 @@ def extraction_command(
             file_okay=False,
         ),
     ] = None,
+    corpus: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--corpus",
+            help="A corpus folder of projects (each with sessions/ and labels.jsonl), or one "
+            "project folder (repeat): figures per project.",
+            file_okay=False,
+        ),
+    ] = None,
     extra: Annotated[
         list[Path] | None,
         typer.Argument(help="More session files, as after --sessions.", show_default=False),
@@ -81,12 +90,21 @@ def extraction_command(
     """Measure the rules extractor and the LLM pre-selection against labelled inputs.
 
     Per input: precision and recall of the rules extractor (an input is flagged when a
-    proposal quotes it), by labelled kind and by proposed kind; the pre-selection's recall
-    and the share of the sessions' words it would send to a model.
+    proposal is made from it), by labelled kind and by proposed kind; the pre-selection's
+    recall and the share of the sessions' words it would send to a model.
+
+    --corpus measures project by project, and pooled over the projects the phrase rules
+    were not written against (`lorebook eval extraction --corpus benchmarks/corpus` in a
+    clone of lorebook).
     """
     from lorebook.evaluation.extraction import evaluate_extraction, report_json
     from lorebook.evaluation.extraction_labels import LabelError
 
+    if corpus:
+        if sessions or extra or labels or prompt_eval:
+            raise LabelError("--corpus goes alone: its projects hold their sessions and labels")
+        _corpus_report(corpus, json_output)
+        return
     paths = [*(sessions or []), *(extra or [])]
     if not paths and prompt_eval is None:
         raise LabelError("nothing to measure: give --sessions with --labels, or --prompt-eval")
@@ -96,6 +114,35 @@ def extraction_command(
         return
     for line in _lines(report):
         say(line)
+
+
+def _corpus_report(roots: list[Path], json_output: bool) -> None:
+    from lorebook.evaluation.extraction_corpus import load_corpus, measure_corpus, pooled
+
+    figures = measure_corpus(load_corpus(roots))
+    counts, share = pooled(figures)
+    if json_output:
+        from lorebook.evaluation.extraction import counts_json
+
+        print_json({
+            "projects": [
+                {"project": f.name, "tuned_on": f.tuned_on, **counts_json(f.counts),
+                 "word_share": None if f.word_share is None else round(f.word_share, 3)}
+                for f in figures
+            ],
+            "pooled": {**counts_json(counts),
+                       "word_share": None if share is None else round(share, 3)},
+        })  # fmt: skip
+        return
+    header = f"{'project':44} {'inputs':>6} {'teaching':>8} {'flagged':>7}"
+    say(f"{header} {'precision':>9} {'recall':>6} {'pre-recall':>10} {'words':>6}")
+    for f in figures:
+        say(_row(f"{f.name} (tuned on)" if f.tuned_on else f.name, f.counts, f.word_share or 0.0))
+    say(_row("pooled", counts, share or 0.0))
+    untuned = [f for f in figures if not f.tuned_on]
+    if len(untuned) != len(figures):
+        counts, share = pooled(untuned)
+        say(_row("pooled, not tuned on (leave-one-project-out)", counts, share or 0.0))
 
 
 def register(eval_app: typer.Typer) -> None:

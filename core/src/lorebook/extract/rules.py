@@ -9,9 +9,10 @@ this module turns the teaching sentences of a session into candidate notes:
    documents, pasted markdown. Once the human invokes a knowledge-base skill (``/kk-add``,
    ``/lorebook-...``, a ``note``, ``memory`` or ``curate`` command), the rest of the session
    is that skill's dialogue and is skipped too: the skill records what it is told.
-2. A retracting sentence (*never mind*, *unapproved*, *come back to it later*) drops every
-   candidate before it: a session's end state decides what was adopted. A question never
-   retracts ("did you revert that change?" asks; it does not undo).
+2. A retracting sentence (*never mind*, *unapproved*, *come back to it later*) takes back
+   only what it retracts: the candidates that share a name with it (a code span, a path, a
+   proper name), or, when it names nothing, what the human turn just before it taught. A
+   question never retracts ("did you revert that change?" asks; it does not undo).
 3. The teaching sentences of one turn make one moment per note type (``practice`` or
    ``map``); a moment's span runs from its first to its last teaching sentence within one
    paragraph, with at most one plain sentence of context on either side (on the same line),
@@ -277,6 +278,21 @@ def _turn_moment(turns: Sequence[LoggedTurn], position: int, text: str) -> list[
     return [_Moment(position, note_type, kind, quote, sentence.text, [quote], keys)]
 
 
+def _withdraw(groups: list[_Group], retraction: str, previous: int | None) -> None:
+    """Drop the groups a retracting sentence takes back, and only those.
+
+    A retraction that names something takes back the groups sharing it; one that names
+    nothing ("never mind", "forget it") takes back what the human turn just before it
+    taught, if it taught anything. (It used to clear every candidate of the session: a
+    712-prompt day ending "forget it, you don't remember" proposed nothing.)
+    """
+    keys = merge_keys(retraction)
+    if keys:
+        groups[:] = [group for group in groups if not group.keys & keys]
+    elif previous is not None:
+        groups[:] = [group for group in groups if group.moments[-1].turn != previous]
+
+
 def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
     """Group the teaching moments of a session, applying retractions as they come."""
     groups: list[_Group] = []
@@ -292,8 +308,9 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
             if verdict.status == "retract" and not sentences[i].text.endswith("?")
         ]
         if retracted:
-            groups.clear()
             cut = retracted[-1] + 1
+            before = seen[-2] if len(seen) > 1 else None
+            _withdraw(groups, text[: sentences[retracted[-1]].end], before)
             sentences, verdicts = sentences[cut:], verdicts[cut:]
         moments = _moments(position, text, sentences, verdicts)
         if not moments:

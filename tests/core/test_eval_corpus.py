@@ -1,0 +1,79 @@
+"""``lorebook eval extraction --corpus``: figures per project, pooled, tuned projects apart."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT, CliRunner
+
+SESSION = [
+    ("user", "Always run the tests with `uv run pytest`, never bare pytest."),
+    ("assistant", "Understood, I will use uv run pytest."),
+    ("user", "thanks, looks good"),
+    ("assistant", "Glad to help."),
+    ("user", "what does the build step do?"),
+    ("assistant", "It compiles the assets."),
+]
+
+
+def make_project(root: Path, name: str, *, teaching: tuple[bool, ...], tuned: bool = False) -> None:
+    folder = root / name
+    (folder / "sessions").mkdir(parents=True)
+    lines = [json.dumps({"role": role, "text": text}) for role, text in SESSION]
+    (folder / "sessions" / "s1.jsonl").write_text("\n".join(lines) + "\n")
+    labels = [
+        {"file": "s1.jsonl", "turn": n, "teaching": t, "kind": "convention" if t else None}
+        for n, t in enumerate(teaching, 1)
+    ]
+    (folder / "labels.jsonl").write_text("".join(json.dumps(label) + "\n" for label in labels))
+    (folder / "SOURCE.json").write_text(json.dumps({"repo": f"someone/{name}", "tuned_on": tuned}))
+
+
+def test_each_project_gets_its_row_and_the_untuned_ones_are_pooled_apart(
+    tmp_path: Path, cli: CliRunner
+) -> None:
+    make_project(tmp_path, "alpha", teaching=(True, False, False))
+    make_project(tmp_path, "beta", teaching=(False, False, False))  # a labeller who disagrees
+    make_project(tmp_path, "gamma", teaching=(True, False, False), tuned=True)
+    result = cli("eval", "extraction", "--corpus", str(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[1:]}
+    assert rows["alpha"][1:7] == ["3", "1", "1", "1.00", "1.00", "1.00"]
+    assert rows["beta"][1:6] == ["3", "0", "1", "0.00", "-"]
+    assert rows["gamma"][1] == "(tuned"
+    assert "pooled, not tuned on (leave-one-project-out)" in result.stdout
+
+    doc = cli("eval", "extraction", "--corpus", str(tmp_path), "--json").json()
+    by_name = {p["project"]: p for p in doc["projects"]}
+    assert by_name["gamma"]["tuned_on"] is True
+    assert (by_name["alpha"]["precision"], by_name["beta"]["precision"]) == (1.0, 0.0)
+    assert doc["pooled"]["inputs"] == 9
+    assert doc["pooled"]["flagged"] == 3
+
+
+def test_labels_that_do_not_fit_their_session_name_the_project_and_file(
+    tmp_path: Path, cli: CliRunner
+) -> None:
+    make_project(tmp_path, "alpha", teaching=(True, False))  # three human inputs, two labels
+    result = cli("eval", "extraction", "--corpus", str(tmp_path))
+    assert result.exit_code != 0
+    assert "alpha/s1.jsonl: 3 human inputs read, but 2 labels" in result.stderr
+
+
+def test_the_committed_corpus_has_provenance_for_every_session() -> None:
+    corpus = REPO_ROOT / "benchmarks/corpus"
+    projects = [p for p in corpus.iterdir() if (p / "labels.jsonl").is_file()]
+    assert len(projects) >= 6
+    for project in projects:
+        source = json.loads((project / "SOURCE.json").read_text())
+        assert source["repo"], project.name
+        assert len(source["commit"]) == 40, project.name
+        assert source["licence"], project.name
+        named = {entry["name"]: entry["sha256"] for entry in source["files"]}
+        on_disk = {
+            p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in (project / "sessions").iterdir()
+        }
+        assert named == on_disk, project.name

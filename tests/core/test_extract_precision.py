@@ -1,0 +1,109 @@
+"""What the deterministic extractor must never do: lose a session to one retraction, or
+propose chat. Both were seen on real projects (a 712-prompt day ending "forget it, you
+don't remember" proposed nothing; "I disagree." became a convention)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lorebook.extract.rules import find_teaching_moments
+from lorebook.models.session import LoggedToolCall, LoggedTurn
+
+RULES = (
+    "Always run the tests with `uv run pytest`, never bare pytest.",
+    "We don't mock the database in integration tests: use the `pg_tmp` fixture.",
+    "Feature flags must always be named `ff_<team>_<name>`, in snake case.",
+)
+
+
+def alternate(*texts: str) -> list[LoggedTurn]:
+    """User turns, each answered by an agent turn that acted."""
+    turns: list[LoggedTurn] = []
+    for text in texts:
+        turns.append(LoggedTurn(index=len(turns), role="user", text=text))
+        turns.append(
+            LoggedTurn(
+                index=len(turns),
+                role="assistant",
+                text="Done: I edited the file.",
+                tool_calls=[LoggedToolCall(name="Edit", input={"file_path": "src/app.py"})],
+            )
+        )
+    return turns
+
+
+@pytest.mark.parametrize(
+    "retraction",
+    [
+        "forget it, you don't remember",
+        "Never mind, leave it as it is.",
+        "Scrap that, revert the changes.",
+    ],
+)
+def test_a_last_retraction_of_something_else_keeps_every_earlier_rule(retraction: str) -> None:
+    turns = alternate(*RULES, "Can you rename the `build` step to `compile` in CI?", retraction)
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == list(RULES)
+
+
+def test_a_retraction_right_after_a_rule_takes_back_that_rule_only() -> None:
+    turns = alternate(*RULES, "Never mind, leave it as it is.")
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == list(RULES[:2])
+
+
+def test_a_retraction_naming_a_subject_takes_back_the_rules_about_it_only() -> None:
+    turns = alternate(*RULES, "Never mind the `pg_tmp` rule.")
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == [RULES[0], RULES[2]]
+
+
+CHAT = (
+    "I disagree.",
+    "remind me?",
+    "Your first prompt looked great",
+    "I don't recall the details, remind me",
+    "Sorry for interrupting",
+    "Stop there.",
+    "thanks!",
+    "looks good, continue",
+    "ok",
+    "also update the one in stories",
+    "what's core? and conf?",
+)
+
+
+def _after(context: str, text: str) -> list[LoggedTurn]:
+    """``text`` as a user turn answering an agent turn of the given kind."""
+    if context == "refused":
+        agent = LoggedTurn(
+            index=0,
+            role="assistant",
+            text="I'll remove the build folder.",
+            tool_calls=[
+                LoggedToolCall(
+                    name="Bash",
+                    input={"command": "rm -rf build"},
+                    result_excerpt="The user doesn't want to proceed: the tool use was rejected",
+                    is_error=True,
+                )
+            ],
+        )
+    elif context == "question":
+        agent = LoggedTurn(index=0, role="assistant", text="Should I refactor the parser too?")
+    else:
+        agent = LoggedTurn(
+            index=0,
+            role="assistant",
+            text="I changed the parser.",
+            tool_calls=[LoggedToolCall(name="Edit", input={"file_path": "src/parse.py"})],
+        )
+    return [agent, LoggedTurn(index=1, role="user", text=text)]
+
+
+@pytest.mark.parametrize("context", ["refused", "question", "acted"])
+@pytest.mark.parametrize("text", CHAT)
+def test_chat_approvals_questions_and_one_off_requests_are_never_proposed(
+    context: str, text: str
+) -> None:
+    assert find_teaching_moments(_after(context, text)) == []
