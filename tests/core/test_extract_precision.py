@@ -107,3 +107,17 @@ def test_chat_approvals_questions_and_one_off_requests_are_never_proposed(
     context: str, text: str
 ) -> None:
     assert find_teaching_moments(_after(context, text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "when I test the install I get this error: Ensure the relative path of the installer "
+        "always matches the manifest.",
+        "still failing, the output:\nEnsure the relative path must always match.\nnpm ERR! code 1",
+        "Nice, one test left:\nFAIL src/undo.test.js > should never undo beyond the history",
+        "│ 2 │ Always keep the header │ Never edit │\n└────┴──────────────┘",
+    ],
+)
+def test_what_a_reporting_colon_or_a_tool_drew_is_pasted_not_taught(text: str) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []

@@ -19,9 +19,19 @@ _NOT_PROSE = re.compile(
         | \s*\d+\s*\|            # numbered source lines
         | \s*at\s+\S+\s+\(       # a stack frame
         | \s*(?:error|warning|traceback)\b[^a-z]*[:(]  # tool output
+        | \s*(?:FAIL|PASS|ERR!|npm\s+(?:ERR|WARN))\b  # a test runner's or npm's report
+        | .*[\u2500-\u257f]           # box drawing: a table or a panel a tool drew
     )""",
     re.VERBOSE | re.IGNORECASE,
 )
+_INTRODUCES_OUTPUT = re.compile(
+    r"\b(?:errors?|exceptions?|output|messages?|logs?|warnings?|traceback|stack ?trace"
+    r"|says|said|shows|showed|prints|printed|returns|returned|get|got|getting|see|seeing)"
+    r"(?: this| these| the following| that)?\s*:(?=\s|$)",
+    re.IGNORECASE,
+)
+"""A colon after a reporting word ("I get this error:", "the output:") introduces pasted
+text: the rest of the line, and the lines after it up to a blank line, are not prose."""
 _PROMPT = re.compile(r"^\s*(?:\u276f|\$ |[\w@.~:/-]+[$%#>] )")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _END = re.compile(r"[.!?]+[\"')\]\u2019\u201d]*(?=\s|$)")
@@ -86,8 +96,9 @@ def command_name(text: str) -> str | None:
 def _prose_lines(text: str) -> list[tuple[int, int, int, int]]:
     """Return ``(paragraph, line, start, end)`` of each line typed as prose (not pasted).
 
-    Lines inside a code fence, lines that look pasted, and the output that follows a shell
-    prompt line (up to the next blank line) are left out, and each starts a new paragraph.
+    Lines inside a code fence, lines that look pasted, the output that follows a shell
+    prompt line, and what a reporting colon introduces ("I get this error: ..."), up to the
+    next blank line, are left out, and each starts a new paragraph.
     """
     found: list[tuple[int, int, int, int]] = []
     fenced = output = False
@@ -101,6 +112,9 @@ def _prose_lines(text: str) -> list[tuple[int, int, int, int]]:
         if fenced or output or not body.strip() or _FENCE.match(body) or _NOT_PROSE.match(body):
             paragraph += 1
             continue
+        quoted = _INTRODUCES_OUTPUT.search(_masked(body))
+        if quoted:  # the prose ends at the colon; what it introduces is pasted
+            body, output = body[: quoted.end()], True
         marker = _LIST_MARKER.match(body)
         if marker:
             paragraph += 1
