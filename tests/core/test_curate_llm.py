@@ -19,6 +19,7 @@ from lorebook.curate.llm import HeadlessCurator, HttpCurator
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import MarkdownStore
 from lorebook.models.config import Config
+from lorebook.models.curation import AddAction
 from lorebook.providers import HarnessSpec
 from tests.conftest import CliRunner
 from tests.core.test_curate import add_note, notes_of, proposal, stage, tree
@@ -151,9 +152,9 @@ def test_the_http_curator_sends_proposals_notes_and_draft_and_applies_the_answer
     ("answer", "expected"),
     [
         ("I would add both notes.", "without a JSON object holding 'actions'"),
-        ('{"actions": [{"action": "add", "proposal_id": "s1:1"}]}', "is not valid"),
-        ('{"actions": [{"action": "drop", "proposal_id": "s1:1", "reason": "x"}]}',
-         "proposal 's1:2' has no action"),
+        ('{"actions": [{"action": "add", "proposal_id": "s1:1"}]}',
+         "the model's action 1 is not valid: field 'add.note'"),
+        ('{"actions": []}', "no usable action for any of the 2 proposals"),
     ],
 )  # fmt: skip
 def test_a_bad_answer_writes_nothing(
@@ -170,6 +171,58 @@ def test_a_bad_answer_writes_nothing(
     after = tree(kb_repo, skip=(".git/", ".lorebook/.cache/", ".lorebook/.state/",
                                 ".lorebook/_logs/"))  # fmt: skip
     assert after == before
+
+
+TOKEN = "7f3kQ9zL2mX8pW4r"
+
+
+def test_an_answer_with_bad_actions_holds_back_those_alone(
+    kb_repo: Path, cli: CliRunner, mock_model: ChatMock
+) -> None:
+    """One action the model got wrong (not valid, or a conflict quoting a secret) holds back
+    its proposal with one warning; the model's other actions are written."""
+    add_note(kb_repo, "Always rebase feature branches before merging")
+    add_note(kb_repo, "Always squash commits when merging")
+    stage(kb_repo, "s1", [
+        proposal("s1", 1, "Never rebase feature branches before merging"),
+        proposal("s1", 2, "Keep migrations reversible", kind="decision"),
+        proposal("s1", 3, "Never squash commits when merging"),
+        proposal("s1", 4, "Run the linter before pushing"),
+    ])  # fmt: skip
+    _point_at(kb_repo, mock_model.url)
+
+    def spoil(draft: dict[str, Any]) -> dict[str, Any]:
+        rebase, migrations, squash, linter = draft["actions"]
+        assert [a["action"] for a in draft["actions"]] == ["contradict", "add", "contradict", "add"]
+        rebase["proposal"] = "the proposal, as above"  # replaced by the pending one
+        del migrations["note"]
+        squash["rationale"] = f"The note's body says api_key = {TOKEN}."
+        return {"actions": [rebase, migrations, squash, linter]}
+
+    _answer_from_draft(mock_model, spoil)
+    result = cli("curate", "--curator", "http", "--json", cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    first, second = result.stderr.splitlines()
+    assert first.startswith(
+        'lorebook: warning: proposal s1:2 ("Keep migrations reversible", session s1) held back: '
+        "the model's action 2 is not valid: field 'add.note': "
+    )
+    assert second.startswith(
+        'lorebook: warning: proposal s1:3 ("Never squash commits when merging", session s1) '
+        "held back: its contradict cannot be written: the conflict would quote what looks "
+        "like a secret"
+    )
+    assert all(line.endswith("`lorebook forget-session s1`") for line in (first, second))
+    report = result.json()
+    assert report["held_back"] == ["s1:2", "s1:3"]
+    assert len(report["conflicts"]) == 1
+    assert "practice-run-the-linter-before-pushing" in notes_of(kb_repo)
+    written = tree(kb_repo, skip=(".git/", ".lorebook/.cache/", ".lorebook/_logs/"))
+    assert not any(TOKEN.encode() in data for data in written.values())
+    trace = json.loads((kb_repo / ".lorebook/_logs/llm/curate-1.json").read_text())
+    assert len(trace["unusable"]) == 1
+    again = cli("curate", "--curator", "http", "--json", cwd=kb_repo)
+    assert (again.exit_code, again.stderr, len(mock_model.requests)) == (0, "", 1)
 
 
 def test_an_http_error_is_reported(kb_repo: Path, cli: CliRunner) -> None:
@@ -222,7 +275,7 @@ def test_the_headless_curator_runs_the_wired_harness(kb_repo: Path, tmp_path: Pa
     )
     pending = [proposal("s1", 1, "Keep migrations reversible", kind="decision")]
     (action,) = curator.curate(pending, MarkdownStore(kb_repo))
-    assert action.action == "add"
+    assert isinstance(action, AddAction)
     trace = json.loads((kb_repo / ".lorebook/_logs/llm/curate-1.json").read_text())
     assert trace["request"]["harness"] == "fakehost"
     assert trace["response"]["returncode"] == 0

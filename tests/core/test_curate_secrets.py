@@ -7,11 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from lorebook import hookimpl
 from lorebook.capture.stage import load_log, log_path
-from lorebook.curate.base import CurationError
 from lorebook.curate.gate import proposal_secrets
 from lorebook.kb.paths import KBPaths
 from lorebook.models.curation import AddAction
@@ -91,14 +88,21 @@ def test_a_session_whose_every_proposal_is_refused_is_still_consumed(kb_repo: Pa
     assert not list((kb_repo / ".lorebook/nodes").rglob("practice-*.md"))
 
 
-def test_a_secret_a_curator_writes_into_a_note_still_refuses_the_batch(kb_repo: Path) -> None:
-    """The scan of every note written stays: a curator cannot add a secret of its own."""
+def test_a_secret_a_curator_writes_into_a_note_holds_that_note_back(kb_repo: Path) -> None:
+    """The scan of every note written stays: a curator cannot add a secret of its own. The
+    note is held back alone, with one warning that never shows the secret."""
     stage(kb_repo, "s-d", [proposal("s-d", 0, "Use the staging cluster for load tests")])
     plugins = make_plugins(load_external=False)
     plugins.pm.register(LeakyCurator())
-    with pytest.raises(CurationError, match=r"the note holds what looks like a secret \(line"):
-        curate(kb_repo, plugins=plugins)
+    report = curate(kb_repo, plugins=plugins)
+    assert report.held_back == ["s-d:0"]
+    (warning,) = report.problems
+    assert "held back: its add cannot be written: the note holds what looks like a secret" in (
+        warning
+    )
+    assert TOKEN not in warning
     assert TOKEN not in _written(kb_repo)
+    assert not list((kb_repo / ".lorebook/nodes").rglob("leaky*.md"))
 
 
 def test_recall_of_pending_proposals_withholds_the_one_holding_a_secret(

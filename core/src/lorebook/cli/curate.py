@@ -38,6 +38,11 @@ def _summary(report: CurateReport) -> list[str]:
         f"curator {report.curator}: {counts['add']} added, {counts['modify']} merged, "
         f"{counts['contradict']} conflicts, {counts['drop']} dropped, {counts['failed']} failed"
     )
+    if report.held_back:
+        lines.append(
+            f"{len(report.held_back)} held back, their action could not be written (the "
+            "warnings say why and what you can do): " + ", ".join(report.held_back)
+        )
     if report.rejected:
         lines.append(
             f"{len(report.rejected)} dropped as rejected before (.lorebook/rejected-claims.txt): "
@@ -68,8 +73,11 @@ def curate_command(
 
     Near-duplicates are merged into the note they repeat; a contradiction never overwrites
     a note: it becomes a conflict file in .lorebook/conflicts/ for you to decide. The whole
-    batch is validated before the first write; an interrupted run is finished by the next
-    one. Sessions whose proposals all landed are marked curated. Exits 1 if a step failed.
+    batch is validated before the first write: a proposal whose action cannot be written (a
+    conflict that would quote a secret, say) is held back with one warning naming it, its
+    session and what you can do, and the rest is written. An interrupted run is finished by
+    the next one. Sessions whose proposals all landed (or were dropped or held back) are
+    marked curated. Exits 1 if a step failed or the curator's answer was unusable.
     """
     from lorebook.cli.progress import progress
     from lorebook.curate.run import curate_pending

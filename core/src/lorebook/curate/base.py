@@ -32,7 +32,24 @@ DEFAULT_CURATOR = "rules"
 
 
 class CurationError(LorebookError):
-    """A curator's batch is invalid, or curation cannot run (nothing was written)."""
+    """Curation cannot run, or the curator's answer is unusable as a whole (nothing was written)."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnusableAction:
+    """An item of a curator's answer that is not a valid action.
+
+    The run holds its proposal back (a drop, and one warning) and writes the rest of the
+    batch. :func:`lorebook.curate.validate.parse_batch` makes one of each item it cannot
+    validate; an LLM curator makes one of each action its model got wrong.
+
+    Attributes:
+        proposal_id: The proposal the item names (None when it names none).
+        problem: What is wrong with it, on one line.
+    """
+
+    proposal_id: str | None
+    problem: str
 
 
 @runtime_checkable
@@ -42,7 +59,11 @@ class Curator(Protocol):
     name: str
 
     def curate(self, proposals: Sequence[Proposal], store: NoteStore) -> list[CuratorAction]:
-        """Return the batch of actions for ``proposals`` (read ``store``, never write it)."""
+        """Return the batch of actions for ``proposals`` (read ``store``, never write it).
+
+        An item the curator could not make valid may be an :class:`UnusableAction` instead
+        (the LLM curators do that): the run holds that proposal back and writes the rest.
+        """
         ...
 
 
@@ -151,6 +172,7 @@ __all__ = [
     "CurationError",
     "Curator",
     "KbView",
+    "UnusableAction",
     "active_curator",
     "build_curator",
     "curator_in_use",

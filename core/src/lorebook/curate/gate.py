@@ -3,11 +3,13 @@
 A pending proposal with a field that fails ``lorebook scan`` is refused on its own before
 any curator sees it (:func:`refuse_secret_proposals`): it becomes a drop saying which field,
 the run warns naming the session, and the session's other proposals curate as usual. A
-note whose text (its id, which becomes the file name, its frontmatter or its body) still
-fails the scan is refused with the whole batch, before anything is written, so a secret
-that slipped past capture's redaction cannot become a committed file. A note curation
-wrote is recorded as unreviewed (:mod:`lorebook.reviewstate`) until a person commits or
-accepts it.
+note whose text (its id, which becomes the file name, its frontmatter or its body), or a
+conflict file whose text (the proposal, the rationale, the note it quotes), still fails the
+scan is held back before anything is written (:mod:`lorebook.curate.validate`), so a secret
+that slipped past capture's redaction cannot become a committed file. Both are scanned as
+they would be written, line by line as ``lorebook scan`` reads them. A note curation wrote
+is recorded as unreviewed (:mod:`lorebook.reviewstate`) until a person commits or accepts
+it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
 
     from lorebook.kb.store import MarkdownStore
-    from lorebook.models.curation import DropAction
+    from lorebook.models.curation import ContradictAction, DropAction
     from lorebook.models.note import Note
     from lorebook.models.session import Proposal
 
@@ -41,6 +43,31 @@ def note_secrets(note: Note) -> str:
     from lorebook.kb.notes import render_note
 
     return text_secrets(render_note(note, None))
+
+
+CONFLICT_ID_SHAPE = "0000000000-1"
+"""A conflict id of the real ones' shape (``<run>-<n>``), to render a conflict before its run id
+is known."""
+
+
+def conflict_secrets(action: ContradictAction, target: Note | None, target_path: str) -> str:
+    """:func:`text_secrets` of the conflict file ``action`` would write, as it would be written.
+
+    Args:
+        action: The contradiction.
+        target: The note it contradicts, as the batch leaves it (None: missing).
+        target_path: Where that note lives, as the file names it.
+    """
+    from lorebook.curate.conflicts import render_body, render_conflict
+    from lorebook.models.curation import Conflict
+
+    conflict = Conflict(
+        id=CONFLICT_ID_SHAPE,
+        target_id=action.target_id,
+        rationale=action.rationale,
+        proposal=action.proposal,
+    )
+    return text_secrets(render_conflict(conflict, render_body(conflict, target, target_path)))
 
 
 def _strings(value: Any) -> Iterator[str]:

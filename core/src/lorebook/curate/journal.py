@@ -3,9 +3,11 @@
 A run killed at any point resumes exactly where it stopped.
 
 ``.lorebook/.state/curate-journal.json`` (per machine, gitignored) holds the run id, every
-step (the action with the digests its target must have before and will have after) and the
-session logs the batch consumes (file name, transcript hash, proposal ids); it is written
-once, atomically, before the first step. ``curate-journal.progress.jsonl`` beside it gets
+step (the action with the digests its target must have before and will have after), the
+session logs the batch consumes (file name, transcript hash, proposal ids) and the warnings
+planning gave (a proposal refused or held back): the run that finishes the batch gives
+them, so a run killed before its end loses none. It is written once, atomically, before
+the first step. ``curate-journal.progress.jsonl`` beside it gets
 one line per step applied (the run id and the step's result), appended without fsync: a
 line lost or torn by a crash only means that step is checked again, and every step is
 idempotent. Both are deleted once the logs are stamped and the indexes rebuilt.
@@ -23,10 +25,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lorebook.curate.base import CurationError
-from lorebook.curate.validate import PlannedAction
+from lorebook.curate.validate import HELD_BACK, PlannedAction
 from lorebook.kb.fsutil import atomic_write_text, kb_lock
 from lorebook.kb.paths import KBPaths
-from lorebook.models.curation import CuratorAction
+from lorebook.models.curation import CuratorAction, DropAction
 from lorebook.statefile import read_state
 
 JOURNAL_NAME = "curate-journal.json"
@@ -84,6 +86,19 @@ class Journal(BaseModel):
     curator: str
     steps: list[Step]
     consumed: list[ConsumedLog]
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="What planning warned about (proposals refused or held back), one line "
+        "each, for the run that finishes the batch to say.",
+    )
+
+    def held_back(self) -> list[str]:
+        """The proposals the batch holds back (their drop's reason starts ``held back:``)."""
+        return [
+            s.action.proposal_id
+            for s in self.steps
+            if isinstance(s.action, DropAction) and s.action.reason.startswith(HELD_BACK)
+        ]
 
 
 def curate_lock(paths: KBPaths) -> AbstractContextManager[None]:
@@ -107,12 +122,19 @@ def run_id(steps: Sequence[Step], consumed: Sequence[ConsumedLog]) -> str:
 
 
 def new_journal(
-    curator: str, planned: Sequence[PlannedAction], consumed: Sequence[ConsumedLog]
+    curator: str,
+    planned: Sequence[PlannedAction],
+    consumed: Sequence[ConsumedLog],
+    warnings: Sequence[str] = (),
 ) -> Journal:
     """The journal of a validated batch, before any step is applied."""
     steps = [Step(action=p.action, before=p.before, after=p.after) for p in planned]
     return Journal(
-        run=run_id(steps, consumed), curator=curator, steps=steps, consumed=list(consumed)
+        run=run_id(steps, consumed),
+        curator=curator,
+        steps=steps,
+        consumed=list(consumed),
+        warnings=list(warnings),
     )
 
 

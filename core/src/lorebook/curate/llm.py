@@ -3,10 +3,12 @@
 Both curators send one request: the pending proposals, the notes they may touch (the ones
 most similar to each proposal, and every note the draft names), the existing folders, and
 the deterministic curator's draft batch as a starting point. The model answers one JSON
-object ``{"actions": [...]}``, validated as a
-:class:`~lorebook.models.curation.CuratorBatch`; the run then validates the batch as a
-whole before anything is written, exactly as for any curator. An answer that is not a
-valid batch fails the run and writes nothing.
+object ``{"actions": [...]}``, each action validated on its own (a contradiction carries the
+pending proposal itself, whatever the model copied); the run then validates the batch as a
+whole before anything is written, exactly as for any curator. An action the model got
+wrong holds back its proposal alone, with a warning, and the rest is written
+(:mod:`lorebook.curate.validate`); an answer with no readable ``actions`` list, or no usable
+action at all, fails the run and writes nothing.
 
 ``http`` posts to an OpenAI-compatible Chat Completions endpoint; ``headless`` runs the
 wired harness's own CLI with ``LOREBOOK_INTERNAL=1`` (so lorebook's hooks ignore it). Both
@@ -27,15 +29,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from lorebook.constants import ENV_INTERNAL
-from lorebook.curate.base import CurationError, KbView
+from lorebook.curate.base import CurationError, KbView, UnusableAction
 from lorebook.curate.rules import claim_of_note, claim_of_proposal, judge_all
 from lorebook.curate.text import similarity
+from lorebook.curate.validate import AnswerItem, parse_action
 from lorebook.errors import LorebookError
-from lorebook.kb.notes import format_validation_error
-from lorebook.models.curation import ContradictAction, CuratorAction, CuratorBatch
+from lorebook.models.curation import CuratorAction
 from lorebook.models.note import NOTE_KINDS
 
 if TYPE_CHECKING:
@@ -123,26 +123,30 @@ def user_message(proposals: Sequence[Proposal], store: NoteStore) -> str:
     return json.dumps(payload, indent=1, ensure_ascii=False)
 
 
-def parse_actions(text: str, *, source: str) -> list[CuratorAction]:
-    """Find the ``{"actions": [...]}`` object in an answer and validate it as a batch.
+def parse_actions(
+    text: str, *, source: str, proposals: Sequence[Proposal] = ()
+) -> list[AnswerItem]:
+    """Find the ``{"actions": [...]}`` object in an answer and validate each action.
+
+    A contradiction of one of ``proposals`` carries that pending proposal, not the model's
+    copy of it. An action that is not valid becomes an
+    :class:`~lorebook.curate.base.UnusableAction` naming what is wrong: the run holds its
+    proposal back and writes the rest.
 
     Raises:
-        CurationError: no such object, or it is not a valid batch.
+        CurationError: the answer holds no such object.
     """
     from lorebook.extract.prompt import _FENCE, _decoded_values
 
+    pending = {p.id: p for p in proposals}
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     for candidate in candidates:
         for value in _decoded_values(candidate):
             if isinstance(value, dict) and isinstance(value.get("actions"), list):
-                try:
-                    return list(CuratorBatch.model_validate(value).actions)
-                except ValidationError as exc:
-                    detail = format_validation_error(exc, source=source)
-                    raise CurationError(
-                        f"{source} answered a batch that is not valid; nothing was written:\n"
-                        f"{detail}"
-                    ) from None
+                return [
+                    parse_action(_with_pending(item, pending), n, label="the model's action")
+                    for n, item in enumerate(value["actions"], start=1)
+                ]
     excerpt = " ".join(text.split())[:200]
     raise CurationError(
         f"{source} answered without a JSON object holding 'actions': {excerpt!r}",
@@ -150,17 +154,13 @@ def parse_actions(text: str, *, source: str) -> list[CuratorAction]:
     )
 
 
-def _with_pending(
-    actions: list[CuratorAction], proposals: Sequence[Proposal]
-) -> list[CuratorAction]:
-    """Contradictions carry the pending proposal itself, not the model's copy of it."""
-    pending = {p.id: p for p in proposals}
-    return [
-        a.model_copy(update={"proposal": pending[a.proposal_id]})
-        if isinstance(a, ContradictAction) and a.proposal_id in pending
-        else a
-        for a in actions
-    ]
+def _with_pending(item: Any, pending: Mapping[str, Proposal]) -> Any:
+    """A contradiction carries the pending proposal itself, not the model's copy of it."""
+    if isinstance(item, dict) and item.get("action") == "contradict":
+        named = item.get("proposal_id")
+        if isinstance(named, str) and named in pending:
+            return {**item, "proposal": pending[named]}
+    return item
 
 
 class LLMCurator:
@@ -173,14 +173,18 @@ class LLMCurator:
         self.timeout_s = settings.timeout_s
         self.paths = paths
 
-    def curate(self, proposals: Sequence[Proposal], store: NoteStore) -> list[CuratorAction]:
-        """Ask the model for the batch; return its validated actions."""
+    def curate(self, proposals: Sequence[Proposal], store: NoteStore) -> list[AnswerItem]:
+        """Ask the model for the batch; return its actions, each validated on its own."""
         exchange: dict[str, Any] = {"curator": self.name, "proposals": len(proposals)}
         started = time.monotonic()
         try:
             text = self._ask(SYSTEM_PROMPT, user_message(proposals, store), exchange)
-            actions = _with_pending(parse_actions(text, source=self.describe(exchange)), proposals)
+            source = self.describe(exchange)
+            actions = parse_actions(text, source=source, proposals=proposals)
             exchange["actions"] = len(actions)
+            unusable = [a.problem for a in actions if isinstance(a, UnusableAction)]
+            if unusable:
+                exchange["unusable"] = unusable
             return actions
         except BaseException as exc:
             exchange["error"] = exc.message if isinstance(exc, LorebookError) else repr(exc)

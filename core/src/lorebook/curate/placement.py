@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from lorebook.curate.base import KbView
+from lorebook.curate.base import KbView, UnusableAction
 from lorebook.curate.text import clauses
 from lorebook.errors import LorebookError
 from lorebook.kb.paths import validate_relpath
@@ -125,16 +125,18 @@ def _valid(folder: str) -> bool:
     return True
 
 
-def place_adds(actions: Sequence[CuratorAction], view: KbView) -> list[CuratorAction]:
+def place_adds(
+    actions: Sequence[CuratorAction | UnusableAction], view: KbView
+) -> list[CuratorAction | UnusableAction]:
     """The batch with every ``add`` filed in a folder of its note's kind.
 
     An add a curator filed elsewhere (an LLM's "existing folder that fits", a plugin's
-    choice) is moved to :func:`choose_folder`'s pick; the others are kept as they are, and
-    so is a folder the path validator refuses (validation then refuses the whole batch).
+    choice) is moved to :func:`choose_folder`'s pick; the other items are kept as they are,
+    and so is a folder the path validator refuses (validation then holds that add back).
     Folders the batch creates count for the adds after them. ``view`` is not changed.
     """
     folders = {folder: list(notes) for folder, notes in view.by_folder().items()}
-    placed: list[CuratorAction] = []
+    placed: list[CuratorAction | UnusableAction] = []
     for action in actions:
         if isinstance(action, AddAction):
             if _valid(action.folder) and not fits_kind(action.folder, action.note, folders):

@@ -11,11 +11,18 @@ A proposal is pending while the session log holding it has status ``extracted``.
    the ``curate`` pipeline hook for the batch of the others (first result; the built-in
    runs the curator chosen by ``--curator``, default ``rules``), files every new note in a
    folder of its kind (:mod:`lorebook.curate.placement`), and validates the whole batch
-   (:mod:`lorebook.curate.validate`) before anything is written;
+   (:mod:`lorebook.curate.validate`) before anything is written: a proposal whose action
+   cannot be written is held back (a drop, and one warning naming it, its session, why,
+   and what the user can do), and every other action goes ahead;
 4. writes the journal (:mod:`lorebook.curate.journal`), then applies the steps in order,
    each idempotent (:mod:`lorebook.curate.apply`), recording each result in the journal;
 5. stamps the consumed logs ``curated`` (only those whose steps all landed), rebuilds the
-   indexes, and deletes the journal.
+   indexes, deletes the journal, and reports the warnings the journal holds.
+
+A held-back proposal is consumed like a dropped one: its session is stamped ``curated`` once
+its other steps landed, so a rerun neither asks the curator about it nor warns again. It
+stays in its staged log until that is pruned or forgotten; the warning says so, and how to
+write the claim by hand or erase the session (``lorebook forget-session``).
 
 A run killed at any point leaves every note whole (each write is an atomic rename); the
 next run resumes the journal and skips what landed, so nothing is written twice. The batch
@@ -25,6 +32,8 @@ journal was written computes the same batch (and the same run id) again.
 
 from __future__ import annotations
 
+import json
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +48,7 @@ from lorebook.curate.base import (
     build_curator,
     curator_in_use as _curator_in_use,
 )
-from lorebook.curate.gate import refuse_secret_proposals
+from lorebook.curate.gate import refuse_secret_proposals, text_secrets
 from lorebook.curate.journal import (
     ConsumedLog,
     Journal,
@@ -54,7 +63,13 @@ from lorebook.curate.journal import (
 )
 from lorebook.curate.placement import place_adds
 from lorebook.curate.rejections import drop_rejected
-from lorebook.curate.validate import parse_batch, validate_batch
+from lorebook.curate.validate import (
+    AnswerItem,
+    HeldBack,
+    parse_batch,
+    refuse_unusable_answer,
+    validate_batch,
+)
 from lorebook.kb.index import rebuild_indexes, refuse_broken
 from lorebook.kb.janitor import sweep_temp_files
 from lorebook.kb.store import MarkdownStore, load_snapshot, open_store
@@ -78,6 +93,8 @@ class CurateReport:
     """Proposals dropped because a person rejected their claim before (the ledger)."""
     refused: list[str] = field(default_factory=list)
     """Proposals dropped because a field holds what looks like a secret (one warning each)."""
+    held_back: list[str] = field(default_factory=list)
+    """Proposals dropped because their action cannot be written (one warning each)."""
     results: list[StepResult] = field(default_factory=list)
     sessions: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
@@ -106,6 +123,7 @@ class CurateReport:
             "proposals": self.proposals,
             "rejected": self.rejected,
             "refused": self.refused,
+            "held_back": self.held_back,
             "actions": self.counts(),
             "results": [r.model_dump(mode="json") for r in self.results],
             "sessions": dict(sorted(self.sessions.items())),
@@ -165,25 +183,46 @@ def _plan(
         return None
     proposals, consumed = _collect(logs)
     refuse_broken(load_snapshot(paths))
-    sessions = {p.id: log.session_id for _, log in logs for p in log.proposals}
+    owners = {p.id: (path, log) for path, log in logs for p in log.proposals}
+    sessions = {pid: log.session_id for pid, (_, log) in owners.items()}
     clean, refused, warnings = refuse_secret_proposals(proposals, sessions)
     fresh, drops = drop_rejected(paths, clean)
     store = open_store(paths.repo)
     view = KbView.from_store(store)
-    actions: list[Any] = [*refused, *drops]
+    actions: list[AnswerItem] = [*refused, *drops]
     if fresh:
         curator = build_curator(plugins.curator(name), config=config, paths=paths, plugins=plugins)
-        actions += place_adds(parse_batch(ask_curator(plugins, curator, fresh, store)), view)
-    planned = validate_batch(actions, proposals, view)
+        answer = parse_batch(ask_curator(plugins, curator, fresh, store))
+        refuse_unusable_answer(answer, fresh)
+        actions += place_adds(answer, view)
+    batch = validate_batch(actions, proposals, view, repo=paths.repo)
+    warnings += [_held_back_line(paths, held, owners) for held in batch.held_back]
     report.proposals += len(proposals)
     report.rejected += [drop.proposal_id for drop in drops]
     report.refused += [drop.proposal_id for drop in refused]
-    report.problems += warnings
-    return new_journal(name, planned, consumed)
+    return new_journal(name, batch.steps, consumed, [*warnings, *batch.ignored])
+
+
+def _held_back_line(
+    paths: KBPaths, held: HeldBack, owners: dict[str, tuple[Path, SessionLog]]
+) -> str:
+    """The one warning for a proposal held back: which, from where, why, what to do."""
+    path, log = owners[held.proposal_id]
+    title = next(p.title for p in log.proposals if p.id == held.proposal_id)
+    named = "" if text_secrets(title) else f"{json.dumps(title, ensure_ascii=False)}, "
+    session = shlex.quote(log.session_id)
+    return (
+        f"proposal {held.proposal_id} ({named}session {log.session_id}) held back: "
+        f"{held.problem}; the rest of the batch is written without it. It stays in "
+        f"{paths.rel(path)} until pruned: write the note yourself (`lorebook note add`) if "
+        f"it holds, or erase the session with `lorebook forget-session {session}`"
+    )
 
 
 def _finish(paths: KBPaths, journal: Journal, report: CurateReport, budget: int) -> None:
     """Apply every step not applied yet, stamp the logs, rebuild, delete the journal."""
+    report.problems += journal.warnings
+    report.held_back += journal.held_back()
     applier = Applier(open_store(paths.repo), journal)
     results = read_results(paths, journal.run)
     for index, step in enumerate(journal.steps):
@@ -223,7 +262,8 @@ def curate_pending(
         What the run did: each step's result, each consumed log's stamp.
 
     Raises:
-        CurationError: the batch is invalid, or cannot be computed (nothing was written).
+        CurationError: the batch cannot be computed, or the curator's answer holds no usable
+            action at all (nothing was written).
     """
     if plugins is None:
         from lorebook.plugins import get_plugins
