@@ -372,7 +372,8 @@ def test_headless_runs_the_host_with_lorebook_internal_and_parses_fenced_json(
     seen = json.loads((tmp_path / "seen.json").read_text(encoding="utf-8"))
     assert seen["argv_prompt"] is True
     assert TEACHING in seen["prompt"]
-    assert DISTRACTION not in seen["prompt"]
+    assert DISTRACTION in seen["prompt"]  # a one-off request is the model's to judge
+    assert "You're welcome." not in seen["prompt"]  # agent text no human turn answers
     trace = json.loads((paths.logs / "llm" / "s1-1.json").read_text(encoding="utf-8"))
     assert trace["request"]["harness"] == "fakehost"
     assert "<prompt>" in trace["request"]["argv"]
@@ -380,9 +381,9 @@ def test_headless_runs_the_host_with_lorebook_internal_and_parses_fenced_json(
 
 
 def test_headless_sends_a_long_prompt_on_stdin(paths: KBPaths, tmp_path: Path) -> None:
-    long_rule = "We always run the linters before committing. " + "word " * 20_000
+    long_rule = "We always run the linters before committing. " + "word " * 150
     conversation = [("assistant", "Committing now."), ("user", long_rule)]
-    plugins = fake_host_plugins(tmp_path, json.dumps({"proposals": []}))
+    plugins = fake_host_plugins(tmp_path, json.dumps({"proposals": []}), stdin_over=500)
     stage_log(paths, "s1", conversation)
     report = run(paths, headless_config(), plugins=plugins)
     assert report.count("extracted") == 1, report.sessions
@@ -390,7 +391,7 @@ def test_headless_sends_a_long_prompt_on_stdin(paths: KBPaths, tmp_path: Path) -
     assert seen["argv_prompt"] is False
     assert long_rule.strip() in seen["prompt"]
     trace = json.loads((paths.logs / "llm" / "s1-1.json").read_text(encoding="utf-8"))
-    assert trace["request"]["stdin_bytes"] > 65_536
+    assert trace["request"]["stdin_bytes"] > 500
 
 
 def test_headless_failure_marks_the_session_failed(paths: KBPaths, tmp_path: Path) -> None:

@@ -41,12 +41,12 @@ def test_a_turn_answering_a_refused_action_is_sent_with_that_action() -> None:
         ("user", "Cant you mv it?"),
     )
     chosen = select_turns(turns)
-    assert [t.index for t in chosen] == [1, 2, 3]
-    assert chosen[1].tool_calls[0].name == "Write"
+    assert [t.index for t in chosen] == [0, 1, 2, 3]
+    assert chosen[2].tool_calls[0].name == "Write"
 
 
 def test_approvals_slash_commands_pasted_logs_and_summaries_are_not_sent() -> None:
-    pasted = "\n".join(["here:", *[f"    at frame{i} (src/x.ts:{i}:1)" for i in range(30)]])
+    pasted = "\n".join(f"    at frame{i} (src/x.ts:{i}:1)" for i in range(30))
     turns = session(
         ("assistant", "Shall I go on?"),
         ("user", "OK"),
@@ -63,7 +63,18 @@ def test_approvals_slash_commands_pasted_logs_and_summaries_are_not_sent() -> No
     assert preselect(turns).sent_words == 0
 
 
-def test_rules_preferences_and_rule_carrying_questions_are_sent_plain_questions_are_not() -> None:
+def test_what_was_pasted_into_a_typed_turn_is_left_out_with_a_count() -> None:
+    frames = [f"    at frame{i} (src/x.ts:{i}:1)" for i in range(30)]
+    typed = "It crashes again, see:\n" + "\n".join(frames) + "\n\nNever retry on a 4xx."
+    turns = session(("assistant", "Done."), ("user", typed))
+    _, human = select_turns(turns)
+    assert human.text == (
+        "It crashes again, see:\n[30 pasted lines left out]\n\nNever retry on a 4xx."
+    )
+    assert preselect(turns).sent_words < preselect(turns).total_words / 4
+
+
+def test_every_turn_typed_as_prose_is_sent_questions_and_requests_too() -> None:
     teaching = [
         "shouldn't that be in docs, and the filename shouldn't shout?",
         "we can drop the comment, right?",
@@ -73,11 +84,11 @@ def test_rules_preferences_and_rule_carrying_questions_are_sent_plain_questions_
         "do it yourself",
         "# the staging database is read-only",
     ]
-    plain = ["what is hatchling?", "how does it determine which branch to compare to?"]
+    plain = ["what is hatchling?", "also update the one in stories"]
     turns = session(
         *[pair for text in teaching + plain for pair in (("assistant", "ok"), ("user", text))]
     )
-    assert [text for text in sent_texts(turns) if text != "ok"] == teaching
+    assert [text for text in sent_texts(turns) if text != "ok"] == teaching + plain
 
 
 def test_the_agent_context_is_cut_to_its_end() -> None:
@@ -107,3 +118,33 @@ def test_a_question_carries_a_rule_when_its_auxiliary_is_negated_or_it_asks_for_
     assert rule_question("the file should be called library_spec.py, right?")
     assert not rule_question("is the description permanent?")
     assert not rule_question("what are the __init__.py files everywhere?")
+
+
+def test_a_pasted_terminal_a_pasted_document_and_a_long_paste_are_cut() -> None:
+    terminal = "\n".join(
+        [
+            "(google-env) me@Mac proj % ./cleanup.sh",
+            *[f"removing model-{i}" for i in range(40)],
+            "",
+            "Always back up the models before a cleanup.",
+        ]
+    )
+    document = "# Implementation Toolkit\n\n" + "\n".join(
+        f"Step {i} of the plan." for i in range(400)
+    )
+    long_paste = " ".join(f"word{i}" for i in range(1000))
+    turns = session(
+        ("assistant", "Done."),
+        ("user", terminal),
+        ("assistant", "Done."),
+        ("user", document),
+        ("assistant", "Done."),
+        ("user", long_paste),
+    )
+    human = [t.text for t in select_turns(turns) if t.role == "user"]
+    assert human[0] == "[41 pasted lines left out]\n\nAlways back up the models before a cleanup."
+    assert human[1].startswith("[1 pasted line left out]\n\nStep 0 of the plan.")  # not a # line
+    assert "[… 1755 words left out …]" in human[1]  # 2,005 words, 250 kept
+    assert human[2].startswith("word0 word1 ")
+    assert "word199 [… 750 words left out …] word950" in human[2]
+    assert human[2].endswith("word999")

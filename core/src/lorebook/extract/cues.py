@@ -286,7 +286,7 @@ def read_turn(turns: Sequence[LoggedTurn], position: int) -> TurnCues:
         words=len(text.split()),
         slash=stripped.startswith("/") or is_envelope(text),
         bare=bool(_ACK.match(stripped)),
-        memory=stripped.startswith("#") and not stripped.startswith("##"),
+        memory=stripped.startswith("#") and not stripped.startswith("##") and "\n" not in stripped,
         after_action=any(turn.tool_calls for turn in answered[-3:]),
         after_refusal=_refused(answered),
         emphatic=any(emphatic(s) for s in prose),

@@ -32,7 +32,11 @@ _INTRODUCES_OUTPUT = re.compile(
 )
 """A colon after a reporting word ("I get this error:", "the output:") introduces pasted
 text: the rest of the line, and the lines after it up to a blank line, are not prose."""
-_PROMPT = re.compile(r"^\s*(?:\u276f|\$ |[\w@.~:/-]+[$%#>] )")
+_PROMPT = re.compile(
+    r"^\s*(?:\u276f|\$ |[\w@.~:/-]+[$%#>] "
+    r"|(?:\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+(?:[ :][^\s$%#>]+)?\s?[$%#>] )"
+)
+"""A shell prompt: ``$ ``, ``user@host:~/dir$ ``, ``(venv) user@host dir % ``."""
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _END = re.compile(r"[.!?]+[\"')\]\u2019\u201d]*(?=\s|$)")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
@@ -93,7 +97,7 @@ def command_name(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _prose_lines(text: str) -> list[tuple[int, int, int, int]]:
+def prose_lines(text: str) -> list[tuple[int, int, int, int]]:
     """Return ``(paragraph, line, start, end)`` of each line typed as prose (not pasted).
 
     Lines inside a code fence, lines that look pasted, the output that follows a shell
@@ -150,7 +154,7 @@ def _wrapped(text: str) -> list[tuple[int, int, int, int]]:
     """
     joined: list[tuple[int, int, int, int]] = []
     last_number = -2
-    for paragraph, number, start, end in _prose_lines(text):
+    for paragraph, number, start, end in prose_lines(text):
         if joined:
             previous = joined[-1]
             tail = text[previous[2] : previous[3]].rstrip("\"')]\u2019\u201d ")
