@@ -9,11 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import needs_shared
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 HARNESSES = ["claude", "codex", "copilot", "opencode", "cursor"]
 
 
 @pytest.mark.slow
+@needs_shared  # the payloads it mutates are the hosts' recorded ones in ../shared/fixtures
 def test_fuzz_run_small() -> None:
     """300 mutated payloads per harness: no failure of any kind (an unreviewed deny rule
     never acts), and the reviewed rules answer."""

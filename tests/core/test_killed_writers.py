@@ -15,7 +15,7 @@ from lorebook.kb.fsutil import atomic_write_text
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import MarkdownStore
 from lorebook.testing import make_note
-from tests.conftest import CliRunner
+from tests.conftest import CliRunner, needs_shared
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -101,6 +101,7 @@ def _benchmark(name: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
+@needs_shared  # the notes it writes are real text from ../shared/eval
 @pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
 def test_kill_run_small() -> None:
     """One SIGKILL per writer (the long run is `benchmarks/kill_writers.py --kills 210`)."""
@@ -112,6 +113,7 @@ def test_kill_run_small() -> None:
 
 
 @pytest.mark.slow
+@needs_shared  # the notes it writes are real text from ../shared/eval
 def test_concurrency_run_small() -> None:
     """Every worker does three rounds (the long run is `benchmarks/concurrency.py`, 60 s)."""
     run = _benchmark("concurrency.py", "--ops", "3", "--seconds", "600")
