@@ -72,6 +72,36 @@ def test_a_claude_session_file_is_staged_like_a_capture(kb_repo: Path, cli: CliR
     assert again["changed"] is False
 
 
+SNAPSHOT = {
+    "type": "file-history-snapshot",
+    "messageId": "54912569-ec05-45fa-a9aa-078e6cde02f1",
+    "snapshot": {
+        "messageId": "54912569-ec05-45fa-a9aa-078e6cde02f1",
+        "trackedFileBackups": {},
+        "timestamp": "2026-02-19T02:03:52.991Z",
+    },
+    "isSnapshotUpdate": False,
+}
+"""The record Claude Code v2 writes first in most transcripts (no ``sessionId``, no ``uuid``)."""
+
+
+def test_a_claude_session_file_that_starts_with_a_file_history_snapshot(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    source = tmp_path / CLAUDE_SESSION.name
+    snapshots = (json.dumps(SNAPSHOT) + "\n") * 2
+    source.write_text(snapshots + CLAUDE_SESSION.read_text(encoding="utf-8"), encoding="utf-8")
+    entry = _import(cli, kb_repo, str(source))
+    assert (entry["harness"], entry["session_id"]) == ("claude", CLAUDE_SESSION.stem)
+    log = _staged(kb_repo, entry)
+    assert _roles(log, "user") == [
+        "say hi",
+        "PROBE_TOOL please print hello.txt",
+        "/compact",
+        "say hi again",
+    ]
+
+
 def test_a_codex_rollout_is_staged_like_a_capture(kb_repo: Path, cli: CliRunner) -> None:
     entry = _import(cli, kb_repo, str(CODEX_ROLLOUT))
     assert (entry["harness"], entry["session_id"]) == (

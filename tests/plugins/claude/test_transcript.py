@@ -304,6 +304,8 @@ def test_subagent_lines_thinking_and_bookkeeping_are_skipped(tmp_path: Path) -> 
         {"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted"},
         {"type": "queue-operation", "operation": "enqueue", "content": "queued"},
         {"type": "attachment", "attachment": {"type": "skill_listing", "content": "skills"}},
+        {"type": "file-history-snapshot", "messageId": "m", "snapshot": {"messageId": "m"}},
+        {"type": "progress", "data": {"type": "hook_progress"}, "sessionId": "s"},
     )
     (turn,) = _turns(path)
     assert (turn.index, turn.role, turn.text) == (1, "assistant", "ok")

@@ -21,8 +21,20 @@ from lorebook.hostkit.history import PastSession, head_records, in_start_order, 
 
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
 _RECORD_TYPES = frozenset(
-    {"user", "assistant", "attachment", "system", "summary", "queue-operation", "last-prompt"}
+    {
+        "user",
+        "assistant",
+        "attachment",
+        "system",
+        "summary",
+        "queue-operation",
+        "last-prompt",
+        "file-history-snapshot",
+        "progress",
+    }
 )
+"""Record types Claude Code writes; one recognises a first record without a ``sessionId``
+(since v2 most transcripts open with a ``file-history-snapshot``, which carries none)."""
 
 
 def config_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -50,8 +62,10 @@ def transcript_info(path: Path) -> PastSession | None:
     """Describe a Claude Code transcript from its first records; None: not one.
 
     Claude writes one JSON object per line with a string ``type`` (no Codex ``payload``
-    envelope, no ``role`` of a plain turn list), and its records carry a ``sessionId``;
-    the session id, working directory and start time come from the first that say.
+    envelope, no ``role`` of a plain turn list): the first record is one of Claude's types
+    (a ``file-history-snapshot`` first has no ``sessionId``) or carries a ``sessionId`` or
+    ``uuid``. The session id, working directory and start time come from the first records
+    that say; a file none of whose first records has a ``sessionId`` is not one.
     """
     session_id = cwd = started = None
     for position, record in enumerate(head_records(path)):

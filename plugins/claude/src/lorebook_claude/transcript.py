@@ -20,10 +20,10 @@ One JSON record per line (shared/HARNESSES.md section 1.4). How records become t
   injected, role ``tool`` with ``injected=True``: never a ``user`` turn. It carries the
   hook's event (``hookEvent``) and, for lorebook's own hooks, the ``durationMs`` Claude
   recorded for that run.
-* Everything else is skipped: bookkeeping (``queue-operation``, ``last-prompt``, ``mode``),
-  other attachments, ``system`` records (the ``compact_boundary`` marker carries no text;
-  the summary record that follows it is the summary turn) and subagent lines
-  (``isSidechain``).
+* Everything else is skipped: bookkeeping (``queue-operation``, ``last-prompt``, ``mode``,
+  ``file-history-snapshot``, ``progress``), other attachments, ``system`` records (the
+  ``compact_boundary`` marker carries no text; the summary record that follows it is the
+  summary turn) and subagent lines (``isSidechain``).
 
 Records are JSON objects as ``json`` decodes them, so every object is a ``dict`` (tested
 with ``isinstance(x, dict)``, several times faster than the ``Mapping`` ABC).
