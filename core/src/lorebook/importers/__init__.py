@@ -7,7 +7,8 @@ redacted here: the caller redacts before it stages the log, as capture does.
 
 Formats:
 
-- ``specstory``: SpecStory markdown exports of Cursor chats (:mod:`.specstory`);
+- ``specstory``: SpecStory markdown exports of Cursor, VS Code Copilot and Claude Code chats
+  (:mod:`.specstory`);
 - ``jsonl``: plain normalised turns, one JSON object per line (:mod:`.jsonl`);
 - ``kenkeep``: kenkeep's labelled sessions, ``[USER]:`` / ``[AGENT]:`` (:mod:`.kenkeep`);
 - ``console``: text copied from a Claude Code or Gemini CLI terminal (:mod:`.console`).
