@@ -349,3 +349,116 @@ def test_recorded_copies_are_read_whatever_their_first_line(name: str, first: st
     assert [(t.role, t.text, t.line) for t in session.turns] == [
         (t.role, t.text, t.line + shift) for t in expected.turns
     ]
+
+
+V2_EXPORT = """
+╭─── Claude Code v2.0.47 ──────────────────────────────────────────────────────╮
+│                                          │ Tips for getting started          │
+│             Welcome back Ada!            │ Run /init to create a CLAUDE.md…  │
+│                 ▐▛███▜▌                  │ ───────────────────────────────── │
+│                ▝▜█████▛▘                 │ Recent activity                   │
+│                  ▘▘ ▝▝                   │ No recent activity                │
+│        Sonnet 4.5 · Claude Max           │                                   │
+╰──────────────────────────────────────────────────────────────────────────────╯
+══════════════════ Conversation compacted · ctrl+o for history ═════════════════
+  ⎿  Read src/loader.py (92 lines)
+
+> /compact   Session summary:
+
+  Done: the loader.
+  ⎿  Compacted (ctrl+o to see full summary)
+
+> the loader reads every file twice. Please make it read each\x20
+file once, and keep\x20
+ the cache in memory only
+
+● I'll read the loader first.
+
+● Read(src/loader.py)
+  ⎿  Read 40 lines
+
+∴ Thinking…
+
+  They want a cache in memory.
+
+● Done: one read per file.
+
+> thanks. Next:\\
+\\
+- add a test\\
+- never touch the fixtures folder
+✻ Brewed for 2m 3s
+
+> /export notes.txt\x20
+  ⎿  Conversation exported to: notes.txt
+══════════════════ Conversation compacted · ctrl+o for history ═════════════════
+
+> that is all\x20
+"""
+"""A Claude Code v2 ``/export`` (made up, shaped as saross/trap-extraction's): line 1 empty,
+the v2 banner, ``●`` agent marks, a wrapped prompt's later lines at column 0, prompt lines
+ending in a space (``\x20``) as the export writes them."""
+
+V2_PROMPTS = [
+    ("/compact   Session summary:\n\nDone: the loader.", 13),
+    (
+        "the loader reads every file twice. Please make it read each \nfile once, and keep \n"
+        "the cache in memory only",
+        18,
+    ),
+    ("thanks. Next:\\\n\\\n- add a test\\\n- never touch the fixtures folder", 33),
+    ("/export notes.txt", 39),
+    ("that is all", 43),
+]
+
+V2_LOGO = """
+ ▐▛███▜▌   Claude Code v2.0.53
+▝▜█████▛▘  Opus 4.5 · Claude Max
+  ▘▘ ▝▝    /…/proj
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        V2_EXPORT,
+        V2_EXPORT.replace("●", "⏺"),  # the mark as macOS terminals draw it
+        V2_LOGO + V2_EXPORT.split("╯\n", 1)[1],  # the three-line logo for a banner
+    ],
+    ids=["banner", "macos-mark", "logo"],
+)
+def test_a_claude_code_v2_export_is_read(text: str) -> None:
+    assert guess_format(text.encode(), "2025-11-21-a.txt") == "console"
+    session = read_console(text, "2025-11-21-a.txt")
+    assert session.tool == "claude"
+    shift = text.count("\n", 0, text.index("══")) - V2_EXPORT.count("\n", 0, V2_EXPORT.index("══"))
+    assert [(t.text, t.line) for t in session.prompts] == [
+        (prompt, line + shift) for prompt, line in V2_PROMPTS
+    ]
+    assert all(turn.role == "user" for turn in session.prompts)
+    agent = [t for t in session.turns if t.role == "assistant"]
+    assert [(t.text, t.tool) for t in agent] == [
+        ("I'll read the loader first.", None),
+        ("", "Read"),
+        ("Done: one read per file.", None),
+    ]
+    assert not any("cache in memory." in t.text for t in session.turns)  # thinking left out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n╭─── Claude Code v2.0.47 ─────╮\n│ Welcome back! │\n╰──────────────╯\n\n> hi\n",
+        V2_LOGO + "\n> hi\n",
+    ],
+    ids=["banner", "logo"],
+)
+def test_the_v2_banner_alone_says_claude_code(text: str) -> None:
+    assert guess_format(text.encode(), "x.txt") == "console"
+    session = read_console(text, "x.txt")
+    assert (session.tool, [t.text for t in session.prompts]) == ("claude", ["hi"])
+
+
+def test_a_v1_copy_still_ends_a_prompt_at_a_column_0_line() -> None:
+    text = "claude\n\n> run the tests\nTotal cost: $0.10\n\n⏺ Done.\n"
+    assert [t.text for t in read_console(text, "x.md").prompts] == ["run the tests"]

@@ -87,8 +87,8 @@ def import_command(
 
     Formats, guessed from the content (or named with --format): Claude Code session
     files and Codex rollouts (read by the installed harness plugin, as capture reads
-    them), console copies of a Claude Code or Gemini CLI terminal (known by their ⏺ or ✦
-    lines, the welcome banner or the claude / claude-trace / gemini command, wherever
+    them), console copies of a Claude Code or Gemini CLI terminal (known by their ⏺, ● or
+    ✦ lines, a Claude Code banner or the claude / claude-trace / gemini command, wherever
     the copy starts), SpecStory exports, kenkeep sessions (front matter with session_id,
     then [USER]: / [AGENT]: lines), and normalised-turns JSONL, one JSON object per line:
 

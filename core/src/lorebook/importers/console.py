@@ -2,11 +2,12 @@
 
 A copy is recognised, and its tool told, by what it holds, wherever it starts (a
 ``claude-trace`` line, the welcome banner, a shell prompt, blank lines): the agent's marks
-at column 0 (``⏺`` Claude Code, ``✦`` Gemini CLI; the more frequent one names the tool),
-else Claude Code's "✻ Welcome to Claude Code" banner or a Gemini CLI tool box, else a first
-line that starts the tool (``claude``, ``claude-trace``, ``claude --model opus``,
-``me@host ~/proj % gemini``) followed somewhere by a ``> `` prompt. That command line is
-not read. Then:
+at column 0 (``⏺`` or ``●`` Claude Code, ``✦`` Gemini CLI; the more frequent tool's marks
+name it), else a Claude Code banner (v1's "✻ Welcome to Claude Code", v2's
+``╭─── Claude Code v2.0.47 ───╮`` box or its three-line logo `` ▐▛███▜▌   Claude Code
+v2.0.53``) or a Gemini CLI tool box, else a first line that starts the tool (``claude``,
+``claude-trace``, ``claude --model opus``, ``me@host ~/proj % gemini``) followed somewhere
+by a ``> `` prompt. That command line is not read. Then:
 
 * A human input is a line beginning ``> `` at column 0 (slash commands such as ``> /cost``,
   ``> # …`` memory and ``> ! …`` bash-mode lines too). A multi-line prompt goes on over the
@@ -14,15 +15,20 @@ not read. Then:
   output line. A prompt that opens with Claude Code's "This session is being continued
   from a previous conversation" is the compaction summary Claude pasted, not something a
   person typed: its role is ``summary``.
+* Claude Code v2 (its banner or logo, or ``●`` marks, show it) writes a wrapped prompt's
+  later lines at column 0, so there a prompt goes on up to the next line that starts
+  ``●``, ``⏺``, ``> ``, ``✻``, ``∴``, ``═``, ``─``, ``╭`` or the logo, or a ``⎿`` line;
+  trailing blank lines are dropped. ``══ Conversation compacted ══`` lines are not read.
 * Claude Code also shows what was typed in memory mode (``# rule``) and bash mode
   (``! command``) at column 0 without the ``> ``, its answer under it (``⎿  Noted.``, the
   command's output). Such a line is a human input when a blank line (or nothing) is above
   it and the next non-blank line is that ``⎿`` answer; a markdown heading in the agent's
   text or in tool output has no such answer and is not one.
-* Claude Code: an agent message or tool call begins with ``⏺`` at column 0 and goes on
-  over its indented lines; ``  ⎿`` lines under it are tool output. A block with output,
-  or whose one line reads ``Name(arguments)``, is a tool call (``Name`` up to the
-  parenthesis). ``✻ Thinking…`` blocks are the model's thinking and are left out.
+* Claude Code: an agent message or tool call begins with ``⏺`` (``●`` on Linux and in
+  VS Code) at column 0 and goes on over its indented lines; ``  ⎿`` lines under it are
+  tool output. A block with output, or whose one line reads ``Name(arguments)``, is a tool
+  call (``Name`` up to the parenthesis). ``✻ Thinking…`` and ``∴ Thinking…`` blocks are
+  the model's thinking and are left out.
 * Gemini CLI: an agent message begins with ``✦``; a tool call is a box (``╭`` … ``╰``)
   whose first line holds a status mark, the tool name and its arguments (``✔`` ran,
   ``✖`` failed, ``-`` was declined or cancelled). Newer versions draw each prompt in a box
@@ -64,7 +70,7 @@ SUMMARY_OPENING = "This session is being continued from a previous conversation"
 EXCERPT_CHARS = 300
 """Tool output kept in a staged log (failed calls only, as capture keeps it)."""
 
-_AGENT_MARK: dict[ConsoleTool, str] = {"claude": "⏺", "gemini": "✦"}
+_AGENT_MARKS: dict[ConsoleTool, tuple[str, ...]] = {"claude": ("⏺", "●"), "gemini": ("✦",)}
 _CALL = re.compile(r"^(?P<name>[A-Za-z][\w.:-]*(?: \(MCP\))?)\((?P<args>.*)\)…?$", re.DOTALL)
 _GEMINI_CALL = re.compile(r"^(?P<status>\S)\s+(?P<name>\S+)\s*(?P<args>.*)$")
 _FAILED_OUTPUT = re.compile(
@@ -72,12 +78,19 @@ _FAILED_OUTPUT = re.compile(
 )
 _GEMINI_FAILED = frozenset({"✖", "x", "-"})
 NO_MARKS = (
-    "no Claude Code or Gemini CLI marks (no ⏺ or ✦ line at column 0, no welcome banner or "
-    "tool box, and the first line does not start claude, claude-trace or gemini)"
+    "no Claude Code or Gemini CLI marks (no ⏺, ● or ✦ line at column 0, no Claude Code "
+    "banner or Gemini tool box, and the first line does not start claude, claude-trace or "
+    "gemini)"
 )
 """Why a file is not read as a console copy."""
 
 _CLAUDE_BANNER = "✻ Welcome to Claude Code"
+_CLAUDE_V2_BANNER = re.compile(r"^(?:╭─+ | ?▐▛███▜▌ +)Claude Code v\d")
+"""Claude Code v2's banner box (``╭─── Claude Code v2.0.47 ───╮``) or its logo's first line."""
+_LOGO = re.compile(r"^ *(?:▐▛███▜▌|▝▜█████▛▘|▘▘ ▝▝)")
+_WRAPPED_PROMPT_ENDS = ("●", "⏺", "> ", "✻", "∴", "═", "─", "╭")
+"""What ends a v2 prompt at column 0 (besides the logo): the lines its wrapped text never starts."""
+_THINKING = ("✻ Thinking", "∴ Thinking")
 _GEMINI_TOOL_BOX = re.compile(r"^ ?│ (?:✔|✖)  \S")
 _LAUNCH = re.compile(
     r"^(?:(?!> ).*[$%#>)\u276f\u279c\u00bb\u03bb\u2192\u2717]\s*)?(?:\S*/)?"
@@ -157,17 +170,18 @@ def _lines(text: str) -> list[str]:
 
 
 def _marks(lines: list[str]) -> _Evidence | None:
-    """The agent mark found more often at column 0 (``⏺`` or ``✦``) and its first line."""
+    """The tool whose agent marks (``⏺``/``●`` or ``✦``) begin more lines, and its first."""
     seen: dict[ConsoleTool, list[int]] = {tool: [] for tool in TOOLS}
     for number, line in enumerate(lines, start=1):
-        for tool, mark in _AGENT_MARK.items():
-            if line.startswith(mark):
+        for tool, marks in _AGENT_MARKS.items():
+            if line.startswith(marks):
                 seen[tool].append(number)
     found = [tool for tool in TOOLS if seen[tool]]
     if not found:
         return None
     tool = max(found, key=lambda name: (len(seen[name]), -seen[name][0]))
-    return _Evidence(tool, seen[tool][0], f"a {_AGENT_MARK[tool]} line")
+    first = seen[tool][0]
+    return _Evidence(tool, first, f"a {lines[first - 1][0]} line")
 
 
 def _launch(lines: list[str]) -> _Evidence | None:
@@ -191,6 +205,8 @@ def _evidence(lines: list[str]) -> _Evidence | None:
     for number, line in enumerate(lines, start=1):
         if _CLAUDE_BANNER in line:
             return _Evidence("claude", number, "the welcome banner")
+        if _CLAUDE_V2_BANNER.match(line):
+            return _Evidence("claude", number, "the Claude Code v2 banner")
         if _GEMINI_TOOL_BOX.match(line):
             return _Evidence("gemini", number, "a tool box")
     return _launch(lines)
@@ -239,13 +255,37 @@ def _continue(block: _Block | None, line: str) -> None:
         block.lines.append(_dedent(line))
 
 
-def _blocks(lines: list[str], tool: ConsoleTool, skipped: int | None) -> list[_Block]:
-    """Group the lines (but line ``skipped``) into prompt, agent, box and skipped blocks."""
+def _wrapped(lines: list[str]) -> bool:
+    """True when the copy is Claude Code v2's: its banner or logo, or a ``●`` mark, shows it.
+
+    Its ``/export`` writes a wrapped prompt's later lines at column 0, not indented.
+    """
+    return any(line.startswith("●") or _CLAUDE_V2_BANNER.match(line) for line in lines)
+
+
+def _wraps_on(block: _Block | None, line: str) -> bool:
+    """True when a column-0 ``line`` of a v2 copy goes on the prompt ``block`` (no output yet)."""
+    return (
+        block is not None
+        and block.kind == "prompt"
+        and not block.boxed
+        and not block.outputs
+        and not line.startswith(_WRAPPED_PROMPT_ENDS)
+    )
+
+
+def _blocks(
+    lines: list[str], tool: ConsoleTool, skipped: int | None, wrapped: bool = False
+) -> list[_Block]:
+    """Group the lines (but line ``skipped``) into prompt, agent, box and skipped blocks.
+
+    ``wrapped``: a prompt goes on over column-0 lines too (:func:`_wrapped`).
+    """
     blocks: list[_Block] = []
     current: _Block | None = None
     for index, line in enumerate(lines):
         number = index + 1
-        if number == skipped:
+        if number == skipped or _LOGO.match(line):
             current = None
         elif tool == "gemini" and _box_part(line):
             current = _gemini_box(current, line, number)
@@ -257,7 +297,11 @@ def _blocks(lines: list[str], tool: ConsoleTool, skipped: int | None) -> list[_B
         elif not line.strip() or line.startswith(" "):
             _continue(current, line)
         else:
-            current = _opened(lines, index, tool)
+            opened = _opened(lines, index, tool)
+            if opened is None and wrapped and _wraps_on(current, line):
+                _continue(current, line)
+                continue
+            current = opened
             if current is not None:
                 blocks.append(current)
     return blocks
@@ -266,12 +310,11 @@ def _blocks(lines: list[str], tool: ConsoleTool, skipped: int | None) -> list[_B
 def _opened(lines: list[str], index: int, tool: ConsoleTool) -> _Block | None:
     """The block a column-0 line opens, or None: it is not read (banner, tips, costs)."""
     line, number = lines[index], index + 1
-    mark = _AGENT_MARK[tool]
     if line.startswith("> "):
         return _Block("prompt", number, [line[2:]])
-    if line.startswith(mark):
-        return _Block("agent", number, [line[len(mark) :].strip()])
-    if line.startswith("✻ Thinking"):
+    if line.startswith(_AGENT_MARKS[tool]):
+        return _Block("agent", number, [line[1:].strip()])
+    if line.startswith(_THINKING):
         return _Block("skip", number, [])
     typed = _shortcut_input(lines, index)
     return None if typed is None else _Block("prompt", number, [typed])
@@ -364,7 +407,8 @@ def read_console(text: str, source: str = "<console>") -> ConsoleSession:
         raise ImportFormatError(f"{source}: not a console copy: {NO_MARKS}")
     turns: list[ConsoleTurn] = []
     skipped = found.line if found.launch else _launch_line(lines)
-    for block in _blocks(lines, found.tool, skipped):
+    wrapped = found.tool == "claude" and _wrapped(lines)
+    for block in _blocks(lines, found.tool, skipped, wrapped):
         if block.kind == "prompt":
             turns.append(_prompt_turn(block))
         elif block.kind == "agent":
