@@ -30,14 +30,6 @@ TEXT_EXPORTS = (
 )
 """The folders of text exports (not native transcripts) that import reads itself."""
 
-MISPLACED = {
-    ("saross-trap-extraction", "2025-11-23-i.txt", 1321): 1319,
-    ("saross-trap-extraction", "2025-11-23-i.txt", 1347): 1345,
-}
-"""Labels whose ``line`` is not their prompt's: the file (its sha256 as SOURCE.json gives it)
-has ``> /context`` on line 1319 and ``> Ah, we are almost out of context…`` on 1345, and
-nothing that could be a prompt on 1321 or 1347. Kept here until labels.jsonl is corrected."""
-
 
 def _labels(folder: str) -> dict[str, list[dict[str, object]]]:
     labels: dict[str, list[dict[str, object]]] = defaultdict(list)
@@ -68,10 +60,7 @@ def test_every_labelled_input_is_read_where_and_as_labelled(folder: str, name: s
         (turn.index + 1 if by == "line" else number, _collapsed(turn.text))
         for number, turn in enumerate(human, start=1)
     ]
-    expected = [
-        (MISPLACED.get((folder, name, int(str(label[by]))), label[by]), str(label.get("text", "")))
-        for label in labels
-    ]
+    expected = [(label[by], str(label.get("text", ""))) for label in labels]
     assert len(read) == len(expected), f"{len(read)} human inputs read, {len(expected)} labelled"
     for (place, text), (labelled_place, labelled_text) in zip(read, expected, strict=True):
         assert place == labelled_place
