@@ -60,9 +60,14 @@ def import_command(
     pack holds a symbolic link, an id is taken here, or an edge or redirect names no
     note. If a write fails, the message names the git commands that undo the import.
     """
+    from lorebook.errors import LorebookError
     from lorebook.pack.land import import_pack
 
     paths = repo_paths(ctx)
+    # The path first: a mistyped one is the answer, not the working tree's state.
+    if not source.is_dir():
+        what = "not a folder" if source.exists() else "no such folder"
+        raise LorebookError(f"{source}: {what}; nothing was imported")
     budget = load_config(paths).budgets.entry_chars
     report = import_pack(paths, source, budget=budget)
     if json_output:
