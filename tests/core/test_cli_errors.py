@@ -147,6 +147,8 @@ WRITERS = [
 def test_a_full_disk_or_read_only_folder_is_one_message(
     args: list[str], code: int, kb_repo: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if args[0] == "folder":
+        (kb_repo / ".lorebook/nodes" / args[2]).mkdir(parents=True)  # it describes one that is
     _refuse_writes(monkeypatch, (kb_repo / ".lorebook").resolve(), code)
     result = cli(*args, cwd=kb_repo)
     _no_traceback(result, args)

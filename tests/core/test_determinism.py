@@ -14,6 +14,8 @@ def _build(repo: Path, order: list[int], env: dict[str, str]) -> dict[str, bytes
     repo.mkdir()
     git(repo, "init", "-q")
     run_lorebook("init", cwd=repo, env=env)
+    for i in order:
+        run_lorebook("note", "add", *TEN_NOTES[i], cwd=repo, env=env)
     run_lorebook(
         "folder",
         "describe",
@@ -22,8 +24,6 @@ def _build(repo: Path, order: list[int], env: dict[str, str]) -> dict[str, bytes
         cwd=repo,
         env=env,
     )
-    for i in order:
-        run_lorebook("note", "add", *TEN_NOTES[i], cwd=repo, env=env)
     run_lorebook("index", "rebuild", cwd=repo, env=env)
     kb = repo / ".lorebook"
     return {

@@ -43,12 +43,32 @@ def _describe(exc: ValidationError, source: str) -> str:
     return "\n".join(lines)
 
 
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """A parser's error as one line: where it gave up, what it missed, what it was reading.
+
+    PyYAML's own text spans four lines and names the input as ``"<unicode string>"``.
+    """
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    if not problem or mark is None:
+        return f"invalid YAML: {clip(' '.join(str(exc).split()), 300, quote=False)}"
+    text = f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context and start is not None:
+        text += f" ({context} from line {start.line + 1}, column {start.column + 1})"
+    elif context:
+        text += f" ({context})"
+    return text
+
+
 def parse_config(text: str, *, source: str) -> Config:
     """Validate config text, naming ``source`` and the key in any error."""
     try:
         data = safeyaml.load(text, max_bytes=MAX_CONFIG_BYTES)
-    except yaml.YAMLError as exc:
+    except safeyaml.UnsafeYAMLError as exc:
         raise ConfigError(f"{source}: invalid YAML: {clip(str(exc), 300, quote=False)}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{source}: {_yaml_problem(exc)}") from None
     if data is None:
         raise ConfigError(
             f"{source}: it holds no settings (it is empty or only comments)",

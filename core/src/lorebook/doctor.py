@@ -123,16 +123,26 @@ def _kb_checks(start: Path) -> list[Check]:
     checks += _harness_checks(paths, config.harnesses)
     checks += _hook_plugin_checks(paths, config.hook_plugins)
     checks += _host_memory_checks(paths.repo)
-    from lorebook.gitmerge import driver_problem
-
-    problem = driver_problem(paths.repo)
-    if problem:
-        checks.append(
-            Check("merge driver", "warning", problem, "run `lorebook init` in this clone")
-        )
-    else:
-        checks.append(Check("merge driver", "ok", "generated files merge without conflicts"))
+    checks.append(_git_check(paths.repo))
     return checks
+
+
+def _git_check(repo: Path) -> Check:
+    """The merge driver in a clone; outside git, that there is no clone to merge in."""
+    from lorebook.gitmerge import driver_problem, in_work_tree
+
+    if not in_work_tree(repo):
+        return Check(
+            "git",
+            "warning",
+            "not inside a git repository: notes are reviewed, shared and merged with git "
+            "(review, pack import and the merge driver need it)",
+            "run `git init` here, then `lorebook init`",
+        )
+    problem = driver_problem(repo)
+    if problem:
+        return Check("merge driver", "warning", problem, "run `lorebook init` in this clone")
+    return Check("merge driver", "ok", "generated files merge without conflicts")
 
 
 def _links_check(paths: KBPaths) -> Check:

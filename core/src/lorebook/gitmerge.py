@@ -75,7 +75,8 @@ def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
         return None
 
 
-def _in_work_tree(repo: Path) -> bool:
+def in_work_tree(repo: Path) -> bool:
+    """Whether ``repo`` is inside a git work tree (False when git is not installed)."""
     proc = _git(repo, "rev-parse", "--is-inside-work-tree")
     return proc is not None and proc.returncode == 0 and proc.stdout.strip() == "true"
 
@@ -90,7 +91,7 @@ def driver_problem(repo: Path) -> str | None:
 
     Not being in a git work tree is not a problem here (``init`` warns about it).
     """
-    if not _in_work_tree(repo):
+    if not in_work_tree(repo):
         return None
     current = _config_get(repo, f"merge.{DRIVER}.driver")
     if current == DRIVER_COMMAND:
@@ -107,7 +108,7 @@ def configure_driver(repo: Path) -> list[str]:
 
     Writes nothing when it is already defined, or when ``repo`` is not in a git work tree.
     """
-    if not _in_work_tree(repo):
+    if not in_work_tree(repo):
         return []
     changed: list[str] = []
     for key, value in (("name", DRIVER_NAME), ("driver", DRIVER_COMMAND)):

@@ -83,6 +83,12 @@ def main_options(
     ] = False,
 ) -> None:
     """Global options."""
+    if repo is not None and not repo.exists():
+        # Said here, or the search for a knowledge base would climb out of the missing
+        # folder into whatever encloses it.
+        from lorebook.errors import LorebookError
+
+        raise LorebookError(f"-C {repo}: no such folder")
     ctx.obj = {"repo": repo}
 
 

@@ -57,7 +57,8 @@ def import_command(
         typer.Option(
             "--format",
             metavar="FORMAT",
-            help="claude, codex, console, specstory, jsonl or kenkeep (default: guessed).",
+            help="console, specstory, jsonl, kenkeep, or an installed harness whose "
+            "transcripts lorebook reads: claude, codex, copilot (default: guessed).",
         ),
     ] = None,
     from_harness: Annotated[
@@ -97,8 +98,8 @@ def import_command(
       {"role": "user", "text": "Never call the billing API from tests."}
       {"role": "assistant", "text": "...", "tool_calls": [{"name": "Bash", "input": {}}]}
 
-    --from-harness claude|codex finds this repository's past sessions in the host's own
-    store; --list shows them, --session ID stages only those. Every file is checked
+    --from-harness claude|codex|copilot finds this repository's past sessions in the
+    host's own store; --list shows them, --session ID stages only those. Every file is checked
     before anything is staged: when any is missing, a folder, in no known format or not
     valid in its format, one message names each such file with why, and nothing is
     staged; with --skip-invalid the others are staged and those are listed (under

@@ -255,6 +255,7 @@ class StatsReport:
     def as_json(self) -> dict[str, object]:
         """The one JSON document of ``lorebook stats --json``."""
         return {
+            "ok": True,
             "sessions": self.sessions,
             "since": self.since,
             "events": [row.as_json() for row in self.events],
