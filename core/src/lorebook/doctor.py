@@ -6,11 +6,14 @@ import re
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from lorebook import __version__
 from lorebook.errors import LorebookError
 from lorebook.kb.paths import KBPaths
+
+if TYPE_CHECKING:
+    from lorebook.kb.store import Snapshot
 
 State = Literal["ok", "warning", "action", "problem"]
 """``action``: a one-time step the user does by hand in the host (trusting Codex's hooks);
@@ -92,7 +95,9 @@ def _kb_checks(start: Path) -> list[Check]:
         return [*checks, Check("config", "problem", exc.message, exc.hint)]
     checks.append(Check("config", "ok", paths.rel(paths.config)))
     try:
-        live = nodes_hash(load_snapshot(paths), load_summaries(paths), load_redirects(paths))
+        snap = load_snapshot(paths)
+        checks.append(_notes_check(snap))
+        live = nodes_hash(snap, load_summaries(paths), load_redirects(paths))
     except LorebookError as exc:
         return [*checks, Check("indexes", "problem", exc.message, "run `lorebook lint`")]
     try:
@@ -143,6 +148,22 @@ def _git_check(repo: Path) -> Check:
     if problem:
         return Check("merge driver", "warning", problem, "run `lorebook init` in this clone")
     return Check("merge driver", "ok", "generated files merge without conflicts")
+
+
+def _notes_check(snap: Snapshot) -> Check:
+    """Note files that cannot be read: left out of every index, so never served."""
+    from lorebook.status import invalid_notes_line
+
+    if not snap.problems:
+        count = len(snap.notes)
+        return Check("notes", "ok", f"{count} note{'' if count == 1 else 's'}, none invalid")
+    return Check(
+        "notes",
+        "problem",
+        invalid_notes_line(snap.problems),
+        "correct the front matter (`lorebook lint` lists every error); until then no "
+        "session is given the note",
+    )
 
 
 def _links_check(paths: KBPaths) -> Check:

@@ -3,13 +3,30 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lorebook.kb import frontmatter
 from lorebook.kb.lint import lint, remember_lint
 from lorebook.kb.paths import KBPaths
-from lorebook.kb.store import load_snapshot
+from lorebook.kb.store import Problem, load_snapshot
+
+SHOWN_INVALID = 3
+"""Invalid notes named in the one line doctor and status give them; the rest are counted."""
+
+
+def invalid_notes_line(problems: Sequence[Problem]) -> str:
+    """The line for invalid notes: "1 note is invalid: PATH: why", or a count and a few.
+
+    Such a file is in no index and never served, so doctor and status say it in one line
+    (``lorebook lint`` lists every one).
+    """
+    count = len(problems)
+    head = "1 note is invalid" if count == 1 else f"{count} notes are invalid"
+    named = "; ".join(p.message.splitlines()[0] for p in problems[:SHOWN_INVALID])
+    more = f" and {count - SHOWN_INVALID} more" if count > SHOWN_INVALID else ""
+    return f"{head}: {named}{more}"
 
 
 @dataclass(slots=True)
@@ -17,6 +34,8 @@ class Status:
     """A summary of one knowledge base."""
 
     notes: int = 0
+    invalid: list[Problem] = field(default_factory=list)
+    """Note files that cannot be read as notes: never indexed, never served."""
     by_status: dict[str, int] = field(default_factory=dict)
     by_kind: dict[str, int] = field(default_factory=dict)
     pending_sessions: int = 0
@@ -37,6 +56,9 @@ class Status:
         return {
             "ok": True,
             "notes": self.notes,
+            "invalid_notes": [
+                {"path": p.path, "error": p.message.splitlines()[0]} for p in self.invalid
+            ],
             "by_status": self.by_status,
             "by_kind": self.by_kind,
             "pending_sessions": self.pending_sessions,
@@ -97,6 +119,7 @@ def compute_status(paths: KBPaths, budget: int, harnesses: list[str]) -> Status:
     """Gather the status of the knowledge base at ``paths``."""
     status = Status(harnesses=list(harnesses))
     snap = load_snapshot(paths)
+    status.invalid = list(snap.problems)
     for stored in snap.notes.values():
         note = stored.note
         status.notes += 1

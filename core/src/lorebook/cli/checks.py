@@ -99,6 +99,10 @@ def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
     kinds = ", ".join(f"{n} {k}" for k, n in status.by_kind.items()) or "none"
     states = ", ".join(f"{n} {s}" for s, n in status.by_status.items()) or "none"
     say(f"notes: {status.notes} ({states}); by kind: {kinds}")
+    if status.invalid:
+        from lorebook.status import invalid_notes_line
+
+        say(invalid_notes_line(status.invalid))
     say(f"sessions: {status.pending_sessions} pending, {status.failed_sessions} failed")
     for failure in status.failures:
         retry = "retry: lorebook extract --retry-failed"

@@ -32,12 +32,16 @@ def _step(needed: object, step: str) -> str:
 
 def status_rows(status: Status) -> list[tuple[str, str, str]]:
     """(what, value, what to do) rows of the table, in reading order."""
+    from lorebook.status import invalid_notes_line
+
     lint = "clean" if not status.lint_errors else f"{status.lint_errors} errors"
     sessions = f"{status.pending_sessions} pending, {status.failed_sessions} failed"
     rejected = "curation drops them (.lorebook/rejected-claims.txt)"
     rows = [
         ("notes", f"{status.notes} ({_counts(status.by_status)})", ""),
         ("by kind", _counts(status.by_kind), ""),
+        *([("invalid", invalid_notes_line(status.invalid), "lorebook lint")]
+          if status.invalid else []),
         ("sessions", sessions, _step(status.pending_sessions, "lorebook extract")),
         ("conflicts", f"{status.open_conflicts} open",
          _step(status.open_conflicts, "lorebook conflict list")),
