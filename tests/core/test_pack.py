@@ -212,3 +212,81 @@ def test_imported_notes_are_unreviewed_until_a_person_accepts_or_commits_them(
     assert second["decision"] == "deny"
     assert "Never force-push shared branches" in second["reason"]
     assert LABEL not in second["reason"]
+
+
+LEAF = (
+    "---\ntype: practice\ntitle: Pin the toolchain\ndescription: When building\nlb_schema: 1\n"
+    "lb_id: practice-pin-the-toolchain\nlb_kind: tooling\n---\nUse the pinned one.\n"
+)
+
+
+def _one_leaf_pack(base: Path) -> Path:
+    pack = base / "pack"
+    (pack / "knowledge").mkdir(parents=True)
+    (pack / "knowledge" / "practice-pin-the-toolchain.md").write_text(LEAF, encoding="utf-8")
+    (pack / "lorebook-pack.yaml").write_text("lb_schema: 1\nname: tools\n", encoding="utf-8")
+    return pack
+
+
+def _at_most_a_gigabyte() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the memory limit is set with POSIX rlimits")
+def test_an_alias_bomb_manifest_is_refused_before_it_expands(target: Path, tmp_path: Path) -> None:
+    """A 355-byte manifest once ran pack import for 107 s into a MemoryError at 4 GB.
+
+    Run in its own process under a 1 GB address-space limit and a timeout: the old reader
+    expanded the aliases when it used the description, so this either timed out or died.
+    """
+    import sys
+
+    from tests.core.test_safe_parsing import alias_bomb
+
+    pack = _one_leaf_pack(tmp_path)
+    manifest = pack / "lorebook-pack.yaml"
+    manifest.write_text(alias_bomb() + "description: *j\n", encoding="utf-8")
+    assert manifest.stat().st_size < 1024
+    before = _tree(target)
+    proc = subprocess.run(
+        [sys.executable, "-m", "lorebook", "pack", "import", str(pack)],
+        cwd=target, capture_output=True, text=True, timeout=60, check=False,
+        preexec_fn=_at_most_a_gigabyte,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert f"{manifest}: line " in proc.stderr
+    assert "YAML aliases (*name) are not accepted" in proc.stderr
+    assert _tree(target) == before
+
+
+@pytest.mark.parametrize("hostile", ["deep-redirects", "huge-leaf", "huge-summaries", "huge-yaml"])
+def test_hostile_pack_files_are_refused_in_one_line_naming_the_file(
+    target: Path, tmp_path: Path, cli: CliRunner, hostile: str
+) -> None:
+    pack = _one_leaf_pack(tmp_path)
+    knowledge = pack / "knowledge"
+    if hostile == "deep-redirects":
+        bad = knowledge / ".redirects.json"
+        bad.write_text('{"practice-old": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+        expected = f"{bad}: nested deeper than 64 levels"
+    elif hostile == "huge-leaf":
+        bad = knowledge / "practice-pin-the-toolchain.md"
+        bad.write_text(LEAF + "Use it. " * 80_000, encoding="utf-8")
+        expected = "pack/knowledge/practice-pin-the-toolchain.md: the file is larger than 524,288"
+    elif hostile == "huge-summaries":
+        bad = knowledge / "FOLDER_SUMMARIES.md"
+        bad.write_text("".join(f"- `f{i}`: folder {i}\n" for i in range(200_000)))
+        expected = f"{bad}: the file is larger than 1,048,576 bytes"
+    else:
+        bad = pack / "lorebook-pack.yaml"
+        bad.write_text("name: tools\ndescription: '" + "x" * 70_000 + "'\n")
+        expected = f"{bad}: the file is larger than 65,536 bytes"
+    before = _tree(target)
+    result = cli("pack", "import", str(pack), cwd=target)
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert expected in result.stderr
+    assert _tree(target) == before

@@ -113,3 +113,118 @@ def test_read_bounded_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(OSError, match="is not a regular file"):
         read_bounded(fifo, 100)
+
+
+# -- every YAML or JSON a repository, a pack or a host's files hand us: one bounded reader ---
+
+SMALL_BOMB = "a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n"
+"""Aliases that expand only 27-fold: safe to hand the old readers, refused by the new one."""
+DEEP_JSON = '{"x": ' + "[" * 50_000 + "]" * 50_000 + "}\n"
+
+
+def test_the_json_and_yaml_depth_limits_agree() -> None:
+    from lorebook import datafile
+    from lorebook.kb import safeyaml
+
+    assert datafile.MAX_DEPTH == safeyaml.MAX_DEPTH
+    assert datafile.parse_json("[" * 64 + "]" * 64, source="s", max_bytes=1000)
+    with pytest.raises(datafile.DataFileError, match=r"^s: nested deeper than 64 levels$"):
+        datafile.parse_json("[" * 65 + "]" * 65, source="s", max_bytes=1000)
+    with pytest.raises(datafile.DataFileError, match=r"^s: nested deeper than 64 levels$"):
+        datafile.parse_json(DEEP_JSON, source="s", max_bytes=1_000_000)
+
+
+@pytest.mark.parametrize("hostile", ["deep", "huge"])
+def test_a_deep_or_huge_committed_redirects_ledger_is_one_lint_finding(
+    kb_repo: Path, cli: CliRunner, hostile: str
+) -> None:
+    ledger = kb_repo / ".lorebook/nodes/.redirects.json"
+    if hostile == "deep":
+        ledger.write_text(DEEP_JSON)
+        expected = ".lorebook/nodes/.redirects.json: nested deeper than 64 levels"
+    else:
+        entries = ",\n".join(f'  "practice-old-{i}": ["practice-new"]' for i in range(150_000))
+        ledger.write_text("{\n" + entries + "\n}\n")
+        expected = ".lorebook/nodes/.redirects.json: the file is larger than 4,194,304 bytes"
+    result = cli("lint", "--json", cwd=kb_repo)
+    assert result.exit_code == 1, result.stderr
+    findings = [f for f in result.json()["findings"] if f["code"] == "invalid-redirects"]
+    assert [f["message"] for f in findings] == [expected]
+
+
+def test_kenkeep_front_matter_with_an_alias_is_refused_naming_the_file() -> None:
+    from lorebook.importers.common import ImportFormatError
+    from lorebook.importers.kenkeep import parse_kenkeep
+
+    text = "---\nsession_id: s1\n" + SMALL_BOMB + "---\n[USER]: hi\n"
+    with pytest.raises(ImportFormatError) as err:
+        parse_kenkeep(text.encode(), "sessions/s1.md")
+    assert str(err.value).startswith("sessions/s1.md: front matter: line ")
+    assert str(err.value).endswith("YAML aliases (*name) are not accepted")
+
+
+def test_lenient_front_matter_reads_an_alias_block_line_by_line() -> None:
+    from lorebook.evaluation.lenient import split_lenient
+
+    meta, body = split_lenient("---\ndescription: Rules\n" + SMALL_BOMB + "---\nbody\n")
+    assert meta == {
+        "description": "Rules", "a": "&a [x, x, x]", "b": "&b [*a, *a, *a]", "c": "[*b, *b, *b]"
+    }  # fmt: skip
+    assert body == "body\n"
+
+
+def test_golden_queries_with_an_alias_are_refused_naming_the_file(tmp_path: Path) -> None:
+    from lorebook.evaluation.corpus import EvalInputError
+    from lorebook.evaluation.queries import load_queries
+
+    golden = tmp_path / "golden-queries.yaml"
+    golden.write_text(
+        "shared: &case {id: a, category: retrieval, prompt: quasar, expect_ids_in_top_k: [x]}\n"
+        "cases: [*case, *case]\n"
+    )
+    with pytest.raises(EvalInputError) as err:
+        load_queries(golden)
+    assert str(err.value) == f"{golden}: line 1: YAML aliases (*name) are not accepted"
+
+
+def test_an_expected_file_with_an_alias_is_refused_naming_the_file(tmp_path: Path) -> None:
+    from lorebook.datafile import DataFileError
+    from lorebook.extract.evaluate import load_expectation
+
+    expected = tmp_path / "expected" / "s1.yaml"
+    expected.parent.mkdir()
+    expected.write_text("fixture_id: s1\n" + SMALL_BOMB + "expected_points: []\n")
+    with pytest.raises(DataFileError) as err:
+        load_expectation(expected)
+    assert str(err.value).startswith(f"{expected}: line ")
+    assert "\n" not in str(err.value)
+
+
+def test_a_deep_committed_mcp_config_is_refused_naming_it(kb_repo: Path) -> None:
+    from lorebook.kb.paths import KBPaths
+    from lorebook.mcp_config import sync_mcp
+
+    (kb_repo / ".mcp.json").write_text(DEEP_JSON)
+    with pytest.raises(ConfigError) as err:
+        sync_mcp(KBPaths(kb_repo), [])
+    assert str(err.value) == ".mcp.json: nested deeper than 64 levels; nothing changed"
+
+
+@pytest.mark.parametrize("hostile", ["deep", "huge"])
+def test_a_deep_or_huge_committed_hooks_file_is_refused_naming_it(
+    tmp_path: Path, hostile: str
+) -> None:
+    from lorebook.errors import LorebookError
+    from lorebook.hostkit import hookfile
+
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    if hostile == "deep":
+        settings.write_text(DEEP_JSON)
+        expected = f"{settings}: nested deeper than 64 levels"
+    else:
+        settings.write_text('{"env": {"X": "' + "y" * 5_000_000 + '"}}')
+        expected = f"{settings}: the file is larger than 4,194,304 bytes"
+    with pytest.raises(LorebookError) as err:
+        hookfile.load(settings, "run lorebook init")
+    assert err.value.message == expected

@@ -17,6 +17,7 @@ import os
 import sys
 from pathlib import Path
 
+from lorebook.datafile import DataFileError, read_json
 from lorebook.errors import ConfigError
 from lorebook.kb.fsutil import atomic_write_text
 from lorebook.kb.paths import KBPaths
@@ -25,6 +26,8 @@ SERVER = "lorebook"
 COMMAND = ".lorebook/bin/mcp"
 CONFIG_FILES = {"claude": ".mcp.json", "copilot": ".mcp.json", "cursor": ".cursor/mcp.json"}
 """Harness -> the project MCP config its host reads."""
+MAX_MCP_CONFIG_BYTES = 1024 * 1024
+"""A committed MCP config larger than this is refused unread (it holds a few servers)."""
 LAUNCHER = """#!{python}
 # Written by `lorebook init` for this machine (gitignored): runs lorebook's MCP server
 # for the repository this file lives in.
@@ -41,20 +44,26 @@ def sdk_installed() -> bool:
     return importlib.util.find_spec("mcp") is not None
 
 
-def _load(path: Path) -> dict[str, object]:
+def _load(path: Path, source: str) -> dict[str, object]:
+    """The committed MCP config at ``path`` ({} when missing), read bounded.
+
+    Raises:
+        ConfigError: too large, too deep, not JSON or not an object (named by ``source``).
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, max_bytes=MAX_MCP_CONFIG_BYTES, source=source)
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path.name}: cannot read it as JSON ({exc}); nothing changed") from None
+    except DataFileError as exc:
+        raise ConfigError(f"{exc.message}; nothing changed") from None
     if not isinstance(data, dict):
-        raise ConfigError(f"{path.name}: the top level is not an object; nothing changed")
+        raise ConfigError(f"{source}: the top level is not an object; nothing changed")
     return data
 
 
-def _set_entry(path: Path, wanted: bool) -> bool:
-    data = _load(path)
+def _set_entry(repo: Path, rel: str, wanted: bool) -> bool:
+    path = repo / rel
+    data = _load(path, rel)
     servers = data.get("mcpServers")
     servers = dict(servers) if isinstance(servers, dict) else {}
     entry = {"type": "stdio", "command": COMMAND, "args": []}
@@ -87,7 +96,7 @@ def sync_mcp(paths: KBPaths, wired: list[str]) -> tuple[list[str], list[str]]:
     if readers and not sdk_installed():
         return [], ["MCP server not registered: install it with pip install 'lorebook[mcp]'"]
     changed = [rel for rel in sorted(set(CONFIG_FILES.values()))
-               if _set_entry(paths.repo / rel, rel in readers)]  # fmt: skip
+               if _set_entry(paths.repo, rel, rel in readers)]  # fmt: skip
     if readers:
         write_launcher(paths)
     return changed, []

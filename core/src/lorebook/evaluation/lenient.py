@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
+from lorebook.datafile import DataFileError, parse_yaml
 
 FENCE = "---"
+MAX_BLOCK_BYTES = 64 * 1024
+"""A front-matter block larger than this is not parsed as YAML (it is read line by line)."""
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 
 
@@ -41,10 +43,15 @@ def parse_lines(lines: list[str]) -> dict[str, Any]:
 
 
 def parse_block(lines: list[str]) -> dict[str, Any]:
-    """One front-matter block: strict YAML when it is a valid mapping, else line by line."""
+    """One front-matter block: strict YAML when it is a valid mapping, else line by line.
+
+    The strict read is :func:`lorebook.datafile.parse_yaml`'s: a block holding an alias,
+    nesting too deep or over :data:`MAX_BLOCK_BYTES` is read line by line instead, so a
+    hostile rule file costs no more than its size.
+    """
     try:
-        data = yaml.safe_load("\n".join(lines))
-    except yaml.YAMLError:
+        data = parse_yaml("\n".join(lines), source="front matter", max_bytes=MAX_BLOCK_BYTES)
+    except DataFileError:
         data = None
     if isinstance(data, dict) and all(isinstance(k, str) for k in data):
         return data

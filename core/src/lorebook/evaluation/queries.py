@@ -23,11 +23,14 @@ from typing import Any, Literal
 
 import yaml
 
+from lorebook.datafile import DataFileError, parse_yaml
 from lorebook.evaluation.corpus import EvalInputError, read_text
 from lorebook.kb.redirects import resolve
 
 Group = Literal["answerable", "refusal", "multi-hop"]
 GROUPS: tuple[Group, ...] = ("answerable", "refusal", "multi-hop")
+MAX_GOLDEN_BYTES = 16 * 1024 * 1024
+"""A golden-queries YAML file larger than this is refused unparsed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,11 +94,9 @@ def _case_lines(text: str) -> list[int]:
 
 def _golden(text: str, path: Path) -> list[Query]:
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise EvalInputError(f"{where}: invalid YAML") from None
+        data = parse_yaml(text, source=str(path), max_bytes=MAX_GOLDEN_BYTES)
+    except DataFileError as exc:
+        raise EvalInputError(exc.message) from None
     cases = data.get("cases") if isinstance(data, dict) else None
     if not isinstance(cases, list) or not cases:
         raise EvalInputError(f"{path}: field 'cases': must be a non-empty list of cases")

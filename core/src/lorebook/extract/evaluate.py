@@ -23,12 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from lorebook.datafile import read_yaml
 from lorebook.extract.base import ExtractionRequest, Extractor, normalise
 from lorebook.extract.terms import code_identifiers
 from lorebook.importers.kenkeep import import_kenkeep
 from lorebook.models.session import Proposal, SessionLog
+
+MAX_EXPECTED_BYTES = 1024 * 1024
+"""An expected file larger than this is refused unparsed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +80,12 @@ def _strings(value: Any) -> tuple[str, ...]:
 
 
 def load_expectation(path: Path) -> Expectation:
-    """Read one expected file (YAML)."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    """Read one expected file (YAML, through :func:`lorebook.datafile.read_yaml`).
+
+    Raises:
+        DataFileError: over :data:`MAX_EXPECTED_BYTES`, an alias, too deep, or not YAML.
+    """
+    data = read_yaml(path, max_bytes=MAX_EXPECTED_BYTES) or {}
     points = tuple(
         ExpectedPoint(
             id=str(point["id"]),

@@ -32,6 +32,9 @@ IsOurs = Callable[[str], bool]
 HookSpec = tuple[str, str | None, int]
 """(host event, matcher or None, timeout in seconds) of one hook lorebook installs."""
 
+MAX_HOOKS_FILE_BYTES = 4 * 1024 * 1024
+"""A host settings file larger than this is refused unread."""
+
 Position = tuple[int, int, dict[str, Any], dict[str, Any]]
 """(group index, handler index, group, entry) of one of our entries in an event's list."""
 
@@ -184,6 +187,10 @@ def events_of(data: dict[str, Any], events: Iterable[str]) -> Iterator[tuple[str
 def load(path: Path, fix: str) -> dict[str, Any]:
     """Read a hooks file: ``{}`` when it does not exist.
 
+    The file is committed (a repository hands it to us), so it is read through
+    :func:`lorebook.datafile.read_json`: over :data:`MAX_HOOKS_FILE_BYTES` or nested too
+    deep is refused as invalid JSON is.
+
     Args:
         path: The file.
         fix: What to run once the file is repaired (ends the hint of an invalid-JSON error).
@@ -192,16 +199,14 @@ def load(path: Path, fix: str) -> dict[str, Any]:
         LorebookError: the file is not valid JSON, is not a JSON object, or its ``hooks``
             (or one event under it) has a shape the host would not accept.
     """
+    from lorebook.datafile import DataFileError, read_json
+
     try:
-        raw = path.read_bytes()
+        data = read_json(path, max_bytes=MAX_HOOKS_FILE_BYTES)
     except FileNotFoundError:
         return {}
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise LorebookError(
-            f"{path} is not valid JSON: {exc}", hint="fix or remove it, then " + fix
-        ) from None
+    except DataFileError as exc:
+        raise LorebookError(exc.message, hint="fix or remove it, then " + fix) from None
     if not isinstance(data, dict):
         raise LorebookError(f"{path} must hold a JSON object, not {type(data).__name__}")
     hooks = data.get("hooks", {})

@@ -22,8 +22,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
+from lorebook.datafile import DataFileError, parse_yaml
 from lorebook.importers.common import ImportFormatError, decode, imported_log
 from lorebook.models.session import LoggedTurn, SessionLog
 
@@ -38,6 +37,8 @@ ROLES: dict[str, Role] = {
     "SUMMARY": "summary",
 }
 DEFAULT_HARNESS = "kenkeep"
+MAX_FRONTMATTER_BYTES = 64 * 1024
+"""Front matter larger than this is refused unparsed (as a note's is)."""
 
 
 def looks_like_kenkeep(text: str) -> bool:
@@ -55,9 +56,11 @@ def _front_matter(lines: list[str], source: str) -> tuple[dict[str, Any], int]:
     else:
         raise ImportFormatError(f"{source}: front matter opened on line 1 is never closed")
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
-    except yaml.YAMLError as exc:
-        raise ImportFormatError(f"{source}: front matter is not valid YAML: {exc}") from exc
+        text = "\n".join(lines[1:end])
+        meta = parse_yaml(text, source=f"{source}: front matter", max_bytes=MAX_FRONTMATTER_BYTES)
+    except DataFileError as exc:
+        raise ImportFormatError(exc.message) from None
+    meta = meta or {}
     if not isinstance(meta, dict):
         raise ImportFormatError(f"{source}: front matter must be a mapping")
     return meta, end + 1

@@ -8,18 +8,26 @@ from __future__ import annotations
 
 import json
 
+from lorebook.datafile import DataFileError, parse_json, read_data_text
 from lorebook.errors import NoteFormatError
 from lorebook.kb.fsutil import atomic_write_text
 from lorebook.kb.paths import KBPaths
 from lorebook.models.note import ID_RE
 
+MAX_REDIRECTS_BYTES = 4 * 1024 * 1024
+"""A ledger larger than this is refused unread (some 50,000 retired ids)."""
+
 
 def parse_redirects(text: str, *, source: str) -> dict[str, list[str]]:
-    """Validate the ledger: a JSON object of note id -> non-empty list of note ids."""
+    """Validate the ledger: a JSON object of note id -> non-empty list of note ids.
+
+    Parsed by :func:`lorebook.datafile.parse_json` (a committed or a pack's ledger is
+    untrusted): too large or too deep is a one-line error naming ``source``.
+    """
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise NoteFormatError(f"{source}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+        data = parse_json(text, source=source, max_bytes=MAX_REDIRECTS_BYTES)
+    except DataFileError as exc:
+        raise NoteFormatError(exc.message) from None
     if not isinstance(data, dict):
         raise NoteFormatError(f"{source}: expected an object of retired id -> successor ids")
     ledger: dict[str, list[str]] = {}
@@ -37,11 +45,14 @@ def parse_redirects(text: str, *, source: str) -> dict[str, list[str]]:
 
 def load_redirects(paths: KBPaths) -> dict[str, list[str]]:
     """Return the ledger (empty when there is none)."""
+    source = paths.rel(paths.redirects)
     try:
-        text = paths.redirects.read_text(encoding="utf-8")
+        text = read_data_text(paths.redirects, max_bytes=MAX_REDIRECTS_BYTES, source=source)
     except FileNotFoundError:
         return {}
-    return parse_redirects(text, source=paths.rel(paths.redirects))
+    except DataFileError as exc:
+        raise NoteFormatError(exc.message) from None
+    return parse_redirects(text, source=source)
 
 
 def render_redirects(ledger: dict[str, list[str]]) -> str:

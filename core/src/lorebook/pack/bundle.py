@@ -14,6 +14,11 @@ id, ``kk_derived_from``, ``kk_relates_to``, ``kk_depends_on`` and ``kk_confidenc
 their ``lb_`` fields, the kind is ``convention`` for a practice and ``feature`` for a map,
 and keys of other tools are kept). ``index.md`` files are never read: the rebuild
 regenerates them. The scan never follows a symbolic link: one anywhere is an error.
+
+Every file is read through :mod:`lorebook.datafile`, bounded before it is parsed: the
+manifest (at most 64 KiB of YAML, no aliases), each leaf (a note's 512 KiB), the redirects
+(the knowledge base's own bound, no nesting past 64 levels) and the summaries (1 MiB); a
+file past its bound is refused in one line naming it.
 """
 
 from __future__ import annotations
@@ -23,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
-
+from lorebook.bounds import MAX_NOTE_BYTES
+from lorebook.datafile import read_data_text, read_yaml
 from lorebook.errors import LorebookError
 from lorebook.kb import frontmatter
 from lorebook.kb.notes import parse_note, render_note
@@ -36,6 +41,10 @@ KENKEEP_MANIFEST = "kenkeep-pack.yaml"
 KNOWLEDGE = "knowledge"
 SUMMARIES = "FOLDER_SUMMARIES.md"
 REDIRECTS = ".redirects.json"
+MAX_MANIFEST_BYTES = 64 * 1024
+"""A pack manifest larger than this is refused before it is parsed."""
+MAX_SUMMARIES_BYTES = 1024 * 1024
+"""A pack's FOLDER_SUMMARIES.md larger than this is refused (one short line per folder)."""
 _SKIPPED_FILES = frozenset({"index.md", SUMMARIES, "README.md"})
 _KK_MAPPED = {"kk_derived_from", "kk_relates_to", "kk_depends_on", "kk_confidence"}
 
@@ -81,10 +90,7 @@ def refuse_symlinks(root: Path) -> None:
 
 
 def _manifest(path: Path) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise PackError(f"{path}: not a readable YAML manifest ({exc})") from None
+    data = read_yaml(path, max_bytes=MAX_MANIFEST_BYTES) or {}
     if not isinstance(data, dict):
         raise PackError(f"{path}: the manifest must be a mapping")
     return data
@@ -146,10 +152,7 @@ def convert_okf(data: dict[str, Any], body: str, stem: str, source: str) -> Note
 
 
 def _leaf(path: Path, rel: PurePosixPath, source: str) -> Leaf:
-    try:
-        text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PackError(f"{source}: cannot be read as UTF-8 text ({exc})") from None
+    text = read_data_text(path, max_bytes=MAX_NOTE_BYTES, source=source).replace("\r\n", "\n")
     try:
         data, body = frontmatter.split(text)
     except frontmatter.FrontmatterError as exc:
@@ -169,22 +172,20 @@ def _summaries(root: Path) -> dict[str, str]:
     path = root / SUMMARIES
     if not path.is_file():
         return {}
+    text = read_data_text(path, max_bytes=MAX_SUMMARIES_BYTES)
     try:
-        return parse_summaries(path.read_text(encoding="utf-8"), source=str(path))
-    except (LorebookError, OSError, UnicodeDecodeError) as exc:
+        return parse_summaries(text, source=str(path))
+    except LorebookError as exc:
         raise PackError(f"{path}: {exc}") from None
 
 
 def _redirects(root: Path) -> dict[str, list[str]]:
-    from lorebook.kb.redirects import parse_redirects
+    from lorebook.kb.redirects import MAX_REDIRECTS_BYTES, parse_redirects
 
     path = root / REDIRECTS
     if not path.is_file():
         return {}
-    try:
-        return parse_redirects(path.read_text(encoding="utf-8"), source=str(path))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PackError(f"{path}: cannot be read ({exc})") from None
+    return parse_redirects(read_data_text(path, max_bytes=MAX_REDIRECTS_BYTES), source=str(path))
 
 
 def read_pack(folder: Path) -> Pack:
