@@ -16,7 +16,7 @@ def test_the_demo_runs_the_whole_loop() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     assert "curator rules: 3 added, 0 merged, 0 conflicts" in out
-    assert "### We always run the tests with uv run pytest here" in out  # served at the next prompt
+    assert "### Always run the tests with uv run pytest here" in out  # served at the next prompt
     assert "(nothing injected)" in out  # the unrelated prompt
     assert "1 conflicts" in out
     assert ": accepted" in out

@@ -121,3 +121,37 @@ def test_chat_approvals_questions_and_one_off_requests_are_never_proposed(
 )
 def test_what_a_reporting_colon_or_a_tool_drew_is_pasted_not_taught(text: str) -> None:
     assert find_teaching_moments(_after("acted", text)) == []
+
+
+def _titles(*exchange: tuple[str, str]) -> list[str]:
+    import asyncio
+
+    from lorebook.extract.base import ExtractionRequest
+    from lorebook.extract.rules import RulesExtractor
+    from lorebook.models.session import SessionLog
+
+    turns = [LoggedTurn(index=i, role=role, text=text) for i, (role, text) in enumerate(exchange)]  # type: ignore[arg-type]
+    log = SessionLog(
+        harness="claude", session_id="s1", origin="claude:s1", transcript_hash="0" * 64,
+        transcript_length=0, turns=turns,
+    )  # fmt: skip
+    proposals = asyncio.run(RulesExtractor().extract(ExtractionRequest(log=log, turns=turns)))
+    return [p.title for p in proposals]
+
+
+def test_a_title_states_the_rule_without_the_discourse_around_it() -> None:
+    titles = _titles(
+        ("assistant", "I pushed the fix to main."),
+        ("user", "Sorry for interrupting, but we never commit straight to main."),
+    )
+    assert titles == ["Never commit straight to main"]
+
+
+def test_a_title_does_not_copy_a_typo_the_agent_spells_right() -> None:
+    titles = _titles(
+        ("assistant", "I added docstrings to the specs. The docstrings explain each step."),
+        ("user", "No, we don't write doctrings in spec files, ever."),
+    )
+    assert len(titles) == 1
+    assert "docstrings" in titles[0]
+    assert "doctrings" not in titles[0]

@@ -31,6 +31,7 @@ The quote is a verbatim span of the group's first turn, so :func:`quote_in_sessi
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -51,6 +52,7 @@ from lorebook.extract.signals import (
     refers_back,
     strip_markers,
 )
+from lorebook.extract.statement import fix_typos, state_rule
 from lorebook.extract.teaching import main_sentence, teaches, turn_kind
 from lorebook.extract.terms import (
     as_tag,
@@ -404,16 +406,47 @@ def make_description(sentence: str) -> str:
     return _capital(text)
 
 
+def vocabulary(turns: Sequence[LoggedTurn]) -> Counter[str]:
+    """How often each word occurs in the agent's text: what :func:`fix_typos` corrects toward."""
+    return Counter(
+        word.lower()
+        for turn in turns
+        if turn.role == "assistant"
+        for word in re.findall(r"[A-Za-z][A-Za-z']+", turn.text)
+    )
+
+
+def rule_title(sentence: str, words: Counter[str] | None = None) -> str:
+    """The rule a sentence teaches, as a title.
+
+    Typos the person made are fixed where certain
+    (:func:`~lorebook.extract.statement.fix_typos`), the discourse around the rule dropped
+    and its phrasing made an imperative (:func:`~lorebook.extract.statement.state_rule`);
+    :func:`make_title` of the corrected sentence when no sentence states a rule.
+    """
+    fixed = fix_typos(strip_markers(sentence), words or Counter())
+    return state_rule(fixed) or make_title(fixed)
+
+
 def to_proposal(
-    candidate: Candidate, turns: Sequence[LoggedTurn], *, session: str, harness: str, number: int
+    candidate: Candidate,
+    turns: Sequence[LoggedTurn],
+    *,
+    session: str,
+    harness: str,
+    number: int,
+    words: Counter[str] | None = None,
 ) -> Proposal:
-    """Build the :class:`Proposal` for one candidate (``id`` is ``<session>:<number>``)."""
+    """Build the :class:`Proposal` for one candidate (``id`` is ``<session>:<number>``).
+
+    ``words`` is the session's :func:`vocabulary` (None: the one of ``turns``).
+    """
     return Proposal(
         id=f"{session}:{number}",
         origin=f"{harness}:{session}:{turns[candidate.turn].index}",
         type=candidate.type,
         kind=candidate.kind,
-        title=make_title(candidate.main),
+        title=rule_title(candidate.main, vocabulary(turns) if words is None else words),
         description=make_description(candidate.main),
         body="\n\n".join(candidate.body),
         tags=list(candidate.tags),
@@ -438,6 +471,7 @@ class RulesExtractor:
         log = request.log
         start = len(log.proposals)
         proposals: list[Proposal] = []
+        words = vocabulary(log.turns)
         for candidate in find_teaching_moments(request.turns):
             proposal = to_proposal(
                 candidate,
@@ -445,6 +479,7 @@ class RulesExtractor:
                 session=log.session_id,
                 harness=log.harness,
                 number=start + len(proposals) + 1,
+                words=words,
             )
             if quote_in_session(proposal.quote, log):
                 proposals.append(proposal)
