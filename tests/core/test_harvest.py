@@ -192,8 +192,8 @@ def test_codex_memories_of_this_repository_only(
     assert again["unchanged"] == 2
 
 
-def test_doctor_says_when_a_host_memory_is_on(
-    kb_repo: Path, lorebook_home: Path, monkeypatch: pytest.MonkeyPatch
+def test_doctor_warns_only_when_a_host_memory_holds_memories_to_harvest(
+    kb_repo: Path, lorebook_home: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRunner
 ) -> None:
     from lorebook.doctor import run_doctor
 
@@ -201,16 +201,21 @@ def test_doctor_says_when_a_host_memory_is_on(
     codex.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(codex))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(lorebook_home / "claude-config"))
-    monkeypatch.setenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
-
-    def memory_lines() -> list[str]:
-        return [c.name for c in run_doctor(kb_repo) if c.name.endswith(" memory")]
-
-    assert memory_lines() == []
     (codex / "config.toml").write_text("[features]\nmemories = true\n", encoding="utf-8")
-    monkeypatch.delenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
-    assert memory_lines() == ["claude memory", "codex memory"]
-    settings = lorebook_home / "claude-config" / "settings.json"
-    settings.parent.mkdir(parents=True)
-    settings.write_text('{"autoMemoryEnabled": false}', encoding="utf-8")
-    assert memory_lines() == ["codex memory"]
+
+    def memory_lines() -> dict[str, str]:
+        return {c.name: c.detail for c in run_doctor(kb_repo) if c.name.endswith(" memory")}
+
+    # Both memories are on, and neither holds anything of this repository: nothing to say.
+    assert memory_lines() == {}
+    git(kb_repo, "add", "-A")
+    git(kb_repo, "commit", "-qm", "init")
+    store = _claude_store(lorebook_home, kb_repo)
+    assert memory_lines() == {
+        "claude memory": f"claude's own memory holds 2 memories of this repository not "
+        f"harvested yet ({store}): unreviewed and invisible to teammates"
+    }
+    assert cli("harvest", "--from", "claude", cwd=kb_repo).exit_code == 0
+    assert memory_lines() == {}
+    (store / "feedback_tox.md").write_text(FEEDBACK.replace("tox -e py", "tox -e py312"))
+    assert "holds 1 memory of this repository" in memory_lines()["claude memory"]

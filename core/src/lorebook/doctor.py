@@ -13,6 +13,7 @@ from lorebook.errors import LorebookError
 from lorebook.kb.paths import KBPaths
 
 if TYPE_CHECKING:
+    from lorebook.harvest.hosts import Host
     from lorebook.kb.store import Snapshot
 
 State = Literal["ok", "warning", "action", "problem"]
@@ -127,7 +128,7 @@ def _kb_checks(start: Path) -> list[Check]:
         checks.append(Check("indexes", "ok", f"up to date ({live[:19]}…)"))
     checks += _harness_checks(paths, config.harnesses)
     checks += _hook_plugin_checks(paths, config.hook_plugins)
-    checks += _host_memory_checks(paths.repo)
+    checks += _host_memory_checks(paths)
     checks.append(_git_check(paths.repo))
     return checks
 
@@ -261,21 +262,45 @@ def _warm_process_check(paths: KBPaths) -> Check:
     return Check("warm hook process", "ok" if fine else "warning", detail, fix)
 
 
-def _host_memory_checks(repo: Path) -> list[Check]:
-    """A line per host whose own memory is on: two memories exist, and one is private."""
-    from lorebook.harvest.hosts import HOSTS, memory_on, store_location
+def _host_memory_checks(paths: KBPaths) -> list[Check]:
+    """A line per host whose own memory holds memories of this repository not harvested yet.
 
-    return [
-        Check(
-            f"{host} memory",
-            "warning",
-            f"{host}'s own memory is on ({store_location(host, repo)}): it keeps memories "
-            "of its own, unreviewed and invisible to teammates",
-            f"run `lorebook harvest --from {host}` to bring them into review",
-        )
-        for host in HOSTS
-        if memory_on(host, repo)
-    ]
+    Nothing when there is none: a memory that is on but empty (or already harvested) asks
+    nothing of the user, and a warning in every repository would hide the ones that do.
+    """
+    from lorebook.harvest.hosts import HOSTS, store_location
+
+    checks = []
+    for host in HOSTS:
+        waiting = _unharvested(paths, host)
+        if waiting:
+            memories = "1 memory" if waiting == 1 else f"{waiting} memories"
+            checks.append(
+                Check(
+                    f"{host} memory",
+                    "warning",
+                    f"{host}'s own memory holds {memories} of this repository not harvested "
+                    f"yet ({store_location(host, paths.repo)}): unreviewed and invisible "
+                    "to teammates",
+                    f"run `lorebook harvest --from {host}` to bring them into review",
+                )
+            )
+    return checks
+
+
+def _unharvested(paths: KBPaths, host: Host) -> int:
+    """How many of ``host``'s memories of this repository are new or edited since harvest."""
+    from lorebook.harvest.hosts import list_entries
+    from lorebook.harvest.ledger import load_harvest_ledger
+
+    entries = list_entries(host, paths.repo).entries
+    if not entries:
+        return 0
+    try:
+        done = load_harvest_ledger(paths, host).entries
+    except LorebookError:
+        done = {}
+    return sum(1 for e in entries if e.key not in done or done[e.key].sha256 != e.sha256)
 
 
 SLOW_PLUGIN_MS = 50.0

@@ -20,7 +20,8 @@ def lint_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
     Errors: invalid notes, id/file name mismatches, duplicate ids, dangling edges, an invalid
     redirects ledger, rejections ledger or summaries file, stale generated files, an active
     note reasserting a refuted one, a supersession recorded on one note only. Warnings
-    (exit 0): orphans, duplicate tags, edges to retired ids, stale link sections.
+    (exit 0): orphans (one line: notes with no edge that no folder index lists), duplicate
+    tags, edges to retired ids, stale link sections.
     """
     paths = repo_paths(ctx)
     config = load_config(paths)

@@ -3,9 +3,10 @@
 Errors: unreadable or invalid notes (frontmatter, unknown ``lb_`` key, unknown schema),
 id and file name mismatches, duplicate ids, dangling edges, a supersession recorded on one
 note only, an active note reasserting a refuted one, an invalid redirects ledger,
-rejections ledger or summaries file, and stale generated files. Warnings: orphans,
-duplicate tags, edges to retired ids, stale link sections, summaries of folders that hold
-no note, active notes whose dependencies changed (stale) or could not be checked.
+rejections ledger or summaries file, and stale generated files. Warnings: orphans (in one
+line: notes with no edge in or out that their folder's index.md does not list), duplicate
+tags, edges to retired ids, stale link sections, summaries of folders that hold no note,
+active notes whose dependencies changed (stale) or could not be checked.
 """
 
 from __future__ import annotations
@@ -195,6 +196,7 @@ def _check_warnings(paths: KBPaths, snap: Snapshot, summaries: dict[str, str]) -
         for targets in stored.note.edges().values():
             linked.update(targets)
     spellings: dict[str, set[str]] = {}
+    unlinked: list[str] = []
     for note_id, stored in snap.notes.items():
         note = stored.note
         label = _note_label(paths, snap, note_id)
@@ -208,11 +210,8 @@ def _check_warnings(paths: KBPaths, snap: Snapshot, summaries: dict[str, str]) -
                 )
             )
         if len(snap.notes) > 1 and not note.edges() and note_id not in linked:
-            out.append(
-                Finding(
-                    "warning", "orphan", label, f"{label}: no note links to it and it links to none"
-                )
-            )
+            unlinked.append(note_id)
+    out += _orphans(paths, snap, unlinked)
     for variants in spellings.values():
         if len(variants) > 1:
             names = ", ".join(sorted(variants))
@@ -237,6 +236,50 @@ def _check_warnings(paths: KBPaths, snap: Snapshot, summaries: dict[str, str]) -
             )
         )
     return out
+
+
+SHOWN_ORPHANS = 5
+"""Orphans named in lint's one orphan line; the rest are counted."""
+
+
+def _orphans(paths: KBPaths, snap: Snapshot, unlinked: list[str]) -> list[Finding]:
+    """One line for the notes nothing leads a reader to, or none.
+
+    A note no other note links to is still found through its folder's index.md, which lists
+    every note of the folder; only a note that index does not list (yet) is an orphan. Most
+    notes link to none, so one warning per such note buried what mattered.
+    """
+    from lorebook.kb.store import INDEX_NAME
+
+    listings: dict[str, str] = {}
+    orphans = []
+    for note_id in unlinked:
+        stored = snap.notes[note_id]
+        folder = stored.folder
+        if folder not in listings:
+            try:
+                index = paths.nodes / folder / INDEX_NAME
+                listings[folder] = index.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                listings[folder] = ""
+        if f"]({stored.path.name})" not in listings[folder]:
+            orphans.append(note_id)
+    if not orphans:
+        return []
+    count = len(orphans)
+    named = ", ".join(orphans[:SHOWN_ORPHANS])
+    more = f" and {count - SHOWN_ORPHANS} more" if count > SHOWN_ORPHANS else ""
+    subject = "1 note" if count == 1 else f"{count} notes"
+    label = paths.rel(paths.nodes)
+    return [
+        Finding(
+            "warning",
+            "orphan",
+            label,
+            f"{subject} no reader can reach (no link to or from another note, not listed in "
+            f"its folder's index.md): {named}{more}; run `lorebook index rebuild`",
+        )
+    ]
 
 
 def lint(paths: KBPaths, budget: int, snap: Snapshot | None = None) -> LintReport:
