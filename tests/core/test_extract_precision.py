@@ -130,7 +130,10 @@ def _titles(*exchange: tuple[str, str]) -> list[str]:
     from lorebook.extract.rules import RulesExtractor
     from lorebook.models.session import SessionLog
 
-    turns = [LoggedTurn(index=i, role=role, text=text) for i, (role, text) in enumerate(exchange)]  # type: ignore[arg-type]
+    turns = [
+        LoggedTurn.model_validate({"index": i, "role": role, "text": text})
+        for i, (role, text) in enumerate(exchange)
+    ]
     log = SessionLog(
         harness="claude", session_id="s1", origin="claude:s1", transcript_hash="0" * 64,
         transcript_length=0, turns=turns,
