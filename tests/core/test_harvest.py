@@ -219,3 +219,22 @@ def test_doctor_warns_only_when_a_host_memory_holds_memories_to_harvest(
     assert memory_lines() == {}
     (store / "feedback_tox.md").write_text(FEEDBACK.replace("tox -e py", "tox -e py312"))
     assert "holds 1 memory of this repository" in memory_lines()["claude memory"]
+
+
+def test_a_memory_named_like_a_file_is_titled_by_its_rule(
+    kb_repo: Path, claude: Path, cli: CliRunner
+) -> None:
+    (claude / "no-db-mocks.md").write_text(
+        "---\nname: no-db-mocks\ndescription: We don't mock the database in integration "
+        "tests; use the pg_tmp fixture.\ntype: feedback\n---\nUse the pg_tmp fixture.\n",
+        encoding="utf-8",
+    )
+    assert cli("harvest", "--from", "claude", cwd=kb_repo).exit_code == 0
+    titles = []
+    for path in (kb_repo / ".lorebook" / "nodes").rglob("*.md"):
+        if path.name != "index.md":
+            note, _ = parse_note(path.read_text(encoding="utf-8"), source=path.name)
+            titles.append(note.title)
+    assert "no-db-mocks" not in titles
+    assert "no db mocks" not in titles
+    assert any(t.startswith("Don't mock the database in integration tests") for t in titles), titles

@@ -149,6 +149,10 @@ def claude_memory_on(repo: Path, env: Mapping[str, str] | None = None) -> bool:
     return True
 
 
+_SLUG = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)+$")
+"""A memory named like a file (``no-db-mocks``), not with a sentence."""
+
+
 def _claude_file(path: Path, listing: Listing) -> None:
     try:
         text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
@@ -164,8 +168,14 @@ def _claude_file(path: Path, listing: Listing) -> None:
     if not body:
         listing.skip("empty")
         return
-    name = str(meta.get("name") or "").strip() or path.stem.replace("_", " ").replace("-", " ")
+    name = str(meta.get("name") or "").strip() or path.stem
     description = clip_line(str(meta.get("description") or "")) or first_sentence(body, name)
+    if _SLUG.match(name):  # "no-db-mocks" names a file; the title states its rule
+        from lorebook.extract.statement import state_rule
+
+        name = (
+            state_rule(description) or state_rule(body) or name.replace("_", " ").replace("-", " ")
+        )
     default = CLAUDE_TYPES.get(memory_type, "convention")
     kind = default if default == "location" else guess_kind(name, description, default)
     listing.entries.append(
