@@ -184,7 +184,7 @@ def test_states_tell_ok_changed_and_missing() -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"{", "is not valid JSON"),
+        (b"{", "hooks.json: not valid JSON at column 2: Expecting property name"),
         (b"[]", "must hold a JSON object, not list"),
         (b'{"hooks": []}', "'hooks' must be an object, not list"),
         (b'{"hooks": {"Stop": {}}}', "'hooks.Stop' must be a list, not dict"),

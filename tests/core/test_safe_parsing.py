@@ -228,3 +228,26 @@ def test_a_deep_or_huge_committed_hooks_file_is_refused_naming_it(
     with pytest.raises(LorebookError) as err:
         hookfile.load(settings, "run lorebook init")
     assert err.value.message == expected
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "claude"])
+def test_a_transcript_line_nested_too_deep_is_refused_in_one_line(
+    kb_repo: Path, cli: CliRunner, fmt: str
+) -> None:
+    transcript = kb_repo / "deep.jsonl"
+    transcript.write_text(DEEP_JSON.replace('"x"', '"role"'))
+    result = cli("import", "--format", fmt, "deep.jsonl", cwd=kb_repo)
+    assert result.exit_code == 1
+    assert "internal error" not in result.stderr
+    assert result.stderr.startswith("lorebook: error: deep.jsonl")
+    if fmt == "jsonl":
+        assert "deep.jsonl:1: nested deeper than 64 levels" in result.stderr
+
+
+def test_an_opencode_part_nested_too_deep_reads_as_nothing() -> None:
+    """OpenCode's database holds a model's tool input as JSON; the capture skips a deep one."""
+    pytest.importorskip("lorebook_opencode")
+    from lorebook_opencode.transcript import _json
+
+    assert _json(DEEP_JSON) == {}
+    assert _json('{"role": "user"}') == {"role": "user"}

@@ -94,10 +94,11 @@ def parse_json(text: str | bytes, *, source: str, max_bytes: int) -> Any:
     except RecursionError:
         raise DataFileError(f"{source}: nested deeper than {MAX_DEPTH} levels") from None
     except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}"
-        raise DataFileError(f"{source} is not valid JSON: {exc.msg} ({where})") from None
+        one_line = "\n" not in exc.doc.rstrip("\n")  # a JSON Lines line: its column says it
+        where = f"column {exc.colno}" if one_line else f"line {exc.lineno}, column {exc.colno}"
+        raise DataFileError(f"{source}: not valid JSON at {where}: {exc.msg}") from None
     except ValueError as exc:  # not UTF-8, or an integer too long to convert
-        raise DataFileError(f"{source} is not valid JSON: {_one_line(str(exc))}") from None
+        raise DataFileError(f"{source}: not valid JSON: {_one_line(str(exc))}") from None
     _check_depth(value, source)
     return value
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from lorebook.datafile import DataFileError, parse_json
 from lorebook.importers.common import (
     ImportFormatError,
     decode,
@@ -32,6 +33,8 @@ from lorebook.models.session import LoggedToolCall, LoggedTurn, SessionLog
 
 DEFAULT_HARNESS = "import"
 TURN_KEYS = frozenset({"role", "text", "tool_calls", "timestamp"})
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""A line longer than this is refused unparsed (a whole session rarely comes near it)."""
 HEADER_KEYS = frozenset({"session_id", "harness"})
 ROLES = ("user", "assistant", "tool", "summary")
 
@@ -42,9 +45,9 @@ def _objects(text: str, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ImportFormatError(f"{source}:{number}: not valid JSON: {exc.msg}") from exc
+            value = parse_json(line, source=f"{source}:{number}", max_bytes=MAX_LINE_BYTES)
+        except DataFileError as exc:
+            raise ImportFormatError(exc.message) from None
         if not isinstance(value, dict):
             raise ImportFormatError(f"{source}:{number}: expected a JSON object per line")
         yield number, value

@@ -12,17 +12,18 @@ run that stops on an error has staged nothing. Two kinds of source come out:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lorebook.datafile import DataFileError, parse_json
 from lorebook.errors import LorebookError
 from lorebook.hostkit.history import PastSession, SessionHistory
 from lorebook.importers import FORMATS, guess_format, import_bytes
 from lorebook.importers.common import ImportFormatError, decode
 from lorebook.importers.console import NO_MARKS
+from lorebook.importers.jsonl import MAX_LINE_BYTES
 
 if TYPE_CHECKING:
     from lorebook.harness import Harness
@@ -79,11 +80,12 @@ def _describe(harness: Harness, path: Path) -> PastSession | None:
 
 
 def _first_object(text: str) -> Mapping[str, object] | None:
+    """The first non-blank line as a JSON object (None: not one, or nested too deep)."""
     for line in text.splitlines():
         if line.strip():
             try:
-                value = json.loads(line)
-            except json.JSONDecodeError:
+                value = parse_json(line, source="the first line", max_bytes=MAX_LINE_BYTES)
+            except DataFileError:
                 return None
             return value if isinstance(value, dict) else None
     return None

@@ -67,7 +67,7 @@ def _rows(ref: str) -> list[tuple[str, int, dict[str, Any], list[dict[str, Any]]
 def _json(text: Any) -> dict[str, Any]:
     try:
         value = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # as hostkit.jsonl.read_records skips
         return {}
     return value if isinstance(value, dict) else {}
 
