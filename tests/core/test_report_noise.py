@@ -8,9 +8,15 @@ memory line is tested with harvest, in test_harvest.py.)
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import CliRunner
+from tests.e2e import stats_scenario as sc
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "stats"
 
 NOTES = [
     ("Ruff only", "tooling"),
@@ -51,3 +57,56 @@ def test_notes_no_index_lists_are_one_orphan_line(kb_repo: Path, cli: CliRunner)
             "run `lorebook index rebuild`",
         }
     ]
+
+
+@pytest.fixture
+def served_and_imported(kb_repo: Path, cli: CliRunner, tmp_path: Path) -> Path:
+    """Three Claude Code sessions lorebook served (replayed) and one imported transcript."""
+    from lorebook.capture.stage import capture_session
+    from lorebook.kb.paths import KBPaths
+    from lorebook_claude.harness import ClaudeHarness
+
+    for note in (sc.UV_NOTE, sc.DEPLOY_NOTE, sc.UNUSED_NOTE):
+        assert cli("note", "add", *note, cwd=kb_repo).exit_code == 0
+    for transcript in sorted((FIXTURES / "claude").glob("*.jsonl")):
+        capture_session(KBPaths(kb_repo), ClaudeHarness(), "claude", transcript.stem,
+                        str(transcript))  # fmt: skip
+    old = tmp_path / "review.jsonl"
+    old.write_text('{"role": "user", "text": "Never call the billing API from tests."}\n')
+    assert cli("import", str(old), cwd=kb_repo).exit_code == 0
+    return kb_repo
+
+
+def test_stats_counts_the_sessions_lorebook_served_not_imports(
+    served_and_imported: Path, cli: CliRunner
+) -> None:
+    doc = cli("stats", "--json", cwd=served_and_imported).json()
+    assert (doc["sessions"], doc["staged_logs"]) == (3, 4)
+    lines = cli("stats", cwd=served_and_imported).stdout.splitlines()
+    assert lines[0] == (
+        "3 sessions lorebook served (1 other staged log: imports, bootstrap documents or "
+        "harvested memories, which no hook served)"
+    )
+
+
+def test_stats_counts_the_notes_never_injected_and_names_them_with_verbose(
+    served_and_imported: Path, cli: CliRunner
+) -> None:
+    plain = cli("stats", cwd=served_and_imported).stdout.splitlines()
+    assert "never injected in 3 sessions: 1 active note (--verbose names each)" in plain
+    assert "injected, never used: none" in plain
+    verbose = cli("stats", "--verbose", cwd=served_and_imported).stdout.splitlines()
+    at = verbose.index("never injected in 3 sessions: 1 active note:")
+    assert verbose[at + 1] == f"  {sc.UNUSED_NOTE_ID}"
+
+
+def test_stats_prints_the_standing_cost_as_words_not_a_dict(kb_repo: Path, cli: CliRunner) -> None:
+    assert cli("init", "--harnesses", "claude", cwd=kb_repo).exit_code == 0
+    lines = cli("stats", cwd=kb_repo).stdout.splitlines()
+    standing = next(line for line in lines if line.startswith("standing cost"))
+    assert "{" not in standing
+    assert re.fullmatch(
+        r"standing cost per session: \d+ characters \(pointer block \d+ in CLAUDE\.md, skill "
+        r"line \d+ in \.claude/skills/lorebook-curate/SKILL\.md, session start mean n/a\)",
+        standing,
+    ), standing

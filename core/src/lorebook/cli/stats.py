@@ -22,17 +22,24 @@ def stats_command(
             help="Only sessions active on or after this date (YYYY-MM-DD or ISO 8601, UTC).",
         ),
     ] = None,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Name each note never injected, or injected and never used."
+        ),
+    ] = False,
     json_output: JsonOption = False,
 ) -> None:
     """Per event and per note: times injected, characters, how often the agent then used it.
 
-    Read from the staged session logs (.lorebook/_sessions/). A note counts as used when one
-    of the next three assistant turns cites its file, quotes it, runs what it says, names
-    its code or paraphrases it; a command it forbids counts as broken (docs/stats.md spells
-    out each signal and its confidence). Also lists notes never injected and notes injected
-    but never used, hook latency per event (the host's own records where it keeps them,
-    else lorebook's timing log) and the standing cost every session pays. Rewrites
-    .lorebook/.cache/usage.json.
+    Read from the staged session logs (.lorebook/_sessions/) of the sessions lorebook
+    served (imports, bootstrap documents and harvested memories are not sessions). A note
+    counts as used when one of the next three assistant turns cites its file, quotes it,
+    runs what it says, names its code or paraphrases it; a command it forbids counts as
+    broken (docs/stats.md spells out each signal and its confidence). Also counts the notes
+    never injected and those injected but never used (--verbose names each), and gives hook
+    latency per event (the host's own records where it keeps them, else lorebook's timing
+    log) and the standing cost every session pays. Rewrites .lorebook/.cache/usage.json.
     """
     from lorebook.stats.report import compute_stats, parse_since
 
@@ -45,7 +52,7 @@ def stats_command(
     if json_output:
         print_json(report.as_json())
         return
-    _print_report(report)
+    _print_report(report, verbose=verbose)
 
 
 def _table(title: str, columns: list[str], rows: list[list[str]]) -> object:
@@ -62,14 +69,14 @@ def _table(title: str, columns: list[str], rows: list[list[str]]) -> object:
     return table
 
 
-def _print_report(report: StatsReport) -> None:
+def _print_report(report: StatsReport, *, verbose: bool) -> None:
     from rich.console import Console
 
     console = Console(highlight=False, soft_wrap=True)
     if not console.is_terminal:
         console = Console(highlight=False, soft_wrap=True, width=200)  # ids are never folded
     since = f" since {report.since}" if report.since else ""
-    console.print(f"{report.sessions} staged sessions{since}")
+    console.print(served_line(report) + since)
     events = [
         [r.event, str(r.injections), str(r.chars), str(r.notes), str(r.used), str(r.broke)]
         for r in report.events
@@ -89,23 +96,61 @@ def _print_report(report: StatsReport) -> None:
     console.print(
         _table("Hook latency (ms)", ["event", "source", "runs", "median", "p95"], latency)
     )
-    _print_lists(console, report)
+    for line in summary_lines(report, verbose=verbose):
+        console.print(line, markup=False)
 
 
-def _print_lists(console: object, report: StatsReport) -> None:
-    say = console.print  # type: ignore[attr-defined]
-    standing = report.standing
-    say(
-        f"standing cost per session: {standing['per_session']} characters "
-        f"(pointer block {standing['pointer_block'] or 'none'}, skill line "
-        f"{standing['skill_line'] or 'none'}, session start mean "
-        f"{'n/a' if standing['session_start_mean'] is None else standing['session_start_mean']})"
+def served_line(report: StatsReport) -> str:
+    """How many sessions the figures come from, and the staged logs that are not sessions."""
+    sessions = _count(report.sessions, "session")
+    others = report.staged_logs - report.sessions
+    if not others:
+        return f"{sessions} lorebook served"
+    logs = "1 other staged log" if others == 1 else f"{others} other staged logs"
+    return (
+        f"{sessions} lorebook served ({logs}: imports, bootstrap documents or harvested "
+        "memories, which no hook served)"
     )
-    never = ", ".join(report.never_injected) or "none"
-    say(f"never injected in {report.sessions} sessions: {never}")
-    say(f"injected, never used: {', '.join(report.never_used) or 'none'}")
-    for problem in report.problems:
-        say(f"problem: {problem}")
+
+
+def summary_lines(report: StatsReport, *, verbose: bool) -> list[str]:
+    """The lines under the tables: standing cost, the notes lists, problems.
+
+    A list of note ids is a count, with the ids one per line under it with ``verbose``: a
+    knowledge base of hundreds of notes would otherwise print them all on one line.
+    """
+    standing = report.standing
+    mean = standing["session_start_mean"]
+    lines = [
+        f"standing cost per session: {standing['per_session']} characters (pointer block "
+        f"{_sizes(standing['pointer_block'])}, skill line {_sizes(standing['skill_line'])}, "
+        f"session start mean {'n/a' if mean is None else mean})"
+    ]
+    sessions = _count(report.sessions, "session")
+    lines += _id_list(f"never injected in {sessions}", report.never_injected, "active note",
+                      verbose=verbose)  # fmt: skip
+    lines += _id_list("injected, never used", report.never_used, "note", verbose=verbose)
+    lines += [f"problem: {problem}" for problem in report.problems]
+    return lines
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
+def _sizes(found: object) -> str:
+    """``{"CLAUDE.md": 469}`` as "469 in CLAUDE.md"; "none" when empty."""
+    if not isinstance(found, dict) or not found:
+        return "none"
+    return ", ".join(f"{chars} in {name}" for name, chars in found.items())
+
+
+def _id_list(head: str, ids: list[str], what: str, *, verbose: bool) -> list[str]:
+    if not ids:
+        return [f"{head}: none"]
+    if verbose:
+        return [f"{head}: {_count(len(ids), what)}:", *(f"  {i}" for i in ids)]
+    return [f"{head}: {_count(len(ids), what)} (--verbose names each)"]
 
 
 def register(app: typer.Typer) -> None:

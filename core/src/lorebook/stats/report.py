@@ -243,6 +243,7 @@ class StatsReport:
     """Everything ``lorebook stats`` prints."""
 
     sessions: int
+    """Sessions lorebook served: staged logs in which its hooks injected something."""
     since: str | None
     events: list[EventRow]
     notes: list[NoteRow]
@@ -251,12 +252,16 @@ class StatsReport:
     latency: list[Latency]
     standing: dict[str, object]
     problems: list[str]
+    staged_logs: int = 0
+    """Every staged log in the window: served sessions, and imports, bootstrap documents
+    and harvested memories, which no hook served and so do not count as sessions."""
 
     def as_json(self) -> dict[str, object]:
         """The one JSON document of ``lorebook stats --json``."""
         return {
             "ok": True,
             "sessions": self.sessions,
+            "staged_logs": self.staged_logs,
             "since": self.since,
             "events": [row.as_json() for row in self.events],
             "notes": [row.as_json() for row in self.notes],
@@ -301,7 +306,8 @@ def compute_stats(paths: KBPaths, since: datetime | None = None) -> StatsReport:
         _add_outcomes(outcomes[path.stem], events, notes)
     starts = [i.chars for p, _ in chosen for i in outcomes[p.stem] if i.event == "session_start"]
     return StatsReport(
-        sessions=len(chosen),
+        sessions=sum(1 for _, log in chosen if log.injected),
+        staged_logs=len(chosen),
         since=since.isoformat() if since else None,
         events=[events[e] for e in EVENTS if e in events],
         notes=sorted(notes.values(), key=lambda r: (-r.injected, r.note_id)),
