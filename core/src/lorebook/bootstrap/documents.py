@@ -1,7 +1,8 @@
 """Which files ``lorebook bootstrap`` reads, and what kind of document each one is.
 
 Without paths it reads a repository's usual knowledge: every ``README*.md``, ``CLAUDE.md``
-and ``AGENTS.md`` (at any depth), Markdown under ``docs/`` and ``doc/``, architecture
+and ``AGENTS.md`` (at any depth), ``CONTRIBUTING*.md`` (at the root or in ``.github/``),
+Markdown under ``docs/`` and ``doc/``, architecture
 decision records (Markdown in a folder named ``adr``, ``adrs`` or ``decisions``), Cursor
 rules (``.cursor/rules/**/*.mdc``), ``.github/copilot-instructions.md`` and
 ``.github/instructions/**/*.md``. Paths narrow that to the files named, or to the Markdown
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -36,6 +38,15 @@ ADR_FOLDERS = frozenset({"adr", "adrs", "decisions"})
 INSTRUCTION_FILES = frozenset({"CLAUDE.md", "AGENTS.md", "copilot-instructions.md"})
 
 
+FOR_CONTRIBUTORS = re.compile(
+    r"contribut|develop|hacking|convention|guideline|standard|style|rules|polic|practice"
+    r"|architecture|decision|design|workflow|process|coding",
+    re.IGNORECASE,
+)
+"""Words that, in a document's file name or first heading, say who it is written for."""
+_FIRST_HEADING = re.compile(r"^#[ \t]+(.+)$", re.MULTILINE)
+
+
 class BootstrapError(LorebookError):
     """A path given to bootstrap cannot be read (the message names it)."""
 
@@ -48,6 +59,24 @@ class Document:
     kind: DocKind
     text: str
     sha256: str
+
+
+def for_contributors(doc: Document) -> bool:
+    """True when the document is written for the people who change the project.
+
+    Instruction files, rules and decision records are; so is a document whose file name
+    or first heading says it is about contributing, development, conventions, guidelines,
+    style, process, architecture or decisions (:data:`FOR_CONTRIBUTORS`). A user guide or
+    a README is not: bootstrap reads it strictly
+    (:func:`lorebook.bootstrap.statements.read_sentence`).
+    """
+    if doc.kind != "doc":
+        return True
+    stem = PurePosixPath(doc.rel).stem
+    heading = _FIRST_HEADING.search(doc.text)
+    return bool(
+        FOR_CONTRIBUTORS.search(stem) or (heading and FOR_CONTRIBUTORS.search(heading.group(1)))
+    )
 
 
 def kind_of(rel: PurePosixPath) -> DocKind:
@@ -70,6 +99,8 @@ def _wanted_by_default(rel: PurePosixPath) -> bool:
     if rel.suffix != ".md":
         return False
     if name in {"CLAUDE.md", "AGENTS.md"} or name.upper().startswith("README"):
+        return True
+    if name.upper().startswith("CONTRIBUTING") and (len(parts) == 1 or parts[0] == ".github"):
         return True
     if parts[:2] in {(".github", "copilot-instructions.md"), (".github", "instructions")}:
         return True

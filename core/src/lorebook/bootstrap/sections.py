@@ -1,4 +1,4 @@
-"""Deterministic sectioning: one rule or one section of a document, one draft.
+"""Deterministic sectioning: a rule file, a decision record, or a document's sections.
 
 - A Cursor rule (``.mdc``) or a Copilot instructions file (``.github/instructions/``) is one
   draft: its front matter (read leniently, :mod:`lorebook.evaluation.lenient`) gives the
@@ -7,9 +7,10 @@
 - An architecture decision record is one draft of kind ``decision``.
 - Any other Markdown (READMEs, ``docs/``, CLAUDE.md, AGENTS.md, Copilot's repository
   instructions) is split at its headings of levels 1 to 3 (deeper ones stay inside their
-  section; a ``#`` inside a code fence is no heading); each section with at least
-  :data:`MIN_WORDS` words of prose is one draft titled by its heading. The text before the
-  first heading is titled by the file name.
+  section; a ``#`` inside a code fence is no heading), keeping each section with enough
+  words of prose (:data:`MIN_WORDS` by default). The text before the first heading is
+  titled by the file name. A section's anchor is what notes cite (``#testing``); the
+  rules in it are :mod:`lorebook.bootstrap.distil`'s to find.
 - lorebook's own managed block in CLAUDE.md and AGENTS.md (:mod:`lorebook.pointer`) is cut
   out before anything is read.
 
@@ -27,7 +28,9 @@ from lorebook.evaluation.lenient import split_lenient
 from lorebook.slug import slugify
 
 MIN_WORDS = 8
-"""Sections with fewer words of prose than this (a heading over a code block) are skipped."""
+"""Sections with fewer words of prose than this (a heading over a code block) are not given
+to an extractor; bootstrap's own reading takes any section with :data:`MIN_RULE_WORDS`."""
+MIN_RULE_WORDS = 3
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -196,15 +199,15 @@ def _split_headings(text: str) -> list[tuple[str | None, list[str]]]:
     return pieces
 
 
-def markdown_sections(doc: Document) -> list[Section]:
-    """Every section of a Markdown document that says enough (see the module docstring)."""
+def markdown_sections(doc: Document, min_words: int = MIN_WORDS) -> list[Section]:
+    """Every section of a Markdown document with ``min_words`` words of prose or more."""
     meta, body = split_lenient(strip_managed_block(doc.text))
     del meta  # a README's front matter (if any) is not knowledge
     sections: list[Section] = []
     used: set[str] = set()
     for heading, lines in _split_headings(body):
         text = "\n".join(lines).strip("\n")
-        if prose_words(text) < MIN_WORDS:
+        if prose_words(text) < min_words:
             continue
         title = heading or _file_title(doc.rel)
         anchor = _unique(slugify(title) or "section", used)
@@ -228,9 +231,13 @@ def _unique(anchor: str, used: set[str]) -> str:
     return candidate
 
 
-def sections_of(doc: Document) -> list[Section]:
-    """The sections bootstrap drafts from ``doc``, in document order."""
+def sections_of(doc: Document, min_words: int = MIN_WORDS) -> list[Section]:
+    """The sections bootstrap drafts from ``doc``, in document order.
+
+    ``min_words``: the fewest words of prose a Markdown section needs (a rule can be
+    three words long; a section given whole to an extractor says more).
+    """
     if doc.kind in ("rule", "adr"):
         section = whole_file(doc)
         return [] if section is None else [section]
-    return markdown_sections(doc)
+    return markdown_sections(doc, min_words)

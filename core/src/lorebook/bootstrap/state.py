@@ -3,11 +3,12 @@
 For each document bootstrap has read: the sha256 of its bytes, where it stands
 (``in_progress`` while its drafts are computed, ``staged`` once its session log is written,
 ``done`` once curation consumed that log, or when it yielded nothing), and for each of its
-sections the hash and the origin its note cites. ``sections`` describes what curation
-consumed; ``pending`` what the staged log holds, which becomes ``sections`` when the log is
-curated. A rerun skips documents that are ``done`` with the same hash, resumes a ``staged``
-one from its log and redoes an ``in_progress`` one, so a killed run resumes the document it
-was in. The file is written atomically after every change.
+sections the hash, the origin its notes cite and the hashes of the rules drafted from it.
+``sections`` describes what curation consumed; ``pending`` what the staged log holds, which
+becomes ``sections`` when the log is curated. A rerun skips documents that are ``done`` with
+the same hash, resumes a ``staged`` one from its log and redoes an ``in_progress`` one, so a
+killed run resumes the document it was in. The file is written atomically after every
+change.
 """
 
 from __future__ import annotations
@@ -29,12 +30,17 @@ DocStatus = Literal["in_progress", "staged", "done"]
 
 
 class SectionState(BaseModel):
-    """One section as last drafted: its text's hash and the origin its proposal cited."""
+    """One section as last drafted: its text's hash, its origin, and its rules' hashes."""
 
     model_config = ConfigDict(extra="forbid")
 
     hash: str
     origin: str
+    rules: list[str] = Field(
+        default_factory=list,
+        description="Hashes of the rules drafted from it: a changed section drafts only the "
+        "rules it did not state before.",
+    )
 
 
 class DocState(BaseModel):

@@ -1,0 +1,343 @@
+"""The rules a section of documentation states, one per note, each titled by the rule.
+
+A section is read as blocks (:mod:`lorebook.bootstrap.blocks`), a block as sentences, a
+sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's place adds:
+
+- **A procedure** is a numbered list most of whose items open with an action (*install*,
+  *run*, *click* ...), or the blocks under a "Step N" heading. **A checklist** is a list of
+  :data:`CHECKLIST_ITEMS` items or more most of which state no rule by themselves
+  ("Include the design constraints", "Explain why the change was needed"): what to do now
+  or what to write, not how things are always done. The items of both are steps, and only
+  a strong sentence in one (*always*, *never*, *must*) is a rule.
+- **A heading that names its items rules** (*Rules*, *Requirements*, *Constraints*,
+  *Policy*, *Don'ts*, *Never* ...: :data:`RULE_HEADING`) makes each instruction under it
+  (an item that opens with a verb) a rule, in the heading's polarity; its list is no
+  checklist. *Guidelines*, *Conventions* or *Best practices* name advice and description
+  as often as rules, and give no force.
+- **A lead-in that binds**: an item under a lead-in that is nothing but the rule's force
+  ("Never:", "Avoid the following:", :data:`BINDING_LEAD`) is read as the lead-in followed
+  by the item ("Never" + "commit secrets").
+- **One rule per list item**: the item's first binding sentence is its rule, the rest of
+  the item its explanation. In a paragraph every binding sentence is a rule of its own.
+
+A rule's title is its sentence, without the labels that only draw attention ("IMPORTANT:")
+and without its asides in parentheses, cut to at most :data:`TITLE_WORDS` words: a dash or
+a reason clause goes first, then the sentence is cut at a clause boundary, and only a
+sentence with none is cut mid-clause (with "…"). Its description is the whole sentence;
+its quote is the sentence as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from lorebook.bootstrap.blocks import Block, read_blocks
+from lorebook.bootstrap.grammar import NEGATIVE
+from lorebook.bootstrap.statements import (
+    Reading,
+    describes_a_value,
+    imperative,
+    is_click_through,
+    read_sentence,
+    refine_kind,
+    strip_markers,
+    words,
+)
+from lorebook.models.note import NoteKind
+
+TITLE_WORDS = 16
+MIN_TITLE_WORDS = 3
+FORCEABLE = frozenset({"statement", "instruction", "step"})
+"""What an item under a heading that says it holds rules may be and still be one."""
+CHECKLIST_ITEMS = 3
+DESCRIPTION_CHARS = 220
+BINDING_LEAD = re.compile(
+    r"^(?P<lead>(?:you |we )?(?:never|always|avoid|don'?t|do not|must(?: not)?|should(?: not)?"
+    r"|prefer|do)(?: (?:not|ever|never))?)(?: (?:do|use|the following|these|this|things"
+    r"|rules))*\s*:$",
+    re.IGNORECASE,
+)
+"""A lead-in that is nothing but the rule's force ("Never:", "Avoid the following:")."""
+
+RULE_HEADING = re.compile(
+    r"\b(?:rules?|requirements?|policy|policies|constraints?|dos|do's|don'?ts|don't|never"
+    r"|always|must|mandatory|forbidden|prohibited|prohibitions?)\b",
+    re.IGNORECASE,
+)
+_STEP_HEADING = re.compile(r"^\s*step\s*\d", re.IGNORECASE)
+_CODE = re.compile(r"`[^`\n]*`")
+_SENTENCE_END = re.compile(r"[.!?]+[\"')\]*_\u2019\u201d]*\s+(?=[A-Z0-9`\"'*_(\[\u201c])")
+_ABBREV = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|Mr|Mrs|Dr|St|No)|\b[A-Za-z])\.$"
+)
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|\[([^\]]+)\]\[[^\]]*\]")
+_FOOTNOTE = re.compile(r"\[\^[^\]]+\]")
+_ROLE = re.compile(r"(?<!`)\{[\w:-]+\}(?=`)")
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_STRUCK = re.compile(r"~~.+?~~")
+_EMPHASIS = re.compile(r"\*\*(.+?)\*\*|__(.+?)__|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
+_SYMBOLS = re.compile(r"^[^\w`\"'(\[\x00]+")
+_CLAUSE_BREAK = re.compile(r";\s|:\s|\s[\u2014\u2013]\s|\s-\s")
+_DANGLING = re.compile(
+    r"(?:\s+(?:when|if|for|to|with|and|or|the|a|an|because|as|by|in|on|of|before|after|unless"
+    r"|while|via|from|into|like))+\s*$",
+    re.IGNORECASE,
+)
+"""A word left hanging where the sentence went on into a list ("Always begin with X when")."""
+_CLAUSE_JOIN = re.compile(
+    r";\s|,\s+(?:but|so|while|which|whereas|then|since|because|unless|except)\s"
+    r"|,\s+(?:and|or)\s+(?=(?:the|a|an|one|two|it|they|you|we|this|that|these|those|each|every"
+    r"|its|their|your|our|no|any|all)\s)",
+    re.IGNORECASE,
+)
+"""Where one clause ends and another begins (a list's commas are no such place)."""
+_PAREN = re.compile(r"\s*\([^()]*\)")
+_TAIL = re.compile(
+    r"\s+[\u2014\u2013]\s.*$|\s+-\s.*$|[,;]?\s+(?:because|since|so that|so|as this|which means)"
+    r"\s.*$",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule a section states.
+
+    Attributes:
+        kind: The note kind (prohibition, convention, tooling, gotcha, decision, vocabulary).
+        title: The rule in a short sentence.
+        statement: The whole sentence, as plain text.
+        quote: The sentence as the document writes it.
+        context: The block it comes from (its lead-in first when one binds it).
+        headings: The headings above it, outermost first.
+    """
+
+    kind: NoteKind
+    title: str
+    statement: str
+    quote: str
+    context: str
+    headings: tuple[str, ...]
+
+
+def plain(text: str) -> str:
+    """``text`` without markdown: links become their text, emphasis and tags go, code stays."""
+    spans: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        spans.append(match.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    text = _ROLE.sub("", text)
+    text = _CODE.sub(keep, text)
+    text = _LINK.sub(lambda m: m.group(1) or m.group(2) or "", text)
+    text = _FOOTNOTE.sub("", _STRUCK.sub("", _TAG.sub("", text)))
+    for _ in range(2):
+        text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2) or m.group(3), text)
+    text = _SYMBOLS.sub("", " ".join(text.split()))
+    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a block's text, as written (lines joined; code spans never cut)."""
+    flat = " ".join(text.split())
+    masked = _CODE.sub(lambda m: "x" * len(m.group(0)), flat)
+    masked = _LINK.sub(lambda m: "x" * len(m.group(0)), masked)
+    found, start = [], 0
+    for match in _SENTENCE_END.finditer(masked):
+        head = masked[max(0, match.start() - 15) : match.start() + 1]
+        if _ABBREV.search(head):
+            continue
+        found.append(flat[start : match.end()].strip())
+        start = match.end()
+    found.append(flat[start:].strip())
+    return [s for s in found if s]
+
+
+def title_of(statement: str) -> str:
+    """The rule in at most :data:`TITLE_WORDS` words (see the module docstring)."""
+    text = strip_markers(statement).rstrip(" .!:")
+    without_asides = _PAREN.sub("", text).rstrip(" ,;:.")
+    if len(words(without_asides)) >= MIN_TITLE_WORDS:
+        text = without_asides  # "(e.g. ...)", "(no failures)": the description keeps them
+    if len(words(text)) > TITLE_WORDS:
+        shorter = _TAIL.sub("", text).rstrip(" ,;:.")
+        if len(words(shorter)) >= MIN_TITLE_WORDS:
+            text = shorter
+    if len(words(text)) > TITLE_WORDS:
+        text = _at_clause(text) or _cut(text, TITLE_WORDS) + " …"
+    text = _DANGLING.sub("", text)
+    return (text[:1].upper() + text[1:])[:200]
+
+
+def _at_clause(text: str) -> str | None:
+    """``text`` cut at its last clause boundary that leaves a title of 4 to 16 words."""
+    for match in reversed(list(_CLAUSE_JOIN.finditer(text))):
+        head = text[: match.start()].rstrip(" ,;")
+        if 4 <= len(words(head)) <= TITLE_WORDS:
+            return head
+    return None
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` up to its ``limit``-th word outside code spans (a code span stays whole)."""
+    count = 0
+    for match in re.finditer(r"`[^`\n]*`|[A-Za-z][A-Za-z'\u2019-]*|\S", text):
+        if match.group(0)[0].isalpha():
+            count += 1
+        if count > limit:
+            return text[: match.start()].rstrip(" ,;:")
+    return text
+
+
+def description_of(statement: str) -> str:
+    """The whole sentence on one line, cut at a word after :data:`DESCRIPTION_CHARS`."""
+    text = strip_markers(statement)
+    if len(text) <= DESCRIPTION_CHARS:
+        return text
+    return text[:DESCRIPTION_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+
+
+def _procedures(blocks: list[Block]) -> set[int]:
+    """The ids of the lists whose items are steps: see the module docstring."""
+    items: dict[int, list[Block]] = {}
+    for block in blocks:
+        if block.item:
+            items.setdefault(block.list_id, []).append(block)
+    found = set()
+    for list_id, members in items.items():
+        if _heading_force(members[0]) is not None:
+            continue  # a heading says these are rules
+        ordered = members[0].ordered
+        if (ordered and 2 * sum(_is_step(b.text) for b in members) >= len(members)) or (
+            len(members) >= CHECKLIST_ITEMS and 2 * sum(map(_forceful, members)) < len(members)
+        ):
+            found.add(list_id)
+    return found
+
+
+def _forceful(block: Block) -> bool:
+    """True when the item's first sentence states a rule by itself (must, never, should ...)."""
+    first = plain(sentences(block.text)[0]) if block.text.strip() else ""
+    return read_sentence(first).kind is not None
+
+
+def _is_step(text: str) -> bool:
+    first = plain(sentences(text)[0]) if text.strip() else ""
+    reading = read_sentence(first)
+    return is_click_through(first) or reading.reason in ("step", "how-to", "click-through")
+
+
+def _binding_lead(block: Block) -> str | None:
+    """The lead-in that carries an item's rule ("Never:", "Avoid:"), when one does."""
+    lead = strip_markers(plain(block.lead)).strip()
+    if not (block.item and lead.endswith(":")):
+        return None
+    match = BINDING_LEAD.match(lead)
+    return match.group("lead") if match else None
+
+
+def _heading_force(block: Block) -> NoteKind | None:
+    """``prohibition`` or ``convention`` when the nearest heading says its items are rules.
+
+    Only an item that is an instruction (it opens with a verb) takes the heading's force.
+    """
+    if not (block.item and block.headings) or block.depth:
+        return None
+    first = plain(sentences(block.text)[0]) if block.text.strip() else ""
+    if imperative(first) is None:
+        return None
+    heading = plain(block.headings[-1])
+    if not RULE_HEADING.search(heading):
+        return None
+    return "prohibition" if NEGATIVE.search(heading) or "don" in heading.lower() else "convention"
+
+
+@dataclass(slots=True)
+class _Context:
+    procedure: bool
+    lead: str | None
+    force: NoteKind | None
+    strict: bool
+
+
+def _read(sentence: str, context: _Context) -> tuple[str, Reading]:
+    """The statement a sentence makes in its place, and what it states."""
+    text = plain(sentence)
+    if context.lead is not None:
+        composed = f"{context.lead} {text[:1].lower()}{text[1:]}"
+        reading = read_sentence(composed, procedure=context.procedure, strict=context.strict)
+        if reading.kind is not None:
+            return composed, reading
+    reading = read_sentence(text, procedure=context.procedure, strict=context.strict)
+    forced = context.force
+    if forced is not None and reading.kind is None and reading.reason in FORCEABLE:
+        return text, Reading(forced)
+    return text, reading
+
+
+def _binding_clause(statement: str, context: _Context) -> str:
+    """The first clause (between semicolons, colons or dashes) that binds on its own."""
+    clauses = [c.strip() for c in _CLAUSE_BREAK.split(statement) if c.strip()]
+    if len(clauses) < 2 or len(words(statement)) <= TITLE_WORDS:
+        return statement
+    for clause in clauses:
+        reading = read_sentence(clause, procedure=context.procedure, strict=context.strict)
+        if reading.kind is not None:
+            return clause
+    return statement
+
+
+def _block_rules(block: Block, context: _Context, tally: Counter[str]) -> list[Rule]:
+    rules: list[Rule] = []
+    evidence = f"{block.lead}\n{block.text}" if context.lead is not None else block.text
+    if block.item and describes_a_value(plain(block.text)):
+        tally["reference"] += 1  # "`False` — never use strict mode": an option described
+        return rules
+    for sentence in sentences(block.text):
+        statement, reading = _read(sentence, context)
+        if reading.kind is None:
+            tally[reading.reason] += 1
+            continue
+        tally["rule"] += 1
+        kind = refine_kind(statement, reading.kind)
+        rules.append(
+            Rule(
+                kind=kind,
+                title=title_of(_binding_clause(statement, context)),
+                statement=description_of(statement),
+                quote=sentence,
+                context=evidence,
+                headings=block.headings,
+            )
+        )
+        if block.item:
+            break  # the rest of an item explains its rule
+    return rules
+
+
+def distil(text: str, tally: Counter[str] | None = None, *, strict: bool = False) -> list[Rule]:
+    """The rules ``text`` (a section of a document, in markdown) states, in order.
+
+    ``tally`` counts the sentences read, by what they were: ``rule``, or the reason they
+    were left out (``step``, ``click-through``, ``how-to``, ``hedged``, ``statement`` ...).
+    ``strict`` reads a document not written for the people who change the project
+    (:func:`lorebook.bootstrap.statements.read_sentence`): a heading does not make its
+    items rules there either.
+    """
+    tally = Counter() if tally is None else tally
+    blocks = read_blocks(text)
+    procedures = _procedures(blocks)
+    rules: list[Rule] = []
+    for block in blocks:
+        in_steps = block.list_id in procedures or any(
+            _STEP_HEADING.match(h) for h in block.headings
+        )
+        force = None if strict else _heading_force(block)
+        context = _Context(in_steps, _binding_lead(block), force, strict)
+        rules += _block_rules(block, context, tally)
+    return rules
+
+
+__all__ = ["Rule", "description_of", "distil", "plain", "sentences", "title_of"]

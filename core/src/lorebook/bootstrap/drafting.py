@@ -1,0 +1,139 @@
+"""The drafts bootstrap stages for one section of a document: one per rule it states.
+
+- A Markdown section (a README, ``docs/``, CLAUDE.md, AGENTS.md) and a rule file (a Cursor
+  rule, a Copilot instructions file) give one draft per rule :mod:`lorebook.bootstrap.distil`
+  finds in them. A document not written for the people who change the project is read
+  strictly (:func:`lorebook.bootstrap.documents.for_contributors`). A rule file's globs
+  anchor every note; its front matter ``description`` is not read: it says when the rule
+  applies (Cursor shows it to the agent to choose rules), not what the rule is.
+- An architecture decision record gives one decision: the first sentence of its decision
+  section, else its title without its number.
+- A changelog (most of its headings name a version or a date) gives none: what it says
+  changed is history.
+
+Each draft's title is the rule, its description the whole sentence, its quote the sentence
+as the document writes it, and its body that quote with the block around it and where it
+comes from (``CLAUDE.md``, under Testing). Its origin names the document and the section
+(``docs/setup.md#testing``; a rule file: the heading above the rule).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from lorebook.bootstrap.distil import Rule, description_of, distil, plain, sentences, title_of
+from lorebook.bootstrap.drafts import Draft
+from lorebook.slug import slugify
+
+if TYPE_CHECKING:
+    from lorebook.bootstrap.documents import Document
+    from lorebook.bootstrap.sections import Section
+
+DOC_TAGS = {"rule": "cursor-rule", "adr": "adr", "instructions": "instructions", "doc": "docs"}
+CONTEXT_CHARS = 600
+"""A block longer than this is not quoted whole in the note's body: the sentence is."""
+
+MAX_TAGS = 4
+_HEADINGS = re.compile(r"^#{1,3}[ \t]+(.+)$", re.MULTILINE)
+_VERSION = re.compile(r"^\[?v?\d+\.\d+|\b\d{4}-\d{2}-\d{2}\b", re.IGNORECASE)
+_ADR_NUMBER = re.compile(r"^\s*(?:adr|rfc|decision)?[\s#-]*\d+\s*[:.)-]?\s*", re.IGNORECASE)
+_DECISION_HEADING = re.compile(r"^#{2,6}\s+.*\bdecision\b", re.IGNORECASE | re.MULTILINE)
+
+
+def rule_hash(rule: Rule) -> str:
+    """16 hex digits of the sha256 of the rule's sentence (what a rerun compares)."""
+    return hashlib.sha256(" ".join(rule.quote.split()).encode()).hexdigest()[:16]
+
+
+def _where(rel: str, headings: tuple[str, ...]) -> str:
+    path = " > ".join(plain(h) for h in headings)
+    return f"`{rel}`, under {path}" if path else f"`{rel}`"
+
+
+def body_of(rule: Rule, rel: str) -> str:
+    """The note's body: the block the rule stands in, quoted, and where it comes from."""
+    context = rule.context if len(rule.context) <= CONTEXT_CHARS else rule.quote
+    quoted = "\n".join(f"> {line}".rstrip() for line in context.splitlines() if line.strip())
+    return f"{quoted}\n\nFrom {_where(rel, rule.headings)}."
+
+
+def _origin(doc: Document, section: Section, rule: Rule) -> str:
+    if not section.whole:
+        return f"{doc.rel}#{section.anchor}"
+    anchor = slugify(plain(rule.headings[-1])) if rule.headings else ""
+    return f"{doc.rel}#{anchor}" if anchor else doc.rel
+
+
+def is_changelog(doc: Document) -> bool:
+    """True when most of the document's headings (three or more) name a version or a date.
+
+    A changelog tells what changed; the rules it mentions are history, not the project's.
+    """
+    headings = _HEADINGS.findall(doc.text)
+    versions = sum(bool(_VERSION.search(plain(h))) for h in headings)
+    return len(headings) >= 3 and 2 * versions >= len(headings)
+
+
+def _tags(doc: Document, rule: Rule) -> tuple[str, ...]:
+    """``bootstrap``, the kind of document, and the code names the rule mentions."""
+    from lorebook.extract.terms import as_tag, backticked
+
+    named = [tag for span in backticked(rule.title) if (tag := as_tag(span))]
+    return tuple(dict.fromkeys(["bootstrap", DOC_TAGS[doc.kind], *named[:MAX_TAGS]]))
+
+
+def draft_of(doc: Document, section: Section, rule: Rule) -> Draft:
+    """The draft a rule becomes."""
+    return Draft(
+        origin=_origin(doc, section, rule),
+        title=rule.title,
+        description=rule.statement,
+        text=rule.context,
+        kind=rule.kind,
+        files=section.files,
+        tags=_tags(doc, rule),
+        body=body_of(rule, doc.rel),
+        quote=rule.quote,
+    )
+
+
+def adr_rule(doc: Document, section: Section) -> Rule:
+    """The decision an ADR records: its decision section's first sentence, else its title."""
+    match = _DECISION_HEADING.search(section.text)
+    if match is not None:
+        rest = section.text[match.end() :]
+        for block in rest.split("\n\n"):
+            block = block.strip()
+            if block and not block.startswith(("#", "```", "|")):
+                quote = sentences(block)[0]
+                text = plain(quote)
+                return Rule("decision", title_of(text), description_of(text), quote, block, ())
+            if block.startswith("#"):
+                break
+    title = _ADR_NUMBER.sub("", plain(section.title)) or plain(section.title)
+    return Rule("decision", title_of(title), section.description, section.title, section.text, ())
+
+
+def rules_of(
+    doc: Document, section: Section, *, strict: bool, tally: Counter[str] | None = None
+) -> list[Rule]:
+    """The rules one section of ``doc`` states (see the module docstring)."""
+    if is_changelog(doc):
+        return []
+    if doc.kind == "adr":
+        return [adr_rule(doc, section)]
+    return distil(section.text, tally, strict=strict)
+
+
+__all__ = [
+    "DOC_TAGS",
+    "adr_rule",
+    "body_of",
+    "draft_of",
+    "is_changelog",
+    "rule_hash",
+    "rules_of",
+]

@@ -1,0 +1,159 @@
+"""One rule written in several places is one note: restatements found across documents.
+
+Projects repeat their rules: CLAUDE.md and AGENTS.md say the same thing in other words, a
+README restates a contributing guide. Before anything is staged, every draft of a run is
+compared with the drafts before it (documents in path order, rules in document order) by
+the terms of their titles (the rule itself): the stemmed content words of
+:func:`lorebook.kb.similarity.terms`, outside code spans and without the words that only
+give a rule its form (*always*, *must*, *use*, *instead* ...), and each code span whole,
+weighing :data:`IDENTIFIER_WEIGHT` as in curation: a shared name pins the subject. Negation
+is kept apart ("never use X" is not a restatement of "use X").
+
+A draft that restates an earlier one (:func:`restates`) takes the
+earlier one's title, description and kind, and keeps its own quote, body and origin: so
+curation, which merges a proposal that says what a note says, folds it into that note and
+the note cites both places. Drafts of one run whose proposals were staged by an earlier,
+interrupted run come first, as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from lorebook.bootstrap.drafts import Draft
+from lorebook.extract.terms import backticked
+from lorebook.kb.similarity import NEGATION, stem, terms
+from lorebook.models.note import NoteKind
+
+IDENTIFIER_WEIGHT = 2
+FORM_WORDS = frozenset(
+    stem(word)
+    for word in (
+        *("always", "must", "should", "shall", "use", "using", "prefer", "instead", "rather"),
+        *("ensure", "sure", "make", "please", "need", "needs", "required"),
+    )
+)
+"""Stems that make a sentence a rule without saying what it is about."""
+_CODE = re.compile(r"`[^`\n]*`")
+RESTATEMENT_THRESHOLD = 0.7
+"""Similarity from which two rules of a run are one rule said twice.
+
+Lower than lint's :data:`lorebook.kb.similarity.MATCH_THRESHOLD` (0.8), which must not
+raise a false error: here a miss costs a second note, and a restatement in another
+document changes a few words around the same content words. A rule of five content words
+said again with two words changed still merges (5/7 = 0.71); a rule that changes its
+object ("use uv to install packages" against "use pip to install packages": 2/4 = 0.5)
+does not.
+"""
+
+
+CONTAINED_TERMS = 3
+CONTAINMENT = 0.8
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What a draft is compared by: the terms of its sentence, and whether it negates."""
+
+    title: str
+    description: str
+    kind: NoteKind
+    terms: frozenset[str]
+
+    @property
+    def negated(self) -> bool:
+        """True when the sentence holds a negation."""
+        return NEGATION in self.terms
+
+
+def rule_terms(title: str) -> frozenset[str]:
+    """The terms a rule is compared by: content words, and code spans as ``code:<span>``."""
+    words = terms(_CODE.sub(" ", title)) - FORM_WORDS
+    spans = {f"code:{' '.join(span.lower().split())}" for span in backticked(title)}
+    return frozenset(words | spans)
+
+
+def similarity(left: frozenset[str], right: frozenset[str]) -> float:
+    """The weighted Jaccard index of two rules' terms (code spans weigh more)."""
+
+    def weight(found: frozenset[str]) -> int:
+        return sum(IDENTIFIER_WEIGHT if t.startswith("code:") else 1 for t in found)
+
+    union = weight(left | right)
+    return weight(left & right) / union if union else 0.0
+
+
+def restates(left: frozenset[str], right: frozenset[str]) -> bool:
+    """True when two rules' terms say one rule: alike overall, or one holds the other.
+
+    The second way: one rule is the other with more detail ("Always use `git mv`" and
+    "Always use `git mv` to move or rename tracked files"), so the smaller set of terms,
+    :data:`CONTAINED_TERMS` of them at least, lies almost whole (:data:`CONTAINMENT`) in
+    the larger; unless each names code the other does not (two tools, two functions).
+    """
+    if similarity(left, right) >= RESTATEMENT_THRESHOLD:
+        return True
+    shared = left & right
+    smaller = min(len(left), len(right))
+    if len(shared) < CONTAINED_TERMS or len(shared) < CONTAINMENT * smaller:
+        return False
+    code_left = {t for t in left if t.startswith("code:")}
+    code_right = {t for t in right if t.startswith("code:")}
+    return not (code_left - code_right and code_right - code_left)
+
+
+def claim_of(title: str, description: str, kind: NoteKind) -> Claim:
+    """The claim a draft or a staged proposal makes."""
+    return Claim(title, description, kind, rule_terms(title))
+
+
+def _earlier(claim: Claim, seen: Sequence[Claim], index: dict[str, list[int]]) -> Claim | None:
+    """The first earlier claim this one restates, if any."""
+    candidates = sorted({i for term in claim.terms for i in index.get(term, ())})
+    for i in candidates:
+        other = seen[i]
+        if other.negated == claim.negated and restates(claim.terms, other.terms):
+            return other
+    return None
+
+
+def merge_restatements(
+    documents: Sequence[list[Draft]], staged: Sequence[Claim] = ()
+) -> tuple[list[list[Draft]], int]:
+    """Each document's drafts, a restatement given its first statement's claim.
+
+    Returns:
+        The drafts, document by document, and how many restated an earlier one.
+    """
+    seen: list[Claim] = []
+    index: dict[str, list[int]] = {}
+
+    def remember(claim: Claim) -> None:
+        for term in claim.terms:
+            index.setdefault(term, []).append(len(seen))
+        seen.append(claim)
+
+    for claim in staged:
+        remember(claim)
+    merged = 0
+    out: list[list[Draft]] = []
+    for drafts in documents:
+        kept: list[Draft] = []
+        for draft in drafts:
+            claim = claim_of(draft.title, draft.description, draft.kind)
+            first = _earlier(claim, seen, index) if claim.terms else None
+            if first is None:
+                remember(claim)
+                kept.append(draft)
+                continue
+            merged += 1
+            kept.append(
+                replace(draft, title=first.title, description=first.description, kind=first.kind)
+            )
+        out.append(kept)
+    return out, merged
+
+
+__all__ = ["RESTATEMENT_THRESHOLD", "Claim", "claim_of", "merge_restatements"]

@@ -1,0 +1,273 @@
+"""The vocabulary of English rule sentences: the words and phrase patterns bootstrap reads.
+
+:mod:`lorebook.bootstrap.statements` says how they are used. Every list and pattern here is
+about how English states a rule, a step, a definition or a decision, not about any
+project's subject: the verbs an instruction opens with, the modals and adverbs that bind,
+the openings of a how-to, the markers of history and of hedging.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _lexicon(text: str) -> frozenset[str]:
+    """The words of ``text`` (whitespace-separated), as a set."""
+    return frozenset(text.split())
+
+
+_I = re.IGNORECASE
+PLEASE = re.compile(r"^(?:please|just|also|and)\s+", _I)
+_NT = r"n['\u2019]?t"
+_OPEN = r"(?:^|[;:(\u2014\u2013]\s*|\s-\s|\b(?:please|to|must|should|shall)\s+)"
+"""Where a word addresses someone: a clause's start, or after *please*, a modal, *to*.
+
+A leading condition is cut off before this is matched (:func:`main_clause`), so "If the key
+is missing, don't fail" opens its clause with *don't*."""
+_NOT_A_VERB = (
+    r"(?!\s+(?:a|an|the|this|that|any|some|one|more|less|true|false|null|none|empty|safe|in|on"
+    r"|at|for|with|by|from|as|be|been|is|are|was|were|has|have|had|so|too|very|just|all|both"
+    r"|either|exactly|zero|\w+ed|\w*[^s\W]s)\b)"
+)
+"""After *never* or *always*: the next word is a verb in its plain form, not "never an
+error", "always safe", "never blocks" (what something does)."""
+
+PRACTICE_VERBS = _lexicon(
+    """
+    adhere annotate assert avoid base call catch cite co-locate colocate comment conform cover
+    declare default define depend derive document emit ensure exclude explain fake favor favour
+    follow format group guard handle import include inject isolate justify keep leave limit lint log
+    maintain mark match mirror mock name organise organize parameterize parametrize pass pin place
+    prefer prefix preserve put raise reach refrain rely remember require respect return reuse review
+    scope separate sign sort split squash stay stick store structure stub suffix test throw treat
+    use validate wrap write
+    """
+)
+"""Imperatives of a standing practice: "Use X for Y", "Keep functions short"."""
+
+ACTION_VERBS = _lexicon(
+    """
+    accept activate add apply authenticate browse build cd check checkout choose click clone close
+    commit configure confirm connect copy create delete deploy disable download drag edit enable
+    enter execute export fetch fill find generate get go hover init initialize install launch list
+    locate log login look make merge move navigate open paste pick press print provide pull push
+    read refer register remove rename replace restart run save scroll see select set setup show sign
+    source specify start stop submit supply switch tap tick toggle try type update upgrade verify
+    view visit wait
+    """
+)
+"""Imperatives of a one-off action: a step, unless something makes it a habit."""
+
+_UI_VERBS = r"click|tap|select|choose|press|navigate|scroll|toggle|tick|untick|uncheck|drag|hover"
+_UI_SOFT_VERBS = r"open|enter|type|go to|visit|accept|confirm|fill in|paste|find|locate|sign in"
+_UI_NOUNS = (
+    r"button|menu|tab|dialog|drop-?down|check-?box|radio|sidebar|toolbar|window|screen|page"
+    r"|panel|modal|link|field|form|settings|option|options|pop-?up|icon"
+)
+_SEQUENCE = r"(?:(?:then|now|next|first|finally|afterwards)[, ]+)?"
+CLICK = re.compile(rf"^{_SEQUENCE}(?:(?:do{_NT}|do not|never)\s+)?(?:{_UI_VERBS})\b", _I)
+CLICK_SOFT = re.compile(rf"^{_SEQUENCE}(?:{_UI_SOFT_VERBS})\b", _I)
+UI_NOUN = re.compile(rf"\b(?:{_UI_NOUNS})\b|\"[^\"]+\"|\u201c[^\u201d]+\u201d", _I)
+
+STRONG = re.compile(
+    rf"{_OPEN}(?:always|never){_NOT_A_VERB}\b"
+    r"|\b(?:must|must not|mustn['\u2019]?t|shall not|at all times|under no circumstances)\b"
+    r"|\b(?:is|are) (?:required|mandatory|forbidden|prohibited|not allowed)\b"
+    r"|^(?:forbidden|prohibited|required|mandatory)\s*[:!\u2014-]",
+    _I,
+)
+PLAIN_PROHIBITION = re.compile(
+    rf"{_OPEN}(?:do not|do{_NT})\b(?!\s+(?:need|have to|worry|bother|mind|hesitate|forget))",
+    _I,
+)
+"""*Do not* in a binding place: a prohibition, though not a universal one."""
+NEGATIVE = re.compile(
+    rf"{_OPEN}never{_NOT_A_VERB}\b"
+    rf"|{_OPEN}(?:avoid(?:ing)?|do not|do{_NT})\b(?!\s+(?:need|have to|worry|bother"
+    r"|mind|hesitate|know|care|forget)\b)"
+    rf"|\b(?:must not|mustn['\u2019]?t|should not|should{_NT}|may not|shall not|cannot be"
+    r"|can ?not be)\b"
+    r"|\bnot (?:be )?(?:allowed|permitted)\b|\bforbidden\b|\bprohibited\b",
+    _I,
+)
+"""A prohibition. A bare "No X" is not one: without a verb it names an absence, which a
+list of problems ("No standardized format") states as often as a rule ("No inline
+imports")."""
+_CLAUSE_OPEN = r"(?:^|[;:(\u2014\u2013]\s*|\s-\s|\b(?:please|must|should|shall)\s+)"
+"""A clause's start, without *to*: "run the tests to ensure they pass" states a purpose."""
+OBLIGATION = re.compile(
+    rf"{_OPEN}always{_NOT_A_VERB}\b|{_CLAUSE_OPEN}(?:make sure|ensure|be sure to|prefer)\b"
+    r"|^only\b"
+    r"|\b(?:must|(?:is|are) required|required to|mandatory|shall"
+    r"|should only|must only|we prefer|preferred)\b",
+    _I,
+)
+SHOULD = re.compile(
+    r"\bshould\b(?!\s+(?:now\s+)?(?:be able to|see|get|print|output|look|show|appear|display"
+    r"|return|work|have been|succeed|pass|complete|start|open|be (?:visible|running"
+    r"|available|installed|done|ready|similar)))",
+    _I,
+)
+SCOPE = re.compile(
+    r"\b(?:always|never|every|each time|whenever|any time|anytime|before (?:\w+ing|you"
+    r" (?:commit|push|merge|open|submit|release|publish))|after (?:\w+ing|you (?:change|add"
+    r"|edit|update|modify))|instead of|rather than|only|unless|except)\b",
+    _I,
+)
+CONTRAST = re.compile(
+    r"[,;]\s*(?:and\s+)?not\s+\S|\binstead\b|\brather than\b|\bin favou?r of\b"
+    r"|\bnot\s+`[^`]+`",
+    _I,
+)
+"""What an instruction is chosen over ("Use anyio, not asyncio", "... instead of ...")."""
+GOTCHA = re.compile(
+    r"\b(?:be careful|careful:|beware|watch out|pitfall|gotcha|caveat|the catch is)\b", _I
+)
+CHOICE = re.compile(
+    r"\bwe(?:'ve| have)? (?:chose|choose|decided|picked|selected|opted|went with|settled on"
+    r"|standardi[sz]ed on)\b|\b(?:was|were) (?:chosen|picked|selected)\b",
+    _I,
+)
+CHOICE_REASON = re.compile(
+    r"\b(?:because|since|so that|rather than|instead of|over|to avoid|to keep|to prevent|for)\b",
+    _I,
+)
+DELIBERATE = re.compile(r"\b(?:deliberately|intentionally|on purpose|by design)\b", _I)
+DELIBERATE_REASON = re.compile(
+    r"\b(?:because|since|so that|to avoid|to keep|to prevent)\b|[:\u2014]\s", _I
+)
+CONDITION = re.compile(
+    r"^(?:when|whenever|if|before|after|while|unless|once|since|because|although|even if"
+    r"|for|in|on|with|without|during|as|considering|given|assuming|provided)\b[^,;:]{1,100},"
+    r"\s*",
+    _I,
+)
+SUBORDINATE_TAIL = re.compile(r"\s+(?:when|whenever|if|unless|where|while|until)\s.*$", _I)
+"""A condition after the main clause ("Set X when a sandbox must not ..."): its modal is the
+condition's, not the rule's."""
+RELATIVE_CLAUSE = re.compile(r",\s+(?:where|which|who|whose|whereby|that)\b[^,;:]*", _I)
+COORDINATED = re.compile(r"\b(?:and|but|or)\s+(?:never|do not|don't|avoid)\b", _I)
+"""A prohibition joined to an imperative: "Pass them in, but do not call them"."""
+REASON_TAIL = re.compile(
+    r"[,;]?\s+(?:because|since|so that|so|as otherwise|otherwise|to avoid|to prevent|which)"
+    r"\s.*$",
+    _I,
+)
+_PRONOUN = r"(?:this|that|it|which|what|there|these|those|here|he|she|they|you|we|i)"
+_TERM_WORD = r"[\w`\"'\u201c\u201d./-]+"
+DEFINITION = re.compile(
+    rf"^(?:an? |the )?(?!(?:{_PRONOUN}|no|not|\w+ing)\b)(?:{_TERM_WORD}\s){{0,2}}{_TERM_WORD}\s"
+    r"(?:means|refers to|stands for|is short for|is defined as|denotes|is what we call)\b"
+    r"|\bwe call (?:it|this|that|these|them|the \w+|\w+) [\"'\u201c`]"
+    r"|\b(?:is|are) (?:also )?called\s+(?:an? |the )?[\"'\u201c`]"
+    r"|\balso (?:called|known as)\b",
+    _I,
+)
+HEDGE = re.compile(
+    r"\b(?:may|might|perhaps|maybe|possibly|probably|could|can|consider|optionally|feel free"
+    r"|if you like|if needed|if necessary|you'?ll want|try to|tend to|usually|often|typically"
+    r"|generally|sometimes|recommend(?:ed|s)?|suggest(?:ed|s)?|where possible|if possible"
+    r"|ideally|good idea)\b",
+    _I,
+)
+HOW_TO = re.compile(
+    r"^(?:to \w+|in order to|if you(?:'d| would)? (?:want|need|wish|like|prefer|are looking"
+    r"|plan)|when you (?:want|need)|for (?:more|details|further|an? )|here(?:'s| is| are)\b"
+    r"|below\b|above\b|the following\b|this (?:page|guide|section|document|doc|file|readme"
+    r"|tutorial|example|chapter|repo|repository|project)\b|see\b|check out\b|refer to\b"
+    r"|read (?:the|more|about)\b|learn more\b|visit\b|first,? |then,? |next,? |finally,? "
+    r"|now,? |once\b|after that\b)",
+    _I,
+)
+PURPOSE = re.compile(
+    r"(?<!\bsure )(?<!\bremember )(?<!\bneed )(?<!\bhave )(?<!\bhas )(?<!\bwant )"
+    r"(?<!\bable )(?<!\bgoing )(?<!\bought )"
+    r"\bto (?!(?:avoid|prevent|ensure|keep|guarantee|stop|protect|preserve|make sure|catch"
+    r"|detect|the|a|an|your|its|their|this|that|be|all|any|each|every)\b)[a-z]+\b",
+    _I,
+)
+"""*To* + a verb after an instruction: its purpose, a capability ("Use `-s` to see a short
+log"), unless the purpose is a rule's reason (*to avoid*, *to ensure*) or the *to* belongs to
+the verb before it ("make sure to", "remember to")."""
+DIALOGUE = re.compile(r"\b(?:user|assistant|ai|agent|human|claude|bot|me|you)\s*:\s*[\"\u201c]", _I)
+"""A quoted exchange ("User: \"Never update tasks.md ...\""): an example of a conversation."""
+LEAD_IN = re.compile(
+    r"\b(?:this|these|the following|following|as follows|format|pattern|template|structure"
+    r"|process|procedure|steps|protocol|examples?)\b[^:]{0,20}:$"
+    r"|\b(?:with|to|as|like|by|using|from|in|into|for|of|via)\s*:$",
+    _I,
+)
+"""A sentence that ends by introducing what follows ("follow this process:", "begin your
+test file with:")."""
+DEMONSTRATIVE = re.compile(
+    r"\b(?:this|these|that|those)\s+(?:process|protocol|rule|rules|command|format|pattern"
+    r"|template|structure|approach|section|step|steps|procedure|guideline|guidelines|workflow"
+    r"|document|file|page|guide|list|table)\b",
+    _I,
+)
+"""A rule about "this process" or "these steps": what it names is elsewhere."""
+DEMONSTRATIVE_PRONOUN = re.compile(
+    r"\bsuch an?\b|\b(?:these|those)\s+(?:first|instead|too|again|here|there)\b"
+    r"|\b(?:these|those)\s*[.!]?$",
+    _I,
+)
+""""Update these first", "after such a violation": what they point at is elsewhere."""
+EXAMPLE = re.compile(r"^(?:for example|for instance|e\.g\b|example\b|as an example|like this)", _I)
+EXAMPLE_LABEL = re.compile(
+    r"^(?:prefer|avoid|do|don'?t|good|bad|correct|incorrect|wrong|right|yes|no)\s*:?\s+"
+    r"(?=[\"'\u201c]|\S*[{};=(]|function\b|const\b|let\b|def\b|class\b|import\b)",
+    _I,
+)
+"""An upper-case label before quoted or code text ("PREFER function f() {...}", "AVOID
+"..."): one side of an example pair. Case matters: "Avoid global state" is a rule."""
+KEBAB_LABEL = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+:\s+", _I)
+""""dont-ignore-errors: Guidance on ...": a name (of a rule file), not a rule's force."""
+HISTORY = re.compile(
+    r"\b(?:we|i) (?:added|fixed|removed|changed|introduced|updated|released|deprecated|moved"
+    r"|renamed|migrated|switched|replaced)\b|\b(?:was|were|has been|have been) (?:added|fixed"
+    r"|removed|introduced|deprecated|renamed|moved|replaced|released)\b|\bpreviously\b"
+    r"|\bused to\b|\bno longer\b|\bwill be (?:added|supported|removed|available|released)\b"
+    r"|(?<!^)\bnow\b|\b(?:todo|tbd|coming soon|in the future|planned|roadmap"
+    r"|work in progress)\b|#\d+\b",
+    _I,
+)
+WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*")
+CODE_SPAN = re.compile(r"`[^`\n]*`")
+REFERENCE_LABEL = re.compile(r"^[^:`]{1,40}:\s")
+TOPIC_LABEL = re.compile(r"^[A-Za-z][^:`.!?]{0,30}:\s+")
+DESCRIBED_VALUE = re.compile(r"^`[^`]+`\s*(?:[\u2014\u2013:]|-\s)")
+"""```False` — never use strict mode``: an option's value described, not a rule."""
+PARENTHESIS = re.compile(r"\s*\([^()]*\)")
+NO_NEED = re.compile(r"^no\b.*\b(?:required|needed|necessary)\b", _I)
+""""No additional configuration is required": the absence of a rule."""
+NOUN_SUBJECT = re.compile(
+    r"^\w+(?:\s+\w+)?\s+(?:is|are|was|were|has|have|can|will|does|do not|don't)\b", _I
+)
+""""Store tests are located in ...": the first word is a noun, not an imperative verb."""
+RELATIVE_MODAL = re.compile(
+    r"\b((?:that|who|which|whose \w+)) (?:must|should|shall|needs? to|has to|have to)"
+    r"(?: not| never| always)?\b",
+    _I,
+)
+"""A modal inside a restrictive relative clause ("a server that must not ..."): the
+sentence's own force is elsewhere, or it has none."""
+PRONOUN_SUBJECT = re.compile(
+    r"^(?:it|this|that|these|those|they|he|she)\b(?!\s+(?:is|are) (?:called|short))", _I
+)
+PRONOUN_OBJECT = re.compile(r"^\w+\s+(?:it|them|this|that|these|those)\b(?!\s+(?:is|are)\b)", _I)
+""""Keep them concise", "Ensure it contributes": what the instruction is about is elsewhere."""
+ELLIPSIS = re.compile(rf"^(?:do{_NT}|do not|never|always)\s*[,.;:]", _I)
+POINTER = re.compile(
+    r"\b(?:above|below|previous|preceding|following)\s+(?:section|sections|list|table|steps?"
+    r"|example)\b|\b(?:the|these|those)\s+\w+(?:\s+\w+)?\s+(?:above|below)\b"
+    r"|\b(?:above|below)\s*[.:]?$",
+    _I,
+)
+"""A rule that points elsewhere in its document ("Follow the section above")."""
+PRONOUN_OBJECTS = frozenset({"it", "them", "this", "that", "these", "those", "one", "so"})
+SHORT_RULE_WORDS = 6
+MARKERS = re.compile(
+    r"^(?:\W{1,3}\s*)?(?:(?:important|note|nb|tip|rule|critical|remember|warning|caution"
+    r"|key point|reminder|golden rule)\b\s*[:!.-]\s*)+",
+    _I,
+)

@@ -1,0 +1,119 @@
+"""The grammar bootstrap reads documentation with: one sentence, one block, one title."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from lorebook.bootstrap.distil import distil, plain, sentences, title_of
+from lorebook.bootstrap.statements import read_sentence
+
+RULES = [
+    ("Never push directly to `main`.", "prohibition"),
+    ("Do not commit secrets; put them in the vault.", "prohibition"),
+    ("If the key is missing, fall through \u2014 don't fail.", "prohibition"),
+    ("Avoid global state in request handlers.", "prohibition"),
+    ("Always pass `encoding=` to `open()`.", "convention"),
+    ("Public functions must have docstrings.", "convention"),
+    ("Tests should be fast and deterministic.", "convention"),
+    ("Use `uv` for dependency management, not pip.", "convention"),
+    ("Keep every function under 40 lines.", "convention"),
+    ("Use anyio, not asyncio.", "convention"),
+    ("Run `make lint` before committing.", "convention"),
+    ("Be careful: the cache is shared between workers.", "gotcha"),
+    ("A ledger entry means one immutable line of the ledger.", "vocabulary"),
+    ("We chose PostgreSQL over MongoDB because invoices need transactions.", "decision"),
+]
+
+NOT_RULES = [
+    ("Run `uv sync` in the root of the repository.", "step"),
+    ("Click **Save** and wait for the page to reload.", "click-through"),
+    ("Don't select any options.", "click-through"),
+    ("To run the tests, use `make test`.", "how-to"),
+    ("Use `-s` to see a shorter log.", "how-to"),
+    ("You can also pass a custom client.", "hedged"),
+    ("The server never caches continuation pages.", "statement"),
+    ("`MCPServer` always advertises tools.", "statement"),
+    ("Support for Python 3.9 was removed.", "history"),
+    ("For example, never use globals.", "example"),
+    ("Why do we never use globals?", "question"),
+    ("Lint: `ruff check .`", "reference"),
+    ("It must be async.", "refers back"),
+    ("Don't build on it.", "refers back"),
+    ("No additional configuration is required.", "statement"),
+    ("No standardized format for a long time.", "statement"),
+    ("Keep comments brief.", "instruction"),
+    ("Keep them concise.", "refers back"),
+    ("This page describes the architecture.", "refers back"),
+    ("To see every option, read the reference.", "how-to"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "kind"), RULES)
+def test_a_rule_sentence_binds_with_its_kind(sentence: str, kind: str) -> None:
+    assert read_sentence(plain(sentence)).kind == kind
+
+
+@pytest.mark.parametrize(("sentence", "reason"), NOT_RULES)
+def test_a_sentence_that_is_no_rule_says_why(sentence: str, reason: str) -> None:
+    reading = read_sentence(plain(sentence))
+    assert reading.kind is None
+    assert reading.reason == reason
+
+
+def test_a_strict_reading_keeps_only_strong_rules() -> None:
+    assert read_sentence("Tests should be fast.", strict=True).kind is None
+    assert read_sentence("Keep every function short.", strict=True).kind is None
+    assert read_sentence("Never share a client between threads.", strict=True).kind
+    assert read_sentence("Do not share a client between threads.", strict=True).kind
+
+
+def test_a_procedure_keeps_only_strong_steps() -> None:
+    steps = "1. Clone the repository.\n2. Run `uv sync`.\n3. Don't select any options.\n"
+    assert distil(steps) == []
+    strong = "1. Clone the repository.\n2. Never commit the `.env` file.\n3. Run `uv sync`.\n"
+    (rule,) = distil(strong)
+    assert rule.title == "Never commit the `.env` file"
+
+
+def test_a_lead_in_or_a_heading_gives_its_items_their_force() -> None:
+    (avoid,) = distil("Never:\n\n- commit secrets to the repository\n")
+    assert avoid.title == "Never commit secrets to the repository"
+    assert avoid.kind == "prohibition"
+    text = "## Rules\n\n- Mirror the source tree in `tests/`.\n- The database is Postgres.\n"
+    (mirror,) = distil(text)
+    assert mirror.title == "Mirror the source tree in `tests/`"
+
+
+def test_one_rule_per_list_item_and_every_rule_of_a_paragraph() -> None:
+    item = "- Never log tokens. Rotate every key yearly.\n"
+    assert [r.title for r in distil(item)] == ["Never log tokens"]
+    paragraph = "Never log tokens. Always rotate keys yearly.\n"
+    assert [r.title for r in distil(paragraph)] == ["Never log tokens", "Always rotate keys yearly"]
+
+
+def test_headings_code_and_tables_are_never_read_as_rules() -> None:
+    text = (
+        "# Never\n\n```sh\n# never run this\nrm -rf /\n```\n\n| Do | Don't |\n|---|---|\n"
+        "| use uv | use pip |\n\n**Always**\n\nThe service has three parts.\n"
+    )
+    tally: Counter[str] = Counter()
+    assert distil(text, tally) == []
+    assert tally["rule"] == 0
+
+
+def test_a_long_rule_is_titled_by_its_binding_clause() -> None:
+    sentence = (
+        "`test_coverage.py` enforces the contract in both directions: every requirement must "
+        "be exercised by at least one test, and every deferred one by none."
+    )
+    (rule,) = distil(sentence)
+    assert rule.title.startswith("Every requirement must be exercised by at least one test")
+    assert rule.statement.startswith("`test_coverage.py` enforces the contract")
+    assert title_of("Keep it short; it is read often.") == "Keep it short; it is read often"
+
+
+def test_sentences_are_not_cut_inside_code_or_after_an_abbreviation() -> None:
+    text = "Use `a.b()` e.g. for reads. Never call `x.y()` twice."
+    assert sentences(text) == ["Use `a.b()` e.g. for reads.", "Never call `x.y()` twice."]
