@@ -374,3 +374,17 @@ def test_bootstrap_holds_back_the_bad_action_and_curates_the_rest(
     again = _cli_with(SpoilFirstAdd(), cli, "bootstrap", ".cursor/rules", "--json", cwd=kb_repo)
     assert again.exit_code == 0, again.stderr
     assert again.json()["curation"] is None  # nothing left to curate, nothing warned again
+
+
+def test_bootstrap_says_what_curation_held_back_in_its_text_output(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    rules = kb_repo / ".cursor" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "migrations.mdc").write_text(
+        "---\ndescription: Keep every database migration reversible\nalwaysApply: true\n---"
+        "\n\nKeep every database migration reversible: write the downgrade with the upgrade.\n"
+    )
+    run = _cli_with(SpoilFirstAdd(), cli, "bootstrap", ".cursor/rules", cwd=kb_repo)
+    assert run.exit_code == 0, run.stderr
+    assert "held back: its add cannot be written: folder '../out' is not allowed" in run.stderr

@@ -147,8 +147,9 @@ def bootstrap_command(
             curator=curator,
             progress=lambda _rel: advance(),
         )
+    held_back = report.curation.problems if report.curation is not None else []
     finish(
-        report.problems,
+        [*report.problems, *held_back],  # curation's warnings too: what it held back
         report.as_json,
         lambda: _summary(report),
         json_output=json_output,
