@@ -49,7 +49,7 @@ def test_install_hint_names_only_packages_that_exist(
 
     monkeypatch.setattr(plugins, "get_plugins", lambda: plugins.make_plugins(load_external=False))
     result = cli("capture", "--harness", name, "--session", "s", "--transcript", "t", cwd=kb_repo)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a name on the command line that names nothing: usage
     assert hint in result.stderr
     assert "lorebook-gemini" not in result.stderr
 

@@ -345,7 +345,7 @@ def test_reextracted_turns_already_curated_are_dropped(kb_repo: Path) -> None:
 
 def test_unknown_curator_is_refused_with_the_valid_names(kb_repo: Path, cli: CliRunner) -> None:
     result = cli("curate", "--curator", "oracle", cwd=kb_repo)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a usage error
     assert "unknown curator 'oracle'; valid names: headless, http, rules" in result.stderr
 
 

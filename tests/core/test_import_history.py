@@ -187,7 +187,7 @@ def test_no_store_lists_nothing_and_an_unknown_harness_is_one_line(
         cli("import", "--from-harness", "claude", cwd=kb_repo).stdout.strip() == "nothing to import"
     )
     bad = cli("import", "--from-harness", "vim", cwd=kb_repo)
-    assert bad.exit_code == 1
+    assert bad.exit_code == 2  # a usage error
     assert len(bad.stderr.strip().splitlines()) == 1
     assert "--from-harness vim: no session store to read (claude, codex" in bad.stderr
 

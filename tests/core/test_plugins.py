@@ -151,7 +151,7 @@ def test_unknown_provider_lists_valid_names() -> None:
 def test_unsupported_harness_is_refused_by_init_and_nothing_is_written(
     tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lorebook import initialize
+    from lorebook import initialize, plugins as plugins_module
 
     declared = make_plugins(load_external=False)
 
@@ -162,12 +162,14 @@ def test_unsupported_harness_is_refused_by_init_and_nothing_is_written(
 
     declared.pm.register(Declared())
     monkeypatch.setattr(initialize, "get_plugins", lambda: declared)
+    monkeypatch.setattr(plugins_module, "get_plugins", lambda: declared)  # the CLI's check
     result = cli("init", "--harnesses", "someday", cwd=tmp_path)
     assert result.exit_code == 1
     assert "harness 'someday' is not supported yet" in result.stderr
     assert not (tmp_path / ".lorebook").exists()
     monkeypatch.undo()
     unknown = cli("init", "--harnesses", "vim", cwd=tmp_path)
+    assert unknown.exit_code == 2  # a usage error
     assert "unknown harness 'vim'" in unknown.stderr
     assert not (tmp_path / ".lorebook").exists()
 

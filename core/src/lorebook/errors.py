@@ -6,6 +6,8 @@ from __future__ import annotations
 class LorebookError(Exception):
     """An expected failure, reported to the user as one clear message and exit code 1.
 
+    A :class:`UsageError` exits 2.
+
     Args:
         message: What went wrong, naming the file, field and value at fault.
         hint: What the user can do about it, if anything useful can be said.
@@ -18,6 +20,15 @@ class LorebookError(Exception):
 
     def __str__(self) -> str:
         return self.message if self.hint is None else f"{self.message}\n  hint: {self.hint}"
+
+
+class UsageError(LorebookError):
+    """The command line itself is wrong (exit code 2, not 1).
+
+    An option's value names nothing there is (a format, a harness, an extractor), or
+    options are given that do not go together. A well-formed command that fails (a missing
+    file, an invalid note) is a plain :class:`LorebookError`.
+    """
 
 
 class UnsafePathError(LorebookError):

@@ -156,7 +156,7 @@ def _app_for(args: list[str]) -> typer.Typer:
 
 
 def main(*, collector_paused: bool = False) -> None:
-    """Run the CLI; a failure becomes one message on stderr and exit code 1.
+    """Run the CLI; a failure becomes one message on stderr and exit code 1 (2: usage).
 
     ``--debug`` (before the command) lets the exception through with its traceback.
     ``collector_paused``: the console script (:func:`lorebook.cli.main`) paused the garbage
@@ -180,5 +180,7 @@ def main(*, collector_paused: bool = False) -> None:
         sys.exit(130)
     except Exception as exc:
         from lorebook.cli.failures import report
+        from lorebook.errors import UsageError
 
-        sys.exit(report(exc, json_mode="--json" in args))
+        code = report(exc, json_mode="--json" in args)
+        sys.exit(2 if isinstance(exc, UsageError) else code)

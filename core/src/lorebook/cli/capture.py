@@ -30,9 +30,11 @@ def capture_command(
     redacted before anything is written.
     """
     from lorebook.capture.stage import capture_session
+    from lorebook.cli.usage import require_providers
     from lorebook.plugins import get_plugins
 
     paths = repo_paths(ctx)
+    require_providers("harness", [harness])
     spec = get_plugins().harness(harness)
     if spec.factory is None:
         raise LorebookError(f"harness {harness!r} is not supported yet")
@@ -109,17 +111,10 @@ def import_command(
     from lorebook.importers.staging import stage_sources
 
     paths = repo_paths(ctx)
+    _check_import_options(files, fmt, from_harness, list_only, sessions, skip_invalid)
     rejected: list[Rejected] = []
     if from_harness is None:
-        if list_only or sessions:
-            raise LorebookError("--list and --session go with --from-harness claude|codex")
-        if not files:
-            raise LorebookError("name transcript files to import, or use --from-harness")
-        planned, rejected = _plan_files(files, fmt, skip_invalid)
-    elif files or fmt or skip_invalid:
-        raise LorebookError(
-            "--from-harness reads the host's store: give no files, --format or --skip-invalid"
-        )
+        planned, rejected = _plan_files(files or [], fmt, skip_invalid)
     elif list_only:
         _list_history(paths, from_harness, sessions or [], json_output)
         return
@@ -130,6 +125,44 @@ def import_command(
     with progress("importing", len(planned), json_output=json_output) as advance:
         staged = stage_sources(paths, planned, on_source=advance)
     _report_staged(paths, staged, rejected, json_output)
+
+
+def _check_import_options(
+    files: list[Path] | None,
+    fmt: str | None,
+    from_harness: str | None,
+    list_only: bool,
+    sessions: list[str] | None,
+    skip_invalid: bool,
+) -> None:
+    """Refuse options that do not go together, or name no format or store (exit 2)."""
+    from lorebook.cli.usage import did_you_mean
+    from lorebook.errors import UsageError
+    from lorebook.importers import FORMATS
+    from lorebook.importers.common import ImportFormatError
+    from lorebook.importers.sources import check_format, history_harnesses
+
+    if from_harness is None:
+        if list_only or sessions:
+            raise UsageError("--list and --session go with --from-harness claude|codex|copilot")
+        if not files:
+            raise UsageError("name transcript files to import, or use --from-harness")
+    elif files or fmt or skip_invalid:
+        raise UsageError(
+            "--from-harness reads the host's store: give no files, --format or --skip-invalid"
+        )
+    harnesses = history_harnesses()
+    if from_harness is not None and from_harness not in harnesses:
+        known = ", ".join(sorted(harnesses)) or "none installed"
+        raise UsageError(
+            f"--from-harness {from_harness}: no session store to read ({known})",
+            hint=did_you_mean(from_harness, harnesses),
+        )
+    try:
+        check_format(fmt, harnesses)
+    except ImportFormatError as exc:
+        hint = did_you_mean(fmt or "", [*FORMATS, *harnesses])
+        raise UsageError(exc.message, hint=hint) from None
 
 
 def _plan_files(

@@ -97,17 +97,17 @@ def extraction_command(
     were not written against (`lorebook eval extraction --corpus benchmarks/corpus` in a
     clone of lorebook).
     """
+    from lorebook.errors import UsageError
     from lorebook.evaluation.extraction import evaluate_extraction, report_json
-    from lorebook.evaluation.extraction_labels import LabelError
 
     if corpus:
         if sessions or extra or labels or prompt_eval:
-            raise LabelError("--corpus goes alone: its projects hold their sessions and labels")
+            raise UsageError("--corpus goes alone: its projects hold their sessions and labels")
         _corpus_report(corpus, json_output)
         return
     paths = [*(sessions or []), *(extra or [])]
     if not paths and prompt_eval is None:
-        raise LabelError("nothing to measure: give --sessions with --labels, or --prompt-eval")
+        raise UsageError("nothing to measure: give --sessions with --labels, or --prompt-eval")
     report = evaluate_extraction(paths, labels, prompt_eval)
     if json_output:
         print_json(report_json(report))

@@ -67,10 +67,12 @@ def extract_command(
     import anyio
 
     from lorebook.cli.progress import progress as progress_bar
+    from lorebook.cli.usage import require_providers
     from lorebook.extract.run import extract_pending, logs_to_extract
 
     paths = repo_paths(ctx)
     config = load_config(paths)
+    require_providers("extractor", [extractor] if extractor else [])
     total = len(logs_to_extract(paths, retry=retry_failed))
     with progress_bar("extracting sessions", total, json_output=json_output) as advance:
 

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
+from lorebook.cli.usage import require_providers
 from lorebook.initialize import InitReport, init_repo, uninstall_repo
 
 
@@ -52,6 +53,8 @@ def init_command(
     every fresh clone to give this machine working hooks (and, with --pre-commit, the
     secrets scan before each commit; it is per machine, like the hooks' launcher).
     """
+    names = [n.strip() for n in harnesses.split(",") if n.strip()]
+    require_providers("harness", names)  # a mistyped name: before anything is said or written
     start = Path((ctx.find_root().obj or {}).get("repo") or Path.cwd()).resolve()
     top = _git_toplevel(start)
     repo = top or start
@@ -60,7 +63,6 @@ def init_command(
             f"lorebook: warning: {repo} is not inside a git repository; the knowledge base is "
             "meant to be committed and reviewed with git"
         )
-    names = [n.strip() for n in harnesses.split(",") if n.strip()]
     if pre_commit:
         from lorebook.precommit import hook_path
 
@@ -122,6 +124,7 @@ def uninstall_command(
         _show(report, json_output, "removed the pre-commit hook from")
         return
     names = [n.strip() for n in harnesses.split(",") if n.strip()]
+    require_providers("harness", names)
     report = uninstall_repo(paths.repo, names)
     if not report.harnesses:
         report.notes += remove_driver(paths.repo)
