@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -435,10 +436,7 @@ def fake_server(kb_root: Path, reply: bytes | None) -> tuple[socket.socket, thre
     def serve() -> None:
         conn, _ = listener.accept()
         with conn:
-            _, ancillary, _, _ = conn.recvmsg(1 << 16, socket.CMSG_SPACE(12))
-            for _, _, data in ancillary:
-                for i in range(0, len(data), 4):
-                    os.close(int.from_bytes(data[i : i + 4], sys.byteorder))
+            conn.recv(1 << 16)
             if reply is not None:
                 conn.sendall(reply)
             else:
@@ -450,29 +448,41 @@ def fake_server(kb_root: Path, reply: bytes | None) -> tuple[socket.socket, thre
 
 
 @pytest.mark.parametrize(
-    ("reply", "taken"),
+    ("reply", "logged"),
     [(b"-", False), (b"", False), (None, True)],
     ids=["refused", "closed", "silent"],
 )
-def test_the_launcher_answers_itself_only_when_no_child_can_have_read_stdin(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: bytes | None, taken: bool
+def test_the_launcher_answers_itself_when_no_child_takes_the_event(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: bytes | None, logged: bool
 ) -> None:
     from lorebook import hookclient
 
     monkeypatch.delenv("LOREBOOK_HOOK_SERVER", raising=False)
-    monkeypatch.setattr(hookclient, "TAKEN_WAIT", 0.3)
+    monkeypatch.setattr(hookclient, "_passed_over", False)
     kb_root = tmp_path / ".lorebook"
     listener, thread = fake_server(kb_root, reply)
+    stdin = sys.stdin
     try:
-        assert handled_by_server(str(kb_root), ["claude", "UserPromptSubmit"], 0.0) is taken
+        began = time.monotonic()
+        assert handled_by_server(str(kb_root), ["claude", "UserPromptSubmit"], 0.0) is False
+        assert time.monotonic() - began < hookclient.TAKE_WAIT + 0.5
     finally:
         thread.join(5)
         listener.close()
+    assert sys.stdin is stdin  # never read: the launcher reads it in its own answer
     log = kb_root / "_logs/hook-errors.log"
-    if taken:  # the server had the descriptors and said nothing: nothing is answered
-        assert "the warm hook process did not answer" in log.read_text()
+    if logged:  # silent (stopped): the in-process answer starts no other server
+        assert "the warm hook process did not take the event within" in log.read_text()
+        assert not hookclient.enabled()
     else:
         assert not log.exists()
+        assert hookclient.enabled()
+
+
+def test_the_launcher_reads_no_more_of_a_payload_than_the_hook_accepts() -> None:
+    from lorebook import hookclient, hookinput
+
+    assert hookclient.MAX_PAYLOAD == hookinput.MAX_PAYLOAD
 
 
 def test_a_launcher_runs_an_older_lorebook_that_has_no_warm_process(tmp_path: Path) -> None:
@@ -519,3 +529,162 @@ def test_a_killed_server_costs_no_answer_and_the_next_event_starts_another(repo:
     out, own, _ = fire(repo, "prompt", "after-kill-2")
     assert not own
     assert "Run tests with uv run pytest" in out
+
+
+def payload_of(repo: Path, name: str, session: str) -> bytes:
+    """The Claude Code payload of event ``name`` (a key of EVENTS) in ``session``."""
+    host_event, fields = EVENTS[name]
+    return json.dumps(
+        {"session_id": session, "cwd": str(repo), "hook_event_name": host_event, **fields}
+    ).encode()
+
+
+def launch(repo: Path, name: str, session: str, wait: float) -> tuple[bytes, float, int | None]:
+    """Run the launcher as the host does and read its stdout until every holder closed it.
+
+    Returns what it printed, the seconds from starting it until its stdout closed (``wait``
+    plus a little when it was still held then), and its exit code (None: still running).
+    """
+    env = {k: v for k, v in os.environ.items() if k != "LOREBOOK_HOOK_SERVER"}
+    began = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(repo / ".lorebook/bin/hook"), "claude", EVENTS[name][0]],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        cwd=repo, env=env,
+    )  # fmt: skip
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    proc.stdin.write(payload_of(repo, name, session))
+    proc.stdin.close()
+    out = b""
+    with proc.stdout:
+        while (left := began + wait - time.monotonic()) > 0:
+            if not select.select([proc.stdout], [], [], left)[0]:
+                break
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                break
+            out += chunk
+        seconds = time.monotonic() - began
+    try:
+        code: int | None = proc.wait(timeout=max(0.1, began + wait - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        code = None
+    return out, seconds, code
+
+
+def timing_lines(repo: Path, session: str) -> list[dict[str, Any]]:
+    """The timing log's lines of ``session`` (one per process that answered one of its events)."""
+    log = repo / ".lorebook/_logs/hook-timing.log"
+    lines = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return [line for line in lines if line["session"] == session]
+
+
+def test_a_stopped_server_costs_an_event_no_more_than_its_budget(repo: Path) -> None:
+    """SIGSTOP: the kernel still accepts the connection, and nobody answers on it."""
+    start(repo)
+    wait_for(lambda: not fire(repo, "prompt no match", "probe")[1], "no warm answer")
+    server = server_pid(repo)
+    os.kill(server, signal.SIGSTOP)
+    try:
+        out, seconds, code = launch(repo, "prompt", "while-stopped", wait=1.0 + 2.0)
+    finally:
+        os.kill(server, signal.SIGCONT)
+    # The prompt budget is 1 s; 2 s more is generous for a loaded machine.
+    assert seconds < 3.0, "the launcher's stdout was still held"
+    assert code == 0
+    (answer,) = [json.loads(line) for line in out.decode().splitlines()]  # one answer
+    assert "Run tests with uv run pytest" in json.dumps(answer)
+    # Resumed, the server finds the launcher gone: nothing answers that event a second time.
+    wait_for(lambda: not fire(repo, "prompt no match", "probe-2")[1], "no warm answer after")
+    assert [line["warm"] for line in timing_lines(repo, "while-stopped")] == [False]
+    errors = (repo / ".lorebook/_logs/hook-errors.log").read_text().splitlines()
+    assert len([line for line in errors if "warm hook process" in line]) == 1
+
+
+def stalled_child(
+    kb_root: Path, budget: float, then: str
+) -> tuple[socket.socket, threading.Thread, threading.Event]:
+    """A server whose child takes the event and then stalls (``then="stall"``: it holds
+    everything until the returned event is set) or dies (``"die"``: once it has the payload).
+
+    It speaks the launcher's protocol: the request (length, body), then ``+<stdin by>
+    <answer by>\\n`` with the event's deadline ``budget`` seconds after the launcher started,
+    then the payload (length, bytes). Descriptors sent with the request are kept open while
+    it stalls, as a wedged child would keep them.
+    """
+    (kb_root / ".cache").mkdir(parents=True, exist_ok=True)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(socket_path(str(kb_root)))
+    listener.listen(1)
+    release = threading.Event()
+
+    def read(conn: socket.socket, size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            chunk = conn.recv(size - len(data))
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        fds: list[int] = []
+        with conn:
+            conn.settimeout(5.0)
+            data, ancillary, _, _ = conn.recvmsg(1 << 16, socket.CMSG_SPACE(12))
+            for _, _, fd_bytes in ancillary:
+                fds += [int.from_bytes(fd_bytes[i : i + 4], sys.byteorder) for i in range(0, 12, 4)]
+            body = data[4:] + read(conn, int.from_bytes(data[:4], "little") - len(data) + 4)
+            end = float(body.split(b"\0")[1]) + budget
+            conn.sendall(f"+{end!r} {end!r}\n".encode())
+            try:
+                size = int.from_bytes(read(conn, 4), "little")
+                payload = read(conn, size)
+            except OSError:
+                payload = b""
+            if then == "stall":
+                release.wait(30)
+            elif payload:
+                assert b"UserPromptSubmit" in payload
+        for fd in fds:
+            os.close(fd)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return listener, thread, release
+
+
+def test_a_child_that_stalls_with_the_event_is_given_up_within_its_budget(repo: Path) -> None:
+    kb_root = repo / ".lorebook"
+    listener, thread, release = stalled_child(kb_root, 1.0, "stall")
+    try:
+        out, seconds, code = launch(repo, "prompt", "stalled", wait=1.0 + 2.0)
+    finally:
+        release.set()
+        thread.join(10)
+        listener.close()
+    assert seconds < 3.0, "the launcher's stdout was still held"
+    assert (out, code) == (b"", 0)  # nothing injected: the child may still be answering
+    assert timing_lines(repo, "stalled") == []  # and no answer of the launcher's own
+    errors = (kb_root / "_logs/hook-errors.log").read_text().splitlines()
+    assert len(errors) == 1
+    assert "did not answer within" in errors[0]
+
+
+def test_a_child_killed_with_the_event_costs_no_answer(repo: Path) -> None:
+    kb_root = repo / ".lorebook"
+    listener, thread, _ = stalled_child(kb_root, 1.0, "die")
+    try:
+        out, seconds, code = launch(repo, "prompt", "killed-child", wait=1.0 + 8.0)
+    finally:
+        thread.join(10)
+        listener.close()
+    assert seconds < 3.0  # within the budget, and 2 s for a loaded machine
+    assert code == 0
+    (answer,) = [json.loads(line) for line in out.decode().splitlines()]  # answered once
+    assert "Run tests with uv run pytest" in json.dumps(answer)
+    assert [line["warm"] for line in timing_lines(repo, "killed-child")] == [False]

@@ -4,14 +4,16 @@ Started by a hook that answered in its own process (:func:`start_server`, called
 :func:`lorebook.hook.run`), through the launcher (``.lorebook/bin/hook --serve``). It
 imports what the fast-path events need (:data:`WARM_MODULES` and the wired harnesses'
 translators), then listens on ``.lorebook/.cache/hookd.sock``. For each event the
-launcher connects and passes its standard input, output and error, and the server hands
-them to a child: the :class:`Spare` it forked ahead of the event, or one it forks for it
-when the spare is not ready. The child puts those descriptors in place, takes the
-launcher's arguments, environment, working folder, umask and start time, and runs
-:func:`lorebook.hook.run` exactly as the launcher would have, so every read of the index,
-the notes, the configuration and the session state happens in the child, on the files as
-they are now. The server itself reads no note and keeps no data between events: only code
-(a spare's rehearsal reads the notes, but keeps nothing of them either).
+launcher connects and sends its request, and the server hands the connection to a child:
+the :class:`Spare` it forked ahead of the event, or one it forks for it when the spare is
+not ready. The child takes the event on that connection (:mod:`lorebook.hookclient` gives
+the exchange): it gets the launcher's payload, takes its arguments, environment, working
+folder, umask and start time, runs :func:`lorebook.hook.run` exactly as the launcher would
+have, and sends back what that printed. Every read of the index, the notes, the
+configuration and the session state happens in the child, on the files as they are now.
+The server itself reads no note and keeps no data between events: only code (a spare's
+rehearsal reads the notes, but keeps nothing of them either). No process of the server's
+ever holds the host's standard input or output: the launcher keeps them.
 
 It refuses an event (the launcher then answers in-process) and exits when any lorebook
 module it imported, a translator, the top module of another package it imported (simsimd,
@@ -32,7 +34,15 @@ import os
 import sys
 import time
 
-from lorebook.hookclient import STDIO, Request, decode_request, peer_uid, socket_path
+from lorebook.hookclient import (
+    GRACE,
+    MAX_PAYLOAD,
+    Request,
+    decode_request,
+    peer_uid,
+    receive,
+    socket_path,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,6 +58,9 @@ TICK = 5.0
 """Seconds between the checks an idle server makes (idle time, socket, launcher)."""
 MAX_REQUEST = 1 << 20
 """A request larger than this is refused (arguments and environment, not the payload)."""
+OLD_LAUNCHER_FDS = 3
+"""The descriptors a launcher of the first protocol sent with its request (it is refused,
+and answers in its own process): received only to be closed."""
 SPARE_WAIT = 2.0
 """Seconds a new spare child waits for the previous event's child to finish before it
 rehearses (so that the two do not share a core), at most."""
@@ -343,30 +356,28 @@ def _answer(server: Server, conn: socket) -> bool:
         conn.settimeout(2.0)
         if peer_uid(conn, server.path) != os.getuid():
             return True
-        body, fds = _receive(conn)
+        body, fds = _receive(conn, OLD_LAUNCHER_FDS)
         if body.endswith(b"\0stop") and body.count(b"\0") == 1:
             server.close()  # no new connection from here; the caller waits for the close
             return False
         refusal = server.refusal()
-        if refusal is not None or len(fds) != len(STDIO):
+        if refusal is not None or fds:
             conn.sendall(b"-")
             return refusal is None
         request = decode_request(body)
         spare = server.spare
         if spare is not None and spare.is_ready():
-            if spare.hand(body, [conn.fileno(), *fds]):
+            if spare.hand(body, conn.fileno()):
                 server.spare = None  # the loop forks the next one, once this event's
-                server.answering = spare.pid  # descriptors are closed
+                server.answering = spare.pid  # connection is closed here
                 spare.close()
-                conn.sendall(b"+")
                 return True
             spare.gone = True
         if spare is not None and spare.gone:
             spare.close()
             server.spare = None
         if os.fork() == 0:
-            _child(server, conn, fds, request)  # never returns
-        conn.sendall(b"+")
+            _child(server, conn, request)  # never returns
     except (OSError, ValueError):
         pass  # a client that went away or sent garbage: it answers in-process
     finally:
@@ -375,7 +386,7 @@ def _answer(server: Server, conn: socket) -> bool:
     return True
 
 
-def _receive(conn: socket, fds_wanted: int = len(STDIO)) -> tuple[bytes, list[int]]:
+def _receive(conn: socket, fds_wanted: int) -> tuple[bytes, list[int]]:
     """The request's body and the descriptors that came with it (at most ``fds_wanted``)."""
     import array
     import socket
@@ -423,11 +434,11 @@ def _detach(server: Server) -> None:
         os.close(server.lock_fd)
 
 
-def _child(server: Server, conn: socket, fds: list[int], request: Request) -> None:
-    """Run the hook on the launcher's descriptors, then exit (the launcher then exits)."""
+def _child(server: Server, conn: socket, request: Request) -> None:
+    """Take the event of ``request`` on ``conn``, then exit."""
     try:
         _detach(server)
-        _run(server, fds, request)
+        _take(server, conn, request)
     except BaseException as exc:
         _log(server, f"warm hook process: {type(exc).__name__}: {exc}")
     finally:
@@ -435,10 +446,55 @@ def _child(server: Server, conn: socket, fds: list[int], request: Request) -> No
         os._exit(0)
 
 
-def _run(server: Server, fds: list[int], request: Request) -> None:
-    """Answer the event of ``request`` on the launcher's descriptors ``fds``, as it would."""
-    for target, fd in zip(STDIO, fds, strict=True):
-        os.dup2(fd, target)
+def deadlines(server: Server, request: Request) -> tuple[float, float]:
+    """(until when the payload may come, when the event's budget ends) for ``request``.
+
+    As the hook in its own process counts them: standard input is read against the longest
+    fast-path budget, and the event's own budget counts from the launcher's start. An event
+    its harness does not name gets the longest budget of all.
+    """
+    from lorebook.hook import _budget_ms  # the hook's own table of which budget is whose
+    from lorebook.hookconfig import load_hook_config
+
+    config = load_hook_config(server.kb_root)
+    fast = max(config.session_start_ms, config.prompt_ms, config.tool_ms)
+    harness, host_event = [*request.argv, "?", "?"][:2]
+    translator = sys.modules.get(server.event_modules.get(harness, ""))
+    name = getattr(translator, "EVENTS", {}).get(host_event)
+    budget = _budget_ms(name, config) if isinstance(name, str) else max(fast, config.capture_ms)
+    return request.started + fast / 1000, request.started + budget / 1000
+
+
+def _take(server: Server, conn: socket, request: Request) -> None:
+    """The child's side of the exchange: say it took the event, get the payload, answer.
+
+    A launcher that went away meanwhile (it answered in its own process, or gave up) gets
+    nothing: without its payload the event is not run, and an answer it can no longer
+    read is dropped.
+    """
+    stdin_by, answer_by = deadlines(server, request)
+    try:
+        conn.settimeout(GRACE)
+        conn.sendall(f"+{stdin_by!r} {answer_by!r}\n".encode())
+        head = receive(conn, 4, stdin_by + GRACE)
+        size = int.from_bytes(head, "little")
+        if len(head) < 4 or size > MAX_PAYLOAD + 1:
+            return  # the launcher went away (or this is no launcher)
+        payload = receive(conn, size, stdin_by + GRACE)
+    except OSError:
+        return
+    if len(payload) != size:
+        return
+    answer = _run(server, payload, request)
+    with contextlib.suppress(OSError):
+        conn.settimeout(max(answer_by + GRACE - time.monotonic(), 0.01))
+        conn.sendall(b"=" + len(answer).to_bytes(4, "little") + answer)
+
+
+def _run(server: Server, payload: bytes, request: Request) -> bytes:
+    """Answer the event of ``request`` as the launcher would; return what it printed."""
+    import io
+
     os.environ.clear()
     os.environ.update(request.env)
     os.umask(request.umask)
@@ -446,6 +502,9 @@ def _run(server: Server, fds: list[int], request: Request) -> None:
         os.chdir(request.cwd or server.repo)
     except OSError:
         os.chdir(server.repo)
+    sys.stdin = io.TextIOWrapper(io.BytesIO(payload))
+    printed = io.BytesIO()
+    sys.stdout = io.TextIOWrapper(printed)
     from lorebook.hook import run
 
     run(
@@ -455,6 +514,8 @@ def _run(server: Server, fds: list[int], request: Request) -> None:
         started=request.started,
         warm=True,
     )
+    sys.stdout.flush()
+    return printed.getvalue()
 
 
 class Spare:
@@ -465,7 +526,7 @@ class Spare:
     again) cost a pasted prompt about 3 ms of its 10. A spare does that while no event
     waits: it rehearses (:func:`lorebook.inject.stages.rehearse`), says it is ready on its
     channel to the server (a socket pair), and waits there for an event, which the server
-    hands it with the launcher's descriptors. It answers that one event, as any child
+    hands it with the launcher's connection. It answers that one event, as any child
     does, and exits; the server forks the next spare at once. An event that comes while
     the spare is not ready yet gets a child forked for it, as before.
     """
@@ -495,14 +556,14 @@ class Spare:
             self.gone = not self.ready
         return self.ready
 
-    def hand(self, body: bytes, fds: list[int]) -> bool:
-        """Give it an event: the request and the connection's and launcher's descriptors."""
+    def hand(self, body: bytes, conn: int) -> bool:
+        """Give it an event: the request and the launcher's connection (its descriptor)."""
         import array
         import socket
 
         data = len(body).to_bytes(4, "little") + body
         try:
-            fds_data = array.array("i", fds).tobytes()
+            fds_data = array.array("i", [conn]).tobytes()
             sent = self.sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds_data)])
             if sent < len(data):
                 self.sock.sendall(data[sent:])
@@ -544,7 +605,7 @@ def _spare(server: Server, channel: socket, previous: int) -> None:
         with contextlib.suppress(Exception):  # no index yet: the event will say so
             rehearse(server.kb_root)
         channel.sendall(b"r")
-        body, fds = _receive(channel, 1 + len(STDIO))  # the server closed it: ValueError
+        body, fds = _receive(channel, 1)  # the server closed it: ValueError
     except BaseException:
         os._exit(0)  # the server went away, or stopped
     conn = None
@@ -552,7 +613,7 @@ def _spare(server: Server, channel: socket, previous: int) -> None:
         import socket
 
         conn = socket.socket(fileno=fds[0])
-        _run(server, fds[1:], decode_request(body))
+        _take(server, conn, decode_request(body))
     except BaseException as exc:
         _log(server, f"warm hook process: {type(exc).__name__}: {exc}")
     finally:
