@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from lorebook.pack.land import undo_commands
 from tests.conftest import SHARED, CliRunner, git
 
 KENKEEP = SHARED / "eval" / "retrieval" / "kenkeep-synthetic" / "nodes"
@@ -290,3 +291,133 @@ def test_hostile_pack_files_are_refused_in_one_line_naming_the_file(
     assert result.stderr.count("\n") == 1, result.stderr
     assert expected in result.stderr
     assert _tree(target) == before
+
+
+KILLER = """
+import os, signal, sys
+
+limit, mode, counter = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+real, done = os.replace, []
+
+
+def replace(*args, **kwargs):  # every atomic write lands with one os.replace
+    if mode == "mid" and len(done) + 1 == limit:
+        os.kill(os.getpid(), signal.SIGKILL)  # its temporary file written, not renamed
+    real(*args, **kwargs)
+    done.append(args[1])
+    with open(counter, "w") as handle:
+        handle.write(str(len(done)))
+    if mode == "after" and len(done) == limit:
+        os.kill(os.getpid(), signal.SIGKILL)  # that file landed, the next not begun
+
+
+os.replace = replace
+from lorebook.cli.app import main
+
+sys.argv = ["lorebook", "pack", "import", *sys.argv[4:]]
+main()
+"""
+
+
+def _import_killed(repo: Path, pack: Path, limit: int, mode: str, counter: Path) -> int:
+    """Run ``pack import`` killing it at its ``limit``-th file write; return its exit code."""
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLER, str(limit), mode, str(counter), str(pack)],
+        cwd=repo, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    return proc.returncode
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
+def test_an_import_killed_at_any_write_is_finished_by_its_rerun(
+    source: Path, target: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    """SIGKILL after each file the import writes, and in the middle of each (its temporary
+    file written, not renamed): the rerun finishes the import, and the tree is the one an
+    uninterrupted import leaves. It used to refuse: 'uncommitted changes'."""
+    out = tmp_path / "pack"
+    cli("pack", "export", str(out), "--folder", "shared", cwd=source)
+    (out / "knowledge" / ".redirects.json").write_text(
+        '{\n  "practice-old-uv": ["practice-use-uv-for-dependencies"]\n}\n'
+    )
+    reference = tmp_path / "reference"
+    shutil.copytree(target, reference)
+    counter = tmp_path / "writes"
+    assert _import_killed(reference, out, 0, "count", counter) == 0
+    writes, expected = int(counter.read_text()), _tree(reference)
+    assert writes >= 6  # the record, the review list, 2 notes, summaries, redirects, indexes
+    for limit in range(1, writes + 1):
+        for mode in ("mid", "after"):
+            work = tmp_path / f"work-{limit}-{mode}"
+            shutil.copytree(target, work)
+            assert _import_killed(work, out, limit, mode, counter) == -9
+            rerun = cli("pack", "import", str(out), "--json", cwd=work)
+            assert rerun.exit_code == 0, f"killed {mode} write {limit}: {rerun.stderr}"
+            assert rerun.json()["redirects_merged"] == 1
+            assert _tree(work) == expected, f"killed {mode} write {limit}"  # no .tmp left
+            assert not (work / ".lorebook/.state/pack-import.json").exists()
+            assert cli("lint", cwd=work).exit_code == 0
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
+def test_a_killed_import_is_finished_only_over_its_own_changes(
+    source: Path, target: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    from lorebook.kb.notes import LINKS_MARKER
+
+    out = tmp_path / "pack"
+    cli("pack", "export", str(out), "--folder", "shared", cwd=source)
+    added = cli("note", "add", "--title", "Local rule", "--description", "Here only", "--kind",
+                "convention", "--folder", "local", "--json", cwd=target)  # fmt: skip
+    local = target / added.json()["path"]
+    _commit(target)
+    committed = local.read_bytes()
+    assert _import_killed(target, out, 3, "after", tmp_path / "writes") == -9  # a note landed
+    landed = next((target / ".lorebook/nodes/shared").glob("*.md"))
+    imported = landed.read_text()
+    landed.write_text(imported + "\nEdited after the kill.\n")
+    local.write_text(local.read_text() + f"\n{LINKS_MARKER}\n\n- as a rebuild relinks\n")
+    refused = cli("pack", "import", str(out), cwd=target)
+    assert refused.exit_code == 1
+    assert (
+        f"an import of pack 'shared' was interrupted, and {_rel(target, landed)} has changed "
+        "in a way the import does not make"
+    ) in refused.stderr
+    assert "git restore -- .lorebook; git clean -fd -- .lorebook/nodes/shared" in refused.stderr
+
+    landed.write_text(imported)  # only the import's own changes are left
+    finished = cli("pack", "import", str(out), "--json", cwd=target)
+    assert finished.exit_code == 0, finished.stderr
+    assert finished.json()["resumed"] is True
+    assert local.read_bytes() == committed  # the rebuild wrote its link section again
+    assert cli("lint", cwd=target).exit_code == 0
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
+def test_another_pack_waits_until_a_killed_import_is_finished_or_undone(
+    source: Path, target: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    out = tmp_path / "pack"
+    cli("pack", "export", str(out), "--folder", "shared", cwd=source)
+    before = _tree(target)
+    assert _import_killed(target, out, 3, "after", tmp_path / "writes") == -9
+    other = _one_leaf_pack(tmp_path / "other")
+    refused = cli("pack", "import", str(other), cwd=target)
+    assert refused.exit_code == 1
+    assert (
+        "an import of pack 'shared' was interrupted and left uncommitted changes; this is "
+        "another pack"
+    ) in refused.stderr
+    for command in undo_commands("shared"):
+        subprocess.run(command.split(), cwd=target, check=True)
+    assert _tree(target) == before
+    again = cli("pack", "import", str(other), "--json", cwd=target)  # the record is stale now
+    assert again.exit_code == 0, again.stderr
+    assert again.json()["resumed"] is False
+
+
+def _rel(repo: Path, path: Path) -> str:
+    return path.relative_to(repo).as_posix()

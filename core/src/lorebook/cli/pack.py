@@ -58,7 +58,8 @@ def import_command(
 
     Refused, with nothing written, when the knowledge base has uncommitted changes, the
     pack holds a symbolic link, an id is taken here, or an edge or redirect names no
-    note. If a write fails, the message names the git commands that undo the import.
+    note. If a write fails, the message names the git commands that undo the import. An
+    import killed part-way is finished by rerunning it on the same pack.
     """
     from lorebook.errors import LorebookError
     from lorebook.pack.land import import_pack
@@ -73,7 +74,8 @@ def import_command(
     if json_output:
         print_json(report.as_json())
         return
-    say(f"imported pack {report.name!r} ({report.format}): {len(report.notes)} notes in "
+    done = "finished the interrupted import of" if report.resumed else "imported"
+    say(f"{done} pack {report.name!r} ({report.format}): {len(report.notes)} notes in "
         f"{report.folder}; redirects merged: {report.redirects_merged}")  # fmt: skip
     say("review with `lorebook review`, then commit (or undo: git restore -- .lorebook; "
         f"git clean -fd -- {report.folder})")  # fmt: skip

@@ -20,17 +20,22 @@ them with ``lorebook review --accept``; recorded before the first note lands, so
 import leaves no note with power), the leaves are written (lorebook notes byte for byte),
 the folder summaries and redirects merged, and the indexes rebuilt (which refreshes every
 link section). If a write fails, the error names the git commands that undo the import.
+
+An import killed part-way is finished by its rerun: it records itself in ``.state/`` before
+its first write, and the rerun of the same pack accepts the uncommitted changes that are
+the import's own (see :mod:`lorebook.pack.resume`) and writes everything again.
 """
 
 from __future__ import annotations
 
 import subprocess
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from lorebook.kb.fsutil import atomic_write_text, kb_lock
 from lorebook.kb.paths import validate_relpath
+from lorebook.pack import resume
 from lorebook.pack.bundle import Pack, PackError, read_pack
 
 if TYPE_CHECKING:
@@ -49,6 +54,8 @@ class ImportReport:
     folder: str
     notes: list[str] = field(default_factory=list)
     redirects_merged: int = 0
+    resumed: bool = False
+    """This run finished an import that was interrupted (killed) part-way."""
 
     def as_json(self) -> dict[str, Any]:
         """The report as ``lorebook pack import --json`` prints it."""
@@ -59,6 +66,7 @@ class ImportReport:
             "folder": self.folder,
             "notes": self.notes,
             "redirects_merged": self.redirects_merged,
+            "resumed": self.resumed,
         }
 
 
@@ -88,8 +96,7 @@ def undo_commands(name: str) -> list[str]:
     return ["git restore -- .lorebook", f"git clean -fd -- .lorebook/nodes/{name}"]
 
 
-def _refuse_dirty(paths: KBPaths) -> None:
-    dirty = dirty_files(paths.repo)
+def _refuse_dirty(dirty: list[str]) -> None:
     if dirty:
         shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
         raise PackError(
@@ -134,13 +141,18 @@ def _check_edges(pack: Pack, live: set[str], redirects: dict[str, list[str]]) ->
             raise PackError(f"{pack.name}: redirect {old!r} -> {missing} names no note")
 
 
-def _check(paths: KBPaths, pack: Pack) -> dict[str, list[str]]:
-    """Every check but cleanliness; returns the merged redirects."""
+def _check(paths: KBPaths, pack: Pack, *, resuming: bool) -> dict[str, list[str]]:
+    """Every check but cleanliness; returns the merged redirects.
+
+    ``resuming``: finishing an interrupted import of this pack, whose folder and landed
+    leaves (checked byte for byte by :func:`lorebook.pack.resume.check_resumable`) are
+    its own, not a previous import's.
+    """
     from lorebook.kb.redirects import load_redirects
     from lorebook.kb.store import load_snapshot
 
     folder = paths.nodes / pack.name
-    if folder.exists():
+    if folder.exists() and not resuming:
         raise PackError(
             f"pack {pack.name!r} is already imported: {paths.rel(folder)}/ exists",
             hint="to update it, remove that folder and commit, then import again",
@@ -148,7 +160,18 @@ def _check(paths: KBPaths, pack: Pack) -> dict[str, list[str]]:
     snap = load_snapshot(paths)
     ours = load_redirects(paths)
     live = set(snap.notes)
-    taken = [leaf for leaf in pack.leaves if leaf.note.id in live or leaf.note.id in ours]
+    landed = {
+        leaf.note.id
+        for leaf in pack.leaves
+        if resuming
+        and leaf.note.id in snap.notes
+        and snap.notes[leaf.note.id].path == PurePosixPath(pack.name) / leaf.rel
+    }
+    taken = [
+        leaf
+        for leaf in pack.leaves
+        if leaf.note.id not in landed and (leaf.note.id in live or leaf.note.id in ours)
+    ]
     if taken:
         names = ", ".join(f"{leaf.note.id} ({leaf.source})" for leaf in taken[:5])
         raise PackError(
@@ -198,23 +221,35 @@ def import_pack(paths: KBPaths, folder: Path, *, budget: int) -> ImportReport:
             names the git commands that undo what landed).
     """
     with kb_lock(paths.state / "pack.lock"):
-        _refuse_dirty(paths)
+        dirty = dirty_files(paths.repo)
+        record = resume.interrupted(paths, dirty)
+        if record is None:
+            _refuse_dirty(dirty)
         pack = read_pack(folder)
         if not pack.leaves:
             raise PackError(f"{folder}: the pack holds no note")
-        redirects = _check(paths, pack)
-        added = len(set(redirects) - set(_current_redirects(paths)))
+        if record is not None:
+            undo = "; ".join(undo_commands(str(record["pack"])))
+            resume.check_resumable(paths, pack, record, dirty, undo)
+        redirects = _check(paths, pack, resuming=record is not None)
+        if record is not None and isinstance(record.get("redirects_merged"), int):
+            added = record["redirects_merged"]
+        else:
+            added = len(set(redirects) - set(_current_redirects(paths)))
+        resume.begin(paths, pack, added)
         try:
             _write(paths, pack, redirects, budget)
         except Exception as exc:
             commands = "; ".join(undo_commands(pack.name))
             raise PackError(
                 f"importing {pack.name!r} failed after it began writing: {exc}",
-                hint=f"undo what landed with: {commands}",
+                hint=f"rerun the import to finish it, or undo what landed with: {commands}",
             ) from exc
+        resume.end(paths)
     report = ImportReport(pack.name, pack.format, f"{paths.rel(paths.nodes / pack.name)}/")
     report.notes = sorted(leaf.note.id for leaf in pack.leaves)
     report.redirects_merged = added
+    report.resumed = record is not None
     return report
 
 
