@@ -76,6 +76,24 @@ def answer_event(event: HookEvent, ctx: Context, translator: str = "") -> HookAn
     return HookAnswer()
 
 
+def for_model(answer: HookAnswer) -> HookAnswer:
+    """The answer as the host gets it: its context and reason sanitised.
+
+    Whatever composed the text (a stage's render, a refuted note's warning, a plugin's
+    ``inject``), nothing the model reads carries host markup, invisible or bidirectional
+    characters, or a control character (:func:`lorebook.inject.sanitize.sanitize`). The
+    MCP server and ``lorebook recall`` serve the same text through the same function.
+    """
+    if not answer.context and not answer.reason:
+        return answer  # nothing to show: the sanitiser is not even imported
+    from lorebook.events import HookAnswer
+    from lorebook.inject.sanitize import sanitize
+
+    context = sanitize(answer.context) if answer.context else answer.context
+    reason = sanitize(answer.reason) if answer.reason else answer.reason
+    return HookAnswer(context=context, decision=answer.decision, reason=reason)
+
+
 def _once(kb_root: str, event: HookEvent, answer: HookAnswer) -> HookAnswer:
     """The answer without its context when this session was already given that context.
 
@@ -164,6 +182,7 @@ def run(
         answer = at_once(event, kb_root) if at_once is not None else None
         if answer is None:
             answer = answer_event(event, ctx, module_name)
+        answer = for_model(answer)
         if answer.context and event.name in getattr(translator, "ANSWER_ONCE", ()):
             answer = _once(kb_root, event, answer)
         output = translator.render(event, answer)

@@ -3,8 +3,14 @@
 Three tools, on the official Python SDK, over stdio:
 
 - ``recall(query, pending=False)``: what ``lorebook recall QUERY --json`` prints: the hooks'
-  ranker over every configured store, validity marks, warnings, why each note matched;
+  ranker over every configured store, validity marks, warnings, why each note matched, and
+  as ``context`` the text the prompt hook would inject (:mod:`lorebook.recall.query`);
 - ``note_show(note_id)``: one note of the repository (or personal) store, with its state;
+  a note no person has reviewed is labelled ``unreviewed``.
+
+Every text a tool returns from a note is sanitised as the hooks sanitise what they inject
+(:func:`lorebook.inject.sanitize.sanitize`): no host-markup look-alike, invisible or
+bidirectional character, or control character reaches the agent as it was written.
 - ``propose(...)``: a candidate note staged for review as a session log in ``_sessions/``,
   exactly where extraction puts its proposals. It is never a direct write: only
   ``lorebook curate`` (and a person's review of the diff) turns it into a note.
@@ -30,11 +36,46 @@ INSTRUCTIONS = (
 )
 
 
+def _sanitised(value: Any) -> Any:
+    """``value`` (front matter) with every string in it sanitised."""
+    from lorebook.inject.sanitize import sanitize
+
+    if isinstance(value, str):
+        return sanitize(value)
+    if isinstance(value, list):
+        return [_sanitised(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _sanitised(item) for key, item in value.items()}
+    return value
+
+
+def _unreviewed(paths: KBPaths, note_id: str) -> bool:
+    """Whether no person has reviewed the repository's note as it is now.
+
+    The index's verdict, the index reconciled first; a note it does not hold counts as
+    unreviewed.
+    """
+    from lorebook.recall.index import NoteIndex, index_path
+    from lorebook.recall.sync import reconcile
+    from lorebook.reviewstate import is_unreviewed
+
+    reconcile(paths)
+    with NoteIndex(index_path(str(paths.root))) as index:
+        indexed = index.get([note_id]).get(note_id)
+    return indexed is None or is_unreviewed(indexed)
+
+
 def show_note(paths: KBPaths, note_id: str) -> dict[str, Any]:
-    """One note with its store, location and validity (repository store first)."""
+    """One note with its store, location, validity and review state (repository first).
+
+    Its text is sanitised as the hooks sanitise it; ``unreviewed`` holds the label the hooks
+    put beside a note no person has reviewed (None for a reviewed note).
+    """
+    from lorebook.inject.sanitize import sanitize
     from lorebook.kb.notes import note_to_frontmatter
     from lorebook.kb.personal import open_personal_store
     from lorebook.kb.store import MarkdownStore
+    from lorebook.reviewstate import LABEL
     from lorebook.store import NoteNotFoundError
     from lorebook.validity.report import note_verdict
 
@@ -43,16 +84,18 @@ def show_note(paths: KBPaths, note_id: str) -> dict[str, Any]:
         if rel is None:
             continue
         note = store.get(note_id)
-        verdict = note_verdict(paths, note) if store.name == "markdown" else None
+        home = store.name == "markdown"
+        verdict = note_verdict(paths, note) if home else None
         return {
             "ok": True,
             "id": note.id,
             "store": store.name,
             "path": str(store.paths.rel(store.paths.nodes / rel)),
-            "frontmatter": note_to_frontmatter(note),
-            "body": note.body,
+            "frontmatter": _sanitised(note_to_frontmatter(note)),
+            "body": sanitize(note.body),
             "validity": verdict.state if verdict else "untracked",
-            "recheck": (verdict.mark() or None) if verdict else None,
+            "recheck": (sanitize(verdict.mark()) or None) if verdict else None,
+            "unreviewed": LABEL if home and _unreviewed(paths, note.id) else None,
         }
     raise NoteNotFoundError(note_id)
 
@@ -113,7 +156,10 @@ def build_server(repo: Path) -> Any:
     def recall(query: str, pending: bool = False) -> dict[str, Any]:
         return recall_doc(paths, query, pending=pending)
 
-    @server.tool(description="One note by id: its fields, body, store and validity.")
+    @server.tool(
+        description="One note by id: its fields, body, store, validity and whether a person "
+        "has reviewed it."
+    )
     def note_show(note_id: str) -> dict[str, Any]:
         return show_note(paths, note_id)
 

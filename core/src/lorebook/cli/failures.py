@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from lorebook.errors import LorebookError
+from lorebook.inject.sanitize import for_terminal, json_for_terminal
 
 _OS_HINTS = {
     errno.ENOSPC: "the disk is full: free some space and run the command again",
@@ -75,6 +76,6 @@ def report(exc: BaseException, *, json_mode: bool) -> int:
     error, _expected = describe(exc)
     if json_mode:
         doc = {"ok": False, "error": {"message": error.message, "hint": error.hint}}
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    sys.stderr.write(f"lorebook: error: {error}\n")
+        sys.stdout.write(json_for_terminal(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
+    sys.stderr.write(for_terminal(f"lorebook: error: {error}") + "\n")
     return 1

@@ -1,7 +1,11 @@
 """Output conventions for every command.
 
 Readable text by default; with ``--json`` exactly one JSON document on stdout and every
-diagnostic on stderr.
+diagnostic on stderr. Nothing a command prints sends a terminal a control character it did
+not mean: a note's title or body (text anyone with a pull request can write) may hold ESC
+or BEL, so :func:`say` and :func:`warn` show them as pictures (``␛``, ``␇``;
+:func:`lorebook.inject.sanitize.for_terminal`), and :func:`print_json` writes them, like
+the bidirectional controls, as JSON unicode escapes (the same JSON value).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
+from lorebook.inject.sanitize import for_terminal, json_for_terminal
 from lorebook.kb.paths import KBPaths, require_repo
 
 JsonOption = Annotated[
@@ -22,18 +27,23 @@ JsonOption = Annotated[
 
 
 def print_json(doc: Any) -> None:
-    """Write ``doc`` as the one JSON document of this command."""
-    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    """Write ``doc`` as the one JSON document of this command (terminal-safe escapes)."""
+    sys.stdout.write(json_for_terminal(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
 
 
 def say(text: str = "") -> None:
-    """Write readable output."""
-    sys.stdout.write(text + "\n")
+    """Write readable output, control characters shown, never sent."""
+    sys.stdout.write(for_terminal(text) + "\n")
 
 
 def warn(text: str) -> None:
-    """Write a diagnostic to stderr (never mixed into JSON output)."""
-    sys.stderr.write(text + "\n")
+    """Write a diagnostic to stderr (never mixed into JSON output), controls shown."""
+    sys.stderr.write(for_terminal(text) + "\n")
+
+
+def write_text(text: str) -> None:
+    """Write a file's text as it is (``note show``), but for its control characters."""
+    sys.stdout.write(for_terminal(text))
 
 
 def finish(

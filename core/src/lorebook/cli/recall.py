@@ -14,6 +14,8 @@ def _show(doc: dict[str, Any]) -> None:
         say("no note matches")
     for n, note in enumerate(doc["notes"], 1):
         say(f"{n}. {note['title']} ({note['kind']}; {note['where']})")
+        if note["unreviewed"]:
+            say(f"   {note['unreviewed']}")
         say(f"   why: {note['why']}")
         if note["recheck"]:
             say(f"   {note['recheck']}")
@@ -40,7 +42,9 @@ def recall_command(
 
     The same ranker, relevance decision and validity checks: a stale note is demoted and
     says what to recheck, errata come with their note, a refuted note is listed as a
-    warning. Each note says why it matched and which store it came from.
+    warning, a note no person has reviewed is labelled. Each note says why it matched and
+    which store it came from. With --json, "context" is the text the hook would inject.
+    Note text is sanitised as the hooks sanitise it.
     """
     from lorebook.recall.query import recall
 

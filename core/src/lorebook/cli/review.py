@@ -46,8 +46,34 @@ def _show(paths: KBPaths, generated: bool, json_output: bool) -> None:
         return
     for line in _summary(changes, generated):
         say(line)
-    diff = render_diff(paths, changes, generated=generated, color=sys.stdout.isatty())
-    sys.stdout.write(diff)
+    from lorebook.cli.status_view import stdout_is_terminal
+    from lorebook.inject.sanitize import for_terminal
+
+    # The diff is of notes anyone could have written: git would pass an escape sequence in a
+    # note to the terminal as it is, inside its own colours. So git does not colour it; the
+    # note's controls are shown as pictures, then each line is coloured here.
+    diff = for_terminal(render_diff(paths, changes, generated=generated))
+    sys.stdout.write(coloured(diff) if stdout_is_terminal() else diff)
+
+
+def _colour(line: str, in_hunk: bool) -> str | None:
+    """The SGR colour of one diff line as git gives it by default (None: plain)."""
+    if line.startswith("@@"):
+        return "36"  # hunk header: cyan
+    if not in_hunk:
+        return "1"  # file header (diff --git, index, ---, +++): bold
+    return {"+": "32", "-": "31"}.get(line[:1])  # added green, removed red
+
+
+def coloured(diff: str) -> str:
+    """``diff`` (terminal-safe text) with each line coloured as git would colour it."""
+    out = []
+    in_hunk = False
+    for line in diff.split("\n"):
+        in_hunk = (in_hunk or line.startswith("@@")) and not line.startswith("diff ")
+        code = _colour(line, in_hunk) if line else None
+        out.append(f"\x1b[{code}m{line}\x1b[m" if code else line)
+    return "\n".join(out)
 
 
 def _show_rejection(rejection: Rejection, json_output: bool) -> None:

@@ -57,6 +57,9 @@ def stats_command(
 
 def _table(title: str, columns: list[str], rows: list[list[str]]) -> object:
     from rich.table import Table
+    from rich.text import Text
+
+    from lorebook.inject.sanitize import for_terminal
 
     table = Table(title=title, title_justify="left")
     for index, column in enumerate(columns):
@@ -65,7 +68,7 @@ def _table(title: str, columns: list[str], rows: list[list[str]]) -> object:
         else:
             table.add_column(column, justify="right")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(Text(for_terminal(cell)) for cell in row))  # text, not rich markup
     return table
 
 
@@ -96,8 +99,10 @@ def _print_report(report: StatsReport, *, verbose: bool) -> None:
     console.print(
         _table("Hook latency (ms)", ["event", "source", "runs", "median", "p95"], latency)
     )
+    from lorebook.inject.sanitize import for_terminal
+
     for line in summary_lines(report, verbose=verbose):
-        console.print(line, markup=False)
+        console.print(for_terminal(line), markup=False)
 
 
 def served_line(report: StatsReport) -> str:

@@ -66,14 +66,21 @@ def status_rows(status: Status) -> list[tuple[str, str, str]]:
 
 
 def print_status_table(status: Status) -> None:
-    """Print the status as one table on stdout."""
+    """Print the status as one table on stdout.
+
+    Each cell is plain text: a failure's message (a model's output, a file name) is not
+    read as rich markup, and its control characters are shown, not sent.
+    """
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from lorebook.inject.sanitize import for_terminal
 
     table = Table(title="lorebook status", title_justify="left")
     table.add_column("", style="bold")
     table.add_column("state")
     table.add_column("next step", style="dim")
     for row in status_rows(status):
-        table.add_row(*row)
+        table.add_row(*(Text(for_terminal(cell)) for cell in row))
     Console().print(table)

@@ -37,8 +37,6 @@ BRIEF_CHARS = 700
 """The brief's own cap; the session-start budget (``entry_chars``) may leave it less."""
 RECENT_COMMITS = 20
 """How many of the branch's last commits count as its recent changes."""
-_UNSAFE = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
-_MARKUP = re.compile(r"</?[A-Za-z][A-Za-z0-9_-]*>")
 
 
 def _safe_name(text: str) -> str:
@@ -105,8 +103,10 @@ def _strings(value: object) -> list[str]:
 
 
 def _clean(text: str, limit: int) -> str:
-    """One line, without control or bidirectional characters or tag-like markup."""
-    line = " ".join(_MARKUP.sub(" ", _UNSAFE.sub("", text)).split())
+    """One line, sanitised as a note's text is (:func:`lorebook.inject.sanitize.sanitize`)."""
+    from lorebook.inject.sanitize import sanitize
+
+    line = " ".join(sanitize(text).split())
     return line if len(line) <= limit else line[: limit - 1] + "\u2026"
 
 
@@ -196,7 +196,9 @@ def resume_brief(repo: str, session_id: str, budget: int) -> str:
     summary = _load_summary(kb_root, branch)
     if summary is None or summary.get("session_id") == session_id:
         return ""
-    text = _fit(_lines(summary, repo), budget)
+    from lorebook.inject.sanitize import sanitize
+
+    text = _fit([sanitize(line) for line in _lines(summary, repo)], budget)  # file names too
     if text:
         write_atomic(_given_path(kb_root, session_id), f"{time.time():.0f}\n".encode(), sync=False)
     return text

@@ -2,8 +2,12 @@
 
 :func:`recall` ranks every configured store with :func:`lorebook.recall.serve.choose` (the
 function the prompt hook calls, with the same config, validity checks and warnings) and
-says why each note matched. With ``pending`` it also lists proposals that no person has
-reviewed yet, labelled as such: they are never served by the hooks.
+says why each note matched. Its ``context`` is the text the prompt hook injects for the
+query in a fresh session, sanitised as the hook sanitises every answer
+(:func:`lorebook.hook.for_model`); every other text it carries from a note is sanitised
+the same way, and a note no person has reviewed says so (``unreviewed``). With
+``pending`` it also lists proposals that no person has reviewed yet, labelled as such:
+they are never served by the hooks.
 """
 
 from __future__ import annotations
@@ -14,9 +18,11 @@ from typing import Any
 from lorebook.config import load_config
 from lorebook.events import RecallQuery
 from lorebook.hookconfig import load_hook_config
+from lorebook.inject.sanitize import sanitize
 from lorebook.kb.paths import KBPaths
 from lorebook.recall.serve import Candidate, Served, choose
 from lorebook.recall.tokenize import tokenize
+from lorebook.reviewstate import LABEL, is_unreviewed
 
 MAX_PENDING = 5
 
@@ -39,20 +45,24 @@ def _why(note: Any, candidate: Candidate | None, words: set[str]) -> str:
 
 
 def _note_doc(note: Any, candidate: Candidate | None, words: set[str]) -> dict[str, Any]:
+    """One ranked note's facts, its text sanitised.
+
+    Its body is in ``context`` when the render served it whole (an unreviewed note never is).
+    """
     verdict = note.verdict
     return {
         "id": note.id,
         "store": note.store,
-        "title": note.title,
+        "title": sanitize(note.title),
         "kind": note.kind,
-        "description": note.description,
-        "body": note.body,
-        "where": note.where,
+        "description": sanitize(note.description),
+        "where": sanitize(note.where),
         "score": round(note.score, 4),
         "validity": verdict.state,
-        "recheck": verdict.mark() or None,
-        "errata": list(note.errata),
-        "why": _why(note, candidate, words),
+        "recheck": sanitize(verdict.mark()) or None,
+        "errata": [sanitize(text) for text in note.errata],
+        "why": sanitize(_why(note, candidate, words)),
+        "unreviewed": LABEL if is_unreviewed(note) else None,
     }
 
 
@@ -64,15 +74,16 @@ def _documents(served: Served, query: str) -> tuple[list[dict[str, Any]], list[d
     warnings = []
     for note in getattr(served, "refuted", ()):
         if note.seen_key in warned:
+            why = sanitize(note.refuted_because or "")
             warnings.append(
                 {
                     "id": note.id,
                     "store": note.store,
-                    "title": note.title,
-                    "refuted_because": note.refuted_because,
-                    "where": note.where,
-                    "warning": f"this was tried and is wrong: {note.title} because "
-                    f"{note.refuted_because}",
+                    "title": sanitize(note.title),
+                    "refuted_because": why,
+                    "where": sanitize(note.where),
+                    "warning": f"this was tried and is wrong: {sanitize(note.title)} because {why}",
+                    "unreviewed": LABEL if is_unreviewed(note) else None,
                 }
             )
     return notes, warnings
@@ -117,7 +128,10 @@ def pending_proposals(paths: KBPaths, query: str) -> list[dict[str, Any]]:
                     f"(`lorebook forget-session {session}` erases the session)"
                 )
             else:
-                doc |= {k: proposal.get(k) for k in ("title", "description", "body")}
+                doc |= {
+                    k: sanitize(str(proposal.get(k) or ""))
+                    for k in ("title", "description", "body")
+                }
                 doc["label"] = "unreviewed proposal: not a team note"
             found.append((share, doc))
     found.sort(key=lambda pair: -pair[0])
@@ -148,9 +162,12 @@ def recall(paths: KBPaths, query: str, *, pending: bool = False) -> dict[str, An
         notes, warnings = _documents(served, query)
     finally:
         close_views(views)
-    doc: dict[str, Any] = {"ok": True, "query": query, "notes": notes, "warnings": warnings}
+    context = sanitize(served.text)  # as lorebook.hook.for_model gives it to the host
+    doc: dict[str, Any] = {
+        "ok": True, "query": query, "context": context, "notes": notes, "warnings": warnings,
+    }  # fmt: skip
     if pending:
         doc["pending"] = pending_proposals(paths, query)
     if problems:
-        doc["problems"] = problems
+        doc["problems"] = [sanitize(problem) for problem in problems]
     return doc
