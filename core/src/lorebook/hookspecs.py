@@ -292,7 +292,8 @@ def inject(event: HookEvent, hits: list[Hit]) -> str | None:
     are ranked, validated and cut to the budget, for the modules ``config.yaml`` names in
     ``hook_plugins``. First result: the first module returning a string decides (an empty
     string injects nothing); ``None`` passes, and core's own rendering (whole notes or
-    pointers, recheck marks, errata, warnings) is injected.
+    pointers, recheck marks, errata, warnings) is injected. Either text is sanitised
+    before the host gets it (:func:`lorebook.hook.for_model`).
 
     Args:
         event: The normalised host event.
