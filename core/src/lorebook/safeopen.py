@@ -66,35 +66,43 @@ def _is_link_error(exc: OSError) -> bool:
 def open_folder(folder: str, *, create: bool = True) -> int:
     """A descriptor of ``folder``, reached without following a link from ``.lorebook`` down.
 
-    Missing folders are created (``create``), owner-writable. The caller closes it.
+    Missing folders are created (``create``), owner-writable, but never a ``.lorebook``
+    folder or one above it: ``lorebook init`` makes the knowledge base, and a repository
+    removed while a detached capture still runs stays removed. The caller closes it.
 
     Raises:
         SymlinkRefused: a folder on the chain is a symbolic link (or not a folder).
-        FileNotFoundError: a folder is missing and ``create`` is False.
+        FileNotFoundError: a folder is missing and ``create`` is False, or it is the
+            ``.lorebook`` folder or one above it.
         OSError: the OS refused (permission, read-only, full disk).
     """
     base, names = kb_chain(os.path.join(folder, "x"))
     names = names[:-1]
+    in_kb = names[:1] == [KB_DIRNAME]
     if not AT:
         _check_chain(base, names, folder)
+        if create and in_kb and not os.path.isdir(os.path.join(base, KB_DIRNAME)):
+            raise FileNotFoundError(
+                errno.ENOENT, "no knowledge base", os.path.join(base, KB_DIRNAME)
+            )
         if create:
             os.makedirs(folder, exist_ok=True)
         return os.open(folder, os.O_RDONLY | _BINARY)
     try:
         fd = os.open(base, os.O_RDONLY | _DIRECTORY)
     except FileNotFoundError:  # above .lorebook (or a path outside one): plain folders
-        if not create:
+        if not create or in_kb:
             raise
         os.makedirs(base, exist_ok=True)
         fd = os.open(base, os.O_RDONLY | _DIRECTORY)
     walked = base
     try:
-        for name in names:
+        for depth, name in enumerate(names):
             walked = os.path.join(walked, name)
             try:
                 step = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
             except FileNotFoundError:
-                if not create:
+                if not create or (in_kb and depth == 0):  # .lorebook itself: init makes it
                     raise
                 try:  # noqa: SIM105 (the fast path does not import contextlib)
                     os.mkdir(name, 0o755, dir_fd=fd)

@@ -202,5 +202,4 @@ def write_results(
     if summary is None:
         return
     target = Path(summary_path(str(paths.root), str(summary["branch"])))
-    target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(target, json.dumps(summary, ensure_ascii=False, indent=1) + "\n")

@@ -25,8 +25,7 @@ def update_usage(
     kb_root: Path, sessions: Mapping[str, Mapping[str, list[int]]], *, replace: bool = False
 ) -> None:
     """Set the entries of ``sessions`` (log stem -> counts); ``replace`` drops all others."""
-    path = Path(usage_path(str(kb_root)))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = Path(usage_path(str(kb_root)))  # .cache/ is made by the lock, never .lorebook/
     with kb_lock(path.with_name("usage.lock"), timeout=10):
         current = {} if replace else _load(path)
         current.update({stem: dict(counts) for stem, counts in sessions.items()})
