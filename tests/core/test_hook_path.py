@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from lorebook import reviewstate
 from lorebook.hook import run
 from lorebook.hookconfig import DEFAULTS, HookConfig, load_hook_config
 from lorebook.kb.paths import KBPaths
@@ -114,6 +115,7 @@ def kb(kb_repo: Path) -> Path:
         folder="lint",
     )
     reconcile(KBPaths(kb_repo))
+    reviewstate.accept(str(kb_repo / ".lorebook"))  # a person reviewed them: they may act
     return kb_repo
 
 

@@ -82,7 +82,7 @@ def test_accept_by_path_all_and_an_unknown_note(deny_note: Path, cli: CliRunner)
         "review", "--accept", ".lorebook/nodes/git/practice-no-force-push.md", cwd=deny_note
     )
     assert by_path.exit_code == 0, by_path.stderr
-    assert reviewstate.load(str(deny_note / ".lorebook")) == {}
+    assert reviewstate.unreviewed(str(deny_note / ".lorebook")) == {}
     assert cli("review", "--accept", "all", "--json", cwd=deny_note).json()["accepted"] == []
 
 
@@ -91,19 +91,19 @@ def test_a_committed_note_is_reviewed_at_the_next_session_start(
 ) -> None:
     kb_root = str(deny_note / ".lorebook")
     fire(deny_note, monkeypatch, "Start", source="startup")
-    assert "practice-no-force-push" in reviewstate.load(kb_root)  # untracked: still unreviewed
+    assert "practice-no-force-push" in reviewstate.unreviewed(kb_root)  # untracked
     subprocess.run(["git", "add", ".lorebook"], cwd=deny_note, check=True)
     fire(deny_note, monkeypatch, "Start", source="startup")
-    assert "practice-no-force-push" in reviewstate.load(kb_root)  # staged is not committed
+    assert "practice-no-force-push" in reviewstate.unreviewed(kb_root)  # staged is not committed
     subprocess.run(["git", "commit", "-qm", "notes"], cwd=deny_note, check=True)
     fire(deny_note, monkeypatch, "Start", source="startup")
-    assert reviewstate.load(kb_root) == {}
+    assert reviewstate.unreviewed(kb_root) == {}
 
 
 def test_curation_marks_what_it_writes_unreviewed(kb_repo: Path) -> None:
     stage(kb_repo, "s-a", [proposal("s-a", 0, "Always run migrations with alembic")])
     curate(kb_repo)
-    state = reviewstate.load(str(kb_repo / ".lorebook"))
+    state = reviewstate.unreviewed(str(kb_repo / ".lorebook"))
     assert len(state) == 1
     ((note_id, rel),) = state.items()
     assert (kb_repo / ".lorebook/nodes" / rel).is_file()
@@ -139,7 +139,8 @@ def test_sanitize_removes_invisible_controls_and_neutralises_host_markup() -> No
     ["<\u017fystem>", "<\u212aey-hook>", "<\u00a0system>", "<\x1csystem>", "<Th\u0131nking>"],
 )
 def test_host_markup_spelled_with_unicode_lookalikes_is_neutralised(lookalike: str) -> None:
-    assert sanitize(f"x {lookalike} y") == f"x \u2039{lookalike[1:-1]}\u203a y"
+    shown = lookalike[1:-1].replace("\x1c", "\u241c")  # a control is shown, as everywhere
+    assert sanitize(f"x {lookalike} y") == f"x \u2039{shown}\u203a y"
 
 
 def test_the_folds_cover_every_character_unicode_matching_reads_as_a_letter_or_space() -> None:

@@ -33,7 +33,10 @@ DEFAULTS: dict[str, Any] = {
     "min_relevance": 0.4,
     "relevance_ratio": 0.6,
     "usage": True,
+    "unreviewed": "pointer",
 }
+CHOICES: dict[str, tuple[str, ...]] = {"unreviewed": ("pointer", "none")}
+"""The values a text setting may take (the model validates them; this copy is checked too)."""
 
 
 class HookConfig:
@@ -59,6 +62,8 @@ class HookConfig:
     min_relevance: float
     relevance_ratio: float
     usage: bool
+    unreviewed: str
+    """How an unreviewed note is served: ``pointer`` or ``none`` (:mod:`lorebook.reviewstate`)."""
 
     def __init__(self, **values: Any) -> None:
         for name, default in DEFAULTS.items():
@@ -72,6 +77,8 @@ def _coerce(name: str, value: object) -> object | None:
     if isinstance(default, tuple):
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
         return tuple(value) if ok else None  # type: ignore[arg-type]
+    if isinstance(default, str):
+        return value if value in CHOICES[name] else None
     if isinstance(default, float):
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         return float(value) if ok else None  # type: ignore[arg-type]

@@ -432,16 +432,20 @@ __all__ = [
 def accept(paths: KBPaths, target: str, cwd: Path) -> list[str]:
     """Mark unreviewed notes reviewed: ``all``, a note id, or a note's path; return the ids.
 
-    A note curation or ``pack import`` wrote is served labelled "unreviewed" and cannot ask
-    or deny until a person commits it or accepts it here (:mod:`lorebook.reviewstate`).
+    A note no person has reviewed (curation, bootstrap, harvest or a pack wrote it, or it
+    was dropped into ``nodes/`` and not committed) is served only as a pointer labelled
+    "unreviewed" and cannot ask or deny until a person commits it or accepts it here
+    (:mod:`lorebook.reviewstate`). What is accepted is the note as it is on disk now.
 
     Raises:
         ReviewError: ``target`` names no unreviewed note.
     """
     from lorebook import reviewstate
+    from lorebook.recall.sync import reconcile
 
     kb_root = str(paths.root)
-    state = reviewstate.load(kb_root)
+    reconcile(paths)  # the index holds what is on disk, committed notes flagged
+    state = reviewstate.unreviewed(kb_root)
     if target == "all":
         return reviewstate.accept(kb_root)
     if target in state:

@@ -1,15 +1,43 @@
-"""Which notes no person has reviewed yet: review comes before power.
+"""Which notes a person has reviewed: review comes before power.
 
-A note a tool wrote is a proposal until a person accepts it: by committing it, or with
-``lorebook review --accept``. Until then hooks serve it labelled "unreviewed" and it never
-drives ``ask`` or ``deny``. The tools: curation (:mod:`lorebook.curate.apply`, which
-bootstrap and harvest go through too) and ``lorebook pack import``
-(:mod:`lorebook.pack.land`); ``lorebook note add`` is a person writing, so it is not listed.
+A note acts (``lb_enforce: ask | deny``) and is served whole only once a person reviewed
+it, as it is now:
 
-The writers record the ids they wrote in ``.cache/unreviewed.json`` (one small JSON
-object, id -> path under ``nodes/``), so a hook learns what is unreviewed with one small
-read. ``review --accept`` removes ids; session start drops the ids whose file is committed
-as it is (one ``git status`` of ``nodes/``, run only while the file lists any id).
+- committed: git holds it at ``HEAD`` exactly as it is on disk;
+- accepted with ``lorebook review --accept``;
+- written by ``lorebook note add`` (a person at a shell; an agent that runs the command
+  through its shell tool does so under the host's permission prompt, where the person sees
+  it, so it counts as the person's too).
+
+A person's command that rewrites a reviewed note without new claims from a tool (``note
+supersede``, ``note refute``, ``note erratum``, ``note verify``) keeps it reviewed
+(:class:`ReviewKept`); a rewrite curation proposed (``conflict`` accept) is new text, so it
+waits for a commit like any other.
+
+Everything else is unreviewed: what curation, bootstrap, harvest or a pack wrote, and any
+file dropped into ``nodes/`` by hand or by an agent's file-write tool. What a note's own
+front matter claims is never read for this: the review is bound to the note's content
+hash (:func:`lorebook.kb.store.content_hash`, the generated link section left out), so an
+edit to a reviewed note, by anyone, makes it unreviewed until it is committed or accepted.
+
+Where it is kept:
+
+- ``.state/reviewed.json`` (gitignored, per machine): note id -> the content hash a person
+  reviewed. ``note add`` and ``review --accept`` write it; so does the check below when it
+  finds a note committed. A teammate's clone has its own: there the note counts from the
+  moment it is committed.
+- The note index (``docs.reviewed``, :mod:`lorebook.recall.writer`): every indexed note
+  carries the verdict, computed when the note is indexed (its hash against the file) and
+  updated when the file changes. Hooks read it with the note, so a prompt or a pre-tool
+  event pays nothing more and never runs git. A note the index has no verdict for is
+  unreviewed: the default fails closed.
+- :func:`refresh` runs where the index is reconciled (session start, and every command
+  that reconciles): only while some indexed note is unreviewed, it runs ``git ls-tree``
+  and ``git diff`` on ``nodes/`` once each and records the notes committed as they are.
+
+Not a boundary against an agent that forges lorebook's own files: one that rewrites
+``.state/``, the index or the hook launcher (all in the work tree) can do anything a hook
+can. It keeps a note file alone, however it got there, from acting.
 Standard library only: the hook path reads it.
 """
 
@@ -17,30 +45,31 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-RELATIVE = os.path.join(".cache", "unreviewed.json")
+    from lorebook.recall.index import NoteIndex
+
+RELATIVE = os.path.join(".state", "reviewed.json")
 REPO_STORE = "markdown"
 """The name the repository's own store is served under (``lorebook.inject.served.HOME``)."""
-MAX_BYTES = 1 << 20
+MAX_BYTES = 64 << 20
 LABEL = "unreviewed: written by a tool, no person has reviewed it yet; a suggestion only"
-"""Put before an unreviewed note's text (curation, bootstrap, harvest or a pack wrote it)."""
-
-_active: frozenset[str] = frozenset()
-"""The unreviewed ids of the knowledge base this process serves (set by :func:`activate`)."""
+"""Put beside an unreviewed note's pointer (curation, bootstrap, harvest, a pack or a hand
+that is not a person's review wrote it)."""
+GIT_TIMEOUT_S = 5
 
 
 def state_path(kb_root: str) -> str:
-    """Where the unreviewed ids are kept."""
+    """Where this machine keeps the reviews."""
     return os.path.join(kb_root, RELATIVE)
 
 
-def load(kb_root: str) -> dict[str, str]:
-    """Unreviewed note id -> path under ``nodes/`` ({} when none or unreadable)."""
+def reviews(kb_root: str) -> dict[str, str]:
+    """Note id -> the content hash (sha256, hex) a person reviewed ({} when none)."""
     from lorebook.bounds import read_bounded
 
     try:
@@ -49,25 +78,17 @@ def load(kb_root: str) -> dict[str, str]:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
-
-
-def activate(kb_root: str) -> frozenset[str]:
-    """Load the unreviewed ids for this process's renders and gates; return them."""
-    global _active
-    _active = frozenset(load(kb_root))
-    return _active
+    return {str(k): v for k, v in data.items() if isinstance(v, str)}
 
 
 def is_unreviewed(note: object) -> bool:
-    """True when ``note`` (a note of the repository's store, or its id) is unreviewed here.
+    """True when ``note`` (an indexed or served note) is the repository's and unreviewed.
 
-    Notes of another store (a personal store holds what its owner wrote) are never listed.
+    Notes of another store are never unreviewed here: a personal store holds what its owner
+    wrote. A note that carries no verdict counts as unreviewed.
     """
-    if not _active:
-        return False
     store = getattr(note, "store", REPO_STORE)
-    return store == REPO_STORE and str(getattr(note, "id", note)) in _active
+    return store == REPO_STORE and not getattr(note, "reviewed", False)
 
 
 def _save(kb_root: str, state: Mapping[str, str]) -> None:
@@ -75,7 +96,7 @@ def _save(kb_root: str, state: Mapping[str, str]) -> None:
 
     from lorebook.kb.fsutil import atomic_write_text
 
-    text = json.dumps(dict(sorted(state.items())), indent=1) + "\n"
+    text = json.dumps(dict(sorted(state.items())), indent=1) + "\n"  # one note a line
     atomic_write_text(Path(state_path(kb_root)), text)
 
 
@@ -84,48 +105,296 @@ def _locked(kb_root: str) -> AbstractContextManager[None]:
 
     from lorebook.kb.fsutil import kb_lock
 
-    return kb_lock(Path(kb_root) / ".state" / "unreviewed.lock", timeout=30)
+    return kb_lock(Path(kb_root) / ".state" / "reviewed.lock", timeout=30)
+
+
+def _index_file(kb_root: str) -> str:
+    from lorebook.recall.index import index_path
+
+    return index_path(kb_root)
+
+
+def _flag(kb_root: str, state: Mapping[str, str], ids: Collection[str]) -> None:
+    """Set the index's verdict of ``ids`` from ``state`` and the hash it indexed."""
+    if not ids or not os.path.exists(_index_file(kb_root)):
+        return
+    from lorebook.recall.writer import IndexWriter
+
+    rows = [(bytes.fromhex(state[i]) if i in state else None, i) for i in sorted(ids)]
+    with IndexWriter(_index_file(kb_root)) as index, index.db:
+        index.db.executemany(
+            "UPDATE docs SET reviewed = COALESCE("
+            "(SELECT f.hash = ? FROM kb_files AS f WHERE f.path = docs.path), 0) WHERE id = ?",
+            rows,
+        )
+
+
+def record(kb_root: str, reviewed: Mapping[str, str]) -> None:
+    """Record that a person reviewed these notes (id -> content hash) and flag the index."""
+    if not reviewed:
+        return
+    with _locked(kb_root):
+        state = {**reviews(kb_root), **reviewed}
+        _save(kb_root, state)
+        _flag(kb_root, state, list(reviewed))
+
+
+def forget(kb_root: str, ids: Iterable[str]) -> None:
+    """Drop any review of these notes (a tool rewrote them): unreviewed until a person's."""
+    wanted = set(ids)
+    if not wanted:
+        return
+    with _locked(kb_root):
+        state = reviews(kb_root)
+        kept = {k: v for k, v in state.items() if k not in wanted}
+        if kept != state:
+            _save(kb_root, kept)
+        _flag(kb_root, kept, wanted)
 
 
 def mark(kb_root: str, notes: Mapping[str, str]) -> None:
-    """Record notes a writer produced for a person to review (id -> path under nodes/)."""
-    if not notes:
-        return
-    with _locked(kb_root):
-        _save(kb_root, {**load(kb_root), **notes})
+    """Record notes a tool wrote (id -> path under ``nodes/``): unreviewed, whatever before."""
+    forget(kb_root, notes)
+
+
+def _file_hash(kb_root: str, rel: str) -> str | None:
+    """The content hash of the note file at ``rel`` under ``nodes/`` (None: unreadable)."""
+    from lorebook.errors import LorebookError
+    from lorebook.kb.notes import read_note_text
+    from lorebook.kb.store import content_hash
+
+    try:
+        return content_hash(read_note_text(os.path.join(kb_root, "nodes", rel), source=rel))
+    except (OSError, LorebookError):
+        return None
+
+
+def _indexed_paths(kb_root: str, ids: Iterable[str]) -> dict[str, str]:
+    from lorebook.recall.index import NoteIndex
+
+    if not os.path.exists(_index_file(kb_root)):
+        return {}
+    with NoteIndex(_index_file(kb_root)) as index:
+        return {i: n.path for i, n in index.get(ids).items()}
+
+
+class ReviewKept:
+    """A person's command rewrites these notes: each one reviewed before is reviewed after.
+
+    Reviewed before: this machine recorded a review of exactly the content its file holds
+    (a note committed as it is is recorded by :func:`refresh`, run first). When the block
+    (whose writers update the index as they write) ends without an error, the new content
+    is recorded.
+    """
+
+    def __init__(self, kb_root: str, ids: Iterable[str]) -> None:
+        self.kb_root = kb_root
+        self.ids = sorted(set(ids))
+        self.before: set[str] = set()
+
+    def __enter__(self) -> None:
+        refresh(self.kb_root)
+        state = reviews(self.kb_root)
+        self.before = {
+            i for i, rel in _indexed_paths(self.kb_root, self.ids).items()
+            if i in state and _file_hash(self.kb_root, rel) == state[i]
+        }  # fmt: skip
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if kind is not None or not self.before:
+            return
+        paths = _indexed_paths(self.kb_root, self.before)
+        after = {i: _file_hash(self.kb_root, rel) for i, rel in paths.items()}
+        record(self.kb_root, {i: h for i, h in after.items() if h is not None})
+
+
+def _pending(index: NoteIndex) -> list[tuple[str, str, bytes, int, int]]:
+    """(id, path, content hash, mtime_ns, size) of every unreviewed note the index holds."""
+    return index.db.execute(
+        "SELECT d.id, d.path, f.hash, f.mtime_ns, f.size FROM docs AS d "
+        "JOIN kb_files AS f ON f.path = d.path "
+        "WHERE d.reviewed = 0 AND f.hash IS NOT NULL ORDER BY d.id"
+    ).fetchall()
+
+
+def unreviewed(kb_root: str) -> dict[str, str]:
+    """The unreviewed notes of the index: id -> path under ``nodes/`` ({} without an index)."""
+    from lorebook.recall.db import sqlite3
+    from lorebook.recall.index import NoteIndex
+
+    try:
+        with NoteIndex(_index_file(kb_root)) as index:
+            return {row[0]: row[1] for row in _pending(index)}
+    except (OSError, sqlite3.Error):
+        return {}
 
 
 def accept(kb_root: str, ids: Iterable[str] | None = None) -> list[str]:
-    """Mark ``ids`` (every unreviewed note when None) reviewed; return the ids accepted."""
-    with _locked(kb_root):
-        state = load(kb_root)
-        chosen = sorted(state) if ids is None else sorted(set(ids) & set(state))
-        if chosen:
-            _save(kb_root, {k: v for k, v in state.items() if k not in chosen})
-    return chosen
+    """Mark these unreviewed notes (every one when None) reviewed as indexed; return them.
 
-
-def forget_committed(repo: str, kb_root: str) -> list[str]:
-    """Drop the ids whose note file git sees as committed unchanged; return them.
-
-    Costs one ``git status`` of ``nodes/`` and runs only while some id is listed.
+    The caller reconciles the index first, so what is accepted is what is on disk.
     """
-    state = load(kb_root)
-    if not state:
-        return []
-    import subprocess  # only now: the hook path does not pay for it
+    from lorebook.recall.index import NoteIndex
 
-    nodes = os.path.relpath(os.path.join(kb_root, "nodes"), repo)
+    if not os.path.exists(_index_file(kb_root)):
+        return []
+    with NoteIndex(_index_file(kb_root)) as index:
+        rows = _pending(index)
+    wanted = None if ids is None else set(ids)
+    chosen = {i: h.hex() for i, _, h, _, _ in rows if wanted is None or i in wanted}
+    record(kb_root, chosen)
+    return sorted(chosen)
+
+
+def _git_paths(nodes: str, *args: str) -> set[str] | None:
+    """The NUL-separated paths a git command prints, relative to ``nodes`` (None: failed)."""
+    import subprocess  # only now: a hook with nothing unreviewed does not pay for it
+
     try:
         out = subprocess.run(
-            ["git", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", nodes],
-            cwd=repo, capture_output=True, timeout=5, check=True,
-        ).stdout.decode("utf-8", "replace")  # fmt: skip
+            ["git", *args], cwd=nodes, capture_output=True, timeout=GIT_TIMEOUT_S, check=True
+        ).stdout
     except (OSError, subprocess.SubprocessError):
-        return []  # not a git repository, or git missing: nothing counts as committed
-    changed = {entry[3:] for entry in out.split("\0") if len(entry) > 3}
-    prefix = nodes.replace(os.sep, "/") + "/"
-    committed = [i for i, rel in state.items() if prefix + rel not in changed]
-    if committed:
-        accept(kb_root, committed)
-    return committed
+        return None
+    return {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
+
+
+def committed(kb_root: str, rows: Iterable[tuple[str, str, bytes, int, int]]) -> dict[str, str]:
+    """Of ``rows`` (see :func:`_pending`), the notes git holds at HEAD exactly as on disk.
+
+    Positive evidence only: a note is committed when ``HEAD`` has its path and ``git diff
+    HEAD`` lists no change to it, and its file is still as it was indexed. When git is
+    missing, fails or this is not a repository, nothing counts as committed.
+    Returns id -> content hash.
+    """
+    nodes = os.path.join(kb_root, "nodes")
+    rows = list(rows)
+    if not rows or not os.path.isdir(nodes):
+        return {}
+    at_head = _git_paths(nodes, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", ".")
+    if not at_head:
+        return {}
+    changed = _git_paths(
+        nodes, "diff", "--no-ext-diff", "--no-renames", "--relative", "--name-only", "-z",
+        "HEAD", "--", ".",
+    )  # fmt: skip
+    if changed is None:
+        return {}
+    found = {}
+    for note_id, rel, digest, mtime_ns, size in rows:
+        if rel not in at_head or rel in changed:
+            continue
+        try:
+            st = os.stat(os.path.join(nodes, rel), follow_symlinks=False)
+        except OSError:
+            continue
+        if (st.st_mtime_ns, st.st_size) == (mtime_ns, size):  # as indexed: the hash holds
+            found[note_id] = digest.hex()
+    return found
+
+
+CHECK_RELATIVE = os.path.join(".cache", "review-check.json")
+"""What the last look at git saw: git's own files' stamps and the notes still unreviewed."""
+
+
+def _git_dir(kb_root: str) -> str | None:
+    """The git directory of the work tree holding ``kb_root``, found as git finds it."""
+    folder = os.path.dirname(os.path.abspath(kb_root))
+    while True:
+        dot = os.path.join(folder, ".git")
+        if os.path.isdir(dot):
+            return dot
+        if os.path.isfile(dot):  # a linked work tree or a submodule: "gitdir: <path>"
+            try:
+                with open(dot, encoding="utf-8") as handle:
+                    line = handle.readline(4096).strip()
+            except (OSError, ValueError):
+                return None
+            return os.path.join(folder, line[7:].strip()) if line.startswith("gitdir:") else None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _check_key(kb_root: str, rows: list[tuple[str, str, bytes, int, int]]) -> str:
+    """A key that a commit, a checkout or a reset changes, and a new unreviewed note.
+
+    Git's HEAD, index, reflog and branch files, and the unreviewed notes' ids and hashes.
+    Only an unchanged key skips git, and skipping never reviews a note: a change the key
+    misses leaves notes unreviewed, never the reverse.
+    """
+    import zlib
+
+    git_dir = _git_dir(kb_root)
+    stamps: list[object] = [git_dir]
+    if git_dir is not None:
+        names = ["HEAD", "index", os.path.join("logs", "HEAD")]
+        try:
+            with open(os.path.join(git_dir, "HEAD"), encoding="utf-8") as handle:
+                head = handle.readline(4096).strip()
+        except (OSError, ValueError):
+            head = ""
+        if head.startswith("ref: refs/"):
+            names.append(os.path.normpath(head[5:]))
+        for name in names:
+            try:
+                st = os.stat(os.path.join(git_dir, name))
+                stamps.append([name, st.st_mtime_ns, st.st_size])
+            except OSError:
+                stamps.append([name])
+    notes = "".join(f"{i}\0{h.hex()}\0{m}\0{n}\n" for i, _, h, m, n in rows)
+    return json.dumps([stamps, len(rows), zlib.crc32(notes.encode("utf-8", "replace"))])
+
+
+def _last_check(kb_root: str) -> str:
+    try:
+        with open(os.path.join(kb_root, CHECK_RELATIVE), encoding="utf-8") as handle:
+            return handle.read(1 << 16)
+    except (OSError, ValueError):
+        return ""
+
+
+def _save_check(kb_root: str, key: str) -> None:
+    path = os.path.join(kb_root, CHECK_RELATIVE)
+    temp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(temp, "w", encoding="utf-8") as handle:
+            handle.write(key)
+        os.replace(temp, path)
+    except OSError:
+        return  # git runs again next time: slower, never wrong
+
+
+def refresh(kb_root: str) -> list[str]:
+    """Flag reviewed the unreviewed indexed notes a person has reviewed since; return them.
+
+    Those recorded in ``.state/reviewed.json`` with their current hash, then those git
+    holds at HEAD as they are (:func:`committed`). Reads the index only when it lists an
+    unreviewed note; runs git only when one is neither, and not again while git's files
+    and those notes are as they were at the last look (``.cache/review-check.json``). The
+    session-start hook and every reconcile of the repository's index call it.
+    """
+    from lorebook.recall.index import NoteIndex
+
+    if not os.path.exists(_index_file(kb_root)):
+        return []
+    with NoteIndex(_index_file(kb_root)) as index:
+        if index.db.execute("SELECT 1 FROM docs WHERE reviewed = 0 LIMIT 1").fetchone() is None:
+            return []
+        rows = _pending(index)
+    state = reviews(kb_root)
+    known = {i for i, _, h, _, _ in rows if state.get(i) == h.hex()}
+    rest = [r for r in rows if r[0] not in known]
+    found: dict[str, str] = {}
+    if rest:
+        key = _check_key(kb_root, rest)
+        if key != _last_check(kb_root):
+            found = committed(kb_root, rest)  # git may refresh its index file: key after
+            _save_check(kb_root, _check_key(kb_root, [r for r in rest if r[0] not in found]))
+    if found:
+        record(kb_root, found)
+    if known:
+        with _locked(kb_root):
+            _flag(kb_root, reviews(kb_root), known)
+    return sorted(known | set(found))

@@ -16,7 +16,7 @@ from lorebook.cli.note_validity import (
     add_elsewhere,
     dependencies_for,
 )
-from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
+from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn, write_text
 from lorebook.errors import LorebookError, NoteFormatError
 from lorebook.kb.notes import format_validation_error, note_to_frontmatter
 from lorebook.kb.paths import validate_relpath
@@ -172,13 +172,22 @@ def _note_rel(note: Note, folder: str | None) -> PurePosixPath:
 
 
 def _add_markdown(paths: KBPaths, note: Note, folder: str | None, budget: int) -> list[str]:
-    """Write the note and refresh the generated files it affects (see kb.incremental)."""
+    """Write the note and refresh the generated files it affects (see kb.incremental).
+
+    A person wrote it: it is recorded as reviewed on this machine (:mod:`lorebook.reviewstate`),
+    so it may ask or deny before it is committed; a teammate's clone counts it from the
+    commit.
+    """
     from lorebook.kb.incremental import add_note
+    from lorebook.kb.notes import render_note
+    from lorebook.kb.store import content_hash
+    from lorebook.reviewstate import record
 
     rel = _note_rel(note, folder)
     refreshed = add_note(
         paths, note, rel, budget, refuse=lambda known: _refuse_dangling(paths, note, known)
     )
+    record(str(paths.root), {note.id: content_hash(render_note(note, None))})
     for problem in refreshed.skipped:
         warn(f"lorebook: left out of the indexes: {problem}")
     return list(refreshed.written)
@@ -219,7 +228,11 @@ def show(
     note_id: Annotated[str, typer.Argument(help="The note id.")],
     json_output: JsonOption = False,
 ) -> None:
-    """Print one note (its file as it is, or its fields with --json)."""
+    """Print one note (its file as it is, or its fields with --json).
+
+    A control character in the file (an escape sequence) is shown as a picture (␛), not
+    sent to the terminal.
+    """
     paths = repo_paths(ctx)
     store = MarkdownStore(paths.repo)
     rel = store.locate(note_id)
@@ -242,7 +255,7 @@ def show(
             }
         )
         return
-    sys.stdout.write((paths.nodes / rel).read_text(encoding="utf-8"))
+    write_text((paths.nodes / rel).read_text(encoding="utf-8"))
 
 
 def list_notes(
@@ -328,10 +341,12 @@ def supersede_command(
     """
     from lorebook.config import load_config
     from lorebook.kb.lifecycle import supersede
+    from lorebook.reviewstate import ReviewKept
 
     paths = repo_paths(ctx)
     budget = load_config(paths).budgets.entry_chars
-    change = supersede(paths, old, new, budget=budget)
+    with ReviewKept(str(paths.root), [old, new]):  # a person's edit: review carries over
+        change = supersede(paths, old, new, budget=budget)
     _show_change(change, json_output, f"{old} is superseded by {new}")
 
 
@@ -349,10 +364,12 @@ def refute_command(
     """
     from lorebook.config import load_config
     from lorebook.kb.lifecycle import refute
+    from lorebook.reviewstate import ReviewKept
 
     paths = repo_paths(ctx)
     budget = load_config(paths).budgets.entry_chars
-    change = refute(paths, note_id, why, budget=budget)
+    with ReviewKept(str(paths.root), [note_id]):  # a person's edit: review carries over
+        change = refute(paths, note_id, why, budget=budget)
     _show_change(change, json_output, f"{note_id} is refuted")
 
 

@@ -124,7 +124,10 @@ def verify(
         )
     changed = deps != list(note.dependencies)
     if changed:
-        store.update(note.model_copy(update={"dependencies": deps}))
+        from lorebook.reviewstate import ReviewKept
+
+        with ReviewKept(str(paths.root), [note_id]):  # a person's edit: review carries over
+            store.update(note.model_copy(update={"dependencies": deps}))
         _regenerate(paths)
     if json_output:
         doc = {"ok": True, "id": note_id, "was": before.state, "changed": list(before.changed)}
@@ -158,7 +161,10 @@ def erratum(
     except ValidationError:
         raise NoteFormatError(f"erratum {text!r}: it must be one non-empty line") from None
     if entry not in note.errata:
-        store.update(note.model_copy(update={"errata": [*note.errata, entry]}))
+        from lorebook.reviewstate import ReviewKept
+
+        with ReviewKept(str(paths.root), [note_id]):  # a person's edit: review carries over
+            store.update(note.model_copy(update={"errata": [*note.errata, entry]}))
         _regenerate(paths)
     if json_output:
         print_json({"ok": True, "id": note_id, "errata": [e.text for e in note.errata]})

@@ -28,9 +28,9 @@ def _refresh(ctx: Context) -> None:
     config_yaml = os.path.join(ctx.kb_root, "config.yaml")
     compiled = os.path.join(ctx.kb_root, ".cache", "config.json")
     if _nothing_changed(ctx.kb_root, config_yaml, compiled):
-        from lorebook.reviewstate import forget_committed
+        from lorebook.reviewstate import refresh
 
-        forget_committed(ctx.repo, ctx.kb_root)  # runs git only while a note awaits review
+        refresh(ctx.kb_root)  # a commit since: runs git only while a note awaits review
         return
     from lorebook.kb.paths import KBPaths
 
@@ -42,10 +42,8 @@ def _refresh(ctx: Context) -> None:
         reloaded = load_config(paths)
     from lorebook.kb.personal import session_refresh
     from lorebook.recall.sync import reconcile
-    from lorebook.reviewstate import forget_committed
 
-    reconcile(paths, build_pieces=False)
-    forget_committed(ctx.repo, ctx.kb_root)  # committed notes are reviewed: one git status
+    reconcile(paths, build_pieces=False)  # and flags the notes committed as they are
     session_refresh(paths, reloaded)  # the other configured stores' indexes, stores.json
 
 

@@ -20,7 +20,7 @@ from lorebook.inject.state import remember_notes, seen_notes
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
 from lorebook.recall.serve import choose, live_notes
 from lorebook.recall.stores import close_views, open_views
-from lorebook.reviewstate import activate as activate_review_state, is_unreviewed
+from lorebook.reviewstate import is_unreviewed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,7 +62,6 @@ class Context:
         self.deadline = deadline
         self.problems: list[str] = []
         """Failures that did not stop the answer; the hook logs one line for each."""
-        activate_review_state(self.kb_root)
 
     def index(self) -> NoteIndex:
         """Open the note index read-only."""
@@ -156,11 +155,15 @@ def _anchored(views: list[StoreView], match_one: Callable[[NoteIndex], set[str]]
 def _serve_anchored(
     event: HookEvent, ctx: Context, header: str, found: Found, enforced: Collection[str] = ()
 ) -> HookAnswer:
-    """Validate anchored notes, ask or deny per note, else inject them with warnings."""
+    """Validate anchored notes, ask or deny per note, else inject them with warnings.
+
+    Only a note a person reviewed asks or denies (:mod:`lorebook.reviewstate`); an
+    unreviewed one is served as a labelled pointer at most.
+    """
     facts, refuted = serving.resolve(found, live_notes)
     facts = serving.validated(facts, [v for v, _, _ in found])
     for decision in ("deny", "ask"):
-        # An unreviewed note never acts (review before power): it is served as context.
+        # An unreviewed note never acts (review before power): at most a labelled pointer.
         ruling = [
             n for n in facts if n.key in enforced and n.enforce == decision and not is_unreviewed(n)
         ]
@@ -168,7 +171,9 @@ def _serve_anchored(
             reason = "\n\n".join(_deny_reason(n) for n in ruling)
             return HookAnswer(decision=decision, reason=reason)
     seen = seen_notes(ctx.kb_root, event.session_id)
-    fresh = [n for n in facts if n.seen_key not in seen]
+    fresh = serving.reviewed_first(
+        [n for n in facts if n.seen_key not in seen], ctx.config.unreviewed
+    )
     warnings = [n for n in refuted if n.seen_key not in seen]
     text, shown, warned = serving.compose(header, fresh, warnings, ctx.config.tool_chars)
     if not text:

@@ -108,6 +108,14 @@ class Recall(BaseModel):
         description="Lexical ranking: a note scoring below this fraction of the best note's "
         "score is dropped.",
     )
+    unreviewed: Literal["pointer", "none"] = Field(
+        default="pointer",
+        description="How a note no person has reviewed (not committed, not accepted with "
+        "`lorebook review --accept`, not written by `lorebook note add`) is served: "
+        "`pointer`: as a one-line pointer labelled unreviewed, after the reviewed notes and "
+        "never under their heading; `none`: not at all. It is never served whole and never "
+        "asks or denies.",
+    )
     min_coverage: float = Field(
         default=0.25,
         ge=0.0,

@@ -30,6 +30,7 @@ class IndexedNote:
         "mtime_ns",
         "path",
         "refuted_because",
+        "reviewed",
         "size",
         "status",
         "superseded_by",
@@ -53,6 +54,7 @@ class IndexedNote:
         superseded_by: tuple[str, ...] = (),
         refuted_because: str | None = None,
         anchors: dict[str, list[str]] | None = None,
+        reviewed: bool = False,
     ) -> None:
         self.id = id
         self.path = path
@@ -68,6 +70,9 @@ class IndexedNote:
         self.superseded_by = superseded_by
         self.refuted_because = refuted_because
         self.anchors = anchors or {}
+        self.reviewed = reviewed
+        """A person reviewed the note as it is (:mod:`lorebook.reviewstate`); False until
+        shown otherwise."""
 
     def __repr__(self) -> str:
         return f"IndexedNote(id={self.id!r}, path={self.path!r}, status={self.status!r})"
@@ -139,7 +144,8 @@ def _blocks(body: str) -> list[str]:
 
 
 DOC_COLUMNS = (
-    "id, path, mtime_ns, size, len, status, kind, enforce, title, description, body, extra"
+    "id, path, mtime_ns, size, len, status, kind, enforce, title, description, body, extra, "
+    "reviewed"
 )
 """The ``docs`` columns :func:`note_from_row` reads, in order."""
 
@@ -155,11 +161,12 @@ def unpack_body(stored: bytes | str) -> str:
 
 
 def note_from_row(row: tuple[Any, ...]) -> IndexedNote:
-    """An IndexedNote from a ``docs`` row (``id`` first, ``extra`` JSON twelfth)."""
+    """An IndexedNote from a ``docs`` row (:data:`DOC_COLUMNS`, in order)."""
     extra = json.loads(row[11])
     return IndexedNote(
         id=row[0], path=row[1], mtime_ns=row[2], size=row[3], status=row[5], kind=row[6],
         enforce=row[7], title=row[8], description=row[9], body=unpack_body(row[10]),
         tags=tuple(extra.get("tags", ())), superseded_by=tuple(extra.get("superseded_by", ())),
         refuted_because=extra.get("refuted_because"), anchors=extra.get("anchors", {}),
+        reviewed=bool(row[12]),
     )  # fmt: skip

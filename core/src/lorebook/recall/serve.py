@@ -185,7 +185,9 @@ def choose(
     ranked and the union decided together; ``extra`` (plugins' ``recall`` hits naming
     notes of those stores) joins what the relevance decision kept. The notes are validated
     (:mod:`lorebook.inject.served`): a stale note is demoted and marked "recheck", errata
-    come with their note, and a refuted note that matches is served only as a warning.
+    come with their note, and a refuted note that matches is served only as a warning. A
+    note no person has reviewed comes after the reviewed ones, as a labelled pointer
+    (``recall.unreviewed``: ``pointer``), or not at all (``none``).
     ``usage`` (note id -> times injected, times used afterwards) weighs the repository's
     notes by what sessions did with them (:func:`usage_weight`).
     """
@@ -206,7 +208,7 @@ def choose(
     facts, refuted = sv.resolve(found, live_notes)
     facts = [n for n in sv.validated(facts, views) if n.seen_key not in seen]
     warnings = [n for n in refuted if n.seen_key not in seen]
-    top = facts[: config.max_notes]
+    top = sv.reviewed_first(facts, config.unreviewed)[: config.max_notes]
     text, shown, warned = sv.compose(PROMPT_HEADER, top, warnings, config.prompt_chars)
     return sv.ServedNotes(ranked, top, text, shown, warned, warnings)
 
@@ -238,7 +240,8 @@ def build_index(path: str, notes: list[IndexedNote], *, semantic: bool = True) -
     """Write a new index holding exactly ``notes`` at ``path`` (``lorebook eval`` uses it).
 
     Notes are embedded as ``lorebook index rebuild`` embeds them when the semantic model is
-    installed and ``semantic`` is true.
+    installed and ``semantic`` is true. Every note is indexed as reviewed (its ``reviewed``
+    set): what is measured is the ranking, not a working tree's review state.
     """
     from lorebook.recall.semantic import ensure_piece_table, open_embedder
     from lorebook.recall.writer import IndexWriter
@@ -248,6 +251,8 @@ def build_index(path: str, notes: list[IndexedNote], *, semantic: bool = True) -
             os.remove(path + suffix)
     table = ensure_piece_table() if semantic else None
     embedder = open_embedder(table, bulk=True) if table else None
+    for note in notes:
+        note.reviewed = True
     with IndexWriter(path, embedder=embedder) as index:
         index.apply(notes)
     if embedder is not None:

@@ -3,6 +3,10 @@
 Writers call :func:`index_written` after writing a note (write-through); the session-start
 hook and ``lorebook index rebuild`` call :func:`reconcile`, which re-reads only the files
 whose size or modification time changed since they were indexed.
+
+Each note is indexed with its review verdict (:mod:`lorebook.reviewstate`): reviewed when
+this machine recorded a person's review of exactly its content hash. A reconcile of the
+repository's index then asks git which of the unreviewed notes are committed as they are.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from lorebook.recall.writer import IndexWriter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from lorebook.kb.store import Snapshot
 
 
@@ -53,11 +59,17 @@ _NO_FACTS = (None,) * 4
 
 
 def _parse(
-    paths: KBPaths, rel: str, snapshot: Snapshot | None, stamp: tuple[int, int]
+    paths: KBPaths,
+    rel: str,
+    snapshot: Snapshot | None,
+    stamp: tuple[int, int],
+    reviews: Mapping[str, str],
 ) -> tuple[IndexedNote | None, FileRow | None]:
     """The note at ``rel`` for the index and its ``kb_files`` row (None: the file is gone).
 
-    A note the ``snapshot`` read at this very stamp is taken from it, not read again.
+    A note the ``snapshot`` read at this very stamp is taken from it, not read again. The
+    note is reviewed when ``reviews`` (:func:`lorebook.reviewstate.reviews`) holds its id
+    with this very content hash.
     """
     from lorebook.kb.catalog import facts_row
     from lorebook.kb.store import content_hash
@@ -69,6 +81,7 @@ def _parse(
         if stored is None:
             return None, (rel, *stamp, digest, snapshot.failed.get(rel, label), *_NO_FACTS)
         note = to_indexed(stored.note, rel, *stamp)
+        note.reviewed = reviews.get(note.id) == snapshot.hashes.get(rel)
         return note, (rel, *stamp, digest, None, *facts_row(stored.note, stored.links))
     path = paths.nodes / rel
     digest = None
@@ -76,13 +89,16 @@ def _parse(
         stat = path.stat()  # before the read: a change after it shows in the next walk
         stamp = (stat.st_mtime_ns, stat.st_size)
         text = read_note_text(path, source=label)
-        digest = _raw(content_hash(text))
+        hexdigest = content_hash(text)
+        digest = _raw(hexdigest)
         parsed, links = parse_note(text, source=label)
     except FileNotFoundError:
         return None, None
     except (OSError, LorebookError) as exc:
         return None, (rel, *stamp, digest, str(exc), *_NO_FACTS)  # lint reports it; not served
-    return to_indexed(parsed, rel, *stamp), (rel, *stamp, digest, None, *facts_row(parsed, links))
+    note = to_indexed(parsed, rel, *stamp)
+    note.reviewed = reviews.get(note.id) == hexdigest
+    return note, (rel, *stamp, digest, None, *facts_row(parsed, links))
 
 
 def _raw(digest: str | None) -> bytes | None:
@@ -159,6 +175,10 @@ def reconcile(
 ) -> tuple[int, int]:
     """Bring the index in line with ``nodes/``; return (notes re-indexed, notes removed).
 
+    Then, for the repository's own index, flag reviewed the notes a person has reviewed
+    since they were indexed (:func:`lorebook.reviewstate.refresh`: committed as they are,
+    or accepted).
+
     Notes are embedded when the semantic model is installed (``lorebook[semantic]``).
     With ``build_pieces`` (every command), the machine's piece table is built if needed
     and an index embedded with another table (or none) is re-embedded whole; the
@@ -167,7 +187,19 @@ def reconcile(
     :func:`lorebook.kb.store.load_snapshot`) are taken from it when unchanged since.
     ``walk``: the caller's own :func:`walk_nodes` of ``nodes/``, just made.
     """
+    done = _reconcile(paths, build_pieces, snapshot, walk)
+    if paths.root != paths.repo:  # a repository's .lorebook/, not the personal store
+        from lorebook.reviewstate import refresh
+
+        refresh(str(paths.root))
+    return done
+
+
+def _reconcile(
+    paths: KBPaths, build_pieces: bool, snapshot: Snapshot | None, walk: Walk | None
+) -> tuple[int, int]:
     from lorebook.recall import semantic
+    from lorebook.reviewstate import reviews
 
     times, on_disk = walk if walk is not None else walk_nodes(str(paths.nodes))
     target = index_path(str(paths.root))
@@ -190,8 +222,9 @@ def reconcile(
             return (0, 0)
         removals = [docs[rel][0] for rel in gone if rel in docs]
         upserts, rows = [], []
+        reviewed = reviews(str(paths.root))
         for rel in changed:
-            note, row = _parse(paths, rel, snapshot, on_disk[rel])
+            note, row = _parse(paths, rel, snapshot, on_disk[rel], reviewed)
             old_id = docs[rel][0] if rel in docs else None
             if row is None:
                 gone.append(rel)
@@ -258,7 +291,9 @@ def index_written(
         return
     upserts, rows = [], []
     if rel_path is not None:
-        note, row = _parse(paths, rel_path, None, (-1, -1))
+        from lorebook.reviewstate import reviews
+
+        note, row = _parse(paths, rel_path, None, (-1, -1), reviews(str(paths.root)))
         upserts += [note] if note is not None else []
         rows += [row] if row is not None else []
     from lorebook.recall.semantic import open_embedder

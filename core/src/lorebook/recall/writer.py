@@ -33,8 +33,9 @@ CREATE TABLE IF NOT EXISTS docs (
     mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, len INTEGER NOT NULL,
     status TEXT NOT NULL, kind TEXT NOT NULL, enforce TEXT NOT NULL, title TEXT NOT NULL,
     description TEXT NOT NULL, body BLOB NOT NULL, extra TEXT NOT NULL,
-    sections INTEGER NOT NULL, vec BLOB
+    sections INTEGER NOT NULL, vec BLOB, reviewed INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX IF NOT EXISTS docs_unreviewed ON docs (id) WHERE reviewed = 0;
 CREATE TABLE IF NOT EXISTS terms (
     term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL, max_tf INTEGER NOT NULL,
     min_len INTEGER NOT NULL, postings BLOB NOT NULL
@@ -53,6 +54,8 @@ CREATE TABLE IF NOT EXISTS kb_files (
 its bounds; ``docs.vec`` each note's unit vector (int8 with a scale), kept again, every
 note in number order, in the flat file ``meta`` names (:mod:`lorebook.recall.vectorfile`),
 so a prompt compares itself with all of them in place (see :mod:`lorebook.recall.dense`);
+``docs.reviewed`` whether a person reviewed the note as it is (:mod:`lorebook.reviewstate`;
+0 unless shown, and the few unreviewed ones indexed apart, so a session start finds them);
 ``kb_files`` every note file as the generated files see it (its content hash, its problem
 if it cannot be read, and what ENTRY.md, GRAPH.md and the folder indexes show of it: see
 :mod:`lorebook.kb.catalog`), so a writer regenerates them without re-reading every note."""
@@ -251,8 +254,8 @@ class IndexWriter(NoteIndex):
             bodies, vectors = blobs if isinstance(blobs, tuple) else blobs.result()
             self.db.executemany(
                 "INSERT INTO docs (num, id, path, mtime_ns, size, len, status, kind, enforce, "
-                "title, description, extra, sections, body, vec) "
-                f"VALUES ({', '.join('?' * 15)})",
+                "title, description, extra, sections, reviewed, body, vec) "
+                f"VALUES ({', '.join('?' * 16)})",
                 [(*row, *pair) for row, *pair in zip(rows, bodies, vectors, strict=True)],
             )
             self._write_terms(changes, totals)
@@ -376,7 +379,7 @@ class IndexWriter(NoteIndex):
         }
         row = (num, note.id, note.path, note.mtime_ns, note.size, total, note.status,
                note.kind, note.enforce, note.title, note.description, json.dumps(extra),
-               len(sections))  # fmt: skip
+               len(sections), int(note.reviewed))  # fmt: skip
         totals.notes += 1
         totals.tokens += total
         totals.sections += len(sections)
