@@ -199,3 +199,105 @@ def test_a_bad_recall_unreviewed_value_is_one_clear_error(repo: Path, cli: CliRu
     assert "recall.unreviewed" in result.stderr
     assert "'whole'" in result.stderr
     assert "pointer" in result.stderr
+
+
+def fake_git(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """An environment whose ``git`` logs each call, then runs the real one."""
+    import shutil
+
+    real = shutil.which("git")
+    assert real is not None
+    folder = tmp_path / "fake-bin"
+    folder.mkdir()
+    calls = tmp_path / "git-calls.log"
+    script = folder / "git"
+    script.write_text(f'#!/bin/sh\necho "$*" >> {calls}\nexec {real} "$@"\n', encoding="utf-8")
+    script.chmod(0o755)
+    return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}, calls
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the logging git is a shell script")
+def test_prompts_and_tools_run_no_git_and_a_quiet_session_start_none_either(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reviewed_and_unreviewed(repo)
+    env, calls = fake_git(tmp_path)
+    monkeypatch.setenv("PATH", env["PATH"])
+    start(repo)  # a new note: the index is reconciled and git asked once about it
+    first = calls.read_text().splitlines()
+    assert [c.split()[0] for c in first] == ["ls-tree", "diff"]
+    fire(repo, "UserPromptSubmit", PROMPT)
+    fire(repo, "PreToolUse", GIT_LOG)
+    start(repo, "s2")  # nothing changed since: the last look stands
+    assert calls.read_text().splitlines() == first
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "reviewed")
+    calls.write_text("")
+    start(repo, "s3")  # a commit since: git is asked again, and the note is reviewed
+    assert [c.split()[0] for c in calls.read_text().splitlines()] == ["ls-tree", "diff"]
+    calls.write_text("")
+    start(repo, "s4")  # nothing left unreviewed: no git at all
+    assert calls.read_text() == ""
+    assert "SECRET-BODY" in context(fire(repo, "UserPromptSubmit", PROMPT, "s4"))
+
+
+def test_a_persons_erratum_keeps_a_rule_reviewed_and_reviews_nothing_new(
+    repo: Path, cli: CliRunner
+) -> None:
+    agent_writes(repo, "git", **no_git_log())
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a reviewed rule")
+    agent_writes(
+        repo, "git", "no-git-blame", title="Never run git blame", description="Blame is slow.",
+        lb_anchors={"commands": [r"^git blame\b"]}, lb_enforce="deny",
+    )  # fmt: skip
+    for note_id in ("practice-no-git-log", "practice-no-git-blame"):
+        done = cli("note", "erratum", note_id, "Use the web view instead.", cwd=repo)
+        assert done.exit_code == 0, done.stderr
+    start(repo)
+    assert decision(fire(repo, "PreToolUse", GIT_LOG)) == "deny"  # reviewed, erratum and all
+    blame = {"tool_name": "Bash", "tool_input": {"command": "git blame src/a.py"}}
+    assert decision(fire(repo, "PreToolUse", blame)) is None
+
+
+def test_recall_unreviewed_none_leaves_an_anchored_unreviewed_note_out(
+    repo: Path, cli: CliRunner
+) -> None:
+    config = repo / ".lorebook/config.yaml"
+    config.write_text(config.read_text() + "recall:\n  unreviewed: none\n", encoding="utf-8")
+    agent_writes(repo, "git", **no_git_log())
+    assert cli("index", "rebuild", cwd=repo).exit_code == 0  # compiles the config too
+    start(repo)
+    assert fire(repo, "PreToolUse", GIT_LOG) == {}
+
+
+def test_a_junk_unreviewed_setting_in_the_compiled_copy_falls_back_to_pointer(
+    kb_repo: Path,
+) -> None:
+    from lorebook.hookconfig import load_hook_config
+
+    cache = kb_repo / ".lorebook/.cache/config.json"
+    cache.write_text(json.dumps({"recall": {"unreviewed": "whole"}}), encoding="utf-8")
+    assert load_hook_config(str(kb_repo / ".lorebook")).unreviewed == "pointer"
+    cache.write_text(json.dumps({"recall": {"unreviewed": "none"}}), encoding="utf-8")
+    assert load_hook_config(str(kb_repo / ".lorebook")).unreviewed == "none"
+
+
+def test_an_inject_plugin_gets_the_unreviewed_label_in_the_hit_reason(repo: Path) -> None:
+    from lorebook.hookconfig import load_hook_config
+    from lorebook.inject.served import StoreView
+    from lorebook.recall.index import NoteIndex
+    from lorebook.recall.pipeline import hits_of
+    from lorebook.recall.serve import choose
+
+    reviewed_and_unreviewed(repo)
+    start(repo)
+    kb_root = str(repo / ".lorebook")
+    with NoteIndex(str(repo / ".lorebook/.cache/index.sqlite")) as index:
+        served = choose(
+            index, PROMPT["prompt"], load_hook_config(kb_root), stores=[StoreView.home(index)]
+        )
+    hits = {h.note_id: h.reason for h in hits_of(served)}
+    assert list(hits) == ["practice-history-tool", "practice-no-git-log"]
+    assert hits["practice-history-tool"] == ""
+    assert hits["practice-no-git-log"].startswith(LABEL)

@@ -297,8 +297,10 @@ def inject(event: HookEvent, hits: list[Hit]) -> str | None:
 
     Args:
         event: The normalised host event.
-        hits: The served notes that fit the budget, in order (``reason`` holds a note's
-            recheck mark, if any).
+        hits: The served notes that fit the budget, in order: the reviewed ones, then
+            those no person has reviewed (``reason`` holds a note's recheck mark, if any,
+            after the "unreviewed" label of a note no person has reviewed, which is to be
+            rendered as a labelled pointer at most, never whole).
 
     Returns:
         The text to inject, or None.

@@ -182,9 +182,9 @@ class ReviewKept:
     """A person's command rewrites these notes: each one reviewed before is reviewed after.
 
     Reviewed before: this machine recorded a review of exactly the content its file holds
-    (a note committed as it is is recorded by :func:`refresh`, run first). When the block
-    (whose writers update the index as they write) ends without an error, the new content
-    is recorded.
+    (the index is reconciled first, which records a note committed as it is). When the
+    block (whose writers update the index as they write) ends without an error, the new
+    content is recorded.
     """
 
     def __init__(self, kb_root: str, ids: Iterable[str]) -> None:
@@ -193,7 +193,10 @@ class ReviewKept:
         self.before: set[str] = set()
 
     def __enter__(self) -> None:
-        refresh(self.kb_root)
+        from lorebook.kb.paths import KBPaths
+        from lorebook.recall.sync import reconcile
+
+        reconcile(KBPaths.for_repo(os.path.dirname(os.path.abspath(self.kb_root))))
         state = reviews(self.kb_root)
         self.before = {
             i for i, rel in _indexed_paths(self.kb_root, self.ids).items()

@@ -132,8 +132,10 @@ def review_command(
         typer.Option(
             "--accept",
             metavar="NOTE",
-            help="Accept a note curation wrote (its id or path, or `all`): it loses its "
-            "'unreviewed' label and may ask or deny again. Committing it does the same.",
+            help="Accept a note no person has reviewed, as it is on disk (its id or path, or "
+            "`all`): one curation, bootstrap, harvest or a pack wrote, or a file put in "
+            "nodes/ and not committed. It is then served whole, without the 'unreviewed' "
+            "label, and may ask or deny. Committing it does the same.",
         ),
     ] = None,
     generated: Annotated[
@@ -148,8 +150,10 @@ def review_command(
     is what git sees changed since HEAD, new files included. Accept it with
     `git add .lorebook && git commit` (or stage only what you want). Reject one change with
     `--reject PATH` (a rejected note's or conflict's claim is remembered, so re-importing
-    the session does not bring it back). A note curation wrote is served labelled
-    "unreviewed" and cannot ask or deny until it is committed or `--accept`ed. Generated
+    the session does not bring it back). A note no person has reviewed (curation,
+    bootstrap, harvest or a pack wrote it, or it was put in nodes/ and not committed) is
+    served only as a pointer labelled "unreviewed" and cannot ask or deny until it is
+    committed or `--accept`ed. Generated
     files (ENTRY.md, GRAPH.md, index.md) are not rejected on their own, they follow from
     the notes. With --json: the changed
     paths and their kinds.

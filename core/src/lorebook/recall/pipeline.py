@@ -80,13 +80,21 @@ def call_recall(
 
 
 def hits_of(served: Served) -> list[Hit]:
-    """The served notes as hits, in the order they were served."""
+    """The served notes as hits, in the order they were served.
+
+    A hit's ``reason`` holds the note's "recheck" mark, and for a note no person has
+    reviewed the "unreviewed" label first (:mod:`lorebook.reviewstate`): a plugin's
+    ``inject`` renders such a note as a labelled pointer at most, as core does.
+    """
+    from lorebook.reviewstate import LABEL, is_unreviewed
+
     out = []
     for note in served.notes[: len(served.shown)]:  # what fit the budget (a prefix)
         store = getattr(note, "store", "markdown")
         score = float(getattr(note, "score", 0.0))
-        mark = getattr(note, "mark", "")
-        out.append(Hit(note.id, score, str(store), note.title, str(mark)))
+        marks = [LABEL if is_unreviewed(note) else "", str(getattr(note, "mark", ""))]
+        reason = "; ".join(m for m in marks if m)
+        out.append(Hit(note.id, score, str(store), note.title, reason))
     return out
 
 
