@@ -70,6 +70,40 @@ def test_the_capture_follow_up_sweeps_what_killed_writers_left_anywhere(
     assert running.read_text() == "half"
 
 
+def test_a_capture_killed_in_its_follow_up_is_followed_up_by_the_rerun(
+    kb_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed once the session was staged, while writing the usage file: the rerun has
+    nothing new to stage, and still finishes the follow-up and sweeps its litter."""
+    from lorebook.capture import stage
+    from lorebook.stats.usage import usage_path
+    from lorebook_claude.harness import ClaudeHarness
+
+    paths = KBPaths(kb_repo)
+    session = "11111111-2222-4333-8444-555555555555"
+    transcript = tmp_path / "t.jsonl"
+    fixtures = Path(__file__).resolve().parents[1] / "plugins" / "claude" / "fixtures"
+    transcript.write_bytes((fixtures / "transcripts" / f"{session}.jsonl").read_bytes())
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt  # as SIGKILL would stop it, mid-write
+
+    monkeypatch.setattr(stage, "follow_up", killed)
+    with pytest.raises(KeyboardInterrupt):
+        stage.capture_session(paths, ClaudeHarness(), "claude", session, str(transcript))
+    monkeypatch.undo()
+    litter = paths.cache / f".usage.json.{_dead_pid()}.0123abcd.tmp"
+    litter.write_text('{"version"')
+    rerun = stage.capture_session(paths, ClaudeHarness(), "claude", session, str(transcript))
+    assert not rerun.changed  # nothing new to stage
+    assert not litter.exists()
+    assert Path(usage_path(str(paths.root))).exists()  # the session's usage is counted
+    assert not stage.follow_behind(paths, rerun.path)
+    followed = stage.tally_path(paths, rerun.path.stem).stat().st_mtime_ns
+    stage.capture_session(paths, ClaudeHarness(), "claude", session, str(transcript))
+    assert stage.tally_path(paths, rerun.path.stem).stat().st_mtime_ns == followed  # once
+
+
 def test_rerunning_an_add_killed_after_its_write_refreshes_the_indexes(
     kb_repo: Path, cli: CliRunner
 ) -> None:

@@ -27,6 +27,7 @@ imported for :func:`load_log`, :func:`write_log` and when a capture plugin is co
 
 from __future__ import annotations
 
+import json
 import re
 import zlib
 
@@ -209,25 +210,46 @@ def capture_session(
     with kb_lock(lock_path(paths, target.stem), timeout=30):
         header = _current_header(target)
         start = int(header["transcript_length"]) if header else 0
-        if header is not None and end <= start:
-            return CaptureResult(target, False, 0, start)  # nothing new, or a newer capture
-        header = header or new_header(harness_name, session_id)
-        finish = _finisher(paths, entry_points)
-        hashed = progress.chain_hash_soon(str(header["transcript_hash"]), ref, start, end)
-        known = _lines_before(header, ref, start)
-        read = _read(harness, ref, start, end, known)
-        committed, turns, injected = staged.body_counts(header)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        size, added, added_injected = staged.append_body(
-            target, committed, _lines(read, header, finish)
-        )
-        body = (size, turns + added, injected + added_injected)
-        digest, new_lines = hashed()
-        lines = None if known is None or new_lines is None else known + new_lines
-        _commit(paths, target, header, body, (digest, end, lines), added)
-    if follow:
+        new = header is None or end > start  # else nothing new, or a newer capture
+        if new:
+            header = header or new_header(harness_name, session_id)
+            finish = _finisher(paths, entry_points)
+            hashed = progress.chain_hash_soon(str(header["transcript_hash"]), ref, start, end)
+            known = _lines_before(header, ref, start)
+            read = _read(harness, ref, start, end, known)
+            committed, turns, injected = staged.body_counts(header)
+            size, added, added_injected = staged.append_body(
+                target, committed, _lines(read, header, finish)
+            )
+            body = (size, turns + added, injected + added_injected)
+            digest, new_lines = hashed()
+            lines = None if known is None or new_lines is None else known + new_lines
+            _commit(paths, target, header, body, (digest, end, lines), added)
+    if follow and (new or follow_behind(paths, target)):
         follow_up(paths, target)
+    if not new:
+        return CaptureResult(target, False, 0, start)
     return CaptureResult(target, True, added, end)
+
+
+def follow_behind(paths: KBPaths, target: Path) -> bool:
+    """Whether the follow-up of the log ``target`` has not read all it committed.
+
+    True after a capture killed in its follow-up (or a follow-up that failed): the next
+    capture runs it even with nothing new to stage, so the session's usage counts are
+    complete and what the killed writer left is swept. Reads the tally's ``offset``
+    (:class:`lorebook.stats.tally.Tally`) as plain JSON: the capture process stays off
+    pydantic.
+    """
+    header = staged.read_header(target)
+    if header is None or staged.is_legacy(header):
+        return False  # an old log is followed up whole, by the capture that migrates it
+    committed, _, _ = staged.body_counts(header)
+    try:
+        offset = json.loads(tally_path(paths, target.stem).read_bytes()).get("offset")
+    except (OSError, ValueError, AttributeError):
+        offset = None
+    return committed > (offset if type(offset) is int else 0)
 
 
 def _lines_before(header: dict[str, Any], ref: str, start: int) -> int | None:

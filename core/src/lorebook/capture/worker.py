@@ -40,7 +40,7 @@ def _wait_for(reader: TranscriptReader, ref: str) -> None:
 
 def _capture(repo: str, harness: str, session_id: str, ref: str, reader: str) -> None:
     from lorebook.capture.hook import spawn_capture, transcript_reader, worker_argv
-    from lorebook.capture.stage import capture_session
+    from lorebook.capture.stage import capture_session, follow_behind
     from lorebook.kb.paths import KBPaths
 
     paths = KBPaths.for_repo(repo)
@@ -48,7 +48,7 @@ def _capture(repo: str, harness: str, session_id: str, ref: str, reader: str) ->
     _wait_for(found, ref)
     result = capture_session(paths, found, harness, session_id,
                              ref, entry_points=False, follow=False)  # fmt: skip
-    if result.changed:
+    if result.changed or follow_behind(paths, result.path):  # a killed follow-up: again
         spawn_capture(worker_argv("follow", repo, str(result.path)), repo)
 
 
