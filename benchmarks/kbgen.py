@@ -98,7 +98,8 @@ def write_kb(repo: Path, count: int) -> float:
     """Create ``repo`` (git, lorebook init for Claude Code) with ``count`` notes.
 
     Returns the seconds ``index rebuild`` took from nothing (the notes written straight to
-    disk first, as a ``git pull`` or a clone would bring them).
+    disk and committed first, as a ``git pull`` or a clone would bring them: the rebuild
+    then also finds them committed, so the hooks serve them as reviewed notes).
     """
     from lorebook.initialize import init_repo
     from lorebook.recall.sync import rebuild_index
@@ -121,6 +122,9 @@ def write_kb(repo: Path, count: int) -> float:
         folder = paths.nodes / f"area-{i % FOLDERS:03d}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{note.id}.md").write_text(render_note(note, None), encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    identity = ["-c", "user.name=lorebook bench", "-c", "user.email=bench@example.invalid"]
+    subprocess.run(["git", *identity, "commit", "-qm", "notes"], cwd=repo, check=True)
     started = time.perf_counter()
     rebuild_index(paths)
     return time.perf_counter() - started

@@ -301,3 +301,23 @@ def test_an_inject_plugin_gets_the_unreviewed_label_in_the_hit_reason(repo: Path
     assert list(hits) == ["practice-history-tool", "practice-no-git-log"]
     assert hits["practice-history-tool"] == ""
     assert hits["practice-no-git-log"].startswith(LABEL)
+
+
+def test_an_index_of_the_version_before_review_verdicts_is_rebuilt_at_session_start(
+    repo: Path,
+) -> None:
+    """An upgrade: the index on disk has no ``reviewed`` column and the previous version."""
+    import sqlite3
+
+    reviewed_and_unreviewed(repo)
+    start(repo)
+    db = sqlite3.connect(repo / ".lorebook/.cache/index.sqlite")
+    with db:
+        db.execute("DROP INDEX docs_unreviewed")
+        db.execute("ALTER TABLE docs DROP COLUMN reviewed")
+        db.execute("UPDATE meta SET value = '12' WHERE key = 'version'")
+    db.close()
+    start(repo, "s2")  # no note changed, but the index is another version's: rebuilt
+    text = context(fire(repo, "UserPromptSubmit", PROMPT, "s2"))
+    assert "REVIEWED-BODY" in text
+    assert "SECRET-BODY" not in text

@@ -46,7 +46,12 @@ def record(db: sqlite3.Connection, times: dict[str, int]) -> None:
 
 
 def unchanged(index_file: str, nodes: str) -> bool:
-    """True when every folder the index recorded still has its recorded time."""
+    """True when every folder the index recorded still has its recorded time.
+
+    False for an index another version of lorebook wrote (after an upgrade): it is rebuilt.
+    """
+    from lorebook.recall.index import INDEX_VERSION
+
     if not os.path.exists(index_file):
         return False
     try:
@@ -55,9 +60,12 @@ def unchanged(index_file: str, nodes: str) -> bool:
         return False
     try:
         times = recorded(db)
+        version = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+    except sqlite3.Error:
+        return False
     finally:
         db.close()
-    if not times:
+    if not times or version is None or version[0] != INDEX_VERSION:
         return False
     for rel, mtime in times.items():
         try:
