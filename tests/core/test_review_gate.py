@@ -321,3 +321,19 @@ def test_an_index_of_the_version_before_review_verdicts_is_rebuilt_at_session_st
     text = context(fire(repo, "UserPromptSubmit", PROMPT, "s2"))
     assert "REVIEWED-BODY" in text
     assert "SECRET-BODY" not in text
+
+
+@pytest.mark.parametrize(
+    "junk", ['{"practice-no-git-log": "not a hash"}', "[1, 2]", "{", '{"practice-no-git-log": 7}']
+)
+def test_a_junk_review_state_reviews_nothing_and_breaks_nothing(
+    repo: Path, cli: CliRunner, junk: str
+) -> None:
+    agent_writes(repo, "git", **no_git_log())
+    state = repo / ".lorebook/.state/reviewed.json"
+    state.write_text(junk, encoding="utf-8")
+    start(repo)
+    assert decision(fire(repo, "PreToolUse", GIT_LOG)) is None
+    accepted = cli("review", "--accept", "all", "--json", cwd=repo)
+    assert accepted.json()["accepted"] == ["practice-no-git-log"], accepted.stderr
+    assert decision(fire(repo, "PreToolUse", GIT_LOG)) == "deny"

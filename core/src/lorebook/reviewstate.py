@@ -33,7 +33,8 @@ Where it is kept:
   unreviewed: the default fails closed.
 - :func:`refresh` runs where the index is reconciled (session start, and every command
   that reconciles): only while some indexed note is unreviewed, it runs ``git ls-tree``
-  and ``git diff`` on ``nodes/`` once each and records the notes committed as they are.
+  and ``git diff`` on ``nodes/`` once each and records the notes committed as they are;
+  not again while git's files and those notes are as they were at its last look.
 
 Not a boundary against an agent that forges lorebook's own files: one that rewrites
 ``.state/``, the index or the hook launcher (all in the work tree) can do anything a hook
@@ -78,7 +79,11 @@ def reviews(kb_root: str) -> dict[str, str]:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {str(k): v for k, v in data.items() if isinstance(v, str)}
+    return {str(k): v for k, v in data.items() if isinstance(v, str) and _is_sha256(v)}
+
+
+def _is_sha256(value: str) -> bool:
+    return len(value) == 64 and not value.strip("0123456789abcdef")
 
 
 def is_unreviewed(note: object) -> bool:
