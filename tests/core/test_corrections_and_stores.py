@@ -147,7 +147,7 @@ def test_an_unknown_store_fails_naming_the_valid_ones(kb_repo: Path, cli: Any) -
         "note", "add", "--store", "nowhere", "--title", "t", "--description", "d",
         "--kind", "gotcha", cwd=kb_repo,
     )  # fmt: skip
-    assert added.exit_code == 1
+    assert added.exit_code == 2  # named on the command line: a usage error
     assert "unknown store 'nowhere'; valid names: markdown, personal" in added.stderr
 
 
@@ -157,7 +157,7 @@ def test_personal_notes_take_no_file_dependencies(kb_repo: Path, cli: Any) -> No
         "note", "add", "--store", "personal", "--title", "t", "--description", "d",
         "--kind", "gotcha", "--depends-on-file", "a.py", cwd=kb_repo,
     )  # fmt: skip
-    assert out.exit_code == 1
+    assert out.exit_code == 2  # options that do not go together
     assert "cannot be used with --store personal" in out.stderr
 
 

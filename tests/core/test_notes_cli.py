@@ -102,7 +102,7 @@ def test_invalid_values_are_named_and_nothing_is_written(
 ) -> None:
     before = sorted(p.relative_to(kb_repo) for p in (kb_repo / ".lorebook/nodes").rglob("*"))
     result = cli("note", "add", "--title", "T", "--description", "D", *args, cwd=kb_repo)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # the command line itself is wrong
     assert message in result.stderr
     after = sorted(p.relative_to(kb_repo) for p in (kb_repo / ".lorebook/nodes").rglob("*"))
     assert after == before
@@ -147,7 +147,7 @@ def test_unsafe_ids_and_folders_are_refused(
         *extra,
         cwd=kb_repo,
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a value on the command line: a usage error
     assert message in result.stderr
     assert list((kb_repo / ".lorebook/nodes").rglob("*.md")) == [
         kb_repo / ".lorebook/nodes/index.md"

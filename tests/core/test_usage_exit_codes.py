@@ -30,6 +30,16 @@ USAGE_ERRORS = [
      "--from-harness reads the host's store: give no files, --format or --skip-invalid", None),
     (["import", "--from-harness", "vim"], "--from-harness vim: no session store to read", None),
     (["eval", "extraction", "--corpus", "c", "--sessions", "s"], "--corpus goes alone", None),
+    (["note", "add", "--title", "T", "--description", "d", "--kind", "gotchas"],
+     "note add: field 'lb_kind'", None),
+    (["note", "add", "--title", "T", "--description", "d", "--kind", "gotcha", "--body", "b",
+      "--body-file", "b.md"], "give --body or --body-file, not both", None),
+    (["note", "add", "--title", "T", "--description", "d", "--kind", "gotcha", "--store",
+      "persnal"], "unknown store 'persnal'", "did you mean 'personal'?"),
+    (["note", "list", "--kind", "gotchas"],
+     "--kind 'gotchas': expected one of convention, ", "did you mean 'gotcha'?"),
+    (["note", "list", "--status", "retired"],
+     "--status 'retired': expected one of active, superseded, refuted", None),
 ]  # fmt: skip
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_args
 
 import typer
 
@@ -17,11 +17,11 @@ from lorebook.cli.note_validity import (
     dependencies_for,
 )
 from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn, write_text
-from lorebook.errors import LorebookError, NoteFormatError
+from lorebook.errors import LorebookError, UnsafePathError, UsageError
 from lorebook.kb.notes import format_validation_error, note_to_frontmatter
 from lorebook.kb.paths import validate_relpath
 from lorebook.kb.store import MarkdownStore, load_snapshot
-from lorebook.models.note import ID_RE, KIND_TYPES, NOTE_KINDS, Note
+from lorebook.models.note import ID_RE, KIND_TYPES, NOTE_KINDS, Note, NoteStatus
 from lorebook.slug import slugify
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ Multi = list[str] | None
 
 def _body_text(body: str | None, body_file: Path | None) -> str:
     if body is not None and body_file is not None:
-        raise LorebookError("give --body or --body-file, not both")
+        raise UsageError("give --body or --body-file, not both")
     if body_file is None:
         return body or ""
     if str(body_file) == "-":
@@ -55,11 +55,11 @@ def _note_id(note_id: str | None, note_type: str, title: str) -> str:
     if note_id is None:
         slug = slugify(title)
         if not slug:
-            raise LorebookError(f"--title {title!r} gives no id (no letters or digits); pass --id")
+            raise UsageError(f"--title {title!r} gives no id (no letters or digits); pass --id")
         return f"{note_type}-{slug}"
-    validate_relpath(note_id, what="note id")
+    _option_path(note_id, "note id")
     if not ID_RE.match(note_id):
-        raise NoteFormatError(
+        raise UsageError(
             f"note id {note_id!r} must be '<type>-<slug>' (for example 'practice-use-uv'): "
             "the type, then lowercase letters and digits in words joined by single hyphens"
         )
@@ -148,7 +148,8 @@ def add(
     try:
         note = Note.model_validate(fields)
     except ValidationError as exc:
-        raise NoteFormatError(format_validation_error(exc, source="note add")) from None
+        # Every field comes from the command line: a bad value is a usage error.
+        raise UsageError(format_validation_error(exc, source="note add")) from None
     if store != "markdown":
         _refuse_dangling(paths, note, MarkdownStore(paths.repo).ids_present(_targets(note)))
         add_elsewhere(paths, store, note, folder, json_output=json_output)
@@ -166,9 +167,17 @@ def add(
 def _note_rel(note: Note, folder: str | None) -> PurePosixPath:
     """Where the note goes under nodes/ (default folder: its kind), validated."""
     folder = note.kind if folder is None else folder.rstrip("/")
-    validate_relpath(note.id, what="note id")
+    _option_path(note.id, "note id")
     rel = PurePosixPath(f"{note.id}.md")
-    return validate_relpath(folder, what="folder") / rel if folder else rel
+    return _option_path(folder, "folder") / rel if folder else rel
+
+
+def _option_path(value: str, what: str) -> PurePosixPath:
+    """A path given on the command line; one that would leave nodes/ is a usage error."""
+    try:
+        return validate_relpath(value, what=what)
+    except UnsafePathError as exc:
+        raise UsageError(exc.message, hint=exc.hint) from None
 
 
 def _add_markdown(paths: KBPaths, note: Note, folder: str | None, budget: int) -> list[str]:
@@ -258,6 +267,18 @@ def show(
     write_text((paths.nodes / rel).read_text(encoding="utf-8"))
 
 
+def _check_filter(option: str, value: str | None, known: tuple[str, ...]) -> None:
+    """A filter naming no kind or status would list nothing, silently: refuse it (exit 2)."""
+    if value is None or value in known:
+        return
+    from lorebook.cli.usage import did_you_mean
+
+    raise UsageError(
+        f"{option} {value!r}: expected one of {', '.join(known)}",
+        hint=did_you_mean(value, known),
+    )
+
+
 def list_notes(
     ctx: typer.Context,
     kind: Annotated[str | None, typer.Option(help="Only notes of this kind.")] = None,
@@ -266,6 +287,8 @@ def list_notes(
     json_output: JsonOption = False,
 ) -> None:
     """List notes: id, kind, status, folder and title, sorted by id."""
+    _check_filter("--kind", kind, NOTE_KINDS)
+    _check_filter("--status", status, get_args(NoteStatus))
     paths = repo_paths(ctx)
     snap = load_snapshot(paths)
     rows = [

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
-from lorebook.errors import LorebookError
+from lorebook.errors import LorebookError, UsageError
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import MarkdownStore
 from lorebook.models.note import Dependency, Erratum, Note
@@ -43,7 +43,7 @@ def dependencies_for(paths: KBPaths, files: Multi, trees: Multi, store: str) -> 
     if not files and not trees:
         return []
     if store != "markdown":
-        raise LorebookError(
+        raise UsageError(
             f"--depends-on-file and --depends-on-tree cannot be used with --store {store}: "
             "its notes are read from every repository, so there is no one tree to check",
             hint="write the note to the repository store, or leave the dependencies out",
@@ -55,10 +55,12 @@ def dependencies_for(paths: KBPaths, files: Multi, trees: Multi, store: str) -> 
 
 def open_named_store(paths: KBPaths, name: str) -> MarkdownStore:
     """The store a note command writes to, by provider name (an unknown name fails)."""
+    from lorebook.cli.usage import require_providers
     from lorebook.config import load_config
     from lorebook.plugins import get_plugins
 
-    spec = get_plugins().store(name)  # unknown: fails naming the valid stores
+    require_providers("store", [name])  # unknown: a usage error naming the valid stores
+    spec = get_plugins().store(name)
     store = spec.factory(paths.repo)
     if not isinstance(store, MarkdownStore):
         raise LorebookError(f"store {name!r} cannot be written by `lorebook note`")
