@@ -337,3 +337,18 @@ def test_a_junk_review_state_reviews_nothing_and_breaks_nothing(
     accepted = cli("review", "--accept", "all", "--json", cwd=repo)
     assert accepted.json()["accepted"] == ["practice-no-git-log"], accepted.stderr
     assert decision(fire(repo, "PreToolUse", GIT_LOG)) == "deny"
+
+
+def test_doctor_says_how_many_notes_await_review(repo: Path, cli: CliRunner) -> None:
+    agent_writes(repo, "git", **no_git_log())
+    assert cli("index", "rebuild", cwd=repo).exit_code == 0
+    review = next(c for c in cli("doctor", "--json", cwd=repo).json()["checks"]
+                  if c["name"] == "review")  # fmt: skip
+    assert review["state"] == "ok"
+    assert review["detail"].startswith("1 note no person has reviewed yet: served only as")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "reviewed")
+    assert cli("index", "rebuild", cwd=repo).exit_code == 0
+    review = next(c for c in cli("doctor", "--json", cwd=repo).json()["checks"]
+                  if c["name"] == "review")  # fmt: skip
+    assert review["detail"] == "every indexed note was reviewed by a person"

@@ -126,6 +126,7 @@ def _kb_checks(start: Path) -> list[Check]:
         )
     else:
         checks.append(Check("indexes", "ok", f"up to date ({live[:19]}…)"))
+    checks += _review_check(paths)
     checks += _harness_checks(paths, config.harnesses)
     checks += _hook_plugin_checks(paths, config.hook_plugins)
     checks += _host_memory_checks(paths)
@@ -149,6 +150,28 @@ def _git_check(repo: Path) -> Check:
     if problem:
         return Check("merge driver", "warning", problem, "run `lorebook init` in this clone")
     return Check("merge driver", "ok", "generated files merge without conflicts")
+
+
+def _review_check(paths: KBPaths) -> list[Check]:
+    """How many indexed notes no person has reviewed (none without an index yet)."""
+    from lorebook.recall.index import index_path
+    from lorebook.reviewstate import unreviewed
+
+    if not Path(index_path(str(paths.root))).exists():
+        return []
+    waiting = len(unreviewed(str(paths.root)))
+    if not waiting:
+        return [Check("review", "ok", "every indexed note was reviewed by a person")]
+    noun = "note" if waiting == 1 else "notes"
+    return [
+        Check(
+            "review",
+            "ok",
+            f"{waiting} {noun} no person has reviewed yet: served only as pointers labelled "
+            "unreviewed, never asking or denying, until committed or accepted "
+            "(`lorebook review`, then commit, or `lorebook review --accept`)",
+        )
+    ]
 
 
 def _notes_check(snap: Snapshot) -> Check:
