@@ -352,3 +352,50 @@ def test_doctor_says_how_many_notes_await_review(repo: Path, cli: CliRunner) -> 
     review = next(c for c in cli("doctor", "--json", cwd=repo).json()["checks"]
                   if c["name"] == "review")  # fmt: skip
     assert review["detail"] == "every indexed note was reviewed by a person"
+
+
+def served_notes(*specs: tuple[str, bool, str]) -> list[Any]:
+    """ServedNotes of the repository's store: (id, reviewed, body) each, in rank order."""
+    from lorebook.inject import served as sv
+    from lorebook.recall.document import IndexedNote
+
+    view = sv.StoreView("markdown", None, "/nowhere", None, ".lorebook/nodes/")  # type: ignore[arg-type]
+    found = []
+    for note_id, reviewed, body in specs:
+        note = IndexedNote(
+            id=note_id, path=f"{note_id}.md", mtime_ns=0, size=0, status="active",
+            kind="convention", enforce="none", title=f"Title {note_id}",
+            description=f"About {note_id}.", body=body, reviewed=reviewed,
+        )  # fmt: skip
+        found.append(sv.ServedNote.of(note, view, 1.0))
+    return found
+
+
+def test_compose_puts_unreviewed_pointers_after_every_reviewed_note_or_not_at_all() -> None:
+    from lorebook.inject.served import UNREVIEWED_HEADER, compose, reviewed_first
+
+    notes = served_notes(
+        ("u1", False, "U1-BODY"), ("r1", True, "R1-BODY " * 20), ("u2", False, "U2-BODY")
+    )
+    ordered = reviewed_first(notes, "pointer")
+    assert [n.id for n in ordered] == ["r1", "u1", "u2"]
+    assert [n.id for n in reviewed_first(notes, "none")] == ["r1"]
+    text, shown, _ = compose("HEADER", ordered, [], 3000)
+    assert shown == ["r1", "u1", "u2"]  # a prefix of what was given, in order
+    head, _, tail = text.partition(UNREVIEWED_HEADER)
+    assert head.startswith("HEADER")
+    assert "R1-BODY" in head
+    assert "Title u1" not in head
+    assert "- Title u1: About u1. (read .lorebook/nodes/u1.md) [unreviewed:" in tail
+    assert "U1-BODY" not in text
+    assert "U2-BODY" not in text
+    # The reviewed note fits whole, the unreviewed block does not: it is left out, unseen.
+    whole = len(compose("HEADER", ordered[:1], [], 3000)[0])
+    text, shown, _ = compose("HEADER", ordered, [], whole + 10)
+    assert shown == ["r1"]
+    assert UNREVIEWED_HEADER not in text
+    # Only unreviewed notes: their heading alone, never the reviewed notes' one.
+    text, shown, _ = compose("HEADER", ordered[1:], [], 3000)
+    assert text.startswith(UNREVIEWED_HEADER)
+    assert "HEADER" not in text.replace(UNREVIEWED_HEADER, "")
+    assert shown == ["u1", "u2"]

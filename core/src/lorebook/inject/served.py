@@ -328,7 +328,8 @@ def _facts(header: str, facts: Sequence[ServedNote], room: int) -> tuple[str, li
     from lorebook.inject.render import fit, pointer
 
     reviewed = [n for n in facts if not is_unreviewed(n)]
-    text, ids = fit(header, list[IndexedNote](reviewed), room) if reviewed else ("", [])
+    rendered: list[IndexedNote] = list(reviewed)
+    text, ids = fit(header, rendered, room) if reviewed else ("", [])
     shown = [n.seen_key for n in reviewed[: len(ids)]]  # fit renders in order, a prefix
     if len(ids) < len(reviewed):
         return text, shown
