@@ -364,13 +364,14 @@ def _last_check(kb_root: str) -> str:
 
 
 def _save_check(kb_root: str, key: str) -> None:
-    path = os.path.join(kb_root, CHECK_RELATIVE)
-    temp = f"{path}.{os.getpid()}.tmp"
+    from pathlib import Path
+
+    from lorebook.errors import LorebookError
+    from lorebook.kb.fsutil import atomic_write_text
+
     try:
-        with open(temp, "w", encoding="utf-8") as handle:
-            handle.write(key)
-        os.replace(temp, path)
-    except OSError:
+        atomic_write_text(Path(kb_root, CHECK_RELATIVE), key)
+    except (OSError, LorebookError):
         return  # git runs again next time: slower, never wrong
 
 
