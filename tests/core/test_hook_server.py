@@ -171,6 +171,27 @@ def test_the_warm_process_answers_every_fast_event_as_the_hook_would(repo: Path)
     assert errors == []
 
 
+def test_a_large_payload_reaches_the_warm_process_whole(repo: Path) -> None:
+    start(repo)
+    wait_for(lambda: not fire(repo, "prompt no match", "probe")[1], "no warm answer")
+    host_event, fields = EVENTS["prompt"]
+    answers = []
+    for session, server in (("big-warm", True), ("big-cold", False)):
+        payload = {"session_id": session, "cwd": str(repo), "hook_event_name": host_event}
+        payload |= {**fields, "padding": "x" * 3_000_000}  # a tool's output, say
+        env = {k: v for k, v in os.environ.items() if k != "LOREBOOK_HOOK_SERVER"}
+        env |= {} if server else {"LOREBOOK_HOOK_SERVER": "0"}
+        proc = subprocess.run(
+            [sys.executable, "-I", "-S", str(repo / ".lorebook/bin/hook"), "claude", host_event],
+            input=json.dumps(payload).encode(), capture_output=True, cwd=repo, env=env,
+            check=True, timeout=60,
+        )  # fmt: skip
+        answers.append(proc.stdout.decode())
+    assert "Run tests with uv run pytest" in answers[0]
+    assert answers[0] == answers[1]
+    assert [line["warm"] for line in timing_lines(repo, "big-warm")] == [True]
+
+
 def children(pid: int) -> list[int]:
     """The pids of process ``pid``'s children (Linux's /proc)."""
     found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()

@@ -293,17 +293,17 @@ def receive(sock: socket, size: int, by: float, *, exactly: bool = True) -> byte
     Raises:
         TimeoutError: the monotonic time ``by`` passed first.
     """
-    data = b""
+    data = bytearray()  # a payload may come in many pieces: no copy of all for each
     while len(data) < size:
         left = by - time.monotonic()
         if left <= 0:
             raise TimeoutError("timed out")
         sock.settimeout(left)
-        chunk = sock.recv(size - len(data))
-        if not chunk or not exactly:
-            return data + chunk
+        chunk = sock.recv(min(size - len(data), 1 << 16))
         data += chunk
-    return data
+        if not chunk or not exactly:
+            break
+    return bytes(data)
 
 
 def _read_stdin(by: float) -> bytes | None:
