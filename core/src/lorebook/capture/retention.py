@@ -57,7 +57,8 @@ def prune(paths: KBPaths, sessions_days: int, logs_days: int) -> list[str]:
                     removed.append(paths.rel(body))
     if paths.tallies.is_dir() and not crosses_link(str(paths.tallies)):
         for tally in paths.tallies.iterdir():
-            if tally.suffix == ".json" and not (paths.sessions / tally.name).exists():
+            orphan = tally.suffix == ".json" and not (paths.sessions / tally.name).exists()
+            if orphan and not tally.is_symlink():  # a committed link is the user's to remove
                 tally.unlink(missing_ok=True)
     return removed
 

@@ -183,7 +183,8 @@ def follow_log(paths: KBPaths, target: Path) -> None:
     whole = load_log(target)
     if whole is not None:
         remember_session(paths, target.stem, whole)
-    store.unlink(missing_ok=True)
+    if not store.is_symlink():  # a committed link is the user's to remove (doctor names it)
+        store.unlink(missing_ok=True)
 
 
 def _read_on(
