@@ -1,25 +1,29 @@
 """Remove ``<private>`` spans and redact secrets before anything touches disk.
 
-Secrets are found by three sets of rules, and every span any of them finds is replaced:
+Secrets are found by these sets of rules, and every span any of them finds is replaced:
 
 - detect-secrets (Yelp's detector library, a dependency already: AWS, GitHub, GitLab,
   Slack, Stripe, npm, PyPI, OpenAI, JWT, private keys, credentials in URLs, keyword
   assignments, ...), without its entropy detectors, which would flag every session id,
-  git SHA and content hash. Its rules are well kept and cover the shapes of provider
-  tokens better than we would; its Shannon entropy measure and its templated-value filter
-  are used by our rules too.
-- :mod:`lorebook.capture.rules`: how people write secrets that the library misses (prose,
-  command flags, HTTP headers, short URL passwords, more provider prefixes, token prefixes
-  left by a cut).
-- Here: whole PEM blocks (the library reports only the header), and ``NAME=value``
-  assignments judged by the variable's name (``DB_PASSWORD=hunter2`` is a secret,
-  ``max_tokens: 8192`` and ``TOKEN_FILE=...`` are not).
+  git SHA and content hash. Its rules are well kept; its Shannon entropy measure and its
+  templated-value filter are used by our rules too.
+- :mod:`lorebook.capture.keys`: private keys in every container (PEM and SSH2 blocks,
+  PuTTY files, minisign keys, JSON Web Keys, bare DER), found in the whole text first.
+- :mod:`lorebook.capture.tokens`: tokens known by their documented prefix.
+- :mod:`lorebook.capture.assignments`: values of secret-named keys (``DB_PASSWORD=x``,
+  ``<password>x</password>``), the name judged by :mod:`lorebook.capture.values`.
+- :mod:`lorebook.capture.rules`: prose, headers, cookies and URLs.
+- :mod:`lorebook.capture.commands`: password flags, client options, positional
+  passwords and pipes on command lines.
+- Here: a base64 token that encodes a key or a secret (a Kubernetes secret's data, a
+  Docker config), and a line whose quotes and newlines are JSON escapes (a transcript line
+  quoted whole) is read as it would be unescaped, too.
 
 Lines that cannot hold a secret (no secret-ish word, no long token) skip every rule; they
 are picked out of a whole text at once (:func:`lines_to_scan`). On the other lines each
 detector and rule runs only when the line holds what its pattern cannot match without
-(:mod:`lorebook.capture.libscan`, ``rules.GATES``), so the spans are exactly those of
-running everything, at a fraction of the cost; a test checks every gate against its
+(:mod:`lorebook.capture.libscan`, each module's ``GATES``), so the spans are exactly those
+of running everything, at a fraction of the cost; a test checks every gate against its
 pattern. Redaction is idempotent: a redacted text redacts to itself.
 """
 
@@ -32,15 +36,8 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from lorebook.capture import libscan
-from lorebook.capture.rules import (
-    Span,
-    followed_by_code,
-    is_placeholder,
-    spans as rule_spans,
-    strong_value,
-    weak_value,
-)
+from lorebook.capture import assignments, commands, escapes, keys, libscan, rules, tokens
+from lorebook.capture.values import Span, is_placeholder
 
 REDACTED = "[REDACTED]"
 PRIVATE_RE = re.compile(r"(?<!`)<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
@@ -56,64 +53,31 @@ PLUGINS = (
 )  # fmt: skip
 """detect-secrets plugins used: every one but the high-entropy string detectors."""
 
-PEM_RE = re.compile(
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
-    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
-    re.DOTALL,
-)
-_SECRET_NAME = (
-    r"[A-Za-z0-9_.-]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH)[A-Za-z0-9_]*"
-)
-ASSIGNMENT_RE = re.compile(
-    rf"(?P<name>\b{_SECRET_NAME})(?P<sep>['\"]?\s*(?::=|[:=])\s*)"
-    r"(?:(?P<quote>['\"])(?P<quoted>[^'\"\n]{1,500}?)(?P=quote)|(?P<value>[^\s'\"`,;()]{3,}))",
-    re.IGNORECASE,
-)
-"""``NAME=value``, ``name: "value"``, ``"apiKey": "value"`` for a secret-named key."""
-_NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_SECRET_LAST = frozenset({"credential", "credentials", "apikey", "pwd", "passphrase"})
-_KEY_QUALIFIERS = frozenset(
-    {"api", "access", "secret", "private", "auth", "client", "master", "signing", "encryption",
-     "service", "account", "license", "app", "admin", "deploy", "webhook", "session"}
-)  # fmt: skip
-_WEAK_LAST = frozenset({"key", "auth", "pass", "pw"})
-_NOT_SECRET_LAST = frozenset(
-    {"id", "ids", "name", "names", "file", "path", "dir", "url", "uri", "length", "len", "type",
-     "field", "env", "var", "count", "ttl", "expiry", "expires", "header", "prefix", "suffix",
-     "hash", "sha", "digest", "fingerprint", "limit", "ms", "size", "policy", "basis", "mode",
-     "format", "version", "label", "kind", "tokens", "keys", "help", "description"}
-)  # fmt: skip
-"""``TOKEN_FILE``, ``api_key_name``, ``max_tokens``: a secret's metadata, not a secret."""
-
-
-@functools.lru_cache(maxsize=1024)
-def name_strength(name: str) -> str | None:
-    """``strong``, ``weak`` or None: how surely a variable of this name holds a secret."""
-    parts = [p.lower() for p in _NAME_PARTS.findall(name)]
-    if not parts or parts[-1] in _NOT_SECRET_LAST:
-        return None
-    last = parts[-1]
-    qualified_key = last == "key" and len(parts) > 1 and parts[-2] in _KEY_QUALIFIERS
-    glued = any(word in part for part in parts for word in ("password", "passwd", "secret"))
-    if glued or last in _SECRET_LAST or last.endswith("token") or qualified_key:
-        return "strong"
-    return "weak" if last in _WEAK_LAST and len(parts) > 1 else None
-
+PEM_RE = keys.PEM_RE
+ASSIGNMENT_RE = assignments.ASSIGNMENT_RE
 
 _PLAIN_WORDS = (
     "pass", "pwd", "key", "token", "secret", "credential", "creds", "auth", "bearer",
-    "contrase", "senha", "kennwort", "-----begin", "--user",
+    "contrase", "senha", "kennwort", "-----begin", "--user", "pw", "://", "-p", "-u",
 )  # fmt: skip
-"""Secret-ish words: one in the folded line makes it a candidate."""
-_PW = re.compile(r"\bpw\b")
-_URL_PASSWORD = re.compile(r"://[^\s/]*:[^\s/]*@")
-_SHORT_FLAG = re.compile(r"\s-[pu]")
-_TRIGGERS = (*_PLAIN_WORDS, "pw", "://", "-p", "-u", "…")
-"""What a line must hold to be a candidate by its words (in the folded line)."""
-_NAME_THEN_SIGN = re.compile(
-    r"(?:key|token|secret|pass|pwd|credential|auth)[a-z0-9_]*['\"]?\s*[:=]"
-)
-"""What :data:`ASSIGNMENT_RE` cannot match without, in the folded line."""
+"""Secret-ish words the library's detectors and the assignments need (folded)."""
+
+
+def _fewest(words: set[str]) -> tuple[str, ...]:
+    """``words`` without those that hold another of them (a line holding one holds both)."""
+    return tuple(sorted(w for w in words if not any(o != w and o in w for o in words)))
+
+
+WORDS = _fewest({*_PLAIN_WORDS, *rules.GATE_WORDS, *commands.GATE_WORDS, *tokens.CUT_WORDS})
+"""Every word one of which a line must hold (folded) to be scanned, unless it holds a
+token's literal (:data:`LITERALS`), a long generated token, or ends in a cut's ``…``: each
+rule's gate implies one of them."""
+WORDS = _fewest({*WORDS, "q~", "xox", "private-mac", "\\u", ":\\/\\/", "…"})
+"""With the tokens whose body may be short or split, ``\\u`` and ``:\\/\\/`` (JSON escapes may
+spell a word of another script or a URL, :mod:`lorebook.capture.escapes`) and a cut's ``…``
+(a token's prefix may stand before it)."""
+_ASCII_WORDS = tuple(word for word in WORDS if word.isascii())
+"""The words an ASCII text can hold."""
 _LONG_TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{16,}")
 _TOKEN_MARKS = bytes(
     ord("t") if re.fullmatch(r"[A-Za-z0-9+/=_\-]", chr(byte)) else ord(" ") for byte in range(256)
@@ -142,8 +106,7 @@ def strip_private(text: str) -> str:
 
 def strip_blocks(text: str) -> str:
     """Remove private spans, then replace whole private-key blocks (before line redaction)."""
-    text = strip_private(text)
-    return PEM_RE.sub(REDACTED, text) if "-----BEGIN" in text else text
+    return keys.replace_blocks(strip_private(text), REDACTED)
 
 
 MEMO_CHARS = 8 << 20
@@ -212,36 +175,16 @@ def _library_spans(line: str, low: str) -> Iterator[Span]:
                 yield start, end
 
 
-def _assignment_spans(line: str, low: str) -> Iterator[Span]:
-    if _NAME_THEN_SIGN.search(low) is None:
-        return  # no secret word in a name followed by : or = (the pattern needs one)
-    for match in ASSIGNMENT_RE.finditer(line):
-        strength = name_strength(match.group("name"))
-        if strength is None:
-            continue
-        group = "quoted" if match.group("quoted") is not None else "value"
-        value = match.group(group)
-        if group == "value" and followed_by_code(line, match.end(group)):
-            continue
-        if strong_value(value) if strength == "strong" else weak_value(value):
-            yield match.span(group)
-
-
 def _may_hold_secret(line: str, low: str) -> bool:
     """Cheap test: could this line hold a secret at all?
 
-    True for a secret-ish word (:data:`_PLAIN_WORDS`, in ``low``, the folded line), a
-    standalone ``pw``, ``://user:pw@``, a ``-p``/``-u`` flag, a cut's ``…`` at the end, or a
-    long token mixing letters and digits that is not a hex hash or a UUID (session ids, git
-    SHAs and content hashes never reach the library).
+    True for a word of :data:`WORDS` (in ``low``, the folded line), a cut's ``…`` at the
+    end, or a long token mixing letters and digits that is not a hex hash or a UUID
+    (session ids, git SHAs and content hashes never reach the library).
     """
-    if libscan.has_any(low, _PLAIN_WORDS) or line.endswith(("…", "…\n")):
+    if libscan.has_any(low, _ASCII_WORDS if low.isascii() else WORDS) or line.endswith("…"):
         return True
-    if ("pw" in low and _PW.search(low)) or ("://" in line and _URL_PASSWORD.search(line)):
-        return True
-    if ("-p" in low or "-u" in low) and _SHORT_FLAG.search(low):
-        return True
-    return bool(_token_starts(line))  # a long generated token
+    return bool(_token_starts(line)) or rules.pgpass_line(line)
 
 
 def _generated(token: str) -> bool:
@@ -260,14 +203,69 @@ def _merge(found: list[Span]) -> list[Span]:
 
 
 def secret_spans(line: str) -> list[Span]:
-    """The merged spans of every secret in one line (inside :func:`scan_settings`)."""
+    r"""The merged spans of every secret in one line (inside :func:`scan_settings`).
+
+    A line holding JSON escapes (``\"``, or ``\n`` in a JSON document) is read as the text
+    they stand for (:mod:`lorebook.capture.escapes`), so a quoted value is seen with its
+    quotes and a word spelt in ``\u`` escapes as the word; each span found there is
+    mapped back to the escaped characters that spell it.
+    """
     low = libscan.folded(line)
     if not _may_hold_secret(line, low) or line.strip() == REDACTED:
         return []
-    found = [*_library_spans(line, low), *rule_spans(line, low), *_assignment_spans(line, low)]
+    if escapes.json_escaped(line):
+        view = escapes.decoded(line)
+        spans = _line_spans(view.text, libscan.folded(view.text))
+        found = [view.original(span) for span in spans if span[0] < span[1]]
+    else:
+        found = _line_spans(line, low)
     # What lies inside an earlier redaction stays as it is (redaction is idempotent).
     done = [(m.start(), m.end()) for m in re.finditer(re.escape(REDACTED), line)]
-    return [(s, e) for s, e in _merge(found) if not any(ds <= s and e <= de for ds, de in done)]
+    return [
+        (s, e)
+        for s, e in _merge(found)
+        if s < e and not any(ds <= s and e <= de for ds, de in done)
+    ]
+
+
+def _line_spans(line: str, low: str, *, decode: bool = True) -> list[Span]:
+    """Every rule's spans in one candidate line (they may overlap).
+
+    ``decode``: also look inside base64 tokens (not when already inside one).
+    """
+    found = [
+        *_library_spans(line, low),
+        *tokens.spans(line, low),
+        *assignments.spans(line, low),
+        *rules.spans(line, low),
+        *commands.spans(line, low),
+    ]
+    if decode and len(line) >= 24:
+        found += _encoded_spans(line)
+    return found
+
+
+def _encoded_spans(line: str) -> Iterator[Span]:
+    """Base64 tokens that encode a private key or a text holding a secret."""
+    for match in keys.base64_tokens(line):
+        token = match.group()
+        if not (_LETTER.search(token) and _DIGIT.search(token)) or _HEX_OR_UUID.match(token):
+            continue  # base64 of a key or of text mixes letters and digits
+        if keys.private_der(token):
+            yield match.span()
+            continue
+        text = keys.text_of(token)
+        if text is not None and (keys.holds_key(text) or _holds_secret(text)):
+            yield match.span()
+
+
+def _holds_secret(text: str) -> bool:
+    """Does a decoded text hold a secret (its lines judged as lines, not decoded again)?"""
+    for part in text.split("\n")[:200]:
+        low = libscan.folded(part)
+        if _may_hold_secret(part, low) and _line_spans(part, low, decode=False):
+            return True
+    return False
 
 
 def redact_line(line: str) -> str:
@@ -319,50 +317,73 @@ def lines_to_scan(text: str, lines: list[str]) -> list[int]:
     hold neither cost no per-line work.
     """
     low = libscan.folded(text)
-    words = [word for word in _TRIGGERS if word in low]
-    tokens = _token_starts(text)
-    if not (words or tokens):
+    words = [word for word in (_ASCII_WORDS if low.isascii() else WORDS) if word in low]
+    found = _token_starts(text)
+    if text.count(":") >= 4:  # .pgpass lines: four colons and no word to look for
+        found += [m.start() for m in rules.PGPASS_PORT.finditer(text)]
+    if not (words or found):
         return []
     if len(lines) == 1:
         return [0]
-    hits = [*tokens, *(at for word in words for at in _occurrences(low, word))]
+    hits = [
+        *found,
+        *(at for word in words for at in _first_per_line(low, word)),
+    ]
     starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
     return sorted({bisect.bisect_right(starts, at) - 1 for at in hits})
 
 
 def _token_starts(text: str) -> list[int]:
-    """Where each :data:`_LONG_TOKEN` match that :func:`_generated` accepts starts.
+    """Where each :data:`_LONG_TOKEN` match that may be a secret starts.
 
+    A match may be one if :func:`_generated` accepts it, or if a token's literal
+    (:mod:`lorebook.capture.tokens`) stands just before or in it: every token known by its
+    prefix holds such a run (``hf_`` and 34 letters, ``dp.st.<config>.`` and 40 more).
     An ASCII text is mapped byte by byte to token / not-token marks, where a run of 16 is
     found with ``bytes.find``: the same runs, many times faster than the pattern.
     """
     if not text.isascii():
-        return [m.start() for m in _LONG_TOKEN.finditer(text) if _generated(m.group())]
+        return [m.start() for m in _LONG_TOKEN.finditer(text) if _token_like(text, *m.span())]
     marks = text.encode("ascii").translate(_TOKEN_MARKS)
     found = []
     at = marks.find(_RUN_OF_16)
     while at >= 0:
         end = marks.find(b" ", at)
         end = len(marks) if end < 0 else end
-        if _generated(text[at:end]):
+        if _token_like(text, at, end):
             found.append(at)
         at = marks.find(_RUN_OF_16, end)
     return found
 
 
-def _occurrences(text: str, word: str) -> Iterator[int]:
+def _token_like(text: str, start: int, end: int) -> bool:
+    """Is the run ``text[start:end]`` generated, or part of a token known by its prefix?"""
+    run = text[start:end]
+    if _HEX_OR_UUID.match(run):
+        return False  # a hash or an id (a token's hex body has its literal in the run)
+    if _LETTER.search(run) and _DIGIT.search(run):
+        return True
+    return tokens.near_token(text, start, end)
+
+
+def _first_per_line(text: str, word: str) -> Iterator[int]:
+    """Where ``word`` first occurs in each line of ``text`` that holds it."""
     at = text.find(word)
     while at >= 0:
         yield at
-        at = text.find(word, at + 1)
+        end = text.find("\n", at)
+        if end < 0:
+            return
+        at = text.find(word, end)
 
 
 def find_secrets(text: str) -> list[int]:
     """Return the 1-based numbers of the lines that hold a secret (or a private span)."""
     found = set()
     closed = re.compile(r"(?<!`)<private>.*?</private>", re.IGNORECASE | re.DOTALL)
-    for match in list(PEM_RE.finditer(text)) + list(closed.finditer(text)):
-        found.add(text.count("\n", 0, match.start()) + 1)
+    starts = [start for start, _ in keys.block_spans(text)]
+    for start in starts + [match.start() for match in closed.finditer(text)]:
+        found.add(text.count("\n", 0, start) + 1)
     with scan_settings():
         for number, line in enumerate(text.split("\n"), start=1):
             if redact_line(line) != line:

@@ -1,257 +1,168 @@
-"""The redaction rules detect-secrets lacks, for secrets as people write them in sessions.
+"""The redaction rules for secrets as people write them: in prose, headers, URLs and cookies.
 
 detect-secrets (see :mod:`lorebook.capture.redact`) finds provider tokens by their shape
 and ``name = "value"`` assignments in code. People in a coding session also write secrets
-in prose ("the staging db password is hunter2"), in command flags (``--token X``,
-``mysql -pX``, ``curl -u user:pw``), in HTTP headers (``Authorization: Bearer X``), in URLs
-with short or user-less credentials (``redis://:pw@host``), and as provider tokens the
-library does not know (Hugging Face ``hf_``, Anthropic ``sk-ant-``, ...). Each rule here
-yields the character spans of secret values in one line; :mod:`redact` replaces them.
+in prose ("the staging db password is hunter2", "the password for root is X", "use X as
+the password", "login root / pass toor", in several languages), in HTTP headers
+(``Authorization: <scheme> X``, cookies), and in URLs: a password of any length
+(``redis://:pw@host``, ``postgres://u:p@ss@host``), a key as the user (Sentry's
+``https://<key>@host/1``), a signature in the query (Azure's ``sig=``, S3's
+``X-Amz-Signature=``) or a webhook's secret path. Each rule here yields the character spans
+of secret values in one line; :mod:`redact` replaces them. Command lines are
+:mod:`lorebook.capture.commands`, tokens known by their prefix :mod:`lorebook.capture.tokens`.
 
-A value is judged with the library's own false-positive heuristics (templated values,
-``$VAR`` references) plus ours: placeholders, environment-variable names, code references
-and, after a weak keyword such as "key" or "token", a value that must look random
-(letters and digits, or high entropy by the library's Shannon measure).
+A value is judged by :mod:`lorebook.capture.values`: after a password word anything but a
+placeholder or an ordinary word, after a weaker word ("key", "token") only what looks
+generated.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 
 from lorebook.capture.libscan import folded, has_any
-
-Span = tuple[int, int]
-
-PROVIDER_KEY_RE = re.compile(
-    r"(?<![A-Za-z0-9_-])(?:"
-    r"sk-(?:ant-(?:api|admin)\d\d-|ant-|proj-|svcacct-|or-v1-)?[A-Za-z0-9_-]{20,}"
-    r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}"
-    r"|github_pat_[A-Za-z0-9_]{40,}|glpat-[A-Za-z0-9_-]{20,}|xox[abeprs]-[A-Za-z0-9-]{10,}"
-    r"|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,}|hf_[A-Za-z0-9]{30,}|api_org_[A-Za-z]{30,}"
-    r"|npm_[A-Za-z0-9]{36}|pypi-[A-Za-z0-9_-]{50,}|dop_v1_[a-f0-9]{64}|do[or]_v1_[a-f0-9]{64}"
-    r"|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|glsa_[A-Za-z0-9_]{32,}|dckr_pat_[A-Za-z0-9_-]{20,}"
-    r"|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,}"
-    r"|r8_[A-Za-z0-9]{30,}|nvapi-[A-Za-z0-9_-]{40,}|pplx-[A-Za-z0-9]{40,}"
-    r"|lin_api_[A-Za-z0-9]{30,}|(?:ntn|secret)_[A-Za-z0-9]{40,}|sntry[su]_[A-Za-z0-9_=+/]{40,}"
-    r"|hv[sb]\.[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
-    r"|figd_[A-Za-z0-9_-]{30,}|EAA[A-Za-z0-9]{30,}|AccountKey=[A-Za-z0-9+/=]{40,}"
-    r")"
+from lorebook.capture.values import (
+    Span,
+    followed_by_code,
+    group_spans,
+    is_placeholder,
+    looks_random,
+    matches_at,
+    occurrences,
+    stopword,
+    strong_value,
+    unquote,
+    weak_value,
 )
-"""Provider tokens by prefix (the library's own AWS, GitHub, Slack, ... are kept too)."""
-
-CUT_PROVIDER_RE = re.compile(
-    r"(?<![A-Za-z0-9_-])(?:sk-|AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox[abeprs]-|AIza|hf_"
-    r"|npm_|pypi-|dop_v1_|shp(?:at|ss)_|dckr_pat_|(?:sk|rk)_live_|gsk_|xai-|r8_|nvapi-|hvs\.)"
-    r"[A-Za-z0-9_.-]{2,}(?=…|\.\.\.|$)"
-)
-"""A provider token's prefix left at the end of text that was cut (``ghp_abc…``)."""
 
 URL_CREDENTIALS_RE = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.-]*://(?P<user>[^\s:/?#@\[\]'\"`]*):(?P<value>[^\s@/?#'\"`]+)@"
+    r"[A-Za-z][A-Za-z0-9+.-]*://(?P<user>[^\s:/?#@\[\]'\"`]*):"
+    r"(?P<value>[^\s/?#'\"`]*[^\s@/?#'\"`])@(?=[^\s@/?#'\"`]*(?:[/?#\s'\"`]|$))"
 )
-"""``scheme://user:password@`` and ``scheme://:password@``: the password, any length."""
-
+"""``scheme://user:password@`` and ``scheme://:password@``: the password, any length, an
+unencoded ``@`` in it included (the host follows the last ``@`` of the authority)."""
+URL_KEY_USER_RE = re.compile(
+    r"[A-Za-z][A-Za-z0-9+.-]*://(?P<value>[A-Za-z0-9_.~%-]{16,})@[A-Za-z0-9.-]+(?=[/:?#\s'\"`]|$)"
+)
+"""``https://<key>@o1.ingest.sentry.io/2``, ``https://<token>@git.host/x.git``: a key as the
+user (judged: it must look generated)."""
+SIGNATURE_RE = re.compile(
+    r"(?<![\w-])(?i:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature"
+    r"|x-amz-credential|oauth_signature)=(?P<value>[^&#\s\"'`<>;,]{8,})"
+)
+"""A signature or session token in a query or a connection string (Azure SAS ``sig=``, S3's
+and GCS's presigned URLs)."""
+WEBHOOK_RE = re.compile(
+    r"(?i:discord(?:app)?\.com/api/webhooks/\d+/|\.webhook\.office\.com/webhookb2/"
+    r"|outlook\.office\.com/webhook/|maker\.ifttt\.com/(?:trigger/[^/\s]+/with/)?key/"
+    r"|hooks\.zapier\.com/hooks/catch/\d+/|/hooks/(?=[a-z0-9]{26}\b))"
+    r"(?P<value>[A-Za-z0-9_@./-]{8,})"
+)
+"""A webhook URL whose path is its secret (Discord, Teams, IFTTT, Zapier, Mattermost)."""
 AUTH_HEADER_RE = re.compile(
-    r"(?i:\bauthorization)[\"']?\s*[:=]\s*[\"']?(?:(?i:bearer|basic|token|digest|bot|apikey)\s+)?"
-    r"(?!(?i:bearer|basic|token|digest|bot|apikey)\b)(?P<value>[A-Za-z0-9._~+/=:-]{6,})"
+    r"(?i:\b(?:proxy-)?authorization)[\"']?\s*[:=]\s*[\"']?"
+    r"(?:(?P<scheme>[A-Za-z][\w-]*)\s+(?=[A-Za-z0-9._~+/=:$-]))?"
+    r"(?!(?i:bearer|basic|token|digest|bot|apikey|negotiate|ntlm|ssws|hmac)\b)"
+    r"(?P<value>[A-Za-z0-9._~+/=:-]{6,})(?P<after>\s+[^\s,;\"'])?"
     r"|(?i:\b(?:bearer|x-api-key|api-key|x-auth-token|private-token)\b)[\"']?\s*[:=]?\s*"
     r"(?P<bearer>[A-Za-z0-9._~+/=-]{8,})"
 )
-FLAG_RE = re.compile(
-    r"(?<![\w-])--?(?i:(?:[a-z]+-)*(?:token|password|passwd|pass|secret|api-?key|apikey|"
-    r"auth|credentials?|private-key|access-key|secret-key|client-secret))"
-    r"(?:=|\s+)(?P<q>['\"]?)(?P<value>(?(q)[^'\"\n]+|[^\s'\"`|;&)]+))"
+"""``Authorization: <scheme> X`` for any scheme (Bearer, Basic, SSWS, token, ...), a
+scheme-less ``Authorization: X``, ``Bearer X`` and the API-key headers."""
+COOKIE_RE = re.compile(
+    r"(?i:\bcookies?\b)[\"']?\s*[:=]?\s*[\"'{]?(?P<pairs>[^\n`]{3,})"
+    r"|(?<![\w-])(?:-b|--cookie)\s+(?P<q>[\"'])(?P<quoted>[^\"'\n]+)(?P=q)"
 )
-"""``--token X``, ``--password=X``, ``--api-key 'X'``, ``-password X``."""
-
-CLIENT_FLAG_RE = re.compile(
-    r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^|;&\n]*?\s-p(?P<value>[^\s'\"]+"
-    r"|'[^']*'|\"[^\"]*\")"
-    r"|\b(?:docker|podman|helm|nerdctl)\s+(?:registry\s+)?login\b[^|;&\n]*?\s-p\s+"
-    r"(?P<docker>\S+)"
-    r"|\bsshpass\s+-p\s*(?P<sshpass>\S+)"
-    r"|(?<![\w-])(?:-u|--user)\s*(?P<q>['\"]?)[^\s:'\"]*:(?P<curl>[^\s'\"@]+)(?P=q)(?=\s|$)"
+"""A ``Cookie:`` or ``Set-Cookie:`` header, a ``cookies`` mapping, curl's ``-b '...'``."""
+_COOKIE_PAIR = re.compile(
+    r"[\"']?(?P<name>[\w.%$-]{1,64})[\"']?\s*[=:]\s*[\"']?(?P<value>[^;,\s\"'}]+)"
 )
-"""Client passwords: ``mysql -pX``, ``docker login -p X``, ``sshpass -p X``, ``curl -u u:X``."""
+_SESSION_NAMES = re.compile(r"(?i)sess|sid$|auth|token|remember|login|jwt|csrf|xsrf")
 
-_STRONG = r"pass(?:word|wd|phrase|code)s?|pwd|pw|contrase[nñ]a|senha|mot de passe|kennwort"
+_STRONG = (
+    r"pass(?:word|wd|phrase|code|wort|ord(?:et)?)s?|pwd|pw|contrase[nñ]a|senha|mot de passe"
+    r"|mdp|kennwort|wachtwoord|has[lł]o|l[oö]senord(?:et)?|salasana|adgangskoden?|heslo|jelsz[oó]"
+    r"|[sş]ifre|пароль|parola d'ordine|kata sandi|m[aậ]t kh[aẩ]u"
+)
 _WEAK = (
     r"secrets?|tokens?|api[ _-]?keys?|access[ _-]?keys?|private[ _-]?keys?|secret[ _-]?keys?"
     r"|keys?|credentials?|creds|auth|apikey|client[ _-]?secret"
 )
+_LINKS = (
+    r"is|was|are|were|be|to|of|now|still|as|here|set to|changed to|reads|equals|es|est|ist"
+    r"|era|é|è|är|er|je|jest|on|ni|adalah|là"
+)
 PROSE_RE = re.compile(
     rf"(?i:\b(?P<strong>{_STRONG})|\b(?P<weak>{_WEAK}))\b"
-    r"(?P<conn>(?:\s*(?:[:=]|:=|=>|->)\s*|\s+(?:(?i:is|was|are|were|be|to|of|now|still|as"
-    r"|here|set to|changed to|reads|equals|es|est|ist|era|é)\s+)*)(?:(?i:is|was)\s*:?\s*)?)"
+    rf"(?P<conn>(?:\s*(?P<sign>[:=\uff1a]|:=|=>|->)\s*|\s+(?:(?i:{_LINKS})\s+)*)(?:(?i:is|was)\s*:?\s*)?)"
     r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`]+)"
 )
 """A secret keyword, an optional connector (is, was, =, :, ...), then the value."""
-
-_STOPWORDS = frozenset(
-    {
-        "a", "an", "the", "this", "that", "these", "those", "it", "its", "is", "was", "are", "be",
-        "been", "being", "to", "of", "in", "on", "at", "for", "from", "by", "with", "without",
-        "and", "or", "but", "not", "no", "yes", "if", "when", "then", "than", "so", "as", "also",
-        "only", "just", "still", "now", "here", "there", "my", "our", "your", "their", "his", "her",
-        "we", "you", "they", "i", "me", "us", "them", "which", "what", "who", "whom", "whose",
-        "where", "how", "why", "all", "any", "each", "every", "some", "none", "more", "most",
-        "less", "least", "set", "reset", "required", "optional", "wrong", "incorrect", "correct",
-        "invalid", "valid", "missing", "empty", "blank", "expired", "revoked", "stored", "saved",
-        "hashed", "encrypted", "rotated", "changed", "updated", "needed", "used", "using", "same",
-        "different", "new", "old", "default", "generated", "random", "strong", "weak", "long",
-        "short", "too", "very", "field", "fields", "value", "values", "manager", "managers", "file",
-        "files", "policy", "policies", "prompt", "prompts", "protected", "reset-link", "login",
-        "logins", "check", "checks", "hash", "auth", "token", "tokens", "key", "keys", "secret",
-        "secrets", "password", "passwords", "variable", "variable's", "env", "environment",
-        "should", "must", "will", "would", "can", "could", "may", "might", "does", "do", "did",
-        "has", "have", "had", "get", "gets", "got", "into", "onto", "over", "under", "via", "per",
-        "after", "before", "during", "until", "while", "because", "since", "null", "true",
-        "false", "undefined", "nil", "ok", "okay", "fine", "thing", "one", "two"
-    }
-)  # fmt: skip
-_ENGLISH_SUFFIX = re.compile(r"^[a-z]+(?:ed|ing|ly|able|ible|tion|ment|ness|ous|ive)$")
-_PLACEHOLDER = re.compile(
-    r"^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\{\{.*|\$\(.*|%[A-Za-z_]+%|-?\d{1,11}(?:\.\d+)?|\{\{.*\}\}|\{[^}]*\}|<[^>]*>|\[[^\]]*\]"
-    r"|\*+|x{3,}|X{3,}|\.{3,}|…|\?+|-+|_+|#+"
-    r"|(?i:redacted|\[redacted\]|null|none|nil|true|false|undefined|changeme_?later|example))$"
+PROSE_FOR_RE = re.compile(
+    rf"(?i:\b(?P<strong>{_STRONG})|\b(?P<weak>{_WEAK}))\s+(?i:for|of|on|to|at|in)\s+"
+    r"(?:[^\s:=,;\uff1a]+\s+){0,4}?[^\s:=,;\uff1a]+?"
+    r"(?:\s*(?P<sign>[:=\uff1a])\s*|\s+(?i:is|was|are|were|reads|equals)\s+(?:(?i:now|still)\s+)?)"
+    r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`]+)"
 )
-_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
-_CODE_REF = re.compile(
-    r"^[A-Za-z_][\w.]{0,60}[(\[]|^[A-Za-z_]\w{0,30}(?:\.[A-Za-z_]\w{0,30})+\)?$|.*\*{3}"
+"""``the password for root is X``, ``password for the staging db: X``: a keyword, what it
+is for (up to five words), a connector, the value."""
+REVERSE_RE = re.compile(
+    r"(?<![^\s\"'`(])(?P<q>[\"'`]?)(?P<value>[^\s\"'`]{3,64})(?P=q)\s+"
+    r"(?:(?i:as|for)\s+(?:(?i:the|my|your|our|his|her|their|its|a|an)\s+)?"
+    r"|(?i:is|was)\s+(?i:the|my|our|your|his|her|their)\s+)"
+    r"(?:[\w'-]+\s+)?(?i:password|passphrase|passcode|pw|pwd)\b"
+    r"(?![ \t]+(?i:managers?|management|fields?|polic(?:y|ies)|hash(?:ing)?|reset|prompts?"
+    r"|vaults?|stores?|storage|length|rules?|strength|protect(?:ion|ed)|generators?|apps?"
+    r"|entry|box|input)\b)"
 )
-"""``os.environ[``, ``get_token(``, ``settings.API_KEY``, a masked ``ghp_****``: code."""
-_CODE_NEXT = frozenset("([.")
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_HAS_LETTER = re.compile(r"[A-Za-z]")
-_HAS_DIGIT = re.compile(r"[0-9]")
-_TRAILING = ".,;:!?)]}>"
-
-# What each pattern cannot match without (case-insensitive parts: in the folded line).
-_PROVIDER_PREFIXES = (
-    # each token (and each cut one) begins with one of these; grouped by a character all
-    # of a group need, so a line without it is ruled out for the group with one look
-    ("_", (
-        "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "hf_", "api_org_", "npm_",
-        "_v1_", "shp", "glsa_", "dckr_pat_", "_live_", "_test_", "gsk_", "r8_", "lin_api_",
-        "ntn_", "secret_", "sntry", "figd_",
-    )),
-    ("-", ("sk-", "glpat-", "xox", "pypi-", "xai-", "nvapi-", "pplx-")),
-    (".", ("ya29.", "hvs.", "hvb.", "SG.")),
-    ("", ("AKIA", "ASIA", "ABIA", "ACCA", "AIza", "EAA", "AccountKey=")),
-)  # fmt: skip
-_CLIENTS = ("mysql", "mariadb", "docker", "podman", "helm", "nerdctl", "sshpass")
-"""The client names of CLIENT_FLAG_RE (its ``-u user:pw`` form needs ``-u`` and ``:``)."""
-_FLAG_WORDS = ("token", "pass", "secret", "key", "auth", "credential")
-_BEARER_WORDS = ("bearer", "api-key", "x-auth-token", "private-token")
-_AUTHORIZATION = re.compile(r"authorization[\"']?\s*[:=]")
-_PROSE_WORDS = (
-    "pass", "pw", "contrase", "senha", "kennwort", "secret", "token", "key", "cred", "auth",
-)  # fmt: skip
-
-
-@functools.lru_cache(maxsize=1)
-def _entropy_of() -> object:
-    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
-
-    return Base64HighEntropyString().calculate_shannon_entropy
-
-
-def entropy(value: str) -> float:
-    """Shannon entropy of ``value`` over the base64 alphabet (detect-secrets' measure)."""
-    measure = _entropy_of()
-    assert callable(measure)
-    return float(measure(value))
-
-
-def is_placeholder(value: str) -> bool:
-    """A template, reference, mask or code expression rather than a secret."""
-    if (
-        not value
-        or _PLACEHOLDER.match(value)
-        or _ENV_NAME.match(value)
-        or _CODE_REF.match(value)
-        or _UUID.match(value)
-    ):
-        return True
-    # last, so the library is imported only for a value that gets this far
-    from detect_secrets.filters.heuristic import is_templated_secret
-
-    return bool(is_templated_secret(value))
-
-
-def looks_random(value: str) -> bool:
-    """Letters and digits mixed, or (16+ characters) high entropy: a generated value."""
-    if len(value) < 8 or " " in value:
-        return False
-    if _HAS_LETTER.search(value) and _HAS_DIGIT.search(value):
-        return True
-    return len(value) >= 16 and entropy(value) >= 3.5
-
-
-def followed_by_code(line: str, end: int) -> bool:
-    """The value ends where a call, an index or an attribute starts: code, not a literal."""
-    if end >= len(line) or line[end] not in _CODE_NEXT:
-        return False
-    return line[end] != "." or (
-        end + 1 < len(line) and (line[end + 1].isalnum() or line[end + 1] == "_")
-    )
-
-
-def _word_like(value: str) -> bool:
-    low = value.lower()
-    return low in _STOPWORDS or (value.islower() and bool(_ENGLISH_SUFFIX.match(value)))
-
-
-def strong_value(value: str) -> bool:
-    """After a password word or name: anything but a placeholder or an ordinary word."""
-    return (
-        len(value) >= 3
-        and value.count(" ") <= 5
-        and not _word_like(value)
-        and not is_placeholder(value)
-    )
-
-
-def weak_value(value: str) -> bool:
-    """After "key", "token", "secret", ...: only what looks generated."""
-    return looks_random(value) and not _word_like(value) and not is_placeholder(value)
-
-
-def _unquote(line: str, start: int, end: int) -> Span:
-    """Narrow a value's span past quotes and trailing punctuation."""
-    if end - start >= 2 and line[start] in "\"'`" and line[end - 1] == line[start]:
-        return start + 1, end - 1
-    while end > start and line[end - 1] in _TRAILING:
-        end -= 1
-    return start, end
-
+"""``use X as the password``, ``X is my password``: the value before the keyword (it must
+look chosen: a digit, a symbol or a capital inside it)."""
+USER_PASS_RE = re.compile(
+    r"(?i:\b(?:user(?:name)?|login|logon|usr)\b)\s*[:=]?\s*[^\s,;/]+\s*[,;/]?\s*"
+    r"(?i:\bpass\b)\s*[:=]?\s*(?P<value>[^\s\"'`,;]+)"
+    r"|(?<![\w-])(?:pass|Pass)\s*[:=]\s*(?P<sign_value>[^\s\"'`,;]+)"
+    r"|(?<![\w-])PASS\s*=\s*(?P<upper_value>[^\s\"'`,;]+)"
+)
+"""``user root pass toor``, ``pass: X``, ``pass=X`` (``PASS: TestX``, a test report, is not)."""
+CJK_WORDS = ("密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호", "암호")
+CJK_RE = re.compile(
+    "(?:" + "|".join(r"\s*".join(word) for word in CJK_WORDS) + ")"
+    r"\s*(?:是|为|為|は|\uff1a|:|=|는|은|이|가)?\s*"
+    r"[「『\"']?(?P<value>[!-~]{3,64}?)[」』\"'。、,.]?(?=\s|$|[」』。、])"
+)
+"""A password word in Chinese, Japanese or Korean, then an ASCII value."""
+PGPASS_RE = re.compile(
+    r"(?<![^\s\"'`])(?:[\w.*\[\]-]*[A-Za-z*][\w.*\[\]-]*):(?:\d{1,5}|\*)"
+    r":(?P<db>[^:\s\"'`]+):(?P<user>[^:\s\"'`]+):(?P<value>[^\s\"'`]+)(?=[\s\"'`]|$)"
+)
+"""A ``.pgpass`` line, ``host:port:database:user:password``, standing on its own (or quoted)."""
+_PAIR_VALUE = re.compile(r"^[^/:\s]{1,64}[/:](?P<secret>[^/:\s]{3,64})$")
+_CRED_WORDS = ("cred", "login", "logon")
+_CHOSEN = re.compile(r"[0-9]|[^A-Za-z0-9]|.[A-Z]")
 
 _PROSE_STARTS = (
-    "pass", "pw", "contrase", "senha", "mot de passe", "kennwort", "secret", "token", "api",
-    "access", "private", "key", "cred", "auth", "client",
+    "pass", "pw", "contrase", "senha", "mot de passe", "mdp", "kennwort", "wachtwoord",
+    "hasło", "haslo", "lösenord", "losenord", "salasana", "adgangskode", "heslo", "jelsz",
+    "şifre", "sifre", "пароль", "parola d", "kata sandi", "mật khẩu", "mat khau", "secret",
+    "token", "api", "access", "private", "key", "cred", "auth", "client",
 )  # fmt: skip
-"""How each keyword of :data:`PROSE_RE` begins (in the folded line): a match starts at one."""
-
-
-def matches_at(regex: re.Pattern[str], line: str, starts: Iterable[int]) -> Iterator[re.Match[str]]:
-    r"""``regex.finditer(line)`` for a pattern whose every match starts at one of ``starts``.
-
-    ``starts`` are ascending places where a match can begin (where the literal text it
-    begins with occurs). Trying only those, in order, each after the end of the last
-    match, finds the same matches as scanning every position (no match is empty);
-    ``match(line, at)`` sees the text before ``at``, so ```` and look-behinds are judged
-    as in a scan.
-    """
-    end = 0
-    for at in starts:
-        if at < end:
-            continue
-        match = regex.match(line, at)
-        if match is not None:
-            end = match.end()
-            yield match
+"""How each keyword of :data:`PROSE_RE` begins (in the folded line): a match starts at one.
+Every one holds a word of :data:`PROSE_WORDS`."""
+PROSE_WORDS = (
+    "pass", "pw", "contrase", "senha", "kennwort", "secret", "token", "key", "cred", "auth",
+    "mdp", "wachtwoord", "hasło", "haslo", "senord", "salasana", "adgangskode", "heslo",
+    "jelsz", "ifre", "пароль", "parola d", "kata sandi", "khẩu", "khau",
+)  # fmt: skip
+"""What a line must hold for :data:`PROSE_RE` or :data:`PROSE_FOR_RE` (folded line)."""
+_CJK_FIRST = tuple(sorted({word[0] for word in CJK_WORDS}))
+"""The first character of each word of :data:`CJK_WORDS` (spaces may follow it)."""
+_URL_GATE = ("://",)
+_SIGNATURE_WORDS = ("sig=", "signature=", "x-amz-security-token=", "x-amz-credential=")
+_WEBHOOK_WORDS = ("webhook", "ifttt", "zapier", "/hooks/")
+_BEARER_WORDS = ("bearer", "api-key", "x-auth-token", "private-token")
+_AUTHORIZATION = re.compile(r"authorization[\"']?\s*[:=]")
+_REVERSE_WORDS = ("as", "for", "is", "was")
 
 
 def prose_matches(line: str, low: str) -> Iterator[re.Match[str]]:
@@ -260,74 +171,205 @@ def prose_matches(line: str, low: str) -> Iterator[re.Match[str]]:
     A match starts where one of :data:`_PROSE_STARTS` occurs in ``low`` (the folded line:
     the same positions).
     """
-    starts = sorted({at for word in _PROSE_STARTS for at in _occurrences(low, word)})
-    return matches_at(PROSE_RE, line, starts)
+    return matches_at(PROSE_RE, line, _prose_starts(low))
 
 
-def flag_matches(line: str) -> Iterator[re.Match[str]]:
-    """``FLAG_RE.finditer(line)``: a match starts at a ``-``."""
-    return matches_at(FLAG_RE, line, _occurrences(line, "-"))
+def _prose_starts(low: str) -> list[int]:
+    """Where a keyword of :data:`PROSE_RE` (and :data:`PROSE_FOR_RE`) may begin."""
+    return sorted({at for word in _PROSE_STARTS for at in occurrences(low, word)})
 
 
-def _occurrences(text: str, word: str) -> Iterator[int]:
-    at = text.find(word)
-    while at >= 0:
-        yield at
-        at = text.find(word, at + 1)
+def _prose_ok(line: str, match: re.Match[str], start: int, end: int) -> bool:
+    """Is the value of a prose match (narrowed to ``start:end``) a secret?"""
+    value = line[start:end]
+    quoted = start != match.start("value")
+    raw = match.group("value")
+    if not quoted and (followed_by_code(line, end) or raw.endswith(":")):
+        return False  # code, or a label ("password length: 12") rather than a value
+    signed = match.group("sign") is not None
+    before = line[max(0, match.start() - 7) : match.start()].lower()
+    if before.endswith(("public ", "public-", "public_", "pub ")):
+        return False  # a public key is no secret
+    if match.group("strong") is None:
+        return weak_value(value) or _credential_pair(match, value, signed)
+    if quoted:
+        return len(value) >= 3 and value.count(" ") <= 5 and not is_placeholder(value, uuid=True)
+    if signed and value.isalpha() and value.islower():
+        return len(value) >= 3 and not stopword(value)  # "password: dragonfly" counts
+    conn = match.groupdict().get("conn")
+    explicit = signed or conn is None or bool(conn.strip())
+    return strong_value(value, numeric=explicit)
+
+
+def _credential_pair(match: re.Match[str], value: str, signed: bool) -> bool:
+    """``creds: admin/admin``, ``login: root:toor``: a user and password pair after a sign."""
+    word = match.group("weak").lower()
+    if not (signed and has_any(word, _CRED_WORDS)):
+        return False
+    pair = _PAIR_VALUE.match(value)
+    return pair is not None and not is_placeholder(value) and not value.startswith(("~", "."))
 
 
 def prose_spans(line: str, low: str | None = None) -> Iterator[Span]:
     """Values after a secret keyword, in prose or as an unquoted assignment."""
-    for match in prose_matches(line, folded(line) if low is None else low):
-        start, end = _unquote(line, *match.span("value"))
-        value = line[start:end]
-        quoted = start != match.start("value")
-        if not quoted and followed_by_code(line, end):
-            continue
-        if quoted and match.group("strong") is not None:
-            ok = len(value) >= 3 and value.count(" ") <= 5 and not is_placeholder(value)
-        elif match.group("strong") is not None:
-            ok = strong_value(value)
-        else:
-            ok = weak_value(value)
-        if ok:
+    low = folded(line) if low is None else low
+    for match in prose_matches(line, low):
+        start, end = unquote(line, *match.span("value"))
+        if _prose_ok(line, match, start, end):
+            yield start, end
+    for match in prose_for_matches(line, low):
+        start, end = unquote(line, *match.span("value"))
+        if _prose_ok(line, match, start, end):
             yield start, end
 
 
-def _group_spans(
-    regex: re.Pattern[str], line: str, *groups: str, found: Iterable[re.Match[str]] | None = None
-) -> Iterator[Span]:
-    """The spans of ``groups`` in each match (``found``: the matches, if not all of ``regex``)."""
-    for match in regex.finditer(line) if found is None else found:
-        for group in groups:
+def prose_for_matches(line: str, low: str) -> Iterator[re.Match[str]]:
+    """``PROSE_FOR_RE.finditer(line)``, tried where a keyword begins (as :data:`PROSE_RE`)."""
+    return matches_at(PROSE_FOR_RE, line, _prose_starts(low))
+
+
+def reverse_matches(line: str, low: str) -> Iterator[re.Match[str]]:
+    """``REVERSE_RE.finditer(line)``, searched only around each password word.
+
+    A match ends with one: its value and the words before the keyword fit in 160
+    characters, and the words it must not be followed by in 36 after it.
+    """
+    ends = sorted({a for w in ("pass", "pw") for a in occurrences(low, w)})
+    end = 0
+    for at in ends:
+        for match in REVERSE_RE.finditer(line, max(end, at - 160), at + 48):
+            if match.start() >= end:
+                end = match.end()
+                yield match
+
+
+def _reverse_spans(line: str) -> Iterator[Span]:
+    for match in reverse_matches(line, folded(line)):
+        value = match.group("value").rstrip(".,;:!?")
+        if _CHOSEN.search(value) and strong_value(value):
+            start = match.start("value")
+            yield start, start + len(value)
+
+
+def user_pass_matches(line: str, low: str) -> Iterator[re.Match[str]]:
+    """``USER_PASS_RE.finditer(line)``, tried where ``user``, ``login`` or ``pass`` begins."""
+    words = ("user", "login", "logon", "usr", "pass")
+    return matches_at(USER_PASS_RE, line, sorted({a for w in words for a in occurrences(low, w)}))
+
+
+def _user_pass_spans(line: str) -> Iterator[Span]:
+    for match in user_pass_matches(line, folded(line)):
+        for group in ("value", "sign_value", "upper_value"):
             if match.group(group) is not None:
-                start, end = _unquote(line, *match.span(group))
-                if not is_placeholder(line[start:end]):
+                start, end = unquote(line, *match.span(group))
+                # a number after "user x pass" is a PIN; after "pass:", a count of tests
+                if strong_value(line[start:end], numeric=group == "value"):
                     yield start, end
 
 
-def _provider_gate(line: str, low: str) -> bool:
-    for part, prefixes in _PROVIDER_PREFIXES:  # loops: this runs on every candidate line
-        if part in line:
-            for prefix in prefixes:
-                if prefix in line:
-                    return True
-    return False
+def _cjk_spans(line: str) -> Iterator[Span]:
+    for match in CJK_RE.finditer(line):
+        if strong_value(match.group("value"), numeric=True):
+            yield match.span("value")
+
+
+def _url_spans(line: str) -> Iterator[Span]:
+    yield from group_spans(URL_CREDENTIALS_RE, line, "value")
+    for match in URL_KEY_USER_RE.finditer(line):
+        value = match.group("value")
+        if looks_random(value) and not is_placeholder(value, uuid=True):
+            yield match.span("value")
+
+
+def _header_spans(line: str) -> Iterator[Span]:
+    for match in AUTH_HEADER_RE.finditer(line):
+        if match.group("value") is not None:
+            # "Authorization: Bearer $TOKEN": the scheme word, then a reference
+            if match.group("scheme") is None and match.group("after") is not None:
+                continue
+            if not is_placeholder(match.group("value")):
+                yield match.span("value")
+        elif match.group("bearer") is not None and weak_value(match.group("bearer")):
+            yield match.span("bearer")
+
+
+def _cookie_spans(line: str) -> Iterator[Span]:
+    for match in COOKIE_RE.finditer(line):
+        group = "pairs" if match.group("pairs") is not None else "quoted"
+        offset = match.start(group)
+        for pair in _COOKIE_PAIR.finditer(match.group(group)):
+            value = pair.group("value")
+            session = _SESSION_NAMES.search(pair.group("name")) is not None
+            if weak_value(value) or (session and len(value) >= 8 and strong_value(value)):
+                yield offset + pair.start("value"), offset + pair.end("value")
+
+
+PGPASS_PORT = re.compile(r":(?:\d{1,5}|\*):[^:\s\"'`]+:[^:\s\"'`]+:[^\s\"'`]")
+"""What every :data:`PGPASS_RE` match holds after its host: the port and three more fields."""
+_HOST_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.*[]-")
+
+
+def pgpass_matches(line: str) -> Iterator[re.Match[str]]:
+    """``PGPASS_RE.finditer(line)``, tried only where a host ends in ``:port:f:f:x``.
+
+    A match starts where its host's characters start (a space, a quote or the line's
+    start before them), so each place :data:`PGPASS_PORT` finds names one start.
+    """
+    starts = []
+    for found in PGPASS_PORT.finditer(line):
+        at = found.start()
+        while at > 0 and (line[at - 1] in _HOST_CHARS or line[at - 1].isalnum()):
+            at -= 1
+        starts.append(at)
+    return matches_at(PGPASS_RE, line, sorted(set(starts)))
+
+
+def _pgpass_spans(line: str) -> Iterator[Span]:
+    for match in pgpass_matches(line):
+        if match.group("db").isdigit() or match.group("user").isdigit():
+            continue  # file.py:12:5:E501:... is a linter's report
+        start, end = match.span("value")
+        value = line[start:end]
+        if _CHOSEN.search(value) and strong_value(value, numeric=True):
+            yield start, end
+
+
+def pgpass_line(line: str) -> bool:
+    """Could ``line`` hold a ``.pgpass`` line (four colons in a row of fields)?"""
+    return ":" in line and next(pgpass_matches(line), None) is not None
+
+
+def _signature_spans(line: str) -> Iterator[Span]:
+    for match in SIGNATURE_RE.finditer(line):
+        if not is_placeholder(match.group("value")):
+            yield match.span("value")
 
 
 GATES: dict[re.Pattern[str], Callable[[str, str], bool]] = {
-    PROVIDER_KEY_RE: _provider_gate,
-    CUT_PROVIDER_RE: _provider_gate,
     URL_CREDENTIALS_RE: lambda line, low: "://" in line and "@" in line,
-    CLIENT_FLAG_RE: lambda line, low: has_any(line, _CLIENTS) or ("-u" in line and ":" in line),
-    FLAG_RE: lambda line, low: "-" in line and has_any(low, _FLAG_WORDS),
+    URL_KEY_USER_RE: lambda line, low: "://" in line and "@" in line,
+    SIGNATURE_RE: lambda line, low: "=" in line and has_any(low, _SIGNATURE_WORDS),
+    WEBHOOK_RE: lambda line, low: has_any(low, _WEBHOOK_WORDS),
     AUTH_HEADER_RE: lambda line, low: (
         has_any(low, _BEARER_WORDS)
         or ("authorization" in low and _AUTHORIZATION.search(low) is not None)
     ),
-    PROSE_RE: lambda line, low: has_any(low, _PROSE_WORDS),
+    COOKIE_RE: lambda line, low: "cookie" in low or "-b '" in line or '-b "' in line,
+    PROSE_RE: lambda line, low: has_any(low, PROSE_WORDS),
+    PROSE_FOR_RE: lambda line, low: has_any(low, PROSE_WORDS),
+    REVERSE_RE: lambda line, low: ("pw" in low or "pass" in low) and has_any(low, _REVERSE_WORDS),
+    USER_PASS_RE: lambda line, low: "pass" in low,
+    CJK_RE: lambda line, low: has_any(line, _CJK_FIRST),
+    PGPASS_RE: lambda line, low: line.count(":") >= 4 and PGPASS_PORT.search(line) is not None,
 }
 """Each pattern's gate ``(line, folded line)``: False only where the pattern cannot match."""
+GATE_WORDS = (
+    "://", *_SIGNATURE_WORDS, "webhook", "ifttt", "zapier", "/hooks/", "bearer",
+    "api-key", "x-auth-token", "private-token", "authorization", "cookie", "-b '", '-b "',
+    *PROSE_WORDS, *_CJK_FIRST,
+)  # fmt: skip
+"""Folded words one of which every line these rules can match holds (a line without any is
+never scanned; a test checks each gate implies one)."""
 
 
 def spans(line: str, low: str | None = None) -> Iterator[Span]:
@@ -338,28 +380,18 @@ def spans(line: str, low: str | None = None) -> Iterator[Span]:
     every pattern.
     """
     low = folded(line) if low is None else low
-    if _provider_gate(line, low):
-        for match in PROVIDER_KEY_RE.finditer(line):
-            yield match.span()
-        for match in CUT_PROVIDER_RE.finditer(line):
-            yield match.span()
-    if GATES[URL_CREDENTIALS_RE](line, low):
-        yield from _group_spans(URL_CREDENTIALS_RE, line, "value")
-    if GATES[CLIENT_FLAG_RE](line, low):
-        yield from _group_spans(CLIENT_FLAG_RE, line, "value", "docker", "sshpass", "curl")
-    if GATES[FLAG_RE](line, low):
-        yield from _group_spans(FLAG_RE, line, "value", found=flag_matches(line))
-    if GATES[AUTH_HEADER_RE](line, low):
-        yield from _header_spans(line)
-    if GATES[PROSE_RE](line, low):
-        yield from prose_spans(line, low)
-
-
-def _header_spans(line: str) -> Iterator[Span]:
-    for match in AUTH_HEADER_RE.finditer(line):
-        for group in ("value", "bearer"):
-            if match.group(group) is None:
-                continue
-            value = match.group(group)
-            if not is_placeholder(value) and (group == "value" or weak_value(value)):
-                yield match.span(group)
+    steps: tuple[tuple[re.Pattern[str], Callable[[str], Iterator[Span]]], ...] = (
+        (URL_CREDENTIALS_RE, _url_spans),
+        (SIGNATURE_RE, _signature_spans),
+        (WEBHOOK_RE, lambda text: group_spans(WEBHOOK_RE, text, "value")),
+        (AUTH_HEADER_RE, _header_spans),
+        (COOKIE_RE, _cookie_spans),
+        (PROSE_RE, lambda text: prose_spans(text, low)),
+        (REVERSE_RE, _reverse_spans),
+        (USER_PASS_RE, _user_pass_spans),
+        (CJK_RE, _cjk_spans),
+        (PGPASS_RE, _pgpass_spans),
+    )
+    for regex, found in steps:
+        if GATES[regex](line, low):
+            yield from found(line)

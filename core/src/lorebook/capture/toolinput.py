@@ -9,14 +9,8 @@ strings cut to their logged length, so no token's prefix survives a cut.
 
 from __future__ import annotations
 
-from lorebook.capture.redact import (
-    REDACTED,
-    lines_to_scan,
-    name_strength,
-    redact_line,
-    strip_blocks,
-)
-from lorebook.capture.rules import strong_value, weak_value
+from lorebook.capture.redact import REDACTED, lines_to_scan, redact_line, strip_blocks
+from lorebook.capture.values import name_strength, strong_value, weak_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
