@@ -164,6 +164,10 @@ FAMILY_FORMS: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("prose", "numeric password", "the wifi password is 84736251", ("84736251",)),
     ("prose", "german", "das Passwort ist Sonne123", ("Sonne123",)),
     ("prose", "chinese", "数据库密码是 Qw3rty!9", ("Qw3rty!9",)),
+    ("prose", "possessive", "my password's Oyster88", ("Oyster88",)),
+    ("prose", "pin", "the PIN for the card is 482193", ("482193",)),
+    ("prose", "a secret told", "the secret is Walrus42", ("Walrus42",)),
+    ("prose", "p/w", "p/w: Heron!77", ("Heron!77",)),
     ("prose", "swedish", "lösenordet är Sn0gubbe", ("Sn0gubbe",)),
     ("prose", "polish", "hasło to Kot12345", ("Kot12345",)),
     ("prose", "russian", "пароль: Medved77", ("Medved77",)),
@@ -404,5 +408,10 @@ FALSE_POSITIVES: list[str] = [
     "la contraseña es incorrecta",
     "密码是必填项",
     "PUBLIC_KEY=" + "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAr+UZZ3PR99LKqhx0mgMxMJNJnyjN",
+    "the token is JWT-encoded",
+    "pin: true",
+    "pinned 1234 deps to their versions",
+    "the secret is out",
+    "key: value1",
 ]
 """Benign lines: each must come through redaction unchanged."""

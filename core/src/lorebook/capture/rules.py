@@ -83,7 +83,7 @@ _SESSION_NAMES = re.compile(r"(?i)sess|sid$|auth|token|remember|login|jwt|csrf|x
 _STRONG = (
     r"pass(?:word|wd|phrase|code|wort|ord(?:et)?)s?|pwd|pw|contrase[nñ]a|senha|mot de passe"
     r"|mdp|kennwort|wachtwoord|has[lł]o|l[oö]senord(?:et)?|salasana|adgangskoden?|heslo|jelsz[oó]"
-    r"|[sş]ifre|пароль|parola d'ordine|kata sandi|m[aậ]t kh[aẩ]u"
+    r"|[sş]ifre|пароль|parola d'ordine|kata sandi|m[aậ]t kh[aẩ]u|p/w"
 )
 _WEAK = (
     r"secrets?|tokens?|api[ _-]?keys?|access[ _-]?keys?|private[ _-]?keys?|secret[ _-]?keys?"
@@ -94,13 +94,13 @@ _LINKS = (
     r"|era|é|è|är|er|je|jest|on|ni|adalah|là"
 )
 PROSE_RE = re.compile(
-    rf"(?i:\b(?P<strong>{_STRONG})|\b(?P<weak>{_WEAK}))\b"
+    rf"(?i:\b(?P<strong>{_STRONG}|pin(?: ?code)?)|\b(?P<weak>{_WEAK}))\b(?:['\u2019]s\b)?"
     rf"(?P<conn>(?:\s*(?P<sign>[:=\uff1a]|:=|=>|->)\s*|\s+(?:(?i:{_LINKS})\s+)*)(?:(?i:is|was)\s*:?\s*)?)"
     r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`]+)"
 )
 """A secret keyword, an optional connector (is, was, =, :, ...), then the value."""
 PROSE_FOR_RE = re.compile(
-    rf"(?i:\b(?P<strong>{_STRONG})|\b(?P<weak>{_WEAK}))\s+(?i:for|of|on|to|at|in)\s+"
+    rf"(?i:\b(?P<strong>{_STRONG}|pin(?: ?code)?)|\b(?P<weak>{_WEAK}))\s+(?i:for|of|on|to|at|in)\s+"
     r"(?:[^\s:=,;\uff1a]+\s+){0,4}?[^\s:=,;\uff1a]+?"
     r"(?:\s*(?P<sign>[:=\uff1a])\s*|\s+(?i:is|was|are|were|reads|equals)\s+(?:(?i:now|still)\s+)?)"
     r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`]+)"
@@ -139,20 +139,21 @@ PGPASS_RE = re.compile(
 """A ``.pgpass`` line, ``host:port:database:user:password``, standing on its own (or quoted)."""
 _PAIR_VALUE = re.compile(r"^[^/:\s]{1,64}[/:](?P<secret>[^/:\s]{3,64})$")
 _CRED_WORDS = ("cred", "login", "logon")
+_TOLD = re.compile(r"\d|[^\w\s.-]")
 _CHOSEN = re.compile(r"[0-9]|[^A-Za-z0-9]|.[A-Z]")
 
 _PROSE_STARTS = (
     "pass", "pw", "contrase", "senha", "mot de passe", "mdp", "kennwort", "wachtwoord",
     "hasło", "haslo", "lösenord", "losenord", "salasana", "adgangskode", "heslo", "jelsz",
     "şifre", "sifre", "пароль", "parola d", "kata sandi", "mật khẩu", "mat khau", "secret",
-    "token", "api", "access", "private", "key", "cred", "auth", "client",
+    "token", "api", "access", "private", "key", "cred", "auth", "client", "pin", "p/w",
 )  # fmt: skip
 """How each keyword of :data:`PROSE_RE` begins (in the folded line): a match starts at one.
 Every one holds a word of :data:`PROSE_WORDS`."""
 PROSE_WORDS = (
     "pass", "pw", "contrase", "senha", "kennwort", "secret", "token", "key", "cred", "auth",
     "mdp", "wachtwoord", "hasło", "haslo", "senord", "salasana", "adgangskode", "heslo",
-    "jelsz", "ifre", "пароль", "parola d", "kata sandi", "khẩu", "khau",
+    "jelsz", "ifre", "пароль", "parola d", "kata sandi", "khẩu", "khau", "pin", "p/w",
 )  # fmt: skip
 """What a line must hold for :data:`PROSE_RE` or :data:`PROSE_FOR_RE` (folded line)."""
 _CJK_FIRST = tuple(sorted({word[0] for word in CJK_WORDS}))
@@ -190,15 +191,33 @@ def _prose_ok(line: str, match: re.Match[str], start: int, end: int) -> bool:
     before = line[max(0, match.start() - 7) : match.start()].lower()
     if before.endswith(("public ", "public-", "public_", "pub ")):
         return False  # a public key is no secret
+    conn = match.groupdict().get("conn")
+    explicit = signed or conn is None or bool(conn.strip())
     if match.group("strong") is None:
-        return weak_value(value) or _credential_pair(match, value, signed)
+        return (
+            weak_value(value)
+            or _credential_pair(match, value, signed)
+            or _told_secret(match, value, explicit)
+        )
+    if match.group("strong").lower().startswith("pin"):
+        return explicit and value.isdigit() and 4 <= len(value) <= 12  # a PIN is digits
     if quoted:
         return len(value) >= 3 and value.count(" ") <= 5 and not is_placeholder(value, uuid=True)
     if signed and value.isalpha() and value.islower():
         return len(value) >= 3 and not stopword(value)  # "password: dragonfly" counts
-    conn = match.groupdict().get("conn")
-    explicit = signed or conn is None or bool(conn.strip())
     return strong_value(value, numeric=explicit)
+
+
+def _told_secret(match: re.Match[str], value: str, explicit: bool) -> bool:
+    """``the secret is hunter2``, ``token: abc123``: a secret told after ``is`` or a sign.
+
+    Only after "secret", "token" or "credentials" (not "key", which names many things),
+    and only a value that looks chosen: a digit or a symbol in it (not "JWT-encoded").
+    """
+    word = match.group("weak").lower()
+    if not explicit or not word.startswith(("secret", "token", "cred")):
+        return False
+    return _TOLD.search(value) is not None and strong_value(value)
 
 
 def _credential_pair(match: re.Match[str], value: str, signed: bool) -> bool:
