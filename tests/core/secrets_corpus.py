@@ -151,6 +151,8 @@ FAMILY_FORMS: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("config-file", "maven settings", "<server><id>nexus</id><username>ci</username><password>Mvn!Pass77</password></server>", ("Mvn!Pass77",)),
     ("config-file", "nuget config", '<add key="ClearTextPassword" value="NuG3tPw!x" />', ("NuG3tPw!x",)),
     ("config-file", "gradle signing", "storePassword 'andr0idKs'", ("andr0idKs",)),
+    ("config-file", "yaml block scalar", "db:\n  password: |\n    Bl0ckPass!\n  host: db", ("Bl0ckPass!",)),
+    ("config-file", "yaml value on the next line", "client_secret:\n  Zq7Xw9Vy1Ut3Sr5Q", ("Zq7Xw9Vy1Ut3Sr5Q",)),
     # a user name and password told in prose
     ("prose", "login slash password", "login root / password Tr1cky-Sky", ("Tr1cky-Sky",)),
     ("prose", "login and a word password", "login: root, password: dragonfly", ("dragonfly",)),
@@ -413,5 +415,7 @@ FALSE_POSITIVES: list[str] = [
     "pinned 1234 deps to their versions",
     "the secret is out",
     "key: value1",
+    "credentials:\n  username: ci\n  password_file: /run/secrets/db",
+    "tokens:\n  - name: ci\n    scope: read",
 ]
 """Benign lines: each must come through redaction unchanged."""

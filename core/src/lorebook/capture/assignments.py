@@ -65,6 +65,60 @@ _CALL_GATE = re.compile(_WORD + r"[a-z0-9_]*[ \t]+['\"]")
 in or holds, then what follows the name)."""
 
 
+_NL = r"(?:\n|\\n)"
+"""A line break, or its JSON escape (a YAML file quoted in a transcript line)."""
+_IN_LINE = r"(?:(?!\\n)[^\n])"
+_IN_VALUE = r"(?:(?!\\n)[^\n\"])"
+YAML_BLOCK_RE = re.compile(
+    r"(?P<indent>[ \t]*)(?:"
+    + _IN_LINE
+    + r"*?[ \t\"'`>(])?(?:-[ \t]+)?(?P<name>[\w.-]*"
+    + _WORD
+    + r"[\w.-]*)[ \t]*:[ \t]*(?P<block>[|>][-+0-9]*)?[ \t]*"
+    + _NL
+    + r"(?P<value>(?:(?P=indent)[ \t]+[^\s\"\\]"
+    + _IN_VALUE
+    + r"*(?:"
+    + _NL
+    + r"|(?=\")|\Z))+)",
+    re.IGNORECASE,
+)
+"""A YAML key named for a secret whose value is on the lines below it (a block scalar,
+``password: |``, or a plain scalar on the next line), the key after a label or not.
+Matched from the start of its line (see :func:`block_spans`)."""
+_KEY_AT_END = re.compile(_WORD + r"[\w.-]*[ \t]*:[ \t]*(?:[|>][-+0-9]*)?[ \t]*" + _NL)
+"""What :data:`YAML_BLOCK_RE` cannot match without (in the folded text)."""
+_MAPPING_LINE = re.compile(r"^[ \t]*(?:-|[\w.\"'-]+[ \t]*:(?:[ \t]|$))")
+_LINES = re.compile(r"\n|\\n")
+
+
+def block_spans(text: str) -> list[Span]:
+    """The values of :data:`YAML_BLOCK_RE` in ``text`` (not nested mappings or lists).
+
+    Tried only from the start of a line where a secret-named key ends the line.
+    """
+    if ":" not in text:
+        return []
+    starts = set()
+    for found in _KEY_AT_END.finditer(text.lower()):
+        real, escaped = text.rfind("\n", 0, found.start()), text.rfind("\\n", 0, found.start())
+        starts.add(max(real + 1, escaped + 2 if escaped >= 0 else 0))
+    found_spans = []
+    for match in matches_at(YAML_BLOCK_RE, text, sorted(starts)):
+        lines = [line for line in _LINES.split(match.group("value")) if line.strip()]
+        if not lines or any(_MAPPING_LINE.match(line) for line in lines):
+            continue  # a nested mapping or a list: its own lines are judged line by line
+        value = " ".join(line.strip() for line in lines)
+        if match.group("block") is None and (len(lines) > 1 or " " in value):
+            continue  # a plain value below its key is one token; prose is not YAML
+        if _judged(match.group("name"), value) or _judged(match.group("name"), lines[0].strip()):
+            start, end = match.span("value")
+            while end > start and (text[end - 1] == "\n" or text[end - 2 : end] == "\\n"):
+                end -= 1 if text[end - 1] == "\n" else 2
+            found_spans.append((start, end))
+    return found_spans
+
+
 def _judged(name: str, value: str) -> bool:
     strength = name_strength(name)
     if strength == "strong":

@@ -16,10 +16,10 @@ Span = tuple[int, int]
 
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|[\"\\/bfnrt'])")
 _UNICODE_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}")
-_SIMPLE = {"\"": "\"", "'": "'", "\\": "\\", "/": "/", "b": " ", "f": " ", "n": " ",
-           "r": " ", "t": " "}  # fmt: skip
-"""What each one-letter escape stands for; a newline or a tab reads as a space, so the line
-stays one line."""
+_SIMPLE = {"\"": "\"", "'": "'", "\\": "\\", "/": "/", "b": " ", "f": " ", "n": "\n",
+           "r": "\n", "t": " "}  # fmt: skip
+"""What each one-letter escape stands for (a line break splits the text into the lines it
+encodes, each judged as a line)."""
 
 
 def json_escaped(line: str) -> bool:
@@ -76,6 +76,14 @@ class Decoded:
     def _where(self, at: int) -> int:
         """The index of the segment holding character ``at`` of :attr:`text`."""
         return bisect.bisect_right(self.starts, at) - 1
+
+    def lines(self) -> list[tuple[int, str]]:
+        """The lines :attr:`text` holds, each with where it starts in :attr:`text`."""
+        out, at = [], 0
+        for part in self.text.split("\n"):
+            out.append((at, part))
+            at += len(part) + 1
+        return out
 
     def original(self, span: Span) -> Span:
         """The span of the line that spells ``span`` of :attr:`text` (escapes whole)."""

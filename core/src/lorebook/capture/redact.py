@@ -105,8 +105,15 @@ def strip_private(text: str) -> str:
 
 
 def strip_blocks(text: str) -> str:
-    """Remove private spans, then replace whole private-key blocks (before line redaction)."""
-    return keys.replace_blocks(strip_private(text), REDACTED)
+    """Remove private spans, then replace whole blocks (before line redaction).
+
+    The blocks: private keys, and the YAML value of a secret-named key written on the
+    lines below it.
+    """
+    text = keys.replace_blocks(strip_private(text), REDACTED)
+    for start, end in reversed(assignments.block_spans(text)):
+        text = text[:start] + REDACTED + text[end:]
+    return text
 
 
 MEMO_CHARS = 8 << 20
@@ -215,8 +222,12 @@ def secret_spans(line: str) -> list[Span]:
         return []
     if escapes.json_escaped(line):
         view = escapes.decoded(line)
-        spans = _line_spans(view.text, libscan.folded(view.text))
-        found = [view.original(span) for span in spans if span[0] < span[1]]
+        found = [
+            view.original((at + start, at + end))
+            for at, part in view.lines()
+            for start, end in _line_spans(part, libscan.folded(part))
+            if start < end
+        ]
     else:
         found = _line_spans(line, low)
     # What lies inside an earlier redaction stays as it is (redaction is idempotent).
@@ -381,7 +392,7 @@ def find_secrets(text: str) -> list[int]:
     """Return the 1-based numbers of the lines that hold a secret (or a private span)."""
     found = set()
     closed = re.compile(r"(?<!`)<private>.*?</private>", re.IGNORECASE | re.DOTALL)
-    starts = [start for start, _ in keys.block_spans(text)]
+    starts = [start for start, _ in (*keys.block_spans(text), *assignments.block_spans(text))]
     for start in starts + [match.start() for match in closed.finditer(text)]:
         found.add(text.count("\n", 0, start) + 1)
     with scan_settings():
