@@ -206,6 +206,6 @@ def _input_folder(tmp_path: Path) -> None:
 def test_an_import_needs_files_or_a_harness(kb_repo: Path, cli: CliRunner) -> None:
     assert "name transcript files" in cli("import", cwd=kb_repo).stderr
     mixed = cli("import", str(CLAUDE_SESSION), "--from-harness", "claude", cwd=kb_repo)
-    assert mixed.exit_code == 1
+    assert mixed.exit_code == 2  # options that do not go together: a usage error
     assert "give no files" in mixed.stderr
     assert "go with --from-harness" in cli("import", "--list", cwd=kb_repo).stderr
