@@ -219,18 +219,24 @@ def proposed(
 ) -> Iterator[tuple[Workspace, dict[str, Any]]]:
     """Every form of every family proposed through the MCP server's ``propose``, then one
     proposal without a secret; curated, and the result committed."""
+    from lorebook.errors import LorebookError
     from lorebook.mcp_server import stage_proposal
 
     with _workspace(tmp_path_factory.mktemp("mcp")) as space:
         paths = KBPaths(space.repo)
+        refusals: dict[str, list[str]] = {}
         for family, name, text, _ in FAMILY_FORMS:
-            stage_proposal(paths, {"title": f"Remember how {family} {name} is set up",
-                                   "description": "Set up for deploys",
-                                   "body": f"Remember:\n{text}", "kind": "convention",
-                                   "type": "practice", "tags": ["ops"], "quote": text})  # fmt: skip
-        stage_proposal(paths, {"title": "Run the linter before pushing", "description": "Lint",
-                               "body": "Run `make lint` before every push.", "kind": "convention",
-                               "type": "practice", "tags": [], "quote": ""})  # fmt: skip
+            try:
+                stage_proposal(paths, {"title": f"Remember how {family} {name} is set up",
+                                       "description": "Set up for deploys",
+                                       "body": f"Remember:\n{text}", "kind": "convention",
+                                       "type": "practice", "tags": ["ops"], "quote": text})  # fmt: skip
+            except LorebookError as exc:
+                refusals.setdefault(family, []).append(f"{exc} {exc.hint}")
+        staged = stage_proposal(paths, {"title": "Run the linter before pushing",
+                                        "description": "Lint", "kind": "convention",
+                                        "body": "Run `make lint` before every push.",
+                                        "type": "practice", "tags": [], "quote": ""})  # fmt: skip
         run = space.cli("curate", "--json")
         assert run.exit_code == 0, run.stderr
         space.git("add", "-A")
@@ -239,7 +245,10 @@ def proposed(
         yield (
             space,
             {
+                "refusals": refusals,
+                "staged": staged,
                 "report": run.json(),
+                "lorebook": _everything_under(space.repo / ".lorebook"),
                 "notes": _everything_under(space.repo / ".lorebook" / "nodes"),
                 "index": index.read_bytes().decode("utf-8", "replace"),
                 "objects": space.git("cat-file", "--batch-all-objects", "--batch"),
@@ -248,12 +257,16 @@ def proposed(
         )
 
 
-def test_the_proposals_holding_a_secret_are_refused_and_the_clean_one_curates(
+def test_propose_refuses_a_secret_before_staging_and_the_clean_proposal_curates(
     proposed: tuple[Workspace, dict[str, Any]],
 ) -> None:
     _, found = proposed
-    assert len(found["report"]["refused"]) == len(FAMILY_FORMS)
-    assert found["report"]["actions"]["add"] == 1
+    assert sum(map(len, found["refusals"].values())) == len(FAMILY_FORMS)
+    first = found["refusals"]["putty"][0]
+    assert first.startswith("propose: ")
+    assert "what looks like a secret; nothing was staged" in first
+    assert found["staged"]["ok"] is True
+    assert (found["report"]["refused"], found["report"]["actions"]["add"]) == ([], 1)
     assert found["scan"] == 0
 
 
@@ -262,7 +275,10 @@ def test_a_family_proposed_through_mcp_never_becomes_a_note_an_index_row_or_a_gi
     proposed: tuple[Workspace, dict[str, Any]], family: str
 ) -> None:
     space, found = proposed
-    assert [_leaks(found[where], family) for where in ("notes", "index", "objects")] == [[], [], []]
+    assert len(found["refusals"][family]) == len(_forms(family))
+    assert _leaks("\n".join(found["refusals"][family]), family) == []  # named, never shown
+    places = ("lorebook", "notes", "index", "objects")
+    assert [_leaks(found[where], family) for where in places] == [[], [], [], []]
     question = f"how is {family} {_forms(family)[0][0]} set up"
     recalled = space.cli("recall", question, "--json", "--pending")
     assert recalled.exit_code == 0, recalled.stderr

@@ -103,12 +103,17 @@ def show_note(paths: KBPaths, note_id: str) -> dict[str, Any]:
 def stage_proposal(paths: KBPaths, fields: dict[str, Any]) -> dict[str, Any]:
     """Stage one proposal for review (a session log of its own); never write a note.
 
+    A proposal holding what looks like a secret is refused before anything is written
+    (curation would refuse it too, but its session log would keep the secret on disk).
+
     Raises:
-        LorebookError: a field is invalid, or a dependency's hash moved (named).
+        LorebookError: a field is invalid or holds what looks like a secret (named, never
+            the value), or a dependency's hash moved (named).
     """
     from pydantic import ValidationError
 
     from lorebook.capture.stage import log_path, write_log
+    from lorebook.curate.gate import proposal_secrets
     from lorebook.kb.notes import format_validation_error
     from lorebook.models.session import LoggedTurn, Proposal, SessionLog
     from lorebook.validity.record import stamp
@@ -123,6 +128,13 @@ def stage_proposal(paths: KBPaths, fields: dict[str, Any]) -> dict[str, Any]:
         )  # fmt: skip
     except ValidationError as exc:
         raise LorebookError(format_validation_error(exc, source="propose")) from None
+    held = proposal_secrets(proposal)
+    if held:
+        raise LorebookError(
+            f"propose: {', '.join(held)} {'holds' if len(held) == 1 else 'hold'} what looks "
+            "like a secret; nothing was staged",
+            hint="propose the rule without the value: a note never holds a password, token or key",
+        )
     log = SessionLog(
         harness="mcp", session_id=session, origin=f"mcp:{session}", transcript_hash="",
         transcript_length=0, status="extracted",
