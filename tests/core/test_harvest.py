@@ -70,18 +70,18 @@ def test_each_claude_memory_is_proposed_once(kb_repo: Path, claude: Path, cli: C
     assert report["store"] == str(claude)
     assert sorted(report["proposed"]["new"])[1] == "feedback_tox.md"
     assert len(report["proposed"]["new"]) == 2  # the tox memory and the index's own bullet
-    assert report["skipped"] == {"about the user, not the project": 1}
+    assert report["skipped"] == {}  # the user memory went to the personal store
     notes = _notes(kb_repo)
     assert sorted(o for origins in notes.values() for o in origins)[1:] == [
         "claude-memory:feedback_tox.md"
     ]
-    assert sorted(report["outcomes"].values()) == ["note", "note"]
+    assert sorted(report["outcomes"].values()) == ["note", "note", "personal"]
     status = cli("status", "--json", cwd=kb_repo).json()["left_for_review"]["harvest"]
     assert status["unreviewed"] == 2
 
     second = cli("harvest", "--from", "claude", cwd=kb_repo)
     assert second.exit_code == 0, second.stderr
-    assert "nothing new: 2 unchanged since the last harvest" in second.stdout
+    assert "nothing new: 3 unchanged since the last harvest" in second.stdout
     assert _notes(kb_repo) == notes
 
 
@@ -212,7 +212,7 @@ def test_doctor_warns_only_when_a_host_memory_holds_memories_to_harvest(
     git(kb_repo, "commit", "-qm", "init")
     store = _claude_store(lorebook_home, kb_repo)
     assert memory_lines() == {
-        "claude memory": f"claude's own memory holds 2 memories of this repository not "
+        "claude memory": f"claude's own memory holds 3 memories of this repository not "
         f"harvested yet ({store}): unreviewed and invisible to teammates"
     }
     assert cli("harvest", "--from", "claude", cwd=kb_repo).exit_code == 0
@@ -238,3 +238,95 @@ def test_a_memory_named_like_a_file_is_titled_by_its_rule(
     assert "no-db-mocks" not in titles
     assert "no db mocks" not in titles
     assert any(t.startswith("Don't mock the database in integration tests") for t in titles), titles
+
+
+PREFERENCE = """---
+name: Terse answers
+description: The user prefers terse answers without a summary at the end.
+type: user
+---
+The user prefers terse answers; no closing summary.
+"""
+
+
+def _personal_notes(home: Path) -> dict[str, str]:
+    found = {}
+    for path in sorted((home / ".lorebook-home" / "personal" / "nodes").rglob("*.md")):
+        if path.name != "index.md":
+            note, _ = parse_note(path.read_text(encoding="utf-8"), source=path.name)
+            found[note.id] = note.title
+    return found
+
+
+def test_memories_about_the_person_go_to_the_personal_store(
+    kb_repo: Path, claude: Path, lorebook_home: Path, cli: CliRunner
+) -> None:
+    (claude / "user_style.md").write_text(PREFERENCE, encoding="utf-8")
+    (claude / "MEMORY.md").write_text(
+        INDEX + "- The user prefers answers in British English.\n", encoding="utf-8"
+    )
+    first = cli("harvest", "--from", "claude", "--json", cwd=kb_repo)
+    assert first.exit_code == 0, first.stderr
+    report = first.json()
+    assert report["skipped"] == {}
+    # The team's knowledge base: the project's rule and the staging fact, nothing about her.
+    team = _notes(kb_repo)
+    origins = sorted(o for os_ in team.values() for o in os_)
+    assert len(origins) == 2
+    assert "claude-memory:feedback_tox.md" in origins
+    team_text = " ".join(
+        p.read_text() for p in (kb_repo / ".lorebook" / "nodes").rglob("*.md")
+    ).lower()
+    assert "data scientist" not in team_text
+    assert "terse" not in team_text
+    assert "british english" not in team_text
+    # Her own store: the three memories about her.
+    personal = _personal_notes(lorebook_home)
+    assert sorted(personal.values()) == [
+        "Terse answers",
+        "The user is a data scientist",
+        "The user prefers answers in British English.",
+    ]
+    assert sorted(report["personal"]["notes"]) == sorted(
+        k for k, v in report["outcomes"].items() if v == "personal"
+    )
+    assert report["personal"]["served"] is False
+    text = cli("harvest", "--from", "claude", cwd=kb_repo)
+    assert "nothing new: 5 unchanged" in text.stdout
+    # A rerun, and one without this machine's ledger, add nothing anywhere.
+    (kb_repo / ".lorebook" / ".state" / "harvest-claude.json").unlink()
+    cli("harvest", "--from", "claude", "--json", cwd=kb_repo)
+    assert _personal_notes(lorebook_home) == personal
+    assert _notes(kb_repo) == team
+
+
+def test_an_edited_memory_about_the_person_rewrites_its_personal_note(
+    kb_repo: Path, claude: Path, lorebook_home: Path, cli: CliRunner
+) -> None:
+    cli("harvest", "--from", "claude", cwd=kb_repo)
+    (note_id,) = _personal_notes(lorebook_home)
+    (claude / "user_role.md").write_text(USER.replace("new to React", "new to Vue"))
+    shown = cli("harvest", "--from", "claude", cwd=kb_repo)
+    assert "kept in your personal store" in shown.stdout
+    assert f"personal  user_role.md -> {note_id}" in shown.stdout
+    (path,) = (lorebook_home / ".lorebook-home" / "personal" / "nodes").rglob(f"{note_id}.md")
+    assert "new to Vue" in path.read_text()
+    assert len(_personal_notes(lorebook_home)) == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "personal"),
+    [
+        ("The user prefers terse answers", True),
+        ("User's name is Ada and she reviews on Fridays", True),
+        ("I prefer tabs to spaces", True),
+        ("The user wants the tests run with `tox -e py`", False),
+        ("The user prefers pnpm in this repository", False),
+        ("The staging database is reset every night at 02:00 UTC", False),
+        ("Users must log in with SSO before the admin pages load", False),
+    ],
+)
+def test_what_counts_as_about_the_person(line: str, personal: bool) -> None:
+    from lorebook.harvest.hosts import about_the_person
+
+    assert about_the_person(line) is personal

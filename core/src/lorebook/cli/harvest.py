@@ -21,7 +21,10 @@ def _summary(report: HarvestReport) -> list[str]:
         f"{report.host} memories in {report.store}: {report.entries} for this repository"
         + (f" (left out: {skipped})" if skipped else "")
     ]
+    lines += _personal_lines(report)
     if not report.new and not report.modified:
+        if report.personal:
+            return lines
         lines.append(
             f"nothing new: {report.unchanged} unchanged since the last harvest"
             + (f", {len(report.rejected_before)} rejected before" if report.rejected_before else "")
@@ -32,13 +35,27 @@ def _summary(report: HarvestReport) -> list[str]:
         f"{report.unchanged} unchanged, {len(report.rejected_before)} rejected before"
     )
     for key, outcome in sorted(report.outcomes.items()):
-        lines.append(f"{outcome:<9} {key}")
+        if outcome != "personal":
+            lines.append(f"{outcome:<9} {key}")
     if report.curation is not None:
         from lorebook.cli.curate import _summary as curate_summary
 
         lines += curate_summary(report.curation)[-3:]
     if report.left:
         lines.append(f"left for the next run (a curation step failed): {', '.join(report.left)}")
+    return lines
+
+
+def _personal_lines(report: HarvestReport) -> list[str]:
+    if not report.personal:
+        return []
+    lines = [
+        f"about you, kept in your personal store ({report.personal_store}), not the team's: "
+        f"{len(report.personal)}"
+    ]
+    lines += [f"personal  {key} -> {note}" for key, note in sorted(report.personal.items())]
+    if not report.personal_served:
+        lines.append("  (not served here until `stores:` in .lorebook/config.yaml names personal)")
     return lines
 
 
@@ -60,8 +77,11 @@ def harvest_command(
     """Propose the host's new and edited memories of this repository as notes.
 
     Each memory goes through curation once; an edited one comes back as a modification of
-    the note it became, and one whose claim was rejected never comes back. Honours
-    CLAUDE_CONFIG_DIR and CODEX_HOME. Review with `lorebook review`, then commit.
+    the note it became, and one whose claim was rejected never comes back. A memory about
+    you rather than the project (Claude Code's `user` memories, "The user prefers terse
+    answers") goes to your personal store (never committed, read in every repository), not
+    the team's. Honours CLAUDE_CONFIG_DIR and CODEX_HOME. Review with `lorebook review`,
+    then commit.
     """
     from lorebook.cli.progress import progress
     from lorebook.harvest.hosts import HOSTS

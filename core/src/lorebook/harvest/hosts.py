@@ -6,11 +6,10 @@ repository's absolute path with every character other than a letter or digit as 
 (the importers look for the spelling with only ``/`` replaced too), and
 ``autoMemoryDirectory`` in the user's ``settings.json`` moves it. Each ``*.md`` file but
 ``MEMORY.md`` is one memory, with front matter ``name``, ``description`` and ``type``
-(``user``, ``feedback``, ``project``, ``reference``); ``user`` memories describe the person,
-not the project, and are left out. ``MEMORY.md`` is the index; a bullet of it that links to
-no memory file is a memory of its own (older releases wrote memories there). Auto memory is
-on unless ``CLAUDE_CODE_DISABLE_AUTO_MEMORY`` is set or ``autoMemoryEnabled`` is false in the
-user's or the project's settings.
+(``user``, ``feedback``, ``project``, ``reference``). ``MEMORY.md`` is the index; a bullet of
+it that links to no memory file is a memory of its own (older releases wrote memories there).
+Auto memory is on unless ``CLAUDE_CODE_DISABLE_AUTO_MEMORY`` is set or ``autoMemoryEnabled``
+is false in the user's or the project's settings.
 
 **Codex** keeps one global store, ``$CODEX_HOME/memories/`` (``~/.codex`` by default), on
 when ``config.toml`` has ``memories = true`` under ``[features]``. Its handbook
@@ -20,6 +19,12 @@ block counts for this repository when one of those directories is the repository
 it, and a block naming none is global and left out. Each bullet under a block's
 ``## User preferences``, ``## Reusable knowledge`` and ``## Failures and how to do
 differently`` is one memory. The generated summaries and raw inputs beside it are not read.
+
+**About the person:** a ``user`` memory, and a feedback memory, index bullet or Codex
+bullet whose subject is the person and whose verb says what they prefer or are ("The user
+prefers terse answers", "The user's name is Ada") without naming anything of the project
+(code in backticks, a path, a file name, "this repository"), is marked ``personal``:
+harvest puts it in the person's own store, not the team's (:func:`about_the_person`).
 """
 
 from __future__ import annotations
@@ -71,6 +76,7 @@ class MemoryEntry:
         text: What it says.
         kind: The note kind it reads as.
         sha256: Of its text as stored.
+        personal: It is about the person, not the project (see the module docstring).
     """
 
     key: str
@@ -80,6 +86,7 @@ class MemoryEntry:
     text: str
     kind: NoteKind
     sha256: str
+    personal: bool = False
 
 
 @dataclass(slots=True)
@@ -149,6 +156,37 @@ def claude_memory_on(repo: Path, env: Mapping[str, str] | None = None) -> bool:
     return True
 
 
+_PERSON = re.compile(
+    r"^(?:the\s+|this\s+)?(?:user|developer|person)(?:'s\b|\s+preferences?\b|\s+"
+    r"(?:(?:always|usually|generally|strongly|really)\s+)?(?:prefers|likes|dislikes|"
+    r"wants|hates|loves|is|has|works|speaks|uses|goes\s+by)\b)"
+    r"|^I\s+(?:(?:always|usually|really)\s+)?(?:prefer|like|dislike|want|hate|love|am)\b",
+    re.IGNORECASE,
+)
+"""A sentence whose subject is the person and whose verb says what they prefer or are."""
+_OF_THE_PROJECT = re.compile(
+    r"`|\w/\w|\b\w+\.(?:py|ts|tsx|js|jsx|md|toml|json|ya?ml|go|rs|java|rb|sh|sql|cfg|ini)\b"
+    r"|\b(?:this|the|our)\s+(?:repo|repository|project|codebase|code\s+base|service|"
+    r"package|app|monorepo)\b",
+    re.IGNORECASE,
+)
+"""What names something of the project: code, a path, a file, "this repository"."""
+
+
+def about_the_person(text: str) -> bool:
+    """Whether a memory is about the person rather than the project.
+
+    >>> about_the_person("The user prefers terse answers.")
+    True
+    >>> about_the_person("The user wants the tests run with `tox` in this repository.")
+    False
+    >>> about_the_person("The staging database is reset every night.")
+    False
+    """
+    text = " ".join(text.split()).lstrip("*_ ")
+    return bool(_PERSON.match(text)) and not _OF_THE_PROJECT.search(text)
+
+
 _SLUG = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)+$")
 """A memory named like a file (``no-db-mocks``), not with a sentence."""
 
@@ -161,9 +199,6 @@ def _claude_file(path: Path, listing: Listing) -> None:
         return
     meta, body = split_lenient(text)
     memory_type = str(meta.get("type") or "").strip().lower()
-    if memory_type == "user":
-        listing.skip("about the user, not the project")
-        return
     body = body.strip()
     if not body:
         listing.skip("empty")
@@ -178,9 +213,15 @@ def _claude_file(path: Path, listing: Listing) -> None:
         )
     default = CLAUDE_TYPES.get(memory_type, "convention")
     kind = default if default == "location" else guess_kind(name, description, default)
-    listing.entries.append(
-        MemoryEntry(path.name, path.name, clip_line(name, 200), description, body, kind, _sha(text))
+    personal = memory_type == "user" or (
+        memory_type in ("", "feedback") and about_the_person(description or name)
     )
+    listing.entries.append(
+        MemoryEntry(
+            path.name, path.name, clip_line(name, 200), description, body, kind, _sha(text),
+            personal,
+        )
+    )  # fmt: skip
 
 
 def _claude_index(path: Path, listing: Listing) -> None:
@@ -200,8 +241,11 @@ def _claude_index(path: Path, listing: Listing) -> None:
         key = f"MEMORY.md#{_sha(' '.join(text.split()))[:12]}"
         kind = guess_kind(title, text)
         listing.entries.append(
-            MemoryEntry(key, "MEMORY.md", title, clip_line(text), text, kind, _sha(text))
-        )
+            MemoryEntry(
+                key, "MEMORY.md", title, clip_line(text), text, kind, _sha(text),
+                about_the_person(text),
+            )
+        )  # fmt: skip
 
 
 def claude_entries(repo: Path, env: Mapping[str, str] | None = None) -> Listing:
@@ -279,7 +323,8 @@ def _codex_entry(block: _Block, section: str, lines: list[str]) -> MemoryEntry:
     title = clip_line(re.split(r"\s+->\s+|:\s", text, maxsplit=1)[0], 120)
     kind = guess_kind(title, text, CODEX_SECTIONS[section])
     key = f"MEMORY.md#{slot}/{_sha(text)[:12]}"
-    return MemoryEntry(key, slot, title, clip_line(text), text, kind, _sha(text))
+    personal = about_the_person(text)
+    return MemoryEntry(key, slot, title, clip_line(text), text, kind, _sha(text), personal)
 
 
 def codex_entries(repo: Path, env: Mapping[str, str] | None = None) -> Listing:

@@ -4,8 +4,10 @@ Per user and machine (the memories are), gitignored. One record per memory entry
 of the text last proposed, its slot, the origin its proposal cited and what became of it
 (``note``: a note was written or merged, ``conflict``: a conflict file records it,
 ``rejected``: a person rejected its claim, ``dropped``: curation found a note already
-saying it). An entry is recorded only once that outcome is on disk, so an interrupted
-harvest proposes it again and curation drops what already landed.
+saying it, ``personal``: a memory about the person, kept in their personal store as
+``note``; see :mod:`lorebook.harvest.personal`). An entry is recorded only once that outcome
+is on disk, so an interrupted harvest proposes it again and curation drops what already
+landed.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from lorebook.statefile import read_state
 if TYPE_CHECKING:
     from lorebook.kb.paths import KBPaths
 
-Outcome = Literal["note", "conflict", "rejected", "dropped"]
+Outcome = Literal["note", "conflict", "rejected", "dropped", "personal"]
 
 
 class Harvested(BaseModel):

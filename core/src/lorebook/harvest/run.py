@@ -12,6 +12,10 @@ One run, under ``.lorebook/.state/harvest.lock``:
 4. records each entry whose note, conflict or rejection is on disk; an entry whose step
    failed stays unrecorded and comes back next run.
 
+A memory about the person (``MemoryEntry.personal``: Claude Code's ``user`` memories, "The
+user prefers terse answers") skips steps 3 and 4: it is written to the person's own store
+(:mod:`lorebook.harvest.personal`), never to the team's, and recorded as ``personal``.
+
 A note cites ``<host>-memory:<key>`` (``MEMORY.md#...`` keys for a handbook bullet); an
 edited memory's later text cites ``<key>@<8 hex digits of its hash>``.
 """
@@ -65,6 +69,10 @@ class HarvestReport:
     left: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     curation: CurateReport | None = None
+    personal: dict[str, str] = field(default_factory=dict)
+    """Memory key -> the personal note it was written to (or found already) this run."""
+    personal_store: str | None = None
+    personal_served: bool = True
 
     def as_json(self) -> dict[str, Any]:
         """The report as ``lorebook harvest --json`` prints it."""
@@ -81,6 +89,11 @@ class HarvestReport:
             "left_pending": self.left,
             "problems": self.problems,
             "curation": None if self.curation is None else self.curation.as_json(),
+            "personal": {
+                "store": self.personal_store,
+                "served": self.personal_served,
+                "notes": dict(sorted(self.personal.items())),
+            },
         }
 
 
@@ -96,7 +109,7 @@ def _vanished(ledger: HarvestLedger, listing: Listing) -> dict[str, list[str]]:
     present = {e.key for e in listing.entries}
     found: dict[str, list[str]] = {}
     for key, record in sorted(ledger.entries.items()):
-        if key not in present:
+        if key not in present and record.outcome != "personal":
             found.setdefault(record.slot, []).append(key)
     return found
 
@@ -129,6 +142,9 @@ def _plan(
         if before is not None and before.sha256 == entry.sha256:
             report.unchanged += 1
             continue
+        if entry.personal:
+            _keep_personal(host, entry, before, ledger, report)
+            continue
         replaced = None
         if before is None and vanished.get(entry.slot):
             replaced = vanished[entry.slot].pop(0)
@@ -144,6 +160,29 @@ def _plan(
         plan.entries.append(entry)
         plan.replaces.append(replaced)
     return plan
+
+
+def _keep_personal(
+    host: str,
+    entry: MemoryEntry,
+    before: Harvested | None,
+    ledger: HarvestLedger,
+    report: HarvestReport,
+) -> None:
+    """Write a memory about the person to their own store and record it."""
+    from lorebook.harvest.personal import keep_personal
+
+    earlier = before.note if before is not None and before.outcome == "personal" else None
+    note_id, _wrote = keep_personal(host, entry, earlier)
+    ledger.entries[entry.key] = Harvested(
+        sha256=entry.sha256,
+        slot=entry.slot,
+        origin=f"{host}-memory:{entry.key}",
+        outcome="personal",
+        note=note_id,
+    )
+    report.personal[entry.key] = note_id
+    report.outcomes[entry.key] = "personal"
 
 
 def _outcome(action: str, where: str | None, detail: str) -> tuple[str, str | None]:
@@ -183,6 +222,16 @@ def _record(
         report.outcomes[entry.key] = outcome
 
 
+def _note_personal_store(paths: KBPaths, config: Config, report: HarvestReport) -> None:
+    """Say where the personal notes went, and refresh that store's index when it is served."""
+    from lorebook.kb.personal import PERSONAL, personal_paths, refresh_stores
+
+    report.personal_store = str(personal_paths().nodes)
+    report.personal_served = PERSONAL in config.stores
+    if report.personal_served:
+        refresh_stores(paths, config)
+
+
 def run_harvest(
     paths: KBPaths,
     config: Config,
@@ -207,6 +256,8 @@ def run_harvest(
         report.problems += listing.problems
         ledger = load_harvest_ledger(paths, host)
         plan = _plan(paths, host, listing, ledger, report)
+        if report.personal:
+            _note_personal_store(paths, config, report)
         for entry in plan.entries:
             if progress is not None:
                 progress(entry.key)
