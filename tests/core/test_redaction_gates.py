@@ -20,7 +20,7 @@ from detect_secrets.core.potential_secret import PotentialSecret
 from hypothesis import given, settings, strategies as st
 
 from lorebook.capture import assignments, commands, keys, libscan, redact, rules, tokens
-from tests.conftest import SHARED
+from tests.conftest import SHARED, needs_shared
 from tests.core.secrets_corpus import FALSE_POSITIVES, FORMS
 
 GATES = {**rules.GATES, **commands.GATES, **tokens.GATES, **assignments.GATES}
@@ -114,10 +114,11 @@ def _corpus() -> list[str]:
         '{"url": "https:\\/\\/deploy:p4ssw0rd@git.example.invalid\\/x.git"}',
         json.dumps({"text": "数据库密码是 Qw3rty!9, lösenordet är Sn0gubbe"}),
     ]
-    return sorted({*forms, *swapped, *extra, *_fixture_lines()})
+    return sorted({*forms, *swapped, *extra})
 
 
 CORPUS = _corpus()
+"""The lines of this repository; the recorded ones of ``../shared`` are checked apart."""
 PIECES = st.sampled_from(
     [
         "password", "PASSWORD", "Passwd", "pwd", "pw", "key", "KEY", "api_key", "apiKey",
@@ -276,6 +277,21 @@ def test_every_gate_agrees_with_its_pattern_on_every_corpus_line() -> None:
     found = [f.type for line in CORPUS for f in _library_found(line)]
     assert len(found) > 40
     assert len(set(found)) == len(redact.PLUGINS)
+
+
+@needs_shared  # the recorded fixtures and real transcripts are in ../shared
+@pytest.mark.usefixtures("scanning")
+def test_every_gate_agrees_with_its_pattern_on_the_shared_lines() -> None:
+    lines = _fixture_lines()
+    assert len(lines) > 1000
+    disagreements = {line[:120]: found for line in lines if (found := _check(line))}
+    assert disagreements == {}
+    texts = ["\n".join(lines[i : i + 50]) for i in range(0, len(lines), 50)]
+    full = [
+        "\n".join(redact.redact_line(line) for line in redact.strip_blocks(text).split("\n"))
+        for text in texts
+    ]
+    assert redact.redact_many(texts) == full
 
 
 @pytest.mark.usefixtures("scanning")
