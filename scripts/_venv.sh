@@ -15,5 +15,5 @@ install_lorebook() {
     PIP_CONSTRAINT="$constraints" .venv/bin/python -m pip install --quiet \
         --disable-pip-version-check \
         -e "./core[eval,semantic,mcp]" -e ./plugins/claude -e ./plugins/codex -e ./plugins/cursor \
-        -e ./plugins/opencode -e ./plugins/copilot "$@"
+        -e ./plugins/opencode -e ./plugins/copilot -e ./plugins/postgres "$@"
 }

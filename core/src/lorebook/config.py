@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from typing import Any
 
 import yaml
@@ -76,10 +77,41 @@ def parse_config(text: str, *, source: str) -> Config:
         )
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping of keys to values")
+    _refuse_connection_strings(data, source)
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, source)) from None
+
+
+_CONNECTION_RE = re.compile(
+    r"(?i)^\s*postgres(?:ql)?://|^\s*[a-z][a-z0-9+.-]*://[^\s/@]*:[^\s/@]*@"
+    r"|\b(?:password|host|dbname)\s*="
+)
+"""A database connection string: a URI with credentials, or libpq ``key=value`` words."""
+
+
+def _refuse_connection_strings(data: dict[Any, Any], source: str) -> None:
+    """Refuse a connection string anywhere in the committed config, naming its key only.
+
+    A store plugin's connection (``lorebook-postgres``) comes from the environment or the
+    user's own config; in config.yaml it would be committed with its password. The value
+    is never echoed.
+    """
+    stack: list[tuple[str, Any]] = [(str(k), v) for k, v in data.items()]
+    while stack:
+        key, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((f"{key}.{k}", v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((key, v) for v in value)
+        elif isinstance(value, str) and _CONNECTION_RE.search(value):
+            raise ConfigError(
+                f"{source}: key {key!r} holds a connection string; a committed "
+                "file never holds one",
+                hint="set LOREBOOK_POSTGRES_DSN, or `dsn` in your own postgres.toml "
+                "(see the lorebook-postgres README)",
+            )
 
 
 def load_config(paths: KBPaths) -> Config:
@@ -120,6 +152,8 @@ def render_config(config: Config) -> str:
     from lorebook.kb.frontmatter import dump
 
     data: dict[str, Any] = config.model_dump(mode="json")
+    if data.get("organisation") is None:
+        del data["organisation"]  # only a repository in an organisation names one
     return HEADER + dump(data)
 
 

@@ -172,6 +172,13 @@ class Config(BaseModel):
         min_length=1,
         description="Note stores recall reads, by provider name; the first one is written.",
     )
+    organisation: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9._-]{0,62}$",
+        description="The organisation this repository belongs to: a shared store (the "
+        "`postgres` store plugin) serves this organisation's notes. A name, never a connection "
+        "string: connections come from the environment or the user's own config.",
+    )
     hook_plugins: list[str] = Field(
         default_factory=list,
         description="Modules (dotted import paths) whose `recall`, `inject` and `capture` "

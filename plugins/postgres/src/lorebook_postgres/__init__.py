@@ -1,0 +1,1 @@
+"""lorebook-postgres: an organisation store on PostgreSQL."""
