@@ -27,11 +27,19 @@ eval_extraction.register(eval_app)
 
 
 NotesOption = Annotated[
-    Path,
+    Path | None,
     typer.Option(
         "--notes",
         help="A .lorebook/nodes folder, an OKF bundle (kenkeep pack), a folder of Cursor rule "
         "files, or a LoCoMo .json file (which brings its own questions).",
+    ),
+]
+CorpusOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--corpus",
+        help="Instead of --notes: a folder of projects, each with notes/ and queries.jsonl "
+        "(benchmarks/retrieval); one row per project and the pooled row, leave-one-project-out.",
     ),
 ]
 QueriesOption = Annotated[
@@ -70,16 +78,30 @@ UsageOption = Annotated[
 
 @eval_app.command("retrieval")
 def retrieval(
-    notes: NotesOption,
+    notes: NotesOption = None,
     queries: QueriesOption = None,
     distractors: DistractorsOption = None,
     k: KOption = 5,
     config: ConfigOption = None,
     verbose: VerboseOption = False,
     usage: UsageOption = None,
+    corpus: CorpusOption = None,
     json_output: JsonOption = False,
 ) -> None:
-    """Rank NOTES for QUERIES: our ranker as the hook injects it and raw, grep, plain BM25."""
+    """Rank NOTES for QUERIES: our ranker as the hook injects it and raw, grep, plain BM25.
+
+    With --corpus, every project of a corpus on its own notes, one row each and pooled.
+    """
+    from lorebook.errors import UsageError
+
+    if corpus is not None:
+        if notes is not None or queries is not None or usage is not None:
+            raise UsageError("--corpus brings its own notes and queries: drop --notes, "
+                             "--queries and --usage")  # fmt: skip
+        _retrieval_corpus(corpus, list(distractors or []), k, config, verbose, json_output)
+        return
+    if notes is None:
+        raise UsageError("eval retrieval needs --notes (with --queries) or --corpus")
     from lorebook.evaluation.report import json_document, summary_line, table, verbose_lines
     from lorebook.evaluation.retrieval import (
         hook_config,
@@ -106,6 +128,42 @@ def retrieval(
     say(summary_line(report))
     say(f"hook settings: {config if config is not None else 'defaults'}")
     say(table(report))
+
+
+def _retrieval_corpus(
+    corpus: Path,
+    distractors: list[Path],
+    k: int,
+    config: Path | None,
+    verbose: bool,
+    json_output: bool,
+) -> None:
+    from lorebook.evaluation import projects as pj
+    from lorebook.evaluation.report import verbose_lines
+    from lorebook.evaluation.retrieval import hook_config, settings_values
+
+    settings = hook_config(config)
+    found = pj.load_retrieval_corpus(corpus)
+    extra = [(path, path.name or "distractors") for path in distractors]
+    report = pj.run_corpus(found, settings, k, plugin=pj.serving_plugin(), distractors=extra)
+    if json_output:
+        values = settings_values(settings)
+        values["source"] = str(config) if config is not None else "defaults"
+        print_json(pj.corpus_document(report, values))
+        return
+    if verbose:
+        for project, run in zip(report.rows, report.reports, strict=True):
+            say(f"== {project.name}")
+            for line in verbose_lines(run):
+                say(line)
+            say()
+    queries = sum(r.answerable + r.refusals for r in report.rows)
+    say(f"{len(report.rows)} projects, {queries} queries, "
+        f"{len(distractors)} distractor folder(s); k = {k}")  # fmt: skip
+    say(f"hook settings: {config if config is not None else 'defaults'}")
+    say(pj.corpus_table(report))
+    for line in pj.corpus_notes(report):
+        say(line)
 
 
 def register(app: typer.Typer) -> None:

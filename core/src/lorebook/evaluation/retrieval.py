@@ -69,6 +69,8 @@ class QueryResult:
 
     query: Query
     served: dict[str, list[str]]
+    whole: list[str] = field(default_factory=list)
+    """Those of ``served["injected"]`` the hook served whole (the rest went as pointers)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,15 +147,18 @@ def _run_part(
         build_index(path, part.notes)
         with NoteIndex(path) as index:
             for query in part.queries:
+                chosen = choose(index, query.text, config)
                 served = {
-                    "injected": list(choose(index, query.text, config).shown),
+                    "injected": list(chosen.shown),
                     "raw": [c.id for c in rank_prompt(index, query.text)],
                     "grep": grep.rank(query.text),
                     "bm25": bm25.rank(query.text),
                 }
                 if usage is not None:
                     served["usage"] = list(choose(index, query.text, config, usage=usage).shown)
-                results.append(QueryResult(query, served))
+                # a hook without pointers serves every note it shows whole
+                whole = list(getattr(chosen, "whole", chosen.shown))
+                results.append(QueryResult(query, served, whole))
     return results
 
 
@@ -161,7 +166,7 @@ def _at_session_level(result: QueryResult) -> QueryResult:
     q = result.query
     query = Query(q.text, tuple(collapse(q.expected, session_of)), q.group, q.label)
     served = {name: collapse(ids, session_of) for name, ids in result.served.items()}
-    return QueryResult(query, served)
+    return QueryResult(query, served, collapse(result.whole, session_of))
 
 
 def _measure(

@@ -1,0 +1,122 @@
+"""`lorebook eval retrieval --corpus`: a folder of projects, one row each, leave-one-project-out.
+
+The fixture corpus has two projects on the four hand-ranked notes of ``test_eval_retrieval``:
+``alpha`` asks all six of its queries, ``beta`` three of them (queries 3, 4 and the refusal).
+grep misses query 4 ("uv ci": no word of three letters), so its recall_any@3 is 4/5 on
+alpha, 1/2 on beta and 5/7 pooled; plain BM25 finds an expected note for every one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lorebook.evaluation.corpus import EvalInputError
+from lorebook.evaluation.projects import (
+    ServingPlugin,
+    load_retrieval_corpus,
+    run_corpus,
+)
+from lorebook.evaluation.queries import Query
+from lorebook.evaluation.retrieval import hook_config
+from tests.conftest import CliRunner
+from tests.core.test_eval_retrieval import NOTES, QUERIES, write_okf, write_queries
+
+
+def make_corpus(root: Path) -> Path:
+    for name, asked in (("alpha", QUERIES), ("beta", [QUERIES[2], QUERIES[3], QUERIES[5]])):
+        write_okf(root / name / "notes", NOTES)
+        write_queries(root / name / "queries.jsonl", asked)
+    (root / "README.md").write_text("not a project\n", encoding="utf-8")
+    return root
+
+
+def test_the_table_has_a_row_per_project_and_the_pooled_row(cli: CliRunner, tmp_path: Path) -> None:
+    corpus = make_corpus(tmp_path / "corpus")
+    result = cli("eval", "retrieval", "--corpus", str(corpus))
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("project"))
+    rows = {line.split()[0]: line.split() for line in lines[head + 1 : head + 4]}
+    assert list(rows) == ["alpha", "beta", "pooled"]
+    # notes, answerable, refusal, raw, BM25, grep
+    assert rows["alpha"][1:4] == ["4", "5", "1"]
+    assert rows["beta"][1:4] == ["4", "2", "1"]
+    assert rows["pooled"][1:4] == ["8", "7", "2"]
+    assert [rows[p][5:7] for p in rows] == [["1.000", "0.800"], ["1.000", "0.500"],
+                                            ["1.000", "0.714"]]  # fmt: skip
+    assert "fitted: nothing" in result.stdout
+    assert "2 projects, 9 queries" in result.stdout
+
+
+def test_the_json_document_holds_every_project(cli: CliRunner, tmp_path: Path) -> None:
+    corpus = make_corpus(tmp_path / "corpus")
+    result = cli("eval", "retrieval", "--corpus", str(corpus), "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = result.json()
+    assert [p["project"] for p in doc["projects"]] == ["alpha", "beta"]
+    beta = doc["projects"][1]
+    assert beta["systems"]["grep"]["recall_any@3"] == 0.5
+    assert beta["served"]["refusals"] == 1
+    assert doc["pooled"]["systems"]["grep"]["recall_any@3"] == pytest.approx(5 / 7, abs=1e-4)
+    assert doc["fitted"].startswith("fitted: nothing")
+
+
+def test_a_bad_query_line_names_the_file_and_line(cli: CliRunner, tmp_path: Path) -> None:
+    corpus = make_corpus(tmp_path / "corpus")
+    bad = corpus / "beta" / "queries.jsonl"
+    bad.write_text('{"query": "run pytest", "expected": []}\n{"query": "oops"\n', "utf-8")
+    with pytest.raises(EvalInputError, match=r"beta/queries\.jsonl:2: not valid JSON"):
+        load_retrieval_corpus(corpus)
+    result = cli("eval", "retrieval", "--corpus", str(corpus))
+    assert result.exit_code == 1
+    assert "beta/queries.jsonl:2: not valid JSON" in result.stderr
+
+
+def test_an_expected_file_no_note_has_is_named(tmp_path: Path) -> None:
+    corpus = make_corpus(tmp_path / "corpus")
+    write_queries(corpus / "alpha" / "queries.jsonl", [("run pytest", ["practice-uv.md"])])
+    with pytest.raises(EvalInputError, match=r"alpha/queries\.jsonl:1: .*'practice-uv\.md'"):
+        load_retrieval_corpus(corpus)
+
+
+def test_a_project_missing_its_queries_is_named(tmp_path: Path) -> None:
+    corpus = make_corpus(tmp_path / "corpus")
+    (corpus / "beta" / "queries.jsonl").unlink()
+    with pytest.raises(EvalInputError, match=r"beta: no queries\.jsonl beside notes/"):
+        load_retrieval_corpus(corpus)
+    with pytest.raises(EvalInputError, match=r"no projects"):
+        load_retrieval_corpus(corpus / "beta")
+
+
+def test_corpus_with_notes_is_a_usage_error(cli: CliRunner, tmp_path: Path) -> None:
+    corpus = make_corpus(tmp_path / "corpus")
+    both = cli("eval", "retrieval", "--corpus", str(corpus), "--notes", str(corpus / "alpha"))
+    assert both.exit_code == 2
+    assert "--corpus brings its own notes and queries" in both.stderr
+    assert cli("eval", "retrieval").exit_code == 2
+
+
+def test_a_fitting_plugin_is_fitted_on_the_other_projects_only(tmp_path: Path) -> None:
+    projects = load_retrieval_corpus(make_corpus(tmp_path / "corpus"))
+    fitted_on: list[list[str]] = []
+
+    def fit(training: Sequence[tuple[Path, Sequence[Query]]]) -> list[str]:
+        names = [notes.parent.name for notes, _ in training]
+        fitted_on.append(names)
+        return names
+
+    def measure(notes: Path, queries: Sequence[Query], fitted: Any = None) -> dict[str, Any]:
+        assert notes.parent.name not in fitted  # the held-out project is never fitted on
+        return {"prompts": len(queries), "share": 1.0 if notes.parent.name == "alpha" else 0.0}
+
+    report = run_corpus(projects, hook_config(None), 3, plugin=ServingPlugin(measure, fit))
+    assert fitted_on == [["beta"], ["alpha"]]
+    assert [r.plugin for r in report.rows] == [{"prompts": 6, "share": 1.0},
+                                               {"prompts": 3, "share": 0.0}]  # fmt: skip
+    # counts add up; a fraction is weighted by answerable prompts (5 and 2)
+    assert report.pooled.plugin == {"prompts": 9, "share": pytest.approx(5 / 7)}
+    assert "other projects only" in report.fitted
