@@ -6,7 +6,7 @@ Claude Code and Copilot CLI read ``.mcp.json``, Cursor reads ``.cursor/mcp.json`
 next to the hook launcher), so the committed config is the same string on every machine.
 The user's own servers are kept; our entry is added with the first harness that reads the
 file and removed with the last. Nothing is registered while the SDK is not installed
-(``pip install 'lorebook[mcp]'``), so a host never starts a server that cannot run.
+(the ``mcp`` extra), so a host never starts a server that cannot run.
 """
 
 from __future__ import annotations
@@ -94,7 +94,9 @@ def sync_mcp(paths: KBPaths, wired: list[str]) -> tuple[list[str], list[str]]:
     """Register or unregister the server per wired harness; return (changed files, notes)."""
     readers = {CONFIG_FILES[n] for n in wired if n in CONFIG_FILES}
     if readers and not sdk_installed():
-        return [], ["MCP server not registered: install it with pip install 'lorebook[mcp]'"]
+        from lorebook.installhint import install_command
+
+        return [], [f"MCP server not registered: install it with {install_command('mcp')}"]
     changed = [rel for rel in sorted(set(CONFIG_FILES.values()))
                if _set_entry(paths.repo, rel, rel in readers)]  # fmt: skip
     if readers:

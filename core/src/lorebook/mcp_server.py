@@ -198,13 +198,20 @@ def build_server(repo: Path) -> Any:
     return server
 
 
-def serve(repo: Path) -> None:
-    """Run the server on stdio until the client closes it."""
+def require_sdk() -> None:
+    """Raise, with the command that installs it here, when the MCP SDK is missing."""
     try:
         import mcp  # noqa: F401
     except ImportError:
+        from lorebook.installhint import install_command
+
         raise LorebookError(
             "the MCP server needs the official MCP SDK",
-            hint="pip install 'lorebook[mcp]'",
+            hint=f"install lorebook's mcp extra: {install_command('mcp')}",
         ) from None
+
+
+def serve(repo: Path) -> None:
+    """Run the server on stdio until the client closes it."""
+    require_sdk()
     build_server(repo).run("stdio")

@@ -1,4 +1,4 @@
-"""``lorebook mcp``: run the MCP server on stdio (needs ``pip install 'lorebook[mcp]'``)."""
+"""``lorebook mcp``: run the MCP server on stdio (needs lorebook's ``mcp`` extra)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,11 @@ def mcp_command(ctx: typer.Context) -> None:
 
     from lorebook.config import load_config
     from lorebook.errors import LorebookError
-    from lorebook.mcp_server import serve
+    from lorebook.mcp_server import require_sdk, serve
 
     paths = repo_paths(ctx)
     load_config(paths)  # a broken config is one clear error before any client connects
+    require_sdk()  # from a terminal too: what to install comes before how it is started
     if not hasattr(sys.stdin, "buffer") or sys.stdin.isatty():
         raise LorebookError(
             "lorebook mcp speaks the MCP protocol on stdin and stdout",
