@@ -177,7 +177,8 @@ def run(
         parsed = translator.parse_event(host_event, _read_payload(started + wait))
         check_event(parsed)  # before anything (the timing log too) records its fields
         event = parsed
-        ctx = Context(repo, config, Deadline(started, _budget_ms(event.name, config)))
+        deadline = Deadline(started, _budget_ms(event.name, config))
+        ctx = Context(repo, config, deadline, host=translator)
         at_once = getattr(translator, "answer_at_once", None)
         answer = at_once(event, kb_root) if at_once is not None else None
         if answer is None:

@@ -8,6 +8,7 @@ import re
 
 from lorebook.events import HookAnswer, HookEvent
 from lorebook.inject.entry import entry_context, read_entry
+from lorebook.inject.loaded import host_files
 from lorebook.inject.resume import with_resume_brief
 from lorebook.inject.stages import Context
 from lorebook.inject.state import remember_notes
@@ -20,6 +21,16 @@ transcript hash), so a session start reads this much of each log, not megabytes 
 
 
 def _refresh(ctx: Context) -> None:
+    """Reconcile the indexes, then start the database stores' cache refreshes, detached."""
+    from lorebook.recall.stores import start_refreshers
+
+    try:
+        _reconcile(ctx)
+    finally:
+        start_refreshers(ctx.kb_root, ctx.problems)  # served at the next prompt, never awaited
+
+
+def _reconcile(ctx: Context) -> None:
     """Reconcile the note index (and the compiled config) with the files on disk.
 
     This is the one place a hook may import the heavier modules (YAML, pydantic), and only
@@ -136,12 +147,19 @@ def _lint_state(kb_root: str, entry: str) -> str:
 
 
 def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:
-    """Inject the catalog (ENTRY.md) and a status line; reset what the session was given."""
+    """Inject the catalog (ENTRY.md) and a status line; reset what the session was given.
+
+    Records the files the host loads by itself (:mod:`lorebook.inject.loaded`), so that
+    no prompt of the session is served a note the host has in full already.
+    """
     try:
         _refresh(ctx)
     except Exception as exc:  # serve the catalog even if the index could not be refreshed
         ctx.problems.append(f"refreshing the index: {type(exc).__name__}: {exc}")
     ctx.deadline.check("refreshing the index")
+    fresh = event.source in ("startup", "clear", "compact", None)
+    loaded = host_files(ctx.host, ctx.repo, event.cwd, ctx.problems)
+    remember_notes(ctx.kb_root, event.session_id, set(), reset=fresh, loaded=loaded)
     try:
         entry = read_entry(ctx.kb_root)
     except (OSError, ValueError) as exc:  # a FIFO, a link, a huge or undecodable file
@@ -149,7 +167,5 @@ def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:
         return HookAnswer()
     if entry is None:
         return HookAnswer()
-    if event.source in ("startup", "clear", "compact", None):
-        remember_notes(ctx.kb_root, event.session_id, set(), reset=True)
     text = f"{entry_context(entry)}\n\n{_status_line(ctx, entry)}"
     return HookAnswer(context=with_resume_brief(text, event, ctx))

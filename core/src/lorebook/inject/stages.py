@@ -16,7 +16,7 @@ from lorebook.hookconfig import HookConfig
 from lorebook.inject import anchors as match, served as serving
 from lorebook.inject.marks import location, recheck
 from lorebook.inject.served import StoreView
-from lorebook.inject.state import remember_notes, seen_notes
+from lorebook.inject.state import remember_notes, session_state
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
 from lorebook.recall.serve import choose, live_notes
 from lorebook.recall.stores import close_views, open_views
@@ -25,6 +25,7 @@ from lorebook.reviewstate import is_unreviewed
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
+    from types import ModuleType
 
     Found = list[tuple[StoreView, str, float]]
 
@@ -53,10 +54,14 @@ class Deadline:
 class Context:
     """Where the hook runs: the repository, its knowledge base, config and deadline."""
 
-    __slots__ = ("config", "deadline", "kb_root", "problems", "repo")
+    __slots__ = ("config", "deadline", "host", "kb_root", "problems", "repo")
 
-    def __init__(self, repo: str, config: HookConfig, deadline: Deadline) -> None:
+    def __init__(
+        self, repo: str, config: HookConfig, deadline: Deadline, host: ModuleType | None = None
+    ) -> None:
         self.repo = repo
+        self.host = host
+        """The harness's event module (its ``loaded_files``: :mod:`lorebook.inject.loaded`)."""
         self.kb_root = os.path.join(repo, ".lorebook")
         self.config = config
         self.deadline = deadline
@@ -84,12 +89,13 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     if not views:
         return HookAnswer()
     try:
-        seen = seen_notes(ctx.kb_root, event.session_id)
+        seen, loaded = _session(event, ctx)
         extra = pipeline.call_recall(plugins, pipeline.query_for(event), ctx.problems)
         usage = _usage(ctx) if ctx.config.usage else None
         served = choose(
-            views[0].index, prompt, ctx.config, seen, stores=views, extra=extra, usage=usage
-        )
+            views[0].index, prompt, ctx.config, seen, stores=views, extra=extra, usage=usage,
+            loaded=loaded,
+        )  # fmt: skip
     finally:
         close_views(views)
     ctx.deadline.check("ranking and rendering notes")
@@ -97,8 +103,22 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     if not served.shown and not warned:
         return HookAnswer()
     text = pipeline.call_inject(plugins, event, served, ctx.problems)
-    remember_notes(ctx.kb_root, event.session_id, {*served.shown, *warned})
+    remember_notes(ctx.kb_root, event.session_id, {*served.shown, *warned}, loaded=loaded)
     return HookAnswer(context=text) if text else HookAnswer()
+
+
+def _session(event: HookEvent, ctx: Context) -> tuple[set[str], frozenset[str]]:
+    """The notes this session was given, and the files its host loads by itself.
+
+    The files are what session start recorded; asked of the host now when no session start
+    did (:mod:`lorebook.inject.loaded`).
+    """
+    seen, loaded = session_state(ctx.kb_root, event.session_id)
+    if loaded is None:
+        from lorebook.inject.loaded import host_files
+
+        loaded = host_files(ctx.host, ctx.repo, event.cwd, ctx.problems)
+    return seen, loaded
 
 
 REHEARSAL_PROMPT = (
@@ -158,7 +178,9 @@ def _serve_anchored(
     """Validate anchored notes, ask or deny per note, else inject them with warnings.
 
     Only a note a person reviewed asks or denies (:mod:`lorebook.reviewstate`); an
-    unreviewed one is served as a labelled pointer at most.
+    unreviewed one is served as a labelled pointer at most. A note derived from a file the
+    host loads by itself still asks or denies, but is not injected
+    (:mod:`lorebook.inject.loaded`).
     """
     facts, refuted = serving.resolve(found, live_notes)
     facts = serving.validated(facts, [v for v, _, _ in found])
@@ -170,7 +192,11 @@ def _serve_anchored(
         if ruling:
             reason = "\n\n".join(_deny_reason(n) for n in ruling)
             return HookAnswer(decision=decision, reason=reason)
-    seen = seen_notes(ctx.kb_root, event.session_id)
+    seen, loaded = _session(event, ctx)
+    if loaded:
+        from lorebook.inject.loaded import not_loaded
+
+        facts = not_loaded(facts, loaded)
     fresh = serving.reviewed_first(
         [n for n in facts if n.seen_key not in seen], ctx.config.unreviewed
     )
@@ -178,7 +204,7 @@ def _serve_anchored(
     text, shown, warned = serving.compose(header, fresh, warnings, ctx.config.tool_chars)
     if not text:
         return HookAnswer()
-    remember_notes(ctx.kb_root, event.session_id, {*shown, *warned})
+    remember_notes(ctx.kb_root, event.session_id, {*shown, *warned}, loaded=loaded)
     return HookAnswer(context=text)
 
 

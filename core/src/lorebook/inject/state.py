@@ -1,4 +1,7 @@
-"""Per-session hook state: which notes a session was already given (gitignored)."""
+"""Per-session hook state (gitignored): the notes a session was given, the files it loads.
+
+The files are those its host loads by itself (:mod:`lorebook.inject.loaded`).
+"""
 
 from __future__ import annotations
 
@@ -23,35 +26,69 @@ def _state_file(kb_root: str, session_id: str) -> str:
 
 def seen_notes(kb_root: str, session_id: str) -> set[str]:
     """Return the note ids already injected in this session."""
-    return _on_file(_state_file(kb_root, session_id)) or set()
+    return session_state(kb_root, session_id)[0]
 
 
-def _on_file(path: str) -> set[str] | None:
-    """The ids the state file at ``path`` holds; None when there is no (readable) file."""
+def session_state(kb_root: str, session_id: str) -> tuple[set[str], frozenset[str] | None]:
+    """The notes given to this session, and the files its host loads by itself.
+
+    One read of the state file. The second item is what the session-start hook recorded
+    (:mod:`lorebook.inject.loaded`), or None when no session start recorded it.
+    """
+    data = _read(_state_file(kb_root, session_id))
+    return _injected(data), _loaded(data)
+
+
+def _read(path: str) -> dict[str, object] | None:
+    """The state file at ``path``; None when there is no (readable) file."""
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError):
         return None
-    ids = data.get("injected") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def _injected(data: dict[str, object] | None) -> set[str]:
+    ids = data.get("injected") if data else None
     return {i for i in ids if isinstance(i, str)} if isinstance(ids, list) else set()
 
 
-def remember_notes(kb_root: str, session_id: str, ids: set[str], *, reset: bool = False) -> None:
+def _loaded(data: dict[str, object] | None) -> frozenset[str] | None:
+    files = data.get("loaded") if data else None
+    return frozenset(f for f in files if isinstance(f, str)) if isinstance(files, list) else None
+
+
+def remember_notes(
+    kb_root: str,
+    session_id: str,
+    ids: set[str],
+    *,
+    reset: bool = False,
+    loaded: frozenset[str] | None = None,
+) -> None:
     """Record that ``ids`` were injected (``reset`` forgets earlier ones, as after compaction).
 
-    Nothing is written when the file already says so (a read-only ``.lorebook/`` serves
-    every event that adds nothing to it). A write that fails (a full disk, a read-only
-    folder, a committed link) costs the answer nothing: one line in the hook error log,
-    and the session may be given these notes again.
+    ``loaded`` (given at session start) records the files the host loads by itself; when
+    None, what the file holds stays. Nothing is written when the file already says so (a
+    read-only ``.lorebook/`` serves every event that adds nothing to it). A write that
+    fails (a full disk, a read-only folder, a committed link) costs the answer nothing:
+    one line in the hook error log, and the session may be given these notes again.
     """
     path = _state_file(kb_root, session_id)
-    on_file = _on_file(path)
+    data = _read(path)
+    on_file = _injected(data) if data is not None else None
     merged = ids | (set() if reset or on_file is None else on_file)
-    if merged == (on_file or set()):
+    files = _loaded(data) if loaded is None else loaded
+    if merged == (on_file or set()) and files == _loaded(data):
         return
+    if data is None and not merged and not files:
+        return  # nothing to record: no file (a read-only .lorebook/ logs nothing)
+    state: dict[str, object] = {"injected": sorted(merged)}
+    if files is not None:
+        state["loaded"] = sorted(files)
     try:
-        write_atomic(path, json.dumps({"injected": sorted(merged)}).encode(), sync=False)
+        write_atomic(path, json.dumps(state).encode(), sync=False)
     except OSError as exc:
         from lorebook.hook import log_failure
 

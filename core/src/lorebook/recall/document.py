@@ -14,6 +14,7 @@ from lorebook.recall.tokenize import tokenize
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 
@@ -32,6 +33,7 @@ class IndexedNote:
         "refuted_because",
         "reviewed",
         "size",
+        "sources",
         "status",
         "superseded_by",
         "tags",
@@ -55,6 +57,7 @@ class IndexedNote:
         refuted_because: str | None = None,
         anchors: dict[str, list[str]] | None = None,
         reviewed: bool = False,
+        sources: tuple[str, ...] = (),
     ) -> None:
         self.id = id
         self.path = path
@@ -73,6 +76,10 @@ class IndexedNote:
         self.reviewed = reviewed
         """A person reviewed the note as it is (:mod:`lorebook.reviewstate`); False until
         shown otherwise."""
+        self.sources = sources
+        """The repository files it was derived from (``lb_derived_from`` without the
+        ``#section``; :func:`sources_of`): a host that loads one of
+        them by itself is not served the note (:mod:`lorebook.inject.loaded`)."""
 
     def __repr__(self) -> str:
         return f"IndexedNote(id={self.id!r}, path={self.path!r}, status={self.status!r})"
@@ -87,6 +94,24 @@ class IndexedNote:
         head += tokenize(" ".join(self.tags)) * TAGS_WEIGHT
         head += tokenize(self.description) * DESCRIPTION_WEIGHT
         return [head + part for part in body_sections(self.body)]
+
+
+def sources_of(derived_from: Iterable[str]) -> tuple[str, ...]:
+    """The repository files among a note's origins, each once, in order.
+
+    An origin is ``path#section`` or ``path`` for a document (what bootstrap writes), or
+    ``harness:session[:turn]`` for a session, a URL, a pack's name: only a relative path
+    without ``:`` counts, so a session never reads as a file.
+
+    >>> sources_of(["CLAUDE.md#testing", "claude:s1:4", "CLAUDE.md#setup", "docs/a.md"])
+    ('CLAUDE.md', 'docs/a.md')
+    """
+    found: dict[str, None] = {}
+    for origin in derived_from:
+        path = origin.partition("#")[0].strip()
+        if path and ":" not in path and not path.startswith("/"):
+            found.setdefault(path.removeprefix("./"), None)
+    return tuple(found)
 
 
 TITLE_WEIGHT = 3
@@ -168,5 +193,5 @@ def note_from_row(row: tuple[Any, ...]) -> IndexedNote:
         enforce=row[7], title=row[8], description=row[9], body=unpack_body(row[10]),
         tags=tuple(extra.get("tags", ())), superseded_by=tuple(extra.get("superseded_by", ())),
         refuted_because=extra.get("refuted_because"), anchors=extra.get("anchors", {}),
-        reviewed=bool(row[12]),
+        reviewed=bool(row[12]), sources=tuple(extra.get("sources", ())),
     )  # fmt: skip

@@ -18,7 +18,7 @@ from lorebook.recall.tokenize import tokenize
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping, Sequence
+    from collections.abc import Collection, Mapping, Sequence, Set
 
     from lorebook.events import Hit
     from lorebook.hookconfig import HookConfig
@@ -178,6 +178,7 @@ def choose(
     stores: Sequence[StoreView] = (),
     extra: Sequence[Hit] = (),
     usage: Mapping[str, tuple[int, int]] | None = None,
+    loaded: Set[str] = frozenset(),
 ) -> Served:
     """What the prompt hook injects for ``prompt``, given the notes the session has seen.
 
@@ -189,9 +190,12 @@ def choose(
     note no person has reviewed comes after the reviewed ones, as a labelled pointer
     (``recall.unreviewed``: ``pointer``), or not at all (``none``).
     ``usage`` (note id -> times injected, times used afterwards) weighs the repository's
-    notes by what sessions did with them (:func:`usage_weight`).
+    notes by what sessions did with them (:func:`usage_weight`). A repository note derived
+    from a file in ``loaded`` (what the host loads by itself) is not served at all
+    (:mod:`lorebook.inject.loaded`).
     """
     from lorebook.inject import served as sv
+    from lorebook.inject.loaded import not_loaded
 
     views = list(stores) or [sv.StoreView.home(index)]
     pairs = [(v, c) for v in views for c in rank_prompt(v.index, prompt, semantic=config.semantic)]
@@ -206,6 +210,7 @@ def choose(
     found = [(v, c.id, c.score) for v, c in pairs if id(c) in kept][: config.max_notes * 3]
     found += sv.from_hits(extra, views, found)
     facts, refuted = sv.resolve(found, live_notes)
+    facts = not_loaded(facts, loaded)
     facts = [n for n in sv.validated(facts, views) if n.seen_key not in seen]
     warnings = [n for n in refuted if n.seen_key not in seen]
     top = sv.reviewed_first(facts, config.unreviewed)[: config.max_notes]

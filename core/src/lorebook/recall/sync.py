@@ -21,6 +21,7 @@ from lorebook.kb.notes import parse_note, read_note_text
 from lorebook.kb.paths import KBPaths
 from lorebook.models.note import Note
 from lorebook.recall import freshness
+from lorebook.recall.document import sources_of
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
 from lorebook.recall.writer import IndexWriter
 
@@ -49,6 +50,7 @@ def to_indexed(note: Note, rel_path: str, mtime_ns: int, size: int) -> IndexedNo
         superseded_by=tuple(note.superseded_by),
         refuted_because=note.refuted_because,
         anchors=anchors,
+        sources=sources_of(note.derived_from),
     )
 
 

@@ -376,6 +376,7 @@ class IndexWriter(NoteIndex):
             "superseded_by": list(note.superseded_by),
             "refuted_because": note.refuted_because,
             "anchors": note.anchors,
+            "sources": list(note.sources),
         }
         row = (num, note.id, note.path, note.mtime_ns, note.size, total, note.status,
                note.kind, note.enforce, note.title, note.description, json.dumps(extra),

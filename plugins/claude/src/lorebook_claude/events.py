@@ -102,3 +102,13 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     written, because Claude would then skip its own permission prompt. Exit code 0.
     """
     return hookspecific.render(event, answer, CONTEXT_EVENTS, _decision, _HOST_NAME)
+
+
+def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
+    """The repository files Claude Code loads whole by itself (:mod:`lorebook_claude.loaded`).
+
+    Core serves no note derived from one of them to this host (:mod:`lorebook.inject.loaded`).
+    """
+    from lorebook_claude.loaded import loaded_files as host_files
+
+    return host_files(repo, cwd)

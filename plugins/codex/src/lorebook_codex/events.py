@@ -141,3 +141,13 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     ``ask``. ``allow`` is never written. Exit code 0.
     """
     return hookspecific.render(event, answer, CONTEXT_EVENTS, _decision, _HOST_NAME)
+
+
+def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
+    """The repository files Codex CLI loads whole by itself (:mod:`lorebook_codex.loaded`).
+
+    Core serves no note derived from one of them to this host (:mod:`lorebook.inject.loaded`).
+    """
+    from lorebook_codex.loaded import loaded_files as host_files
+
+    return host_files(repo, cwd)

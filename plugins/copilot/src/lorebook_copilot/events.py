@@ -126,3 +126,13 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
         ("permissionDecision", "permissionDecisionReason"),
         ASK_SUFFIX,
     )
+
+
+def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
+    """The repository files Copilot CLI loads whole by itself (:mod:`lorebook_copilot.loaded`).
+
+    Core serves no note derived from one of them to this host (:mod:`lorebook.inject.loaded`).
+    """
+    from lorebook_copilot.loaded import loaded_files as host_files
+
+    return host_files(repo, cwd)

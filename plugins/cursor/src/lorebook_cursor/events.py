@@ -121,3 +121,13 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
         reason = answer.reason or "blocked by lorebook"
         output.update(permission=answer.decision, agent_message=reason, user_message=reason)
     return HostOutput(encode_json(output) if output else b"", 0)
+
+
+def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
+    """The repository files Cursor loads whole by itself (:mod:`lorebook_cursor.loaded`).
+
+    Core serves no note derived from one of them to this host (:mod:`lorebook.inject.loaded`).
+    """
+    from lorebook_cursor.loaded import loaded_files as host_files
+
+    return host_files(repo, cwd)

@@ -125,3 +125,13 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     return flat_answer(
         event, answer, "context", CONTEXT_EVENTS, _HOST_NAME, ("decision", "reason"), ASK_SUFFIX
     )
+
+
+def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
+    """The repository files OpenCode loads whole by itself (:mod:`lorebook_opencode.loaded`).
+
+    Core serves no note derived from one of them to this host (:mod:`lorebook.inject.loaded`).
+    """
+    from lorebook_opencode.loaded import loaded_files as host_files
+
+    return host_files(repo, cwd)
