@@ -242,18 +242,13 @@ def render_mermaid(snap: NotesView) -> list[str]:
     return [*lines, "```", ""]
 
 
-def render_graph(snap: NotesView, digest: str) -> str:
-    """Return GRAPH.md: every edge, grouped by source note, sorted."""
-    lines = [
-        f"{GENERATED}; nodes_hash: {digest} -->",
-        "# Knowledge graph",
-        "",
-        "Every edge between notes, and where each note came from, grouped by note. "
-        "Paths are relative to `.lorebook/`.",
-        "",
-        *render_mermaid(snap),
-    ]
-    any_edge = False
+GRAPH_BUDGET = 60_000
+"""GRAPH.md stays under this many characters at any size (64 KiB with room to spare)."""
+
+
+def _edge_groups(snap: NotesView) -> list[str]:
+    """One group per note with edges: its heading, then a line per edge."""
+    groups = []
     for note_id, stored in snap.notes.items():
         note = stored.note
         rows: list[str] = []
@@ -264,13 +259,63 @@ def render_graph(snap: NotesView, digest: str) -> str:
                     f"[{target}](nodes/{found.as_posix()})" if found else f"`{target}` (not found)"
                 )
                 rows.append(f"- {word} {ref}")
-        rows += [f"- derived from `{origin}`" for origin in note.derived_from]
-        if not rows:
-            continue
-        any_edge = True
-        lines += [f"## [{note_id}](nodes/{stored.path.as_posix()})", "", *rows, ""]
-    if not any_edge:
+        if rows:
+            groups.append("\n".join([f"## [{note_id}](nodes/{stored.path.as_posix()})", "", *rows]))
+    return groups
+
+
+def _origin_lines(snap: NotesView) -> list[str]:
+    """One line per source a note came from (a document, a session): the notes it gave."""
+    by_source: dict[str, set[str]] = {}
+    for note_id, stored in snap.notes.items():
+        for origin in stored.note.derived_from:
+            by_source.setdefault(origin.split("#", 1)[0], set()).add(note_id)
+    return [
+        f"- `{source}` ({_plural(len(ids), 'note')}): " + ", ".join(f"`{i}`" for i in sorted(ids))
+        for source, ids in sorted(by_source.items())
+    ]
+
+
+def _within(lines: list[str], items: list[str], budget: int, what: str, reserve: int) -> None:
+    """Append ``items`` while GRAPH.md stays within ``budget``; count the rest in one line.
+
+    ``reserve`` keeps room for what comes after (the next section, the counting line).
+    """
+    size = sum(len(line) + 1 for line in lines)
+    for shown, item in enumerate(items):
+        if size + len(item) + 2 > budget - reserve:
+            left = len(items) - shown
+            lines += [f"{left} more {what} not listed here (GRAPH.md stays within "
+                      f"{budget:,} characters): each note's file holds them.", ""]  # fmt: skip
+            return
+        lines += [item, ""]
+        size += len(item) + 2
+
+
+def render_graph(snap: NotesView, digest: str, budget: int | None = None) -> str:
+    """Return GRAPH.md: every edge grouped by source note, then where notes came from.
+
+    Within ``budget`` characters at any size: past it, what is left is counted, not listed
+    (every note's file holds its edges and origins); default :data:`GRAPH_BUDGET`.
+    """
+    budget = GRAPH_BUDGET if budget is None else budget
+    lines = [
+        f"{GENERATED}; nodes_hash: {digest} -->",
+        "# Knowledge graph",
+        "",
+        "Every edge between notes, grouped by note, then where notes came from, grouped by "
+        "source. Paths are relative to `.lorebook/`.",
+        "",
+        *render_mermaid(snap),
+    ]
+    groups = _edge_groups(snap)
+    _within(lines, groups, budget, "notes with edges", reserve=500)
+    if not groups:
         lines += ["No edges yet.", ""]
+    origins = _origin_lines(snap)
+    if origins:
+        lines += ["## Where notes came from", ""]
+        _within(lines, origins, budget, "sources", reserve=200)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
