@@ -14,6 +14,7 @@ from lorebook.errors import LorebookError, UsageError
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import MarkdownStore
 from lorebook.models.note import Dependency, Erratum, Note
+from lorebook.store import NoteStore
 
 Multi = list[str] | None
 DependsOnFile = Annotated[
@@ -33,7 +34,9 @@ DependsOnTree = Annotated[
 StoreOption = Annotated[
     str,
     typer.Option(
-        "--store", help="Where the note goes: markdown (the repository) or personal (yours)."
+        "--store",
+        help="Where the note goes: markdown (the repository), personal (yours), or a store "
+        "plugin's (postgres: a proposal to your organisation, served once approved).",
     ),
 ]
 
@@ -53,7 +56,7 @@ def dependencies_for(paths: KBPaths, files: Multi, trees: Multi, store: str) -> 
     return stamp(paths.repo, files or [], trees or [])
 
 
-def open_named_store(paths: KBPaths, name: str) -> MarkdownStore:
+def open_named_store(paths: KBPaths, name: str) -> NoteStore:
     """The store a note command writes to, by provider name (an unknown name fails)."""
     from lorebook.cli.usage import require_providers
     from lorebook.config import load_config
@@ -62,7 +65,7 @@ def open_named_store(paths: KBPaths, name: str) -> MarkdownStore:
     require_providers("store", [name])  # unknown: a usage error naming the valid stores
     spec = get_plugins().store(name)
     store = spec.factory(paths.repo)
-    if not isinstance(store, MarkdownStore):
+    if not isinstance(store, NoteStore):
         raise LorebookError(f"store {name!r} cannot be written by `lorebook note`")
     if name not in load_config(paths).stores:
         warn(
@@ -80,7 +83,8 @@ def add_elsewhere(
     from lorebook.kb.personal import refresh_stores
 
     store = open_named_store(paths, name)
-    where = str(store.paths.repo / store.add(note, folder=folder))
+    placed = store.add(note, folder=folder)  # a plugin's store says where, in its own terms
+    where = str(store.paths.repo / placed) if isinstance(store, MarkdownStore) else placed
     refresh_stores(paths, load_config(paths))
     if json_output:
         print_json({"ok": True, "id": note.id, "store": name, "path": where})

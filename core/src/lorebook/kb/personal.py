@@ -18,6 +18,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lorebook.constants import ENV_HOME
 from lorebook.kb.fsutil import write_if_changed
@@ -80,16 +81,34 @@ def store_root(store: NoteStore) -> Path | None:
     return paths.root if isinstance(paths, KBPaths) else None
 
 
+def _refresh_argv(store: NoteStore, kb_root: str) -> list[str] | None:
+    """The command a file-backed store's cache is refreshed by at session start (or None).
+
+    A store that keeps its notes elsewhere (a database) and ranks a local copy of them
+    provides ``refresh_argv(kb_root)``; the session-start hook runs it detached
+    (:func:`lorebook.recall.stores.start_refreshers`) and never waits for it.
+    """
+    method = getattr(store, "refresh_argv", None)
+    if not callable(method):
+        return None
+    argv = method(kb_root)
+    if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv):
+        return argv
+    return None
+
+
 def refresh_stores(paths: KBPaths, config: Config) -> dict[str, NoteStore]:
     """Open the configured stores, reconcile their indexes, write ``stores.json``.
 
     A store that is not file-backed (a plugin's database) cannot be ranked on the hook
-    path; it is left out of ``stores.json`` and served by ``lorebook recall`` only.
+    path; it is left out of ``stores.json`` and served by ``lorebook recall`` only. One
+    that ranks a local copy of a database (``lorebook-postgres``) is file-backed, with the
+    command that refreshes that copy in its entry.
     """
     from lorebook.recall.sync import reconcile
 
     stores = open_stores(paths, config)
-    entries: list[dict[str, str]] = []
+    entries: list[dict[str, Any]] = []
     for name, store in stores.items():
         root = store_root(store)
         if name == "markdown" or root is None:
@@ -99,7 +118,11 @@ def refresh_stores(paths: KBPaths, config: Config) -> dict[str, NoteStore]:
         store_paths = store.paths  # type: ignore[attr-defined]
         store_paths.nodes.mkdir(parents=True, exist_ok=True)
         reconcile(store_paths)  # embedded with the same piece table: one scale for every store
-        entries.append({"name": name, "root": str(root)})
+        entry: dict[str, Any] = {"name": name, "root": str(root)}
+        refresh = _refresh_argv(store, str(paths.root))
+        if refresh:
+            entry["refresh"] = refresh
+        entries.append(entry)
     text = json.dumps({"stores": entries}, indent=2, sort_keys=True) + "\n"
     try:
         paths.cache.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 STORES_NAME = "stores.json"
+_STARTED: list[Any] = []
+"""The refreshes this process started (subprocess.Popen objects, never waited for)."""
 
 
 def stores_file(kb_root: str) -> str:
@@ -72,3 +74,37 @@ def close_views(views: list[StoreView]) -> None:
     """Close every view's index."""
     for view in views:
         view.index.__exit__(None, None, None)
+
+
+def start_refreshers(kb_root: str, problems: list[str] | None = None) -> int:
+    """Start, detached, each store's cache refresh ``stores.json`` names; return how many.
+
+    A store that ranks a local copy of a database names the command that refreshes it
+    (``refresh``: an argument list). Session start runs it and does not wait: the hooks
+    serve the copy as it is, never waiting on the network. A command that cannot start
+    is one line in ``problems``.
+    """
+    started = 0
+    for entry in configured(kb_root):
+        argv = entry.get("refresh")
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+            continue
+        import subprocess
+
+        try:
+            _STARTED.append(  # kept: a running child's Popen, collected, warns
+                subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                    cwd=kb_root,
+                )
+            )
+        except OSError as exc:
+            if problems is not None:
+                problems.append(f"store {entry['name']!r}: refresh did not start: {exc}")
+            continue
+        started += 1
+    return started

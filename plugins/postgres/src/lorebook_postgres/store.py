@@ -11,6 +11,7 @@ database role) and when. Only approved text is served, through the local cache
 from __future__ import annotations
 
 import atexit
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -87,11 +88,17 @@ class PostgresStore:
     """
 
     def __init__(
-        self, org: str | None, *, dsn: str | None = None, cache: Path | None = None
+        self,
+        org: str | None,
+        *,
+        dsn: str | None = None,
+        cache: Path | None = None,
+        statement_timeout_ms: int | None = None,
     ) -> None:
         self.name = NAME
         self.org = org
         self._dsn = dsn
+        self._statement_timeout_ms = statement_timeout_ms
         self.paths = PersonalPaths(cache or settings.cache_root(org))
         self._pool: ConnectionPool[Connection[Any]] | None = None
         self._lock = threading.Lock()
@@ -122,11 +129,14 @@ class PostgresStore:
         from psycopg_pool import ConnectionPool, PoolTimeout
 
         dsn = self._dsn or settings.connection_string()
+        kwargs: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT_S}
+        if self._statement_timeout_ms:
+            kwargs["options"] = f"-c statement_timeout={int(self._statement_timeout_ms)}"
         pool: ConnectionPool[Connection[Any]] = ConnectionPool(
             dsn,
             min_size=1,
             max_size=POOL_SIZE,
-            kwargs={"connect_timeout": CONNECT_TIMEOUT_S},
+            kwargs=kwargs,
             timeout=CONNECT_TIMEOUT_S * 2,
             open=False,
             name="lorebook-postgres",
@@ -143,6 +153,20 @@ class PostgresStore:
         atexit.register(pool.close)
         ensure_schema(pool)
         return pool
+
+    def refresh_argv(self, kb_root: str) -> list[str] | None:
+        """The command that refreshes the cache, which session start runs detached.
+
+        Core keeps it in the repository's ``.cache/stores.json`` (per machine, never
+        committed); it names this interpreter, the organisation and the cache folder, and
+        never the connection (read from the environment or the user config when it runs).
+        """
+        if not self.org:
+            return None
+        return [
+            sys.executable, "-m", "lorebook_postgres.refresh", "--org", self.org,
+            "--cache", str(self.paths.root), "--kb-root", kb_root,
+        ]  # fmt: skip
 
     def close(self) -> None:
         """Close the pool (idempotent)."""
