@@ -10,6 +10,8 @@ Hook path (standard library and ``lorebook.events`` only, not ``typing`` at run 
 * :mod:`lorebook.hostkit.jsonl`: the complete lines and records of a JSONL transcript
   between two byte offsets, and the transcript read loop.
 * :mod:`lorebook.hostkit.once`: answers given once per session id and content.
+* :mod:`lorebook.hostkit.loaded`: the parts of an event module's ``loaded_files`` (the
+  files a host loads by itself) hosts share.
 
 Install, check and transcripts (not for the hook path):
 

@@ -17,6 +17,7 @@ must be installed (its entry point visible), exactly as a user would have it.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -125,6 +126,31 @@ class HarnessContract:
         output = harness.render(harness.parse_event(host_event, payload), HookAnswer())
         assert output.stdout == b""
         assert output.exit_code == 0
+
+    def test_what_the_host_loads_by_itself_is_repository_files(self, wired_repo: Path) -> None:
+        """The event module's optional ``loaded_files(repo, cwd)`` names repository files.
+
+        Repository-relative ``/`` paths of regular files, among them every instruction file
+        of the spec that ``init`` wrote (the host reads it: that is why it is declared); a
+        cwd outside the repository counts as its root. Core serves no note derived from
+        one of these files to this host (:mod:`lorebook.inject.loaded`).
+        """
+        from lorebook.plugins import make_plugins
+
+        spec = make_plugins().harness(self.harness_name)
+        module = importlib.import_module(spec.event_module) if spec.event_module else None
+        declared = getattr(module, "loaded_files", None)
+        if declared is None:
+            pytest.skip(f"{spec.event_module} declares no loaded_files")
+        loaded = declared(str(wired_repo), str(wired_repo))
+        assert isinstance(loaded, frozenset)
+        for rel in loaded:
+            assert not rel.startswith(("/", "../")), rel
+            assert "\\" not in rel, rel
+            assert (wired_repo / rel).is_file(), rel
+        written = {rel for rel in spec.instruction_files if (wired_repo / rel).is_file()}
+        assert written <= loaded
+        assert declared(str(wired_repo), str(wired_repo.parent)) == declared(str(wired_repo), None)
 
     def test_recorded_payloads_through_the_launcher_exit_0(
         self, harness: Harness, wired_repo: Path, recorded_payloads: Payloads
