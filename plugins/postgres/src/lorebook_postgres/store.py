@@ -11,6 +11,7 @@ database role) and when. Only approved text is served, through the local cache
 from __future__ import annotations
 
 import atexit
+import logging
 import sys
 import threading
 from collections.abc import Iterator
@@ -126,32 +127,34 @@ class PostgresStore:
             return self._pool
 
     def _open_pool(self) -> ConnectionPool[Connection[Any]]:
-        from psycopg_pool import ConnectionPool, PoolTimeout
+        import psycopg
+        from psycopg_pool import ConnectionPool
 
+        logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
+        logging.getLogger("psycopg.pool").propagate = False  # failures are raised, not logged
         dsn = self._dsn or settings.connection_string()
         kwargs: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT_S}
         if self._statement_timeout_ms:
             kwargs["options"] = f"-c statement_timeout={int(self._statement_timeout_ms)}"
+        try:  # one connection first: a server that is down fails now, with its reason
+            with psycopg.connect(dsn, **kwargs) as conn:
+                ensure_schema(conn)
+        except psycopg.OperationalError as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise UnreachableError(
+                f"the postgres store cannot reach its database: {reason}",
+                hint=f"check {settings.ENV_DSN} (or the user config's dsn) and the server",
+            ) from None
         pool: ConnectionPool[Connection[Any]] = ConnectionPool(
             dsn,
             min_size=1,
             max_size=POOL_SIZE,
             kwargs=kwargs,
             timeout=CONNECT_TIMEOUT_S * 2,
-            open=False,
+            open=True,
             name="lorebook-postgres",
         )
-        pool.open()
-        try:
-            pool.wait(timeout=CONNECT_TIMEOUT_S)
-        except PoolTimeout:
-            pool.close()
-            raise UnreachableError(
-                f"the postgres store cannot reach its database within {CONNECT_TIMEOUT_S} s",
-                hint=f"check {settings.ENV_DSN} (or the user config's dsn) and the server",
-            ) from None
         atexit.register(pool.close)
-        ensure_schema(pool)
         return pool
 
     def refresh_argv(self, kb_root: str) -> list[str] | None:
@@ -397,9 +400,9 @@ def _target(note: Note, folder: str | None) -> PurePosixPath:
     return validate_relpath(folder, what="folder") / rel if folder else rel
 
 
-def ensure_schema(pool: ConnectionPool[Connection[Any]]) -> None:
+def ensure_schema(conn: Connection[Any]) -> None:
     """Create the table and its indexes if missing (one creator at a time)."""
-    with pool.connection() as conn, conn.transaction():
+    with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema.SCHEMA_LOCK,))
         conn.execute(schema.CREATE)
 
