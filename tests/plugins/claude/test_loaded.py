@@ -68,3 +68,20 @@ def test_a_linked_memory_file_is_not_read(tmp_path: Path) -> None:
 def test_no_claude_md_loads_nothing(tmp_path: Path) -> None:
     write(tmp_path, "AGENTS.md")
     assert events.loaded_files(str(tmp_path), str(tmp_path)) == frozenset()
+
+
+def test_run_in_a_subfolder_imports_from_outside_it_are_not_loaded(tmp_path: Path) -> None:
+    """Claude Code 2.1.197 headless, run in sub/: an import of a file outside sub/ is an
+    external include waiting for approval (tests/e2e/test_loaded_files.py)."""
+    write(tmp_path, "CLAUDE.md", "@docs/a.md @sub/b.md\n")
+    write(tmp_path, "sub/CLAUDE.md", "@c.md @../docs/d.md\n")
+    for rel in ("docs/a.md", "sub/b.md", "sub/c.md", "docs/d.md"):
+        write(tmp_path, rel)
+    assert events.loaded_files(str(tmp_path), str(tmp_path / "sub")) == {
+        "CLAUDE.md", "sub/CLAUDE.md", "sub/b.md", "sub/c.md"
+    }  # fmt: skip
+    assert events.loaded_files(str(tmp_path), str(tmp_path)) == {
+        "CLAUDE.md",
+        "docs/a.md",
+        "sub/b.md",
+    }

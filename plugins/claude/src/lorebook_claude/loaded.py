@@ -4,7 +4,11 @@ Claude Code 2.x reads ``CLAUDE.md``, ``.claude/CLAUDE.md`` and ``CLAUDE.local.md
 project root and in every folder from there down to where it runs, and every file those
 import with ``@path`` (relative to the importing file, or absolute; not inside a code span
 or a fenced block; up to :data:`MAX_IMPORT_DEPTH` hops), and puts them in the first user
-message whole (shared/HARNESSES.md 1.7). A file in the home folder (``@~/...``) is not a
+message whole (shared/HARNESSES.md 1.7). An import of a file outside the folder Claude
+runs in is an "external include" that waits for the user's approval, and a headless run
+does not load it (seen with 2.1.197: run in ``sub/``, the root ``CLAUDE.md`` was sent but
+not what it imports from ``docs/``, while ``sub/local.md`` was): such imports are left
+out, so their notes are still served. A file in the home folder (``@~/...``) is not a
 repository file and is left out. An import Claude would not resolve as written (a word
 that merely starts with ``@``) names no file and is ignored.
 """
@@ -37,7 +41,9 @@ def imports(text: str) -> list[str]:
 
 def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
     """The repository files Claude Code loads whole at session start (repo-relative)."""
-    roots = existing(repo, [join(f, name) for f in folders(repo, cwd) for name in NAMES])
+    up = folders(repo, cwd)
+    roots = existing(repo, [join(f, name) for f in up for name in NAMES])
+    here = f"{up[-1]}/" if up[-1] else ""
     found = dict.fromkeys(roots)
     frontier = roots
     for _ in range(MAX_IMPORT_DEPTH):
@@ -46,7 +52,9 @@ def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
             text = read_text(repo, rel)
             for target in imports(text) if text else ():
                 path = inside(repo, rel.rpartition("/")[0], target)
-                if path is not None and path not in found and is_file(repo, path):
+                if path is None or path in found or not path.startswith(here):
+                    continue  # outside the cwd: an external include, not loaded headless
+                if is_file(repo, path):
                     found[path] = None
                     following.append(path)
         frontier = following
