@@ -25,8 +25,8 @@ MAX_IMPORT_DEPTH = 5
 """Imports are followed this many hops from a ``CLAUDE.md`` (Claude Code's documented cap)."""
 
 _IMPORT = re.compile(r"(?:^|\s)@((?:[^\s\\]|\\ )+)")
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,}).*?^[ \t]*\1", re.MULTILINE | re.DOTALL)
-_SPAN = re.compile(r"(`+)[^`].*?\1", re.DOTALL)
+_SPAN = re.compile(r"(`+).+?\1")
+_FENCES = ("```", "~~~")
 
 
 def imports(text: str) -> list[str]:
@@ -35,8 +35,19 @@ def imports(text: str) -> list[str]:
     >>> imports("See @docs/testing.md and `@not/this.md`.\n```\n@nor/this.md\n```\n@a\\ b.md")
     ['docs/testing.md', 'a b.md']
     """
-    text = _SPAN.sub("", _FENCE.sub("", text))
-    return [m.group(1).replace("\\ ", " ") for m in _IMPORT.finditer(text)]
+    if "@" not in text:
+        return []
+    found: list[str] = []
+    fence = ""
+    for line in text.splitlines():
+        head = line.lstrip()[:3]
+        if fence:
+            fence = "" if head == fence else fence
+        elif head in _FENCES:
+            fence = head
+        elif "@" in line:
+            found += [m.group(1).replace("\\ ", " ") for m in _IMPORT.finditer(_SPAN.sub("", line))]
+    return found
 
 
 def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
