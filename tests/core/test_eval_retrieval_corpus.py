@@ -8,6 +8,8 @@ alpha, 1/2 on beta and 5/7 pooled; plain BM25 finds an expected note for every o
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -120,3 +122,23 @@ def test_a_fitting_plugin_is_fitted_on_the_other_projects_only(tmp_path: Path) -
     # counts add up; a fraction is weighted by answerable prompts (5 and 2)
     assert report.pooled.plugin == {"prompts": 9, "share": pytest.approx(5 / 7)}
     assert "other projects only" in report.fitted
+
+
+def test_the_corpus_of_the_repository_loads_with_its_notes_unchanged() -> None:
+    """benchmarks/retrieval: 5+ projects, each 30+ answerable and 10+ refusal prompts, and
+    every note file byte for byte the file its SOURCE.json names (sha256)."""
+    root = Path(__file__).resolve().parents[2] / "benchmarks" / "retrieval"
+    projects = load_retrieval_corpus(root)
+    assert len(projects) >= 5
+    for project in projects:
+        groups = [q.group for q in project.queries]
+        assert groups.count("answerable") >= 30, project.name
+        assert groups.count("refusal") >= 10, project.name
+        source = json.loads((project.notes.parent / "SOURCE.json").read_text("utf-8"))
+        assert {"repo", "commit", "licence", "licence_file", "files"} <= set(source)
+        files = sorted(p.relative_to(project.notes).as_posix()
+                       for p in project.notes.rglob("*") if p.is_file())  # fmt: skip
+        assert files == sorted(f["note"] for f in source["files"]), project.name
+        for entry in source["files"]:
+            data = (project.notes / entry["note"]).read_bytes()
+            assert hashlib.sha256(data).hexdigest() == entry["sha256"], entry["note"]

@@ -256,6 +256,7 @@ def _cells(row: ProjectRow, plugin_keys: Sequence[str]) -> list[str]:
     cells += [_fraction(row.systems[key][main]) for key in ("raw", "bm25", "grep")]
     cells += [
         _fraction(served[f"served_any@{MAIN_K}"]),
+        _fraction(served["whole_served"]),
         _fraction(served["whole_precision"]),
         f"{served['refusals_no_whole']}/{row.refusals}",
         f"{served['refusals_nothing']}/{row.refusals}",
@@ -268,8 +269,8 @@ def corpus_table(report: CorpusReport) -> str:
     plugin_keys = list(dict.fromkeys(k for row in report.rows for k in row.plugin))
     head = ["project", "notes", "answerable", "refusal", f"raw R_any@{MAIN_K}",
             f"BM25 R_any@{MAIN_K}", f"grep R_any@{MAIN_K}", f"served_any@{MAIN_K}",
-            "whole precision", "refusal: no whole", "refusal: nothing",
-            *(f"served: {k}" for k in plugin_keys)]  # fmt: skip
+            "whole", "whole precision", "refusal: no whole", "refusal: nothing",
+            *plugin_keys]  # fmt: skip
     rows = [head] + [_cells(row, plugin_keys) for row in [*report.rows, report.pooled]]
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     lines = [
@@ -286,8 +287,8 @@ def corpus_notes(report: CorpusReport) -> list[str]:
     """What the columns mean and what was fitted, printed under the table."""
     return [
         f"served_any@{MAIN_K}: an expected note among the first {MAIN_K} the prompt hook "
-        "served (whole or as a pointer); whole precision: of the whole notes served, the "
-        "share expected; refusal: refusal prompts that got no whole note / nothing at all.",
+        "served (whole or as a pointer); whole: whole notes served; whole precision: the "
+        "share of them expected; refusal: refusal prompts that got no whole note / nothing at all.",
         "pooled: every prompt of every project together"
         + (
             "; a served-metrics plug-in's fractions: weighted by prompts"
