@@ -124,6 +124,35 @@ def test_a_fitting_plugin_is_fitted_on_the_other_projects_only(tmp_path: Path) -
     assert "other projects only" in report.fitted
 
 
+def test_a_plugin_gets_the_distractors_or_is_left_out(tmp_path: Path) -> None:
+    """With --distractors, a plug-in that cannot take them would measure another store."""
+    projects = load_retrieval_corpus(make_corpus(tmp_path / "corpus"))
+    extra = write_okf(tmp_path / "extra", {"bake": ("Bake bread", "sourdough", [], "Knead.")})
+    given: list[list[Path]] = []
+
+    def with_distractors(
+        notes: Path, queries: Sequence[Query], distractors: Sequence[Path] = ()
+    ) -> dict[str, Any]:
+        given.append(list(distractors))
+        return {"prompts": len(queries)}
+
+    def without(notes: Path, queries: Sequence[Query]) -> dict[str, Any]:
+        raise AssertionError("called without the distractors")
+
+    config = hook_config(None)
+    report = run_corpus(projects, config, 3, plugin=ServingPlugin(with_distractors),
+                        distractors=[(extra, "extra")])  # fmt: skip
+    assert given == [[extra], [extra]]
+    assert report.pooled.plugin == {"prompts": 9}
+    assert report.rows[0].notes == 4  # the project's own notes; the distractor is extra
+    report = run_corpus(projects, config, 3, plugin=ServingPlugin(without),
+                        distractors=[(extra, "extra")])  # fmt: skip
+    assert [r.plugin for r in report.rows] == [{}, {}]
+    assert report.remarks == [
+        "the served-metrics plug-in takes no distractors: its columns are left out"
+    ]
+
+
 def test_the_corpus_of_the_repository_loads_with_its_notes_unchanged() -> None:
     """benchmarks/retrieval: 5+ projects, each 30+ answerable and 10+ refusal prompts, and
     every note file byte for byte the file its SOURCE.json names (sha256)."""

@@ -15,12 +15,16 @@ Serving metrics from another module slot in: when :mod:`lorebook.evaluation.serv
 its ``served_metrics(notes, queries)`` is called for every project and its figures become
 columns. When it also has ``fit(training)`` (``training``: the other projects, as (notes
 folder, queries) pairs), each held-out project is measured with
-``served_metrics(notes, queries, fitted=fit(others))``.
+``served_metrics(notes, queries, fitted=fit(others))``. With ``--distractors``, the plug-in
+is called with ``distractors=[folders]`` when its ``served_metrics`` takes that keyword;
+when it does not, its columns are left out (they would describe a store without the
+distractors) and the report says so.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +99,8 @@ class CorpusReport:
     k: int
     reports: list[RetrievalReport]
     """Each project's full run (for ``--verbose``)."""
+    remarks: list[str] = field(default_factory=list)
+    """Lines printed under the table (e.g. why the plug-in's columns are missing)."""
 
 
 def load_retrieval_corpus(root: Path) -> list[RetrievalProject]:
@@ -192,13 +198,28 @@ def pool_plugin(rows: Sequence[ProjectRow]) -> Metrics:
     return pooled
 
 
+def takes_distractors(plugin: ServingPlugin) -> bool:
+    """Whether the plug-in's ``served_metrics`` accepts ``distractors=``."""
+    try:
+        parameters = inspect.signature(plugin.measure).parameters
+    except (TypeError, ValueError):
+        return False
+    return "distractors" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
+
+
 def _plugin_metrics(
-    plugin: ServingPlugin, held_out: RetrievalProject, projects: Sequence[RetrievalProject]
+    plugin: ServingPlugin,
+    held_out: RetrievalProject,
+    projects: Sequence[RetrievalProject],
+    distractors: Sequence[Path],
 ) -> Metrics:
-    if plugin.fit is None:
-        return plugin.measure(held_out.notes, held_out.queries)
-    others = [(p.notes, p.queries) for p in projects if p is not held_out]
-    return plugin.measure(held_out.notes, held_out.queries, fitted=plugin.fit(others))
+    kwargs: dict[str, Any] = {"distractors": list(distractors)} if distractors else {}
+    if plugin.fit is not None:
+        others = [(p.notes, p.queries) for p in projects if p is not held_out]
+        kwargs["fitted"] = plugin.fit(others)
+    return plugin.measure(held_out.notes, held_out.queries, **kwargs)
 
 
 def fitted_line(plugin: ServingPlugin | None) -> str:
@@ -224,6 +245,10 @@ def run_corpus(
 ) -> CorpusReport:
     """Rank every project on its own notes (plus ``distractors``), then pool the results."""
     extra = [(load_collection(path), label) for path, label in distractors]
+    remarks = []
+    if plugin is not None and distractors and not takes_distractors(plugin):
+        remarks.append("the served-metrics plug-in takes no distractors: its columns are left out")
+        plugin = None
     rows, reports = [], []
     for project in projects:
         base = load_collection(project.notes).notes
@@ -234,13 +259,14 @@ def run_corpus(
         report = run_retrieval(evalset, config, k)
         row = _row(project.name, len(base), report.results, k)
         if plugin is not None:
-            row.plugin.update(_plugin_metrics(plugin, project, projects))
+            folders = [path for path, _ in distractors]
+            row.plugin.update(_plugin_metrics(plugin, project, projects, folders))
         rows.append(row)
         reports.append(report)
     everything = [r for report in reports for r in report.results]
     pooled = _row("pooled", sum(r.notes for r in rows), everything, k)
     pooled.plugin.update(pool_plugin(rows))
-    return CorpusReport(rows, pooled, fitted_line(plugin), k, reports)
+    return CorpusReport(rows, pooled, fitted_line(plugin), k, reports, remarks)
 
 
 def _fraction(value: float | int | None) -> str:
@@ -296,6 +322,7 @@ def corpus_notes(report: CorpusReport) -> list[str]:
             else ""
         ),
         report.fitted,
+        *report.remarks,
     ]
 
 
@@ -322,6 +349,7 @@ def corpus_document(report: CorpusReport, settings: dict[str, Any]) -> dict[str,
         "settings": settings,
         "systems": dict(SYSTEMS),
         "fitted": report.fitted,
+        "remarks": list(report.remarks),
         "projects": [_row_document(row) for row in report.rows],
         "pooled": _row_document(report.pooled),
     }
