@@ -14,7 +14,7 @@ import atexit
 import logging
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -199,6 +199,32 @@ class PostgresStore:
             raise NoteExistsError(f"a note with id {note.id!r} exists already in {org!r}")
         self._remember(note.id, row[0])
         return f"{org}/{rel.as_posix()} (a proposal until approved)"
+
+    def add_many(self, notes: Iterable[Note], *, folder: str | None = None) -> list[str]:
+        """Insert many proposals in one transaction (an import); return the ids refused.
+
+        A note whose id the organisation has already is refused and reported, never
+        overwritten; the others are stored.
+        """
+        org = self._scope()
+        rows = []
+        for note in notes:
+            rel = _target(note, folder)
+            rows.append((org, note.id, *_row_values(note, rel.parent.as_posix().strip("."))))
+        stored: set[str] = set()
+        with self.pool().connection() as conn, conn.transaction(), conn.cursor() as cur:
+            cur.executemany(
+                f"INSERT INTO {schema.TABLE} (org, id, {COLUMNS}) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (org, id) DO NOTHING RETURNING id",
+                rows,
+                returning=True,
+            )
+            while True:
+                stored.update(row[0] for row in cur.fetchall())
+                if not cur.nextset():
+                    break
+        return [row[1] for row in rows if row[1] not in stored]
 
     def update(self, note: Note) -> None:
         """Replace the note's text with a new proposal (its folder kept).
