@@ -19,6 +19,18 @@ sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's p
   by the item ("Never" + "commit secrets").
 - **One rule per list item**: the item's first binding sentence is its rule, the rest of
   the item its explanation. In a paragraph every binding sentence is a rule of its own.
+- **What a rule introduces is its detail**: the items nested under an item that states a
+  rule ("**NEVER test console output** / - Tests MUST NOT assert on output strings / -
+  Test what is passed to the output function instead"), and the list a binding sentence
+  ending in a colon introduces, say how that rule is kept: they are quoted in its note,
+  not notes of their own. An item that states no rule (a label: "**Code quality**")
+  introduces nothing; its items are read on their own. So does a heading that states a
+  rule strongly ("CRITICAL: Always create tasks in the main workspace", "Core rule: never
+  use grep for JSON"): the rules under it say how it is kept, and its note is the first of
+  them, with the others quoted in it.
+- **Pointers and examples are no rules**: what stands under a heading that lists related
+  material (*Related rules*, *See also*, *References*: :data:`POINTER_HEADING`) points
+  elsewhere; what stands under *Examples* (:data:`EXAMPLE_HEADING`) illustrates.
 
 A rule's title is its sentence, without the labels that only draw attention ("IMPORTANT:")
 and without its asides in parentheses, cut to at most :data:`TITLE_WORDS` words: a dash or
@@ -31,10 +43,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from lorebook.bootstrap.blocks import Block, read_blocks
-from lorebook.bootstrap.grammar import NEGATIVE
+from lorebook.bootstrap.grammar import NEGATIVE, STRONG
 from lorebook.bootstrap.statements import (
     Reading,
     describes_a_value,
@@ -64,6 +76,14 @@ BINDING_LEAD = re.compile(
 RULE_HEADING = re.compile(
     r"\b(?:rules?|requirements?|policy|policies|constraints?|dos|do's|don'?ts|don't|never"
     r"|always|must|mandatory|forbidden|prohibited|prohibitions?)\b",
+    re.IGNORECASE,
+)
+EXAMPLE_HEADING = re.compile(r"^\W*(?:examples?|example\s+\w+(?:\s+\w+)?)\W*$", re.IGNORECASE)
+"""A heading of examples ("Examples", "Example usage"): what stands under it illustrates."""
+POINTER_HEADING = re.compile(
+    r"^\W*(?:related(?:\s+(?:rules?|docs?|documents?|documentation|guides?|files?|links?"
+    r"|resources?|reading))?|see\s+also|references?|further\s+reading|cross[- ]references?"
+    r"|links?)\W*$",
     re.IGNORECASE,
 )
 _STEP_HEADING = re.compile(r"^\s*step\s*\d", re.IGNORECASE)
@@ -317,12 +337,67 @@ def _block_rules(block: Block, context: _Context, tally: Counter[str]) -> list[R
     return rules
 
 
+def _under(block: Block) -> str | None:
+    """``pointer`` or ``example`` when the nearest heading says what stands under it is so."""
+    heading = plain(block.headings[-1]) if block.headings else ""
+    if POINTER_HEADING.match(heading):
+        return "pointer"
+    if EXAMPLE_HEADING.match(heading):
+        return "example"
+    return None
+
+
+@dataclass(slots=True)
+class _Owners:
+    """Which rule a block's detail belongs to: the rule of the item or lead-in above it."""
+
+    items: list[tuple[int, int | None]]
+    """The open items above, outermost first: (depth, index of the rule it stated)."""
+    lead: tuple[str, int] | None = None
+    """A binding paragraph that ends with a colon, and the index of its rule."""
+    headings: dict[tuple[str, ...], int] = field(default_factory=dict)
+    """A heading that states a rule (with the headings above it) -> its note's rule."""
+
+    def owner(self, block: Block) -> int | None:
+        """The index of the rule ``block`` details, if any (and remember ``block``)."""
+        if not block.item:
+            self.items.clear()
+            return None
+        while self.items and self.items[-1][0] >= block.depth:
+            self.items.pop()
+        for _, index in self.items:
+            if index is not None:
+                return index
+        if block.depth == 0 and self.lead is not None and block.lead == self.lead[0]:
+            return self.lead[1]
+        return None
+
+
+def _binding_heading(block: Block) -> tuple[str, ...] | None:
+    """The headings down to the outermost one above ``block`` that states a rule strongly."""
+    for depth, heading in enumerate(block.headings):
+        text = strip_markers(plain(heading))
+        if STRONG.search(text) and read_sentence(text).kind is not None:
+            return block.headings[: depth + 1]
+    return None
+
+
+def _fold(rules: list[Rule], index: int, block: Block) -> None:
+    """Add ``block`` to the context of the rule it details."""
+    rule = rules[index]
+    indent = "  " * block.depth
+    detail = "\n".join(f"{indent}- {line}" if n == 0 else f"{indent}  {line}"
+                       for n, line in enumerate(block.text.splitlines()))  # fmt: skip
+    rules[index] = replace(rule, context=f"{rule.context}\n{detail}")
+
+
 def distil(text: str, tally: Counter[str] | None = None, *, strict: bool = False) -> list[Rule]:
     """The rules ``text`` (a section of a document, in markdown) states, in order.
 
     ``tally`` counts the sentences read, by what they were: ``rule``, or the reason they
-    were left out (``step``, ``click-through``, ``how-to``, ``hedged``, ``statement`` ...).
-    ``strict`` reads a document not written for the people who change the project
+    were left out (``step``, ``click-through``, ``how-to``, ``hedged``, ``statement``,
+    ``detail`` of a rule above, ``pointer`` ...). ``strict`` reads a document not written
+    for the people who change the project
     (:func:`lorebook.bootstrap.statements.read_sentence`): a heading does not make its
     items rules there either.
     """
@@ -330,13 +405,36 @@ def distil(text: str, tally: Counter[str] | None = None, *, strict: bool = False
     blocks = read_blocks(text)
     procedures = _procedures(blocks)
     rules: list[Rule] = []
+    owners = _Owners([])
     for block in blocks:
+        if (under := _under(block)) is not None:
+            tally[under] += 1
+            continue
+        owner = owners.owner(block)
+        if owner is not None:
+            tally["detail"] += 1
+            _fold(rules, owner, block)
+            continue
         in_steps = block.list_id in procedures or any(
             _STEP_HEADING.match(h) for h in block.headings
         )
         force = None if strict else _heading_force(block)
         context = _Context(in_steps, _binding_lead(block), force, strict)
-        rules += _block_rules(block, context, tally)
+        found = _block_rules(block, context, tally)
+        bound = _binding_heading(block) if found else None
+        if bound is not None and bound in owners.headings:
+            tally["detail"] += len(found)
+            tally["rule"] -= len(found)
+            _fold(rules, owners.headings[bound], block)
+            continue
+        if bound is not None:
+            owners.headings[bound] = len(rules)
+        first = len(rules) if found else None
+        if block.item:
+            owners.items.append((block.depth, first))
+        elif block.text.rstrip().endswith(":"):
+            owners.lead = (block.text, first) if first is not None else None
+        rules += found
     return rules
 
 

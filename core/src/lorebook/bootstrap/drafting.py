@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 DOC_TAGS = {"rule": "cursor-rule", "adr": "adr", "instructions": "instructions", "doc": "docs"}
 CONTEXT_CHARS = 600
-"""A block longer than this is not quoted whole in the note's body: the sentence is."""
+"""A note's body quotes the lines of its block (and the detail folded into it) up to this
+many characters; a first line longer than this is replaced by the sentence alone."""
 
 MAX_TAGS = 4
 _HEADINGS = re.compile(r"^#{1,3}[ \t]+(.+)$", re.MULTILINE)
@@ -53,10 +54,29 @@ def _where(rel: str, headings: tuple[str, ...]) -> str:
     return f"`{rel}`, under {path}" if path else f"`{rel}`"
 
 
+def _within(context: str, quote: str) -> list[str]:
+    """The lines of ``context`` that fit in :data:`CONTEXT_CHARS`, "…" for the rest.
+
+    The first line always does; when it alone is longer, the quote stands for it.
+    """
+    lines = [line for line in context.splitlines() if line.strip()]
+    if not lines or len(lines[0]) > CONTEXT_CHARS:
+        return [quote]
+    kept, size = [lines[0]], len(lines[0])
+    for line in lines[1:]:
+        size += len(line) + 1
+        if size > CONTEXT_CHARS:
+            return [*kept, "…"]
+        kept.append(line)
+    return kept
+
+
 def body_of(rule: Rule, rel: str) -> str:
-    """The note's body: the block the rule stands in, quoted, and where it comes from."""
-    context = rule.context if len(rule.context) <= CONTEXT_CHARS else rule.quote
-    quoted = "\n".join(f"> {line}".rstrip() for line in context.splitlines() if line.strip())
+    """The note's body: the block the rule stands in, quoted, and where it comes from.
+
+    The detail folded into the rule comes with it, within :data:`CONTEXT_CHARS`.
+    """
+    quoted = "\n".join(f"> {line}".rstrip() for line in _within(rule.context, rule.quote))
     return f"{quoted}\n\nFrom {_where(rel, rule.headings)}."
 
 

@@ -6,8 +6,13 @@ compared with the drafts before it (documents in path order, rules in document o
 the terms of their titles (the rule itself): the stemmed content words of
 :func:`lorebook.kb.similarity.terms`, outside code spans and without the words that only
 give a rule its form (*always*, *must*, *use*, *instead* ...), and each code span whole,
-weighing :data:`IDENTIFIER_WEIGHT` as in curation: a shared name pins the subject. Negation
-is kept apart ("never use X" is not a restatement of "use X").
+weighing :data:`IDENTIFIER_WEIGHT` as in curation: a shared name pins the subject; a code
+span that opens with another (```git mv``` and ```git mv old new```) names the same code.
+Words that only qualify (*all*, *any*, *actual*, *clearly*, *already* ...) do not count.
+Negation is kept apart ("never use X" is not a restatement of "use X"), read as a rule
+means it: the alternative a rule turns down is not its polarity ("create tasks in the main
+workspace, not in session directories" affirms; its alternative's words are left out), and
+"never X without Y" ("until Y", "unless Y") requires Y: it affirms, as "only X when Y" does.
 
 A draft that restates an earlier one (:func:`restates`) takes the
 earlier one's title, description and kind, and keeps its own quote, body and origin: so
@@ -33,10 +38,26 @@ FORM_WORDS = frozenset(
     for word in (
         *("always", "must", "should", "shall", "use", "using", "prefer", "instead", "rather"),
         *("ensure", "sure", "make", "please", "need", "needs", "required"),
+        *("all", "any", "every", "each", "actual", "actually", "current", "currently"),
+        *("clearly", "merely", "already", "just", "really", "properly", "explicitly"),
+        *("strictly", "absolutely", "directly", "specific", "appropriate", "relevant"),
     )
 )
-"""Stems that make a sentence a rule without saying what it is about."""
+"""Stems that make a sentence a rule, or only qualify it, without saying what it is about."""
 _CODE = re.compile(r"`[^`\n]*`")
+_ALTERNATIVE = re.compile(
+    r"(?:,\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)(?:not|never)\s+(?!(?:only|just)\b)[^,;:]*"
+    r"|\s+(?:rather\s+than|instead\s+of)\s+[^,;:]*",
+    re.IGNORECASE,
+)
+"""The alternative a rule turns down: ", not in session directories", "rather than X"."""
+_NEVER_WITHOUT = re.compile(
+    r"^\W*(?:never|do\s+not|don'?t|must\s+not)\s+(?P<act>.+?)\s+(?:without|until|unless)\s+"
+    r"(?P<need>.+)$",
+    re.IGNORECASE,
+)
+""""Never X without Y", "don't X until Y": a requirement of Y for X, said with two negations
+(as "only X when Y" says it with none)."""
 RESTATEMENT_THRESHOLD = 0.7
 """Similarity from which two rules of a run are one rule said twice.
 
@@ -69,10 +90,41 @@ class Claim:
 
 
 def rule_terms(title: str) -> frozenset[str]:
-    """The terms a rule is compared by: content words, and code spans as ``code:<span>``."""
-    words = terms(_CODE.sub(" ", title)) - FORM_WORDS
+    """The terms a rule is compared by: content words, and code spans as ``code:<span>``.
+
+    A rule affirms (no :data:`~lorebook.kb.similarity.NEGATION` term) when its only negation
+    turns down an alternative or says "never X without Y" (see the module docstring).
+    """
     spans = {f"code:{' '.join(span.lower().split())}" for span in backticked(title)}
-    return frozenset(words | spans)
+    prose = _CODE.sub(lambda m: " " * len(m.group(0)), title)
+    affirmed = _NEVER_WITHOUT.match(prose)
+    if affirmed is not None:
+        words = terms(f"{affirmed.group('act')} {affirmed.group('need')}") - {NEGATION}
+    else:
+        words = terms(_ALTERNATIVE.sub("", prose) or prose)
+    return frozenset((words - FORM_WORDS) | spans)
+
+
+def _same_code(left: str, right: str) -> bool:
+    """Two code spans name the same code: equal, or one opens with the other (a word)."""
+    short, long = sorted((left, right), key=len)
+    return long == short or long.startswith(short + " ")
+
+
+def _code_matches(left: frozenset[str], right: frozenset[str]) -> tuple[frozenset[str], ...]:
+    """``left`` and ``right``, a code span of ``left`` naming one of ``right`` spelled so.
+
+    Then a shared name is a shared term (```git mv``` and ```git mv old new```).
+    """
+    mapped = set(left)
+    for term in left:
+        if term.startswith("code:") and term not in right:
+            for other in right:
+                if other.startswith("code:") and _same_code(term[5:], other[5:]):
+                    mapped.discard(term)
+                    mapped.add(other)
+                    break
+    return frozenset(mapped), right
 
 
 def similarity(left: frozenset[str], right: frozenset[str]) -> float:
@@ -93,6 +145,7 @@ def restates(left: frozenset[str], right: frozenset[str]) -> bool:
     :data:`CONTAINED_TERMS` of them at least, lies almost whole (:data:`CONTAINMENT`) in
     the larger; unless each names code the other does not (two tools, two functions).
     """
+    left, right = _code_matches(left, right)
     if similarity(left, right) >= RESTATEMENT_THRESHOLD:
         return True
     shared = left & right

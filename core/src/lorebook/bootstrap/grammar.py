@@ -194,11 +194,17 @@ DIALOGUE = re.compile(r"\b(?:user|assistant|ai|agent|human|claude|bot|me|you)\s*
 LEAD_IN = re.compile(
     r"\b(?:this|these|the following|following|as follows|format|pattern|template|structure"
     r"|process|procedure|steps|protocol|examples?)\b[^:]{0,20}:$"
-    r"|\b(?:with|to|as|like|by|using|from|in|into|for|of|via)\s*:$",
+    r"|\bthe following\b.*:$"
+    r"|\b(?:with|to|as|like|by|using|from|in|into|for|of|via)\s*:$"
+    r"|\b(?:must|should|shall|will|can|need to|have to|has to)(?:\s+(?:not|never|always|also))?"
+    r"(?:\s+[a-z]+)?\s*:$"
+    r"|\b(?:be|been|being|is|are|was|were|it|them|they)\s*:$",
     _I,
 )
 """A sentence that ends by introducing what follows ("follow this process:", "begin your
-test file with:")."""
+test file with:"), or whose clause the list after it finishes: a modal or its verb without
+an object ("the AI must:", "every edit MUST log:"), an auxiliary ("until changes have
+been:"), a pronoun ("is forbidden as it:"); or that names "the following" anywhere."""
 DEMONSTRATIVE = re.compile(
     r"\b(?:this|these|that|those)\s+(?:process|protocol|rule|rules|command|format|pattern"
     r"|template|structure|approach|section|step|steps|procedure|guideline|guidelines|workflow"
@@ -264,6 +270,14 @@ POINTER = re.compile(
     _I,
 )
 """A rule that points elsewhere in its document ("Follow the section above")."""
+APPLY_WITH = re.compile(
+    r"^(?:(?:always|also)\s+)?(?:apply|use|read|load|combine)\s+(?:this\s+(?:rule\s+)?)?"
+    r"(?:alongside|together\s+with|with|in\s+combination\s+with)\s+(?:the\s+)?"
+    r"`?[\w.-]*[a-z]-[a-z][\w.-]*`?",
+    _I,
+)
+"""A pointer to the documents to read with this one ("Apply alongside session-first-workflow
+...", "Use with resource-management-protocol"): what it names is elsewhere."""
 PRONOUN_OBJECTS = frozenset({"it", "them", "this", "that", "these", "those", "one", "so"})
 SHORT_RULE_WORDS = 6
 MARKERS = re.compile(

@@ -207,10 +207,13 @@ def refers_back(text: str) -> bool:
     """True when the sentence does not stand alone as a rule.
 
     It opens with a pronoun for its subject ("It must be async"), stops at its verb ("Don't,
-    in new code"), points elsewhere ("Follow the section above", "this process"), or is a
-    few words ending in a pronoun ("Don't build on it").
+    in new code"), points elsewhere ("Follow the section above", "this process", "Apply
+    alongside session-first-workflow"), or is a few words ending in a pronoun ("Don't
+    build on it").
     """
     if g.PRONOUN_SUBJECT.match(text) or g.ELLIPSIS.match(text) or g.POINTER.search(text):
+        return True
+    if g.APPLY_WITH.match(text):
         return True
     if g.DEMONSTRATIVE.search(text) or g.DEMONSTRATIVE_PRONOUN.search(text):
         return True

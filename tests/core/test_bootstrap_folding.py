@@ -1,0 +1,163 @@
+"""Bootstrap distils: what a rule introduces is its detail, pointers are no rules, and a
+rule said again (in other words, with the alternative it turns down, with its code span
+shortened) is one rule.
+
+Measured on two projects nobody tuned it on (benchmarks/bootstrap_judgements.md): the Cursor
+rules of one stated a rule in a bold item and restated it in every item nested under it,
+and the rule files' "Related rules" sections became notes ("Apply alongside
+session-first-workflow ..."). Each mechanism here is checked on made-up text.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from lorebook.bootstrap.distil import distil
+from lorebook.bootstrap.drafting import body_of
+from lorebook.bootstrap.duplicates import restates, rule_terms
+from lorebook.bootstrap.statements import read_sentence
+
+NESTED = """\
+## Core testing principles
+
+1. **NEVER test console output directly**
+   * Tests MUST NOT assert against specific console output strings
+   * Instead, test that the right information was passed to the output function
+2. **Code quality**
+   * All tests must pass before a merge.
+   * Flaky tests must be fixed or quarantined.
+"""
+
+
+def test_items_nested_under_a_rule_are_its_detail_not_notes_of_their_own() -> None:
+    tally: Counter[str] = Counter()
+    rules = distil(NESTED, tally)
+    assert [r.title for r in rules] == [
+        "NEVER test console output directly",
+        "All tests must pass before a merge",  # a label states no rule: its items stand
+        "Flaky tests must be fixed or quarantined",
+    ]
+    assert tally["detail"] == 2
+    body = body_of(rules[0], ".cursor/rules/testing.mdc")
+    assert "Tests MUST NOT assert against specific console output strings" in body
+    assert "passed to the output function" in body
+
+
+def test_a_binding_sentence_ending_in_a_colon_owns_its_list() -> None:
+    text = """\
+Tasks MUST always be created in the main workspace, not in session directories:
+
+- Always run `cd` to the main workspace before creating one.
+- Never create a task file by hand.
+
+Use appropriate types:
+
+- Always use `fix:` for a bug fix.
+"""
+    titles = [r.title for r in distil(text)]
+    assert titles == [
+        "Tasks MUST always be created in the main workspace, not in session directories",
+        "Always use `fix:` for a bug fix",  # a lead-in that binds nothing owns nothing
+    ]
+
+
+def test_a_heading_that_states_a_rule_is_one_note_with_the_rules_under_it() -> None:
+    text = """\
+## CRITICAL: Always create tasks in the main workspace
+
+Tasks MUST be created in the main workspace.
+
+Never create a task from inside a session directory.
+
+## Overview
+
+Never push to `main` directly.
+"""
+    titles = [r.title for r in distil(text)]
+    assert titles == [
+        "Tasks MUST be created in the main workspace",
+        "Never push to `main` directly",
+    ]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Whenever a verification error occurs, the AI must:",
+        "For traceability, every file edit performed by an agent MUST log:",
+        "Deleting state files is STRICTLY FORBIDDEN as it:",
+        "Never consider a task complete until changes have been:",
+        "Before any file operation, the following verifications MUST be performed:",
+    ],
+)
+def test_a_sentence_the_list_after_it_finishes_is_a_lead_in(sentence: str) -> None:
+    assert read_sentence(sentence).reason == "lead-in"
+
+
+def test_a_complete_rule_before_a_colon_still_binds() -> None:
+    reading = read_sentence("Tasks MUST always be created in the main workspace:")
+    assert reading.kind == "convention"
+
+
+def test_related_rules_and_examples_are_no_rules() -> None:
+    text = """\
+## Related rules
+
+- Apply alongside session-first-workflow for complete session management.
+- Always apply with `resource-management-protocol` when editing config.
+
+## Examples
+
+- Always name the branch after the task.
+
+## Requirements
+
+- Apply alongside session-first-workflow and minsky-cli-usage rules.
+- You MUST verify the workspace before editing.
+"""
+    tally: Counter[str] = Counter()
+    titles = [r.title for r in distil(text, tally)]
+    assert titles == ["You MUST verify the workspace before editing"]
+    assert tally["pointer"] == 2
+    assert tally["example"] == 1
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        # the two false conflicts of the held-out run: now one rule each
+        (
+            "Tasks MUST always be created in the main workspace, not in session directories",
+            "Always ensure you are in the main workspace before creating tasks",
+        ),
+        (
+            "Only after having a failing test, implement the fix",
+            "Never implement a fix without first having a failing test",
+        ),
+        ("Always use `git mv` for moving files",
+         "Always use `git mv old_path new_path` for moving or renaming files tracked by Git"),
+        ("Avoid redundant comments that merely restate what the code clearly shows",
+         "NEVER add redundant comments that restate what the code already expresses"),
+    ],
+)  # fmt: skip
+def test_one_rule_said_twice_is_one_rule(left: str, right: str) -> None:
+    assert restates(rule_terms(left), rule_terms(right))
+    assert ("~not" in rule_terms(left)) == ("~not" in rule_terms(right))
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        ("Use `uv` to install packages", "Use `pip` to install packages"),
+        ("Use uv, not pip, to install packages", "Use pip, not uv, to install packages"),
+        ("Never push to main", "Always push to main"),
+        ("Do not add new `# type: ignore` comments", "Add new `# type: ignore` comments"),
+        ("Use `git mv` to move files", "Use `git rm` to move files"),
+    ],
+)
+def test_different_rules_stay_apart(left: str, right: str) -> None:
+    left_terms, right_terms = rule_terms(left), rule_terms(right)
+    same_polarity = ("~not" in left_terms) == ("~not" in right_terms)
+    assert not (same_polarity and restates(left_terms, right_terms))
