@@ -9,16 +9,22 @@ not declared costs only a repeat.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from lorebook_claude import events as claude_events
 from lorebook_codex import events as codex_events
+from lorebook_copilot import events as copilot_events
+from lorebook_opencode import events as opencode_events
 from tests.e2e.codex_cli import CodexRunner, describe
 from tests.e2e.conftest import ClaudeRunner
+from tests.e2e.copilot_cli import copilot_env, run_copilot, trust_folder
 from tests.e2e.mock_anthropic import MockAnthropic, all_text
+from tests.e2e.mock_chat import MockChat, all_text as chat_text
 from tests.e2e.mock_responses import MockResponses, all_text as codex_text
+from tests.e2e.opencode_cli import opencode_env, run_opencode, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -36,6 +42,11 @@ CANDIDATES = (
     "sub/CLAUDE.md",
     "sub/local.md",
     "other/AGENTS.md",
+    ".github/copilot-instructions.md",
+    "GEMINI.md",
+    "rules/extra.md",
+    "docs/agents-imported.md",
+    "docs/punct.md",
 )
 
 
@@ -52,9 +63,12 @@ def write_candidates(repo: Path, *, override: bool) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = f"# {rel}\n\n{marker(rel)}\n"
         if rel == "CLAUDE.md":
-            text += "\nSee @docs/imported.md for more, and `@docs/in-code.md` is code.\n"
+            text += "\nSee @docs/imported.md for more. And `@docs/in-code.md` is code.\n"
+            text += "Then @docs/punct.md.\n"  # Claude Code reads `docs/punct.md.`: no file
         if rel == "docs/imported.md":
             text += "\nAnd @imported-twice.md too.\n"
+        if rel == "AGENTS.md":
+            text += "\nSee @docs/agents-imported.md.\n"
         if rel == "sub/CLAUDE.md":
             text += "\nSee @local.md and @../docs/not-imported.md.\n"
         path.write_text(text, encoding="utf-8")
@@ -103,3 +117,41 @@ def test_codex_loads_exactly_what_the_codex_plugin_declares(
     declared = codex_events.loaded_files(str(e2e_repo), str(e2e_repo / "sub"))
     assert "CLAUDE.md" not in declared
     assert sent(codex_text(requests[0])) == declared & set(CANDIDATES), describe(proc)
+
+
+@pytest.mark.parametrize("where", ["", "sub"], ids=["root", "subfolder"])
+def test_copilot_loads_exactly_what_the_copilot_plugin_declares(
+    e2e_repo: Path,
+    copilot_bin: Path,
+    copilot_home: Path,
+    client_cache: Path,
+    mock_chat: MockChat,
+    where: str,
+) -> None:
+    write_candidates(e2e_repo, override=False)
+    cwd = e2e_repo / where
+    trust_folder(copilot_home, e2e_repo)
+    env = copilot_env(copilot_home, client_cache, mock_chat.url)
+    proc = run_copilot(copilot_bin, cwd, env, "say hi")
+    assert mock_chat.requests, describe(proc)
+    declared = copilot_events.loaded_files(str(e2e_repo), str(cwd))
+    assert sent(chat_text(mock_chat.requests[0])) == declared & set(CANDIDATES), describe(proc)
+
+
+@pytest.mark.parametrize("agents", [True, False], ids=["agents", "no-agents"])
+def test_opencode_loads_exactly_what_the_opencode_plugin_declares(
+    e2e_repo: Path, opencode_bin: Path, opencode_home: Path, mock_chat: MockChat, agents: bool
+) -> None:
+    write_candidates(e2e_repo, override=False)
+    if not agents:
+        for rel in ("AGENTS.md", "sub/AGENTS.md", "other/AGENTS.md"):
+            (e2e_repo / rel).unlink()
+    config = write_config(e2e_repo, mock_chat.url)
+    data = json.loads(config.read_text(encoding="utf-8"))
+    config.write_text(json.dumps({**data, "instructions": ["rules/*.md"]}), encoding="utf-8")
+    proc = run_opencode(opencode_bin, e2e_repo, opencode_env(opencode_home), "say hi")
+    requests = [r for r in mock_chat.requests if "title generator" not in chat_text(r)]
+    assert requests, describe(proc)
+    declared = opencode_events.loaded_files(str(e2e_repo), str(e2e_repo))
+    assert "rules/extra.md" in declared
+    assert sent(chat_text(requests[0])) == declared & set(CANDIDATES), describe(proc)

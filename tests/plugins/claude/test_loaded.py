@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lorebook.hostkit.loaded import imports
 from lorebook_claude import events
-from lorebook_claude.loaded import MAX_IMPORT_DEPTH, imports
+from lorebook_claude.loaded import MAX_IMPORT_DEPTH
 
 
 def write(repo: Path, rel: str, text: str = "text\n") -> None:
@@ -85,3 +86,10 @@ def test_run_in_a_subfolder_imports_from_outside_it_are_not_loaded(tmp_path: Pat
         "docs/a.md",
         "sub/b.md",
     }
+
+
+def test_a_full_stop_after_an_import_is_part_of_its_path(tmp_path: Path) -> None:
+    """Claude Code 2.1.197 reads `@docs/a.md.` as the file `docs/a.md.` (none here)."""
+    write(tmp_path, "CLAUDE.md", "See @docs/a.md.\n")
+    write(tmp_path, "docs/a.md")
+    assert events.loaded_files(str(tmp_path), None) == {"CLAUDE.md"}

@@ -13,6 +13,7 @@ Paths in and out are repository-relative with ``/`` separators (what bootstrap w
 from __future__ import annotations
 
 import os
+import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -115,3 +116,72 @@ def front_matter(text: str) -> Iterator[tuple[str, str]]:
         key, sep, value = line.partition(":")
         if sep and not line[:1].isspace():
             yield key.strip(), value.strip().strip("\"'")
+
+
+_IMPORT = re.compile(r"(?:^|\s)@((?:[^\s\\]|\\ )+)")
+_SPAN = re.compile(r"(`+).+?\1")
+_FENCES = ("```", "~~~")
+
+
+def imports(text: str) -> list[str]:
+    r"""The ``@path`` imports of a ``CLAUDE.md``, in order (code is not read for them).
+
+    >>> imports("See @docs/testing.md and `@not/this.md`.\n```\n@nor/this.md\n```\n@a\\ b.md")
+    ['docs/testing.md', 'a b.md']
+    """
+    if "@" not in text:
+        return []
+    found: list[str] = []
+    fence = ""
+    for line in text.splitlines():
+        head = line.lstrip()[:3]
+        if fence:
+            fence = "" if head == fence else fence
+        elif head in _FENCES:
+            fence = head
+        elif "@" in line:
+            found += [m.group(1).replace("\\ ", " ") for m in _IMPORT.finditer(_SPAN.sub("", line))]
+    return found
+
+
+TRAILING = ".,;:!?)]}'\""
+"""Punctuation after an import (``see @docs/a.md.``): Copilot CLI loads ``docs/a.md``,
+Claude Code looks for ``docs/a.md.`` (1.0.102 and 2.1.197, tests/e2e/test_loaded_files.py)."""
+
+
+def _imported(repo: str, base: str, target: str, strip: bool) -> str | None:
+    """The regular file ``target`` names: as written, then (``strip``) without punctuation."""
+    for candidate in dict.fromkeys((target, target.rstrip(TRAILING) if strip else target)):
+        path = inside(repo, base, candidate) if candidate else None
+        if path is not None and is_file(repo, path):
+            return path
+    return None
+
+
+def follow_imports(
+    repo: str, roots: list[str], here: str, depth: int, *, strip_punctuation: bool = False
+) -> list[str]:
+    """``roots`` and the files they import with ``@path``, up to ``depth`` hops, in order.
+
+    Claude Code's import rule, which Copilot CLI applies to ``CLAUDE.md`` too: a path is
+    relative to the importing file (or absolute), is not read inside code, and counts only
+    when it is a regular file inside the folder ``here`` the host runs in (``""``: the
+    root); an import from outside it waits for the user's approval, and a headless run does
+    not load it. With ``strip_punctuation``, punctuation right after the path
+    (:data:`TRAILING`) is not part of it when the path as written names no file.
+    """
+    prefix = f"{here}/" if here else ""
+    found = dict.fromkeys(roots)
+    frontier = list(roots)
+    for _ in range(depth):
+        following: list[str] = []
+        for rel in frontier:
+            text = read_text(repo, rel)
+            for target in imports(text) if text else ():
+                path = _imported(repo, rel.rpartition("/")[0], target, strip_punctuation)
+                if path is None or path in found or not path.startswith(prefix):
+                    continue
+                found[path] = None
+                following.append(path)
+        frontier = following
+    return list(found)

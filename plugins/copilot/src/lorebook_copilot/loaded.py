@@ -1,20 +1,32 @@
 """The files Copilot CLI loads by itself at session start.
 
-``.github/copilot-instructions.md`` and ``AGENTS.md`` (at the repository root and in the
-folder it runs in) go whole into the system prompt (verified with 1.0.102, shared/HARNESSES.md
-4.7). Copilot's documentation also names ``CLAUDE.md`` and ``GEMINI.md``; that was not seen
-in a real run, so a note derived from them is still served to Copilot (a note given twice
-costs tokens; a note withheld that the host did not load costs the answer).
+Seen with Copilot CLI 1.0.102 against a mock model (tests/e2e/test_loaded_files.py): the
+root ``.github/copilot-instructions.md``; ``AGENTS.md``, ``CLAUDE.md`` and ``GEMINI.md`` in
+every folder from the repository root down to where it runs; and every file an
+``AGENTS.md`` or ``CLAUDE.md`` imports with ``@path`` (Claude Code's syntax, followed
+anywhere in the repository, also outside the cwd; a full stop right after the path is not
+part of it). All go whole into the system prompt.
+Not loaded: ``.claude/CLAUDE.md`` and ``CLAUDE.local.md``.
 """
 
 from __future__ import annotations
 
-from lorebook.hostkit.loaded import existing, folders, join
+from lorebook.hostkit.loaded import existing, folders, follow_imports, join
 
-ROOT_FILES = (".github/copilot-instructions.md", "AGENTS.md")
+ROOT_FILES = (".github/copilot-instructions.md",)
+FOLDER_FILES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
+"""What Copilot reads in each folder from the root down to its cwd."""
+IMPORTING = ("AGENTS.md", "CLAUDE.md")
+"""The files whose ``@path`` imports Copilot was seen to follow."""
+MAX_IMPORT_DEPTH = 5
 
 
 def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
     """The repository files Copilot CLI loads whole at session start (repo-relative)."""
-    here = folders(repo, cwd)[-1]
-    return frozenset(existing(repo, [*ROOT_FILES, join(here, "AGENTS.md")]))
+    files = existing(
+        repo, [*ROOT_FILES, *(join(f, n) for f in folders(repo, cwd) for n in FOLDER_FILES)]
+    )
+    importing = [rel for rel in files if rel.rpartition("/")[2] in IMPORTING]
+    return frozenset(
+        [*files, *follow_imports(repo, importing, "", MAX_IMPORT_DEPTH, strip_punctuation=True)]
+    )
