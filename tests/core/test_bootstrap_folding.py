@@ -161,3 +161,58 @@ def test_different_rules_stay_apart(left: str, right: str) -> None:
     left_terms, right_terms = rule_terms(left), rule_terms(right)
     same_polarity = ("~not" in left_terms) == ("~not" in right_terms)
     assert not (same_polarity and restates(left_terms, right_terms))
+
+
+def test_a_checklist_is_one_rule_quoting_its_criteria() -> None:
+    text = """\
+## Complete status verification
+
+Before marking any task as DONE, do a final verification:
+
+1. **Requirements validation**
+   - All requirements in the task document should be implemented
+   - All acceptance criteria should be met
+2. **Documentation check**
+   - Work log should be up to date
+   - Changelog should be updated
+
+## Test execution requirements
+
+3. **Test success criteria**
+   - All tests must pass
+   - No new test warnings should be introduced
+"""
+    tally: Counter[str] = Counter()
+    rules = distil(text, tally)
+    assert [r.title for r in rules] == [
+        "All requirements in the task document should be implemented",
+        "Work log should be up to date",
+        "All tests must pass",
+    ]
+    assert "All acceptance criteria should be met" in rules[0].context
+    assert "No new test warnings should be introduced" in rules[2].context
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        ("I should have verified my changes were applied correctly.", "history"),
+        ("Such exceptions should be well-justified and documented.", "refers back"),
+        ('"make sure to always...", "going forward, always..."', "example"),
+        ("For resource management, apply with resource-management-protocol rule.",
+         "refers back"),
+    ],
+)  # fmt: skip
+def test_regrets_references_and_quoted_phrases_are_no_rules(sentence: str, reason: str) -> None:
+    assert read_sentence(sentence).reason == reason
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        '`prompt.hide_reasoning` means "hide visible reasoning output", not "disable reasoning".',
+        "The client must have declared the `sampling` capability.",
+    ],
+)
+def test_a_quoted_definition_and_a_required_state_still_bind(sentence: str) -> None:
+    assert read_sentence(sentence).kind is not None

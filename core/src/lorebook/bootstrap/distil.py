@@ -24,10 +24,12 @@ sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's p
   Test what is passed to the output function instead"), and the list a binding sentence
   ending in a colon introduces, say how that rule is kept: they are quoted in its note,
   not notes of their own. An item that states no rule (a label: "**Code quality**")
-  introduces nothing; its items are read on their own. So does a heading that states a
-  rule strongly ("CRITICAL: Always create tasks in the main workspace", "Core rule: never
-  use grep for JSON"): the rules under it say how it is kept, and its note is the first of
-  them, with the others quoted in it.
+  introduces nothing; its items are read on their own, unless it names a check
+  (:data:`CHECK`: "Before marking a task done, do a final verification:", "**Test success
+  criteria**"): a checklist is one rule, its first item's, with the others quoted in it.
+  A heading that states a rule strongly ("CRITICAL: Always create tasks in the main
+  workspace", "Core rule: never use grep for JSON") introduces the rules under it: they
+  say how it is kept, and its note is the first of them, with the others quoted in it.
 - **Pointers and examples are no rules**: what stands under a heading that lists related
   material (*Related rules*, *See also*, *References*: :data:`POINTER_HEADING`) points
   elsewhere; what stands under *Examples* (:data:`EXAMPLE_HEADING`) illustrates.
@@ -78,6 +80,13 @@ RULE_HEADING = re.compile(
     r"|always|must|mandatory|forbidden|prohibited|prohibitions?)\b",
     re.IGNORECASE,
 )
+CHECK = re.compile(
+    r"\b(?:verif(?:y|ication|ications)|check(?:list|s)?|criteria|validation|confirm)\b",
+    re.IGNORECASE,
+)
+"""A lead-in or label that names a check: its items are criteria, one rule."""
+LABEL_WORDS = 6
+COLLECTING = -1
 EXAMPLE_HEADING = re.compile(r"^\W*(?:examples?|example\s+\w+(?:\s+\w+)?)\W*$", re.IGNORECASE)
 """A heading of examples ("Examples", "Example usage"): what stands under it illustrates."""
 POINTER_HEADING = re.compile(
@@ -86,6 +95,7 @@ POINTER_HEADING = re.compile(
     r"|links?)\W*$",
     re.IGNORECASE,
 )
+_BOLD_LABEL = re.compile(r"^\s*(?:\*\*[^*\n]+\*\*|__[^_\n]+__)\s*:?\s*$")
 _STEP_HEADING = re.compile(r"^\s*step\s*\d", re.IGNORECASE)
 _CODE = re.compile(r"`[^`\n]*`")
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]*_\u2019\u201d]*\s+(?=[A-Z0-9`\"'*_(\[\u201c])")
@@ -263,8 +273,8 @@ def _heading_force(block: Block) -> NoteKind | None:
 
     Only an item that is an instruction (it opens with a verb) takes the heading's force.
     """
-    if not (block.item and block.headings) or block.depth:
-        return None
+    if not (block.item and block.headings) or block.depth or _BOLD_LABEL.match(block.text):
+        return None  # a bold label ("**Test success criteria**") names, it does not instruct
     first = plain(sentences(block.text)[0]) if block.text.strip() else ""
     if imperative(first) is None:
         return None
@@ -349,28 +359,61 @@ def _under(block: Block) -> str | None:
 
 @dataclass(slots=True)
 class _Owners:
-    """Which rule a block's detail belongs to: the rule of the item or lead-in above it."""
+    """Which rule a block's detail belongs to: the rule of the item or lead-in above it.
+
+    An index of :data:`COLLECTING` marks a check (a lead-in or label naming one) whose
+    first rule below is still to come: that rule becomes the owner of the rest.
+    """
 
     items: list[tuple[int, int | None]]
     """The open items above, outermost first: (depth, index of the rule it stated)."""
     lead: tuple[str, int] | None = None
-    """A binding paragraph that ends with a colon, and the index of its rule."""
+    """A binding paragraph (or a check) that ends with a colon, and the index of its rule."""
     headings: dict[tuple[str, ...], int] = field(default_factory=dict)
     """A heading that states a rule (with the headings above it) -> its note's rule."""
+    claim: int | None = None
+    """Where the check the current block's first rule will own is: an item's position, or
+    -1 for the lead-in."""
 
     def owner(self, block: Block) -> int | None:
         """The index of the rule ``block`` details, if any (and remember ``block``)."""
+        self.claim = None
         if not block.item:
             self.items.clear()
             return None
         while self.items and self.items[-1][0] >= block.depth:
             self.items.pop()
-        for _, index in self.items:
+        for position, (_, index) in enumerate(self.items):
+            if index == COLLECTING:
+                self.claim = position
+                return None
             if index is not None:
                 return index
         if block.depth == 0 and self.lead is not None and block.lead == self.lead[0]:
+            if self.lead[1] == COLLECTING:
+                self.claim = -1
+                return None
             return self.lead[1]
         return None
+
+    def claimed(self, index: int) -> None:
+        """The check waiting for its first rule has it: ``index``."""
+        if self.claim == -1 and self.lead is not None:
+            self.lead = (self.lead[0], index)
+        elif self.claim is not None and self.claim >= 0:
+            depth, _ = self.items[self.claim]
+            self.items[self.claim] = (depth, index)
+        self.claim = None
+
+
+def _names_a_check(block: Block) -> bool:
+    """A lead-in or a short label naming a check: its items are the check's criteria.
+
+    "Do a final verification:", "**Test Success Criteria**".
+    """
+    text = plain(block.text)
+    label = block.item and len(words(text)) <= LABEL_WORDS
+    return (label or text.rstrip().endswith(":")) and bool(CHECK.search(text))
 
 
 def _binding_heading(block: Block) -> tuple[str, ...] | None:
@@ -430,6 +473,10 @@ def distil(text: str, tally: Counter[str] | None = None, *, strict: bool = False
         if bound is not None:
             owners.headings[bound] = len(rules)
         first = len(rules) if found else None
+        if first is not None:
+            owners.claimed(first)
+        elif _names_a_check(block):
+            first = COLLECTING
         if block.item:
             owners.items.append((block.depth, first))
         elif block.text.rstrip().endswith(":"):

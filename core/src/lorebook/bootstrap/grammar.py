@@ -213,11 +213,12 @@ DEMONSTRATIVE = re.compile(
 )
 """A rule about "this process" or "these steps": what it names is elsewhere."""
 DEMONSTRATIVE_PRONOUN = re.compile(
-    r"\bsuch an?\b|\b(?:these|those)\s+(?:first|instead|too|again|here|there)\b"
+    r"\bsuch an?\b|^such\s+\w+|\b(?:these|those)\s+(?:first|instead|too|again|here|there)\b"
     r"|\b(?:these|those)\s*[.!]?$",
     _I,
 )
-""""Update these first", "after such a violation": what they point at is elsewhere."""
+""""Update these first", "after such a violation", "Such exceptions should ...": what they
+point at is elsewhere."""
 EXAMPLE = re.compile(r"^(?:for example|for instance|e\.g\b|example\b|as an example|like this)", _I)
 EXAMPLE_LABEL = re.compile(
     r"^(?:prefer|avoid|do|don'?t|good|bad|correct|incorrect|wrong|right|yes|no)\s*:?\s+"
@@ -234,9 +235,11 @@ HISTORY = re.compile(
     r"|removed|introduced|deprecated|renamed|moved|replaced|released)\b|\bpreviously\b"
     r"|\bused to\b|\bno longer\b|\bwill be (?:added|supported|removed|available|released)\b"
     r"|(?<!^)\bnow\b|\b(?:todo|tbd|coming soon|in the future|planned|roadmap"
-    r"|work in progress)\b|#\d+\b",
+    r"|work in progress)\b|#\d+\b"
+    r"|\b(?:should|could|would)(?:n'?t| not)? have\s+[a-z]+(?:ed|en|wn)\b",
     _I,
 )
+"""What changed, what is planned, or what should have been ("I should have verified ...")."""
 WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*")
 CODE_SPAN = re.compile(r"`[^`\n]*`")
 REFERENCE_LABEL = re.compile(r"^[^:`]{1,40}:\s")
@@ -271,13 +274,15 @@ POINTER = re.compile(
 )
 """A rule that points elsewhere in its document ("Follow the section above")."""
 APPLY_WITH = re.compile(
-    r"^(?:(?:always|also)\s+)?(?:apply|use|read|load|combine)\s+(?:this\s+(?:rule\s+)?)?"
+    r"^(?:for\s+[^,]{1,40},\s*)?(?:(?:always|also)\s+)?(?:apply|use|read|load|combine)\s+(?:this\s+(?:rule\s+)?)?"
     r"(?:alongside|together\s+with|with|in\s+combination\s+with)\s+(?:the\s+)?"
     r"`?[\w.-]*[a-z]-[a-z][\w.-]*`?",
     _I,
 )
 """A pointer to the documents to read with this one ("Apply alongside session-first-workflow
-...", "Use with resource-management-protocol"): what it names is elsewhere."""
+...", "For resource management, apply with resource-management-protocol rule")."""
+QUOTED = re.compile(r"[\"\u201c][^\"\u201d]+[\"\u201d]")
+"""A quoted phrase: a sentence that is mostly quotes lists phrases, it states nothing."""
 PRONOUN_OBJECTS = frozenset({"it", "them", "this", "that", "these", "those", "one", "so"})
 SHORT_RULE_WORDS = 6
 MARKERS = re.compile(

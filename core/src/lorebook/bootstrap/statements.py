@@ -144,6 +144,8 @@ def _left_out(text: str, *, strong: bool) -> str:
         return "too long"
     if g.EXAMPLE.match(text) or g.DIALOGUE.search(text) or _example_pair(text):
         return "example"
+    if _mostly_quoted(text) and not g.DEFINITION.search(text):
+        return "example"
     if _lead_in(text):
         return "lead-in"
     if g.HISTORY.search(text):
@@ -178,6 +180,12 @@ def _example_pair(text: str) -> bool:
     """
     label = g.EXAMPLE_LABEL.match(text)
     return label is not None and label.group(0).split()[0].isupper()
+
+
+def _mostly_quoted(text: str) -> bool:
+    """Phrases in quotes and little else ('"make sure to always...", "going forward..."')."""
+    quoted = sum(len(words(m.group(0))) for m in g.QUOTED.finditer(text))
+    return quoted > 0 and 2 * quoted >= len(words(text))
 
 
 def _lead_in(text: str) -> bool:
