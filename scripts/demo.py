@@ -21,6 +21,8 @@ from lorebook.hookclient import stop_server
 
 LOREBOOK = [sys.executable, "-m", "lorebook"]
 SESSIONS = Path(__file__).resolve().parent / "demo_sessions"
+TESTS_PROMPT = "what's the command to run the tests?"
+"""A prompt the ranker answers with confidence: the note the session taught goes whole."""
 
 
 def step(title: str) -> None:
@@ -95,7 +97,7 @@ def main() -> None:
 
         step("4. The next session: what the assistant is told")
         replay(repo, "SessionStart", "next-1", {"source": "startup"})
-        replay(repo, "UserPromptSubmit", "next-1", {"prompt": "how do I run the tests?"})
+        replay(repo, "UserPromptSubmit", "next-1", {"prompt": TESTS_PROMPT})
         replay(repo, "UserPromptSubmit", "next-1", {"prompt": "what a sunny day for a picnic"})
 
         step("5. A later session contradicts a note: it becomes a conflict, never an overwrite")
@@ -113,7 +115,7 @@ def main() -> None:
 
         step("6. The session after that is told the new rule")
         replay(repo, "SessionStart", "next-2", {"source": "startup"})
-        replay(repo, "UserPromptSubmit", "next-2", {"prompt": "how do I run the tests?"})
+        replay(repo, "UserPromptSubmit", "next-2", {"prompt": TESTS_PROMPT})
 
         step("7. Health")
         run(repo, "lint")

@@ -130,7 +130,9 @@ def test_a_personal_note_is_ranked_with_a_team_note_in_one_block(
     assert personal.is_file()
     assert not list((kb_repo / ".lorebook/nodes").rglob("*tuesdays*"))  # never committed
     _fire(kb_repo, monkeypatch, "Start", source="startup")
-    text = _fire(kb_repo, monkeypatch, "Prompt", prompt="how do I deploy the service?")["context"]
+    # A prompt both notes answer with confidence (each served whole).
+    prompt = "how do I deploy the service to production?"
+    text = _fire(kb_repo, monkeypatch, "Prompt", prompt=prompt)["context"]
     assert text.count("lorebook: notes the team keeps") == 1
     assert "### Deploys go through the release pipeline" in text
     assert "### I deploy the service on Tuesdays" in text

@@ -174,7 +174,9 @@ def test_only_active_notes_are_served(kb: Path, fire: Fire) -> None:
     text = out["context"]
     assert "Lint with ruff linter only" in text  # the superseded note gives way to its successor
     assert "flake8" not in text
-    assert "Sleep linter" not in text  # refuted notes are not served as facts
+    # A refuted note is never served as a fact: at most as the warning that it is wrong.
+    facts = text.replace("this was tried and is wrong: Sleep linter", "")
+    assert "Sleep linter" not in facts
 
 
 def test_deny_and_ask_before_a_command_runs(kb: Path, fire: Fire) -> None:

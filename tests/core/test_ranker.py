@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lorebook.hookconfig import HookConfig
-from lorebook.inject.render import fit
+from lorebook.inject.render import layout
 from lorebook.recall import semantic
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
 from lorebook.recall.serve import build_index, choose, rank_prompt
@@ -115,8 +115,10 @@ def test_title_words_weigh_more_than_body_words(tmp_path: Path) -> None:
 def test_the_budget_keeps_the_ranking_and_turns_the_rest_into_pointers() -> None:
     big = note("big", "Big first note", "It matters most.", "word " * 2000)
     small = [note(f"s{i}", f"Small note {i}", f"Short {i}.", "short body") for i in range(3)]
-    text, ids = fit("header", [big, *small], 1500)
+    laid = layout("header", [big, *small], 1500)
+    text, ids = laid.text, laid.ids
     assert ids == ["big", "s0", "s1", "s2"]  # nothing dropped, nothing reordered
+    assert laid.whole == [False, False, False, False]
     assert "### Small note 0" not in text  # after the first pointer, only pointers
     assert "- Big first note: It matters most. (read .lorebook/nodes/convention/big.md)" in text
     assert len(text) <= 1500

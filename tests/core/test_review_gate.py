@@ -319,7 +319,12 @@ def test_an_index_of_the_version_before_review_verdicts_is_rebuilt_at_session_st
     db.close()
     start(repo, "s2")  # no note changed, but the index is another version's: rebuilt
     text = context(fire(repo, "UserPromptSubmit", PROMPT, "s2"))
-    assert "REVIEWED-BODY" in text
+    # The rebuilt index has its verdicts back: the reviewed note is served among the team's
+    # notes (as a pointer: the hook's rebuild has no vectors until a command embeds the notes,
+    # and BM25 alone is never confident enough to serve a note whole).
+    trusted, _, unreviewed = text.partition("lorebook: notes no person has reviewed yet")
+    assert "Read the git log history with tig" in trusted
+    assert "Never read the git log history" in unreviewed
     assert "SECRET-BODY" not in text
 
 

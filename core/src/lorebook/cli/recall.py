@@ -9,13 +9,33 @@ import typer
 from lorebook.cli.output import JsonOption, print_json, repo_paths, say
 
 
+def _how(note: dict[str, Any]) -> str:
+    """How the hook serves a note, and why, in one line."""
+    failed = [text for text, ok in note["confidence"]["tests"] if not ok]
+    if note["served"] == "whole":
+        return "served whole (confident)"
+    if note["served"] == "left out":
+        return "left out: the prompt budget (budgets.prompt_chars) was full"
+    if note["unreviewed"]:
+        return "served as a pointer: unreviewed"
+    if failed:
+        return "served as a pointer: not confident (" + "; ".join(failed) + ")"
+    return "served as a pointer: confident, but too long for what was left of the budget"
+
+
 def _show(doc: dict[str, Any]) -> None:
     if not doc["notes"] and not doc["warnings"]:
         say("no note matches")
+    counts = [sum(1 for n in doc["notes"] if n["served"] == s) for s in SERVED]
+    if doc["notes"]:
+        say("the prompt hook would serve: " + ", ".join(
+            f"{count} {label}" for count, label in zip(counts, SERVED_LABELS, strict=True) if count
+        ))  # fmt: skip
     for n, note in enumerate(doc["notes"], 1):
         say(f"{n}. {note['title']} ({note['kind']}; {note['where']})")
         if note["unreviewed"]:
             say(f"   {note['unreviewed']}")
+        say(f"   {_how(note)}")
         say(f"   why: {note['why']}")
         if note["recheck"]:
             say(f"   {note['recheck']}")
@@ -25,6 +45,23 @@ def _show(doc: dict[str, Any]) -> None:
         say(f"! {warning['warning']} ({warning['where']})")
     for proposal in doc.get("pending", []):
         say(f"? {proposal['label']}: {proposal['title']} ({proposal['log']})")
+    if "ranking" in doc:
+        _show_ranking(doc["ranking"])
+
+
+SERVED = ("whole", "pointer", "left out")
+SERVED_LABELS = ("whole", "as pointers", "left out by the budget")
+
+
+def _show_ranking(ranking: list[dict[str, Any]]) -> None:
+    say("raw ranking (served or not), each test of confidence (+ passed, - failed):")
+    for n, cand in enumerate(ranking, 1):
+        say(
+            f"{n}. {cand['id']}: score {cand['score']:.3f}, BM25 {cand['lexical']:.2f}, "
+            f"coverage {cand['coverage']:.0%}, meaning {cand['similarity']:.2f}"
+        )
+        tests = cand["confidence"]["tests"]
+        say("   " + "; ".join(("+ " if ok else "- ") + text for text, ok in tests))
 
 
 def recall_command(
@@ -36,19 +73,29 @@ def recall_command(
             "--pending", help="Also list proposals no person has reviewed yet (labelled)."
         ),
     ] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="Also list the raw ranking's first notes, served or not, with every test "
+            "of the ranker's confidence.",
+        ),
+    ] = False,
     json_output: JsonOption = False,
 ) -> None:
     """Rank every configured store for QUERY exactly as the prompt hook does.
 
     The same ranker, relevance decision and validity checks: a stale note is demoted and
     says what to recheck, errata come with their note, a refuted note is listed as a
-    warning, a note no person has reviewed is labelled. Each note says why it matched and
-    which store it came from. With --json, "context" is the text the hook would inject.
-    Note text is sanitised as the hooks sanitise it.
+    warning, a note no person has reviewed is labelled. Each note says how the hook serves
+    it: whole (the ranker is confident it answers QUERY), as a one-line pointer (and why
+    not whole), or left out because the prompt budget was full; why it matched, and which
+    store it came from. With --json, "context" is the text the hook would inject. Note
+    text is sanitised as the hooks sanitise it.
     """
     from lorebook.recall.query import recall
 
-    doc = recall(repo_paths(ctx), query, pending=pending)
+    doc = recall(repo_paths(ctx), query, pending=pending, explain=explain)
     if json_output:
         print_json(doc)
     else:

@@ -1,4 +1,9 @@
-"""Render notes for the model: whole notes, or a pointer, never a clipped prefix."""
+"""Render notes for the model: whole notes, or a pointer, never a clipped prefix.
+
+A whole note is one heading (its title, kind and path) followed by its text: the body's
+own headings become bold lines, so nothing is a heading nested under the note's heading,
+and a body line that repeats the title or the description's first line is said once.
+"""
 
 from __future__ import annotations
 
@@ -8,53 +13,135 @@ from lorebook.recall.index import IndexedNote
 from lorebook.reviewstate import LABEL, is_unreviewed
 
 KB_PREFIX = ".lorebook/nodes/"
+POINTER_HEADER = (
+    "lorebook: more of this project's notes that may bear on this, one line each "
+    "(read a note only if it helps with what the user asked):"
+)
+
+
+def _plain(line: str) -> str:
+    """A line as compared for repeats: no heading marks, emphasis, case or outer space."""
+    return line.strip().lstrip("#").strip().strip("*_").strip().rstrip(".:").casefold()
+
+
+def _heading(line: str) -> str | None:
+    """The text of a markdown ATX heading line (``## Text``), or None."""
+    stripped = line.lstrip(" ")
+    level = len(stripped) - len(stripped.lstrip("#"))
+    if 1 <= level <= 6 and len(line) - len(stripped) <= 3:
+        rest = stripped[level:]
+        if not rest or rest[0] in " \t":
+            return rest.strip().rstrip("#").strip()
+    return None
+
+
+def body_lines(note: IndexedNote) -> list[str]:
+    """The body as served whole: no heading (outside code), no repeat of title or lead.
+
+    A heading that repeats the note's title is dropped; any other becomes a bold line. A
+    line that repeats the title or the description's first line is dropped. Fenced code is
+    kept as it is.
+    """
+    said = {_plain(note.title)}
+    lead = note.description.strip().splitlines()[0] if note.description.strip() else ""
+    if lead:
+        said.add(_plain(lead))
+    out: list[str] = []
+    fence = ""
+    for line in note.body.strip().splitlines():
+        mark = line.lstrip()[:3]
+        if mark in ("```", "~~~"):
+            fence = "" if fence == mark else fence or mark
+            out.append(line)
+            continue
+        if fence:
+            out.append(line)
+            continue
+        if _plain(line) and _plain(line) in said:
+            continue
+        text = _heading(line)
+        out.append(line if text is None else (f"**{text}**" if text else ""))
+    while out and not out[0].strip():
+        out.pop(0)
+    return out
 
 
 def whole(note: IndexedNote) -> str:
-    """The whole note: title, kind, where it lives, its recheck mark, body, then errata."""
-    head = f"### {note.title} ({note.kind}; {location(note)})"
+    """The whole note: one heading (title, kind, path), its marks, description, body, errata."""
+    parts = [f"### {note.title} ({note.kind}; {location(note)})"]
+    if is_unreviewed(note):
+        parts.append(f"({LABEL})")
     mark = recheck(note)
-    body = note.body.strip()
-    parts = [head, mark] if mark else [head]
+    if mark:
+        parts.append(mark)
+    body = "\n".join(body_lines(note)).strip()
     # A body that already opens with the description (as extracted notes do) says it once.
-    if not body.startswith(note.description.strip()):
-        parts.append(note.description)
+    if note.description.strip() and not body.startswith(note.description.strip()):
+        parts.append(note.description.strip())
     if body:
         parts.append(body)
-    if is_unreviewed(note):
-        parts.insert(1, f"({LABEL})")
     return sanitize("\n".join([*parts, *errata_lines(note)]))
 
 
 def pointer(note: IndexedNote) -> str:
-    """A one-line pointer to a note that does not fit whole (its mark and errata kept)."""
+    """A one-line pointer: title, description, path (its label, mark and errata kept)."""
     lines = [LABEL if is_unreviewed(note) else "", recheck(note), *errata_lines(note)]
     extra = "".join(f" [{line}]" for line in lines if line)
     return sanitize(f"- {note.title}: {note.description} (read {location(note)}){extra}")
 
 
-def fit(header: str, notes: list[IndexedNote], budget: int) -> tuple[str, list[str]]:
-    """Render notes in rank order within ``budget`` characters; return (text, ids rendered).
+class Layout:
+    """Notes laid out within a budget: the text, and which notes went whole or as pointers.
 
-    Notes go in whole until one does not fit; from then on that note and every later one
-    is a pointer (title, description, path), so the budget never reorders the ranking: a
-    small note never jumps ahead of a better one that was too long. A pointer that does
-    not fit ends the list. Returns ("", []) when not even one pointer fits.
+    Attributes:
+        text: What the model reads ("" when not even one pointer fits).
+        ids: The notes in ``text``, in rank order: a prefix of the notes given.
+        whole: For each of ``ids``, whether it was rendered whole (else a pointer).
     """
-    blocks: list[str] = []
-    used = len(header)
+
+    __slots__ = ("ids", "text", "whole")
+
+    def __init__(self, text: str, ids: list[str], whole: list[bool]) -> None:
+        self.text = text
+        self.ids = ids
+        self.whole = whole
+
+
+def layout(header: str, notes: list[IndexedNote], budget: int) -> Layout:
+    """Render notes in rank order within ``budget`` characters.
+
+    A note whose ``whole`` attribute is true (a plain indexed note counts as true) goes
+    whole under ``header``; the others go as pointers under :data:`POINTER_HEADER`. Once a
+    whole note does not fit, it and every later note is a pointer, so the budget never
+    reorders the ranking: a small note never jumps ahead of a better one that was too long.
+    A pointer that does not fit ends the list: the notes after it are left out.
+    """
+    wholes: list[str] = []
+    pointers: list[str] = []
     ids: list[str] = []
+    done: list[bool] = []
+    used = 0
     whole_ok = True
     for note in notes:
-        candidate = whole(note) if whole_ok else pointer(note)
-        if whole_ok and used + len(candidate) + 2 > budget:
+        if whole_ok and getattr(note, "whole", True):
+            block = whole(note)
+            cost = len(block) + 2 + (0 if wholes else len(header) + 2)
+            if used + cost <= budget:
+                wholes.append(block)
+                ids.append(note.id)
+                done.append(True)
+                used += cost
+                continue
             whole_ok = False
-            candidate = pointer(note)
-        if used + len(candidate) + 2 > budget:
+        line = pointer(note)
+        cost = len(line) + 1 + (0 if pointers else len(POINTER_HEADER) + 2)
+        if used + cost > budget:
             break
-        blocks.append(candidate)
-        used += len(candidate) + 2
+        pointers.append(line)
         ids.append(note.id)
-    if not blocks:
-        return "", []
-    return header + "\n\n" + "\n\n".join(blocks), ids
+        done.append(False)
+        used += cost
+    sections = [header + "\n\n" + "\n\n".join(wholes)] if wholes else []
+    if pointers:
+        sections.append(POINTER_HEADER + "\n" + "\n".join(pointers))
+    return Layout("\n\n".join(sections), ids, done)

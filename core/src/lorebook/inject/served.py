@@ -92,13 +92,16 @@ class StoreView:
 class ServedNote(IndexedNote):
     """An indexed note as served: with its store, location, validity and errata."""
 
-    __slots__ = ("errata", "key", "score", "store", "verdict", "where")
+    __slots__ = ("errata", "key", "score", "store", "verdict", "where", "whole")
     errata: tuple[str, ...]
     key: str
     score: float
     store: str
     verdict: Verdict
     where: str
+    whole: bool
+    """Served whole when it fits (the prompt ranker's confidence; an anchored note always);
+    false: at most a one-line pointer."""
 
     @classmethod
     def of(cls, note: IndexedNote, view: StoreView, score: float) -> ServedNote:
@@ -114,6 +117,7 @@ class ServedNote(IndexedNote):
         served.score = score
         served.errata = ()
         served.verdict = Verdict("untracked")
+        served.whole = True
         return served
 
     @property
@@ -171,8 +175,15 @@ class Checker:
 
 
 def _as_indexed(path: str, note: IndexedNote) -> bool:
+    """The note's file is as it was indexed, or gone.
+
+    A gone file leaves the indexed text, the one that was reviewed, as what is served
+    (``lorebook eval`` serves notes that have no file).
+    """
     try:
         st = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return True
     except OSError:
         return False
     return (st.st_mtime_ns, st.st_size) == (note.mtime_ns, note.size)
@@ -257,8 +268,9 @@ class ServedNotes(Served):
         shown: list[str],
         warned: list[str],
         refuted: Sequence[ServedNote] = (),
+        whole: list[str] | None = None,
     ) -> None:
-        super().__init__(ranked, list(notes), text, shown)
+        super().__init__(ranked, list(notes), text, shown, whole)
         self.warned = warned
         """Session keys of the refuted notes ``text`` warns about."""
         self.refuted = list(refuted)
@@ -288,19 +300,44 @@ def warning_line(note: IndexedNote) -> str:
     )
 
 
+class Composed:
+    """What :func:`compose_notes` rendered: the text, and the session keys it served."""
+
+    __slots__ = ("shown", "text", "warned", "whole")
+
+    def __init__(self, text: str, shown: list[str], warned: list[str], whole: list[str]) -> None:
+        self.text = text
+        self.shown = shown
+        """Every fact in ``text``, in rank order (a prefix of the facts given)."""
+        self.warned = warned
+        self.whole = whole
+        """Those of ``shown`` served whole."""
+
+
 def compose(
     header: str,
     facts: Sequence[ServedNote],
     warnings: Sequence[ServedNote],
     budget: int,
 ) -> tuple[str, list[str], list[str]]:
-    """Facts within the budget, then the warnings; return (text, shown, warned).
+    """:func:`compose_notes` as (text, shown, warned)."""
+    out = compose_notes(header, facts, warnings, budget)
+    return out.text, out.shown, out.warned
 
-    The reviewed facts are rendered under ``header`` by
-    :func:`lorebook.inject.render.fit`; the unreviewed ones (put last by
-    :func:`reviewed_first`) follow as pointers under :data:`UNREVIEWED_HEADER`, when every
-    reviewed one fit, so what is shown stays a prefix of ``facts``. An unreviewed refuted
-    note is no warning.
+
+def compose_notes(
+    header: str,
+    facts: Sequence[ServedNote],
+    warnings: Sequence[ServedNote],
+    budget: int,
+) -> Composed:
+    """Facts within the budget, then the warnings.
+
+    The reviewed facts are laid out by :func:`lorebook.inject.render.layout`: whole under
+    ``header`` when the note is confident (``whole``) and fits, else a one-line pointer;
+    the unreviewed ones (put last by :func:`reviewed_first`) follow as pointers under
+    :data:`UNREVIEWED_HEADER`, when every reviewed one fit, so what is shown stays a
+    prefix of ``facts``. An unreviewed refuted note is no warning.
 
     Warnings go first into the budget (they are short and they prevent a repeated
     mistake); facts take what is left.
@@ -317,22 +354,24 @@ def compose(
         used += len(line) + 1
     block = f"{WARNING_HEADER}\n" + "\n".join(lines) if lines else ""
     room = budget - (len(block) + 2 if block else 0)
-    text, shown = _facts(header, facts, room)
-    return "\n\n".join(t for t in (text, block) if t), shown, warned
+    text, shown, whole = _facts(header, facts, room)
+    return Composed("\n\n".join(t for t in (text, block) if t), shown, warned, whole)
 
 
-def _facts(header: str, facts: Sequence[ServedNote], room: int) -> tuple[str, list[str]]:
-    """The facts as :func:`compose` renders them within ``room``: (text, seen keys shown)."""
+def _facts(header: str, facts: Sequence[ServedNote], room: int) -> tuple[str, list[str], list[str]]:
+    """The facts as :func:`compose_notes` renders them: (text, keys shown, keys whole)."""
     if not facts:
-        return "", []
-    from lorebook.inject.render import fit, pointer
+        return "", [], []
+    from lorebook.inject.render import layout, pointer
 
     reviewed = [n for n in facts if not is_unreviewed(n)]
     rendered: list[IndexedNote] = list(reviewed)
-    text, ids = fit(header, rendered, room) if reviewed else ("", [])
-    shown = [n.seen_key for n in reviewed[: len(ids)]]  # fit renders in order, a prefix
-    if len(ids) < len(reviewed):
-        return text, shown
+    laid = layout(header, rendered, room)
+    text = laid.text
+    shown = [n.seen_key for n in reviewed[: len(laid.ids)]]  # layout keeps rank order
+    whole = [n.seen_key for n, w in zip(reviewed, laid.whole, strict=False) if w]
+    if len(laid.ids) < len(reviewed):
+        return text, shown, whole
     used = (len(text) + 2 if text else 0) + len(UNREVIEWED_HEADER)
     blocks: list[str] = []
     for note in (n for n in facts if is_unreviewed(n)):
@@ -343,6 +382,6 @@ def _facts(header: str, facts: Sequence[ServedNote], room: int) -> tuple[str, li
         shown.append(note.seen_key)
         used += len(line) + 2
     if not blocks:
-        return text, shown
+        return text, shown, whole
     pointers = UNREVIEWED_HEADER + "\n\n" + "\n\n".join(blocks)
-    return (f"{text}\n\n{pointers}" if text else pointers), shown
+    return (f"{text}\n\n{pointers}" if text else pointers), shown, whole

@@ -83,14 +83,15 @@ class Recall(BaseModel):
         "+10 %; injected five times and never used: x0.9); counts from `lorebook stats`.",
     )
     min_relevance: float = Field(
-        default=0.4,
+        default=0.2,
         ge=0.0,
         le=1.5,
         description="Semantic ranking: a note whose relevance (cosine + 0.5 x coverage) "
-        "is below this is not injected.",
+        "is below this is not injected, not even as a pointer (a note is whole only when "
+        "the ranker is confident: `lorebook recall` says why).",
     )
     relevance_ratio: float = Field(
-        default=0.6,
+        default=0.0,
         ge=0.0,
         le=1.0,
         description="Semantic ranking: a note below this fraction of the best note's "
@@ -102,7 +103,7 @@ class Recall(BaseModel):
         description="Lexical ranking: a note whose BM25 score is below it is not injected.",
     )
     relative_floor: float = Field(
-        default=0.4,
+        default=0.0,
         ge=0.0,
         le=1.0,
         description="Lexical ranking: a note scoring below this fraction of the best note's "
@@ -117,7 +118,7 @@ class Recall(BaseModel):
         "asks or denies.",
     )
     min_coverage: float = Field(
-        default=0.25,
+        default=0.0,
         ge=0.0,
         le=1.0,
         description=(

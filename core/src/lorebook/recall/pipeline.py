@@ -79,20 +79,29 @@ def call_recall(
     return hits
 
 
+POINTER = "pointer: served as one line; the ranker is not confident it answers the prompt"
+"""The reason a hit of a note core served as a pointer starts with."""
+
+
 def hits_of(served: Served) -> list[Hit]:
     """The served notes as hits, in the order they were served.
 
     A hit's ``reason`` holds the note's "recheck" mark, and for a note no person has
     reviewed the "unreviewed" label first (:mod:`lorebook.reviewstate`): a plugin's
-    ``inject`` renders such a note as a labelled pointer at most, as core does.
+    ``inject`` renders such a note as a labelled pointer at most, as core does. A reviewed
+    note core served as a pointer (the ranker was not confident it answers the prompt, or
+    it did not fit whole) says :data:`POINTER` first.
     """
     from lorebook.reviewstate import LABEL, is_unreviewed
 
     out = []
+    whole = set(getattr(served, "whole", ()))
     for note in served.notes[: len(served.shown)]:  # what fit the budget (a prefix)
         store = getattr(note, "store", "markdown")
         score = float(getattr(note, "score", 0.0))
-        marks = [LABEL if is_unreviewed(note) else "", str(getattr(note, "mark", ""))]
+        key = getattr(note, "seen_key", note.id)
+        label = LABEL if is_unreviewed(note) else "" if key in whole else POINTER
+        marks = [label, str(getattr(note, "mark", ""))]
         reason = "; ".join(m for m in marks if m)
         out.append(Hit(note.id, score, str(store), note.title, reason))
     return out

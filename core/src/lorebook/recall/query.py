@@ -20,7 +20,7 @@ from lorebook.events import RecallQuery
 from lorebook.hookconfig import load_hook_config
 from lorebook.inject.sanitize import sanitize
 from lorebook.kb.paths import KBPaths
-from lorebook.recall.serve import Candidate, Served, choose
+from lorebook.recall.serve import Candidate, Served, choose, confidence
 from lorebook.recall.tokenize import tokenize
 from lorebook.reviewstate import LABEL, is_unreviewed
 
@@ -44,10 +44,34 @@ def _why(note: Any, candidate: Candidate | None, words: set[str]) -> str:
     return "; ".join(parts) or "ranked by the plugin that contributed it"
 
 
-def _note_doc(note: Any, candidate: Candidate | None, words: set[str]) -> dict[str, Any]:
+def served_as(served: Served, note: Any) -> str:
+    """How the hook serves ``note``: ``whole``, ``pointer``, or ``left out`` (the budget)."""
+    key = getattr(note, "seen_key", note.id)
+    if key in served.whole:
+        return "whole"
+    return "pointer" if key in served.shown else "left out"
+
+
+def confidence_doc(candidate: Candidate | None) -> dict[str, Any]:
+    """Why a note is, or is not, served whole: every test of the ranker's confidence."""
+    if candidate is None:
+        return {"confident": False, "tests": [["contributed by a recall plugin", False]]}
+    tests = confidence(candidate)
+    return {
+        "confident": all(ok for _, ok in tests),
+        "relevance": round(candidate.relevance, 4),
+        "tests": [[text, ok] for text, ok in tests],
+    }
+
+
+def _note_doc(
+    note: Any, candidate: Candidate | None, words: set[str], served: Served
+) -> dict[str, Any]:
     """One ranked note's facts, its text sanitised.
 
-    Its body is in ``context`` when the render served it whole (an unreviewed note never is).
+    ``served``: ``whole`` (its body is in ``context``), ``pointer`` (one line in
+    ``context``: not confident, or a whole note that did not fit, or unreviewed), or
+    ``left out`` (the character budget was full).
     """
     verdict = note.verdict
     return {
@@ -63,13 +87,15 @@ def _note_doc(note: Any, candidate: Candidate | None, words: set[str]) -> dict[s
         "errata": [sanitize(text) for text in note.errata],
         "why": sanitize(_why(note, candidate, words)),
         "unreviewed": LABEL if is_unreviewed(note) else None,
+        "served": served_as(served, note),
+        "confidence": confidence_doc(candidate),
     }
 
 
 def _documents(served: Served, query: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     words = set(tokenize(query))
     by_id = {c.id: c for c in reversed(served.ranked)}  # the best candidate of an id wins
-    notes = [_note_doc(n, by_id.get(n.id), words) for n in served.notes]
+    notes = [_note_doc(n, by_id.get(n.id), words, served) for n in served.notes]
     warned = set(getattr(served, "warned", ()))
     warnings = []
     for note in getattr(served, "refuted", ()):
@@ -138,8 +164,32 @@ def pending_proposals(paths: KBPaths, query: str) -> list[dict[str, Any]]:
     return [doc | {"match": round(share, 2)} for share, doc in found[:MAX_PENDING]]
 
 
-def recall(paths: KBPaths, query: str, *, pending: bool = False) -> dict[str, Any]:
+EXPLAINED = 8
+"""``explain`` lists this many of the raw ranking's first candidates."""
+
+
+def ranking_doc(served: Served) -> list[dict[str, Any]]:
+    """The raw ranking's first :data:`EXPLAINED` candidates, each signal and test shown."""
+    return [
+        {
+            "id": c.id,
+            "score": round(c.score, 4),
+            "lexical": round(c.lexical, 4),
+            "coverage": round(c.coverage, 4),
+            "similarity": round(c.similarity, 4),
+            "confidence": confidence_doc(c),
+        }
+        for c in served.ranked[:EXPLAINED]
+    ]
+
+
+def recall(
+    paths: KBPaths, query: str, *, pending: bool = False, explain: bool = False
+) -> dict[str, Any]:
     """Rank every configured store for ``query`` as the prompt hook would; one document.
+
+    Each note says how the hook serves it (``served``) and why (``confidence``); with
+    ``explain``, ``ranking`` holds the raw ranking's first candidates, served or not.
 
     Raises:
         UnknownProviderError: ``stores:`` names a store no plugin provides.
@@ -166,6 +216,8 @@ def recall(paths: KBPaths, query: str, *, pending: bool = False) -> dict[str, An
     doc: dict[str, Any] = {
         "ok": True, "query": query, "context": context, "notes": notes, "warnings": warnings,
     }  # fmt: skip
+    if explain:
+        doc["ranking"] = ranking_doc(served)
     if pending:
         doc["pending"] = pending_proposals(paths, query)
     if problems:

@@ -31,9 +31,12 @@ PROMPT_HEADER = (
 
 
 class Candidate:
-    """One note as the ranker scored it for a prompt."""
+    """One note as the ranker scored it for a prompt, and whether it is confident."""
 
-    __slots__ = ("coverage", "id", "lexical", "score", "similarity")
+    __slots__ = (
+        "coverage", "id", "lexical", "lexical_rank", "relevance", "score", "semantic_rank",
+        "similarity", "whole", "words",
+    )  # fmt: skip
 
     def __init__(self, id: str, lexical: float, coverage: float, similarity: float) -> None:
         self.id = id
@@ -44,7 +47,17 @@ class Candidate:
         self.similarity = similarity
         """Cosine of the prompt's and the note's embeddings (0 without the semantic model)."""
         self.score = 0.0
-        """The fused rank score (reciprocal-rank fusion of the two signals)."""
+        """The rank score: the relevance, weighed by usage in :func:`choose`."""
+        self.relevance = 0.0
+        """``similarity + COVERAGE_WEIGHT * coverage`` (BM25 alone without the model)."""
+        self.lexical_rank = 0
+        """1 for the candidate BM25 puts first, 2 for the next...; 0 when no word matched."""
+        self.semantic_rank = 0
+        """1 for the candidate most similar in meaning...; 0 without the semantic signal."""
+        self.words = 0
+        """How many distinct words the prompt has (after tokenising)."""
+        self.whole = False
+        """Confident that it answers the prompt (:func:`confidence`): served whole."""
 
     def __repr__(self) -> str:
         return (
@@ -56,10 +69,15 @@ class Candidate:
 class Served:
     """What :func:`choose` decided for one prompt."""
 
-    __slots__ = ("notes", "ranked", "shown", "text")
+    __slots__ = ("notes", "ranked", "shown", "text", "whole")
 
     def __init__(
-        self, ranked: list[Candidate], notes: list[IndexedNote], text: str, shown: list[str]
+        self,
+        ranked: list[Candidate],
+        notes: list[IndexedNote],
+        text: str,
+        shown: list[str],
+        whole: list[str] | None = None,
     ) -> None:
         self.ranked = ranked
         """The raw ranking, best first."""
@@ -68,7 +86,10 @@ class Served:
         self.text = text
         """The rendered injection ("" when nothing is served)."""
         self.shown = shown
-        """Ids of the notes in ``text``, in order (whole or as a pointer)."""
+        """Ids of the notes in ``text``, in rank order (whole or as a pointer); the notes
+        of ``notes`` after them are what the character budget left out."""
+        self.whole = list(whole or [])
+        """Those of ``shown`` served whole (the others are one-line pointers)."""
 
 
 def live_notes(index: NoteIndex, ids: list[str]) -> list[IndexedNote]:
@@ -103,6 +124,84 @@ them; relevance (and so the serve-or-refuse call) is computed as for any prompt.
 
 SEMANTIC_CANDIDATES = 16
 """How many of the notes most similar to a prompt join the lexical candidates."""
+
+WHOLE_RELEVANCE = 0.7
+"""A note is served whole only when its relevance is at least this (see :func:`confidence`)."""
+WHOLE_SIMILARITY = 0.5
+"""... and its meaning alone is this close to the prompt's (cosine)."""
+AGREEMENT_RANK = 2
+"""... and both signals, words and meaning, put it among their first this many notes."""
+CONFIDENT_WORDS = 2
+"""... and the prompt has at least this many distinct words (one word says too little)."""
+
+
+def confidence(cand: Candidate) -> list[tuple[str, bool]]:
+    """Why ``cand`` is, or is not, confident that it answers the prompt: (test, passed).
+
+    :func:`is_confident` is true exactly when every test passes.
+
+    A note goes whole only when every test passes; otherwise it is at most a one-line
+    pointer (title, path, description) that the model reads if it helps. The tests:
+
+    - two signals: the semantic signal is there (BM25 alone, the default install without
+      ``lorebook[semantic]``, is never confident: measured on the minsky rules, no floor on
+      BM25 or coverage kept whole-note precision near 0.8, so that install serves pointers);
+    - agreement: words (BM25) and meaning (cosine) both put the note among their first
+      :data:`AGREEMENT_RANK`;
+    - relevance (cosine + half the coverage) at least :data:`WHOLE_RELEVANCE`, and the
+      cosine alone at least :data:`WHOLE_SIMILARITY`;
+    - a prompt of at least :data:`CONFIDENT_WORDS` distinct words (one word says too
+      little to be sure of anything: kenkeep's one-word prompts).
+
+    None of these depends on the size of the store: cosine and coverage are properties of
+    the prompt and the note, and the ranks compare the note with its nearest competitors,
+    which a store of unrelated notes does not change. Set on half a of the minsky prompts
+    and kenkeep-synthetic; reported on the rest (``lorebook eval retrieval``).
+    """
+    two = cand.semantic_rank > 0
+    return [
+        ("words and meaning both rank it" if two else "no meaning signal (BM25 alone)", two),
+        (
+            f"word rank {cand.lexical_rank or '-'}, meaning rank {cand.semantic_rank or '-'} "
+            f"(both must be <= {AGREEMENT_RANK})",
+            0 < cand.lexical_rank <= AGREEMENT_RANK and 0 < cand.semantic_rank <= AGREEMENT_RANK,
+        ),
+        (
+            f"relevance {cand.relevance:.2f} (needs >= {WHOLE_RELEVANCE:.2f})",
+            two and cand.relevance >= WHOLE_RELEVANCE,
+        ),
+        (
+            f"meaning {cand.similarity:.2f} (needs >= {WHOLE_SIMILARITY:.2f})",
+            two and cand.similarity >= WHOLE_SIMILARITY,
+        ),
+        (
+            f"{cand.words} distinct prompt words (needs >= {CONFIDENT_WORDS})",
+            cand.words >= CONFIDENT_WORDS,
+        ),
+    ]
+
+
+def _judge(ranked: list[Candidate], words: int, semantic: bool) -> None:
+    """Set each candidate's ranks by each signal, and whether it is confident."""
+    for at, cand in enumerate(sorted(ranked, key=lambda c: (-c.lexical, c.id)), 1):
+        cand.lexical_rank = at if cand.lexical > 0 else 0
+    if semantic:
+        for at, cand in enumerate(sorted(ranked, key=lambda c: (-c.similarity, c.id)), 1):
+            cand.semantic_rank = at
+    for cand in ranked:
+        cand.words = words
+        cand.whole = is_confident(cand)
+
+
+def is_confident(cand: Candidate) -> bool:
+    """Every test of :func:`confidence` passes (without writing out why: the hook path)."""
+    return (
+        0 < cand.semantic_rank <= AGREEMENT_RANK
+        and 0 < cand.lexical_rank <= AGREEMENT_RANK
+        and cand.relevance >= WHOLE_RELEVANCE
+        and cand.similarity >= WHOLE_SIMILARITY
+        and cand.words >= CONFIDENT_WORDS
+    )
 
 
 def _query_vector(index: NoteIndex, prompt: str) -> list[float] | None:
@@ -144,6 +243,8 @@ def rank_prompt(index: NoteIndex, prompt: str, *, semantic: bool = True) -> list
     ]
     for cand in ranked:
         cand.score = cand.similarity + COVERAGE_WEIGHT * cand.coverage if sims else cand.lexical
+        cand.relevance = cand.score
+    _judge(ranked, len(set(tokens)), bool(sims))
     if sims and len(set(tokens)) < SHORT_PROMPT:
         ranked.sort(key=lambda c: (-c.lexical, -c.score, c.id))
     else:
@@ -152,7 +253,7 @@ def rank_prompt(index: NoteIndex, prompt: str, *, semantic: bool = True) -> list
 
 
 def relevant(ranked: list[Candidate], config: HookConfig) -> list[Candidate]:
-    """The candidates the relevance decision keeps, in rank order.
+    """The plausible candidates, in rank order: served whole when confident, else pointers.
 
     Semantic ranking (candidates carry a similarity): a note is kept when its relevance is
     at least ``min_relevance`` and at least ``relevance_ratio`` of the best note's.
@@ -208,14 +309,17 @@ def choose(
     ranked = [c for _, c in pairs]
     kept = {id(c) for c in relevant(ranked, config)}
     found = [(v, c.id, c.score) for v, c in pairs if id(c) in kept][: config.max_notes * 3]
+    confident = {(v.name, c.id) for v, c in pairs if id(c) in kept and c.whole}
     found += sv.from_hits(extra, views, found)
     facts, refuted = sv.resolve(found, live_notes)
     facts = not_loaded(facts, loaded)
+    for fact in facts:  # a successor or a plugin's hit was not judged: a pointer
+        fact.whole = (fact.store, fact.id) in confident
     facts = [n for n in sv.validated(facts, views) if n.seen_key not in seen]
     warnings = [n for n in refuted if n.seen_key not in seen]
     top = sv.reviewed_first(facts, config.unreviewed)[: config.max_notes]
-    text, shown, warned = sv.compose(PROMPT_HEADER, top, warnings, config.prompt_chars)
-    return sv.ServedNotes(ranked, top, text, shown, warned, warnings)
+    out = sv.compose_notes(PROMPT_HEADER, top, warnings, config.prompt_chars)
+    return sv.ServedNotes(ranked, top, out.text, out.shown, out.warned, warnings, out.whole)
 
 
 USAGE_BOOST = 0.1

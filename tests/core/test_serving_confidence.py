@@ -1,0 +1,152 @@
+"""Serving by confidence: whole only when the ranker is sure, a pointer otherwise.
+
+And the text a model reads: a whole note is one heading with its body, nothing said twice;
+``lorebook recall`` says what the hook serves, whole or pointer, and what the budget left out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lorebook.hookconfig import HookConfig
+from lorebook.inject.render import POINTER_HEADER, whole
+from lorebook.recall.index import NoteIndex
+from lorebook.recall.serve import PROMPT_HEADER, Candidate, choose, confidence, is_confident
+from tests.conftest import CliRunner
+from tests.core.semantic_data import needs_model
+from tests.core.test_ranker import TEAM, distractors, index_of, note
+
+ANSWERED = "I'm about to git push --force to main after the rebase, is that ok?"
+"""A prompt the force-push note answers: words and meaning agree on it."""
+ON_TOPIC = "what does git rebase --onto do, conceptually?"
+"""On topic (git) but no note answers it: at most pointers."""
+
+
+def _choose(
+    path: str, prompt: str, config: HookConfig | None = None
+) -> tuple[str, list[str], list[str]]:
+    with NoteIndex(path) as index:
+        served = choose(index, prompt, config or HookConfig())
+    return served.text, served.shown, served.whole
+
+
+@needs_model
+def test_a_confident_note_goes_whole_and_an_unanswered_prompt_gets_pointers_only(
+    tmp_path: Path,
+) -> None:
+    path = index_of(tmp_path, [*TEAM, *distractors(40)])
+    text, shown, wholes = _choose(path, ANSWERED)
+    assert wholes == ["no-force-push"] == shown[:1]
+    assert text.startswith(PROMPT_HEADER)
+    assert "### Never force-push a shared branch" in text
+    text, shown, wholes = _choose(path, ON_TOPIC)
+    assert wholes == []  # nothing answers it: never a whole note, never "Follow them"
+    assert PROMPT_HEADER not in text
+    assert "###" not in text
+    assert all(line.startswith("- ") for line in text.splitlines()[1:])
+    assert text.startswith(POINTER_HEADER) or text == ""
+
+
+@needs_model
+def test_whole_or_pointer_does_not_drift_with_the_size_of_the_store(tmp_path: Path) -> None:
+    small = index_of(tmp_path, TEAM, "small.sqlite")
+    large = index_of(tmp_path, [*TEAM, *distractors(250)], "large.sqlite")
+    for prompt in (ANSWERED, ON_TOPIC, "how do I run the test suite with uv?"):
+        assert _choose(small, prompt)[2] == _choose(large, prompt)[2], prompt
+
+
+def test_the_default_install_serves_pointers_only(tmp_path: Path) -> None:
+    """BM25 alone (no ``lorebook[semantic]``) is never confident: the note is a pointer."""
+    path = index_of(tmp_path, TEAM)
+    text, shown, wholes = _choose(path, ANSWERED, HookConfig(semantic=False))
+    assert shown[:1] == ["no-force-push"]
+    assert wholes == []
+    assert text.startswith(POINTER_HEADER)
+    assert "- Never force-push a shared branch: History on main" in text
+    assert "Use `git push --force-with-lease`" not in text  # the body is not served
+
+
+def test_confidence_explains_every_test_and_agrees_with_the_decision() -> None:
+    cand = Candidate("n", lexical=9.0, coverage=0.6, similarity=0.55)
+    cand.relevance, cand.lexical_rank, cand.semantic_rank, cand.words = 0.85, 1, 2, 5
+    tests = confidence(cand)
+    assert all(ok for _, ok in tests)
+    assert is_confident(cand)
+    cand.similarity = 0.45
+    failed = [text for text, ok in confidence(cand) if not ok]
+    assert failed == ["meaning 0.45 (needs >= 0.50)"]
+    assert not is_confident(cand)
+    cand.similarity, cand.semantic_rank = 0.0, 0  # BM25 alone
+    failed = [text for text, ok in confidence(cand) if not ok]
+    assert failed[0] == "no meaning signal (BM25 alone)"
+    assert not is_confident(cand)
+
+
+def test_a_whole_note_is_one_heading_and_says_nothing_twice() -> None:
+    body = (
+        "## Never force-push a shared branch\n\n"
+        "History on main and release branches is shared with the team.\n\n"
+        "Use `git push --force-with-lease` on your own branch only.\n\n"
+        "## Why\n\nOthers have pulled it.\n\n"
+        "```sh\n## not a heading: a comment in code\n```"
+    )
+    shared = note(
+        "no-force-push", "Never force-push a shared branch",
+        "History on main and release branches is shared with the team.", body,
+    )  # fmt: skip
+    text = whole(shared)
+    lines = text.splitlines()
+    headings = [line for line in lines if line.startswith("#")]
+    assert headings == [
+        "### Never force-push a shared branch (convention; .lorebook/nodes/convention/"
+        "no-force-push.md)",
+        "## not a heading: a comment in code",  # inside the code fence, kept as it is
+    ]
+    said = [line for line in lines if line.strip()]
+    assert len(said) == len(set(said))  # no line repeated
+    assert "**Why**" in lines
+    assert "Use `git push --force-with-lease` on your own branch only." in lines
+
+
+def _kb_with_notes(kb_repo: Path, cli: CliRunner, count: int, body: str) -> None:
+    for i in range(count):
+        done = cli(
+            "note", "add", "--title", f"Force-push rule {i}",
+            "--description", "Never force-push main; use --force-with-lease on your branch.",
+            "--body", body, "--kind", "prohibition", cwd=kb_repo,
+        )  # fmt: skip
+        assert done.exit_code == 0, done.stderr
+
+
+def test_recall_says_whole_pointer_or_left_out_as_the_hook_serves(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    config = kb_repo / ".lorebook/config.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "budgets:\n  prompt_chars: 500\n", encoding="utf-8"
+    )
+    _kb_with_notes(kb_repo, cli, 12, "Use `git push --force-with-lease`. " * 3)
+    doc = cli("recall", "can I force-push main?", "--json", cwd=kb_repo).json()
+    served = [n["served"] for n in doc["notes"]]
+    assert "left out" in served  # the budget did not hold every note the ranker kept
+    assert served.index("left out") == sum(1 for s in served if s != "left out")  # a suffix
+    for n in doc["notes"]:
+        pointer, heading = f"- {n['title']}: ", f"### {n['title']} ("
+        assert (pointer in doc["context"]) == (n["served"] == "pointer")
+        assert (heading in doc["context"]) == (n["served"] == "whole")
+    shown = cli("recall", "can I force-push main?", cwd=kb_repo)
+    assert shown.exit_code == 0, shown.stderr
+    assert "left out: the prompt budget (budgets.prompt_chars) was full" in shown.stdout
+    assert "left out by the budget" in shown.stdout.splitlines()[0]
+
+
+def test_recall_explain_lists_the_ranking_with_each_test(kb_repo: Path, cli: CliRunner) -> None:
+    _kb_with_notes(kb_repo, cli, 2, "Use `git push --force-with-lease` on your own branch.")
+    shown = cli("recall", ANSWERED, "--explain", cwd=kb_repo)
+    assert shown.exit_code == 0, shown.stderr
+    assert "raw ranking (served or not), each test of confidence" in shown.stdout
+    assert "word rank 1" in shown.stdout
+    doc = cli("recall", ANSWERED, "--explain", "--json", cwd=kb_repo).json()
+    first = doc["ranking"][0]
+    assert {"id", "score", "lexical", "coverage", "similarity", "confidence"} <= set(first)
+    assert first["confidence"]["confident"] == all(ok for _, ok in first["confidence"]["tests"])
