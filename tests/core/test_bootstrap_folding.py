@@ -216,3 +216,16 @@ def test_regrets_references_and_quoted_phrases_are_no_rules(sentence: str, reaso
 )
 def test_a_quoted_definition_and_a_required_state_still_bind(sentence: str) -> None:
     assert read_sentence(sentence).kind is not None
+
+
+def test_a_title_keeps_code_whole_and_skips_a_label_before_the_rule() -> None:
+    text = """\
+- Tests MUST NEVER include placeholders like `expect(true).toBe(true)` (no exceptions)
+- **Mandatory Pre-Edit Verification Message:** Before every call to `edit_file`, the AI
+  **MUST** output the verification message that names the session directory and the file.
+"""
+    assert [r.title for r in distil(text)] == [
+        "Tests MUST NEVER include placeholders like `expect(true).toBe(true)`",
+        "Before every call to `edit_file`, the AI MUST output the verification message that "
+        "names the session directory …",
+    ]

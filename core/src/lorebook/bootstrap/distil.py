@@ -188,7 +188,7 @@ def sentences(text: str) -> list[str]:
 def title_of(statement: str) -> str:
     """The rule in at most :data:`TITLE_WORDS` words (see the module docstring)."""
     text = strip_markers(statement).rstrip(" .!:")
-    without_asides = _PAREN.sub("", text).rstrip(" ,;:.")
+    without_asides = _without_asides(text)
     if len(words(without_asides)) >= MIN_TITLE_WORDS:
         text = without_asides  # "(e.g. ...)", "(no failures)": the description keeps them
     if len(words(text)) > TITLE_WORDS:
@@ -199,6 +199,24 @@ def title_of(statement: str) -> str:
         text = _at_clause(text) or _cut(text, TITLE_WORDS) + " …"
     text = _DANGLING.sub("", text)
     return (text[:1].upper() + text[1:])[:200]
+
+
+def _without_asides(text: str) -> str:
+    """``text`` without its asides in parentheses; a code span keeps its own."""
+    spans: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        spans.append(match.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    masked = _PAREN.sub("", _CODE.sub(keep, text)).rstrip(" ,;:.")
+    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], masked)
+
+
+def _title_case_label(clause: str) -> bool:
+    """A few words each capitalised ("Mandatory Pre-Edit Verification Message"): a label."""
+    found = [w for w in words(clause) if len(w) > 3]
+    return 0 < len(words(clause)) <= LABEL_WORDS and all(w[0].isupper() for w in found)
 
 
 def _at_clause(text: str) -> str | None:
@@ -313,6 +331,8 @@ def _binding_clause(statement: str, context: _Context) -> str:
     if len(clauses) < 2 or len(words(statement)) <= TITLE_WORDS:
         return statement
     for clause in clauses:
+        if _title_case_label(clause):
+            continue  # a label before the rule ("**Mandatory Pre-Edit Message:** Before ...")
         reading = read_sentence(clause, procedure=context.procedure, strict=context.strict)
         if reading.kind is not None:
             return clause
