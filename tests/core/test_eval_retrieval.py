@@ -153,8 +153,17 @@ def test_the_table_lists_every_system_and_measure(
     for measure in ("R_any@3", "R_any@5", "R_all@5", "MRR", "nDCG@10", "false refusals",
                     "refusals kept"):  # fmt: skip
         assert measure in lines[head]
-    systems = [line[:15].strip() for line in lines[head + 1 :]]
+    end = lines.index("", head)
+    systems = [line[:15].strip() for line in lines[head + 1 : end]]
     assert systems == ["ours (injected)", "ours (raw)", "grep", "plain BM25"]
+    served = lines[end + 1 :]  # both installs as served, then plain BM25's first three
+    assert served[0].startswith("served")
+    assert "whole precision" in served[0]
+    assert [line.split("  ")[0] for line in served[1:]] == [
+        "ours, lorebook[semantic]",
+        "ours, default install (no extra)",
+        "plain BM25 (first 3)",
+    ]
     grep_row = lines[head + 3].split()
     assert grep_row[1:6] == ["0.800", "0.800", "0.800", "0.700", "0.763"]  # at k = 5
     assert grep_row[6:] == ["1/5", "1/1"]

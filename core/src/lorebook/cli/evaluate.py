@@ -116,10 +116,13 @@ def retrieval(
     for problem in evalset.skipped:
         warn(f"skipped (not served by the hook either): {problem}")
     report = run_retrieval(evalset, settings, k, read_usage_file(usage) if usage else None)
+    from lorebook.evaluation.serving import serving_measures, serving_table
+
+    serving = serving_measures(evalset, settings)
     if json_output:
         values = settings_values(settings)
         values["source"] = str(config) if config is not None else "defaults"
-        print_json(json_document(report, values, verbose))
+        print_json(json_document(report, values, verbose) | {"serving": serving})
         return
     if verbose:
         for line in verbose_lines(report):
@@ -128,6 +131,8 @@ def retrieval(
     say(summary_line(report))
     say(f"hook settings: {config if config is not None else 'defaults'}")
     say(table(report))
+    say()
+    say(serving_table(serving))
 
 
 def _retrieval_corpus(
