@@ -96,14 +96,17 @@ def test_claude_is_not_served_the_note_from_claude_md_and_codex_is(
     no_errors(derived)
 
 
-def test_session_start_records_what_the_host_loads(
+def test_the_first_serving_prompt_records_what_the_host_loads(
     derived: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     kb_root = str(derived / ".lorebook")
     fire(derived, monkeypatch, "claude", "Start", source="startup")
-    fire(derived, monkeypatch, "codex", "Start", source="startup")
+    assert session_state(kb_root, "claude-session") == (set(), None)  # nothing written
+    fire(derived, monkeypatch, "claude", "Prompt", prompt=PROMPT)
     assert session_state(kb_root, "claude-session")[1] == frozenset({"CLAUDE.md"})
-    assert not session_state(kb_root, "codex-session")[1]  # no AGENTS.md here
+    (derived / "CLAUDE.md").unlink()
+    fire(derived, monkeypatch, "claude", "Start", source="resume")  # asked again
+    assert session_state(kb_root, "claude-session")[1] == frozenset()
 
 
 def test_a_note_from_an_imported_file_is_not_served_to_claude(

@@ -86,6 +86,8 @@ WARM_MODULES = (
     "lorebook.appendlog",
     "lorebook.safeopen",
     "lorebook.hostkit.once",
+    "lorebook.hostkit.loaded",
+    "lorebook.inject.loaded",
     "lorebook.bounds",
     "lorebook.recall.freshness",
     "lorebook.recall.writer",

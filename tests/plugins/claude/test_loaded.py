@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lorebook.hostkit.loaded import imports
 from lorebook_claude import events
-from lorebook_claude.loaded import MAX_IMPORT_DEPTH
+from lorebook_claude.events import MAX_IMPORT_DEPTH
 
 
 def write(repo: Path, rel: str, text: str = "text\n") -> None:

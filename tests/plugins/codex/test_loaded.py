@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lorebook_codex import events
-from lorebook_codex.loaded import PROJECT_DOC_MAX_BYTES
+from lorebook_codex.events import PROJECT_DOC_MAX_BYTES
 
 
 def write(repo: Path, rel: str, text: str = "text\n") -> None:

@@ -12,16 +12,19 @@ How it is decided, cheaply:
   ``loaded_files(repo, cwd)`` (:mod:`lorebook.hostkit.loaded`; Claude's ``CLAUDE.md`` and
   its ``@`` imports, ``AGENTS.md`` for Codex, OpenCode and Copilot, always-applied rules for
   Cursor);
-- the session-start hook asks it once and keeps the answer in the session's state file
-  (:func:`lorebook.inject.state.remember_notes`), the file every prompt reads already;
+- a prompt asks it once a session: the first prompt that serves notes keeps the answer in
+  the session's state file beside the notes given
+  (:func:`lorebook.inject.state.remember_notes`, a write it does anyway), the file every
+  prompt reads already; a session start that finds it recorded (a resume) asks again;
 - the index keeps each note's source files (:attr:`lorebook.recall.document.IndexedNote.sources`),
   read with the note;
 - serving (:func:`not_loaded`) drops the repository's notes with a source in that set, whole
   and as pointers, at prompts and at tool events. A rule that asks or denies a command
   still does: an instruction file does not stop a command.
 
-A prompt in a session whose start was not seen (no session-start hook ran) asks the host
-once, then. A harness that declares nothing loses nothing: every note is served.
+Until a prompt serves notes, each prompt asks (13 us for Codex, 171 us for Claude Code
+with a 14.6 KB ``CLAUDE.md`` importing two files). A harness that declares nothing loses
+nothing: every note is served.
 """
 
 from __future__ import annotations

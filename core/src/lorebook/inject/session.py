@@ -11,7 +11,7 @@ from lorebook.inject.entry import entry_context, read_entry
 from lorebook.inject.loaded import host_files
 from lorebook.inject.resume import with_resume_brief
 from lorebook.inject.stages import Context
-from lorebook.inject.state import remember_notes
+from lorebook.inject.state import remember_notes, session_state
 
 _HASH_RE = re.compile(r"nodes_hash: (sha256:[0-9a-f]{64})")
 _STATUS_RE = re.compile(rb'"status": ?"([a-z_]+)"')
@@ -149,8 +149,9 @@ def _lint_state(kb_root: str, entry: str) -> str:
 def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     """Inject the catalog (ENTRY.md) and a status line; reset what the session was given.
 
-    Records the files the host loads by itself (:mod:`lorebook.inject.loaded`), so that
-    no prompt of the session is served a note the host has in full already.
+    A session that already recorded the files its host loads by itself
+    (:mod:`lorebook.inject.loaded`) has them read again; nothing is written for a new
+    session.
     """
     try:
         _refresh(ctx)
@@ -158,8 +159,12 @@ def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:
         ctx.problems.append(f"refreshing the index: {type(exc).__name__}: {exc}")
     ctx.deadline.check("refreshing the index")
     fresh = event.source in ("startup", "clear", "compact", None)
-    loaded = host_files(ctx.host, ctx.repo, event.cwd, ctx.problems)
-    remember_notes(ctx.kb_root, event.session_id, set(), reset=fresh, loaded=loaded)
+    recorded = session_state(ctx.kb_root, event.session_id)[1]
+    # A session that recorded what its host loads (a resume) gets it anew: files may have
+    # changed. A new one has nothing to keep: its first prompt that serves notes records it.
+    loaded = None if recorded is None else host_files(ctx.host, ctx.repo, event.cwd, ctx.problems)
+    if fresh or loaded is not None:
+        remember_notes(ctx.kb_root, event.session_id, set(), reset=fresh, loaded=loaded)
     try:
         entry = read_entry(ctx.kb_root)
     except (OSError, ValueError) as exc:  # a FIFO, a link, a huge or undecodable file

@@ -110,8 +110,8 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
 def _session(event: HookEvent, ctx: Context) -> tuple[set[str], frozenset[str]]:
     """The notes this session was given, and the files its host loads by itself.
 
-    The files are what session start recorded; asked of the host now when no session start
-    did (:mod:`lorebook.inject.loaded`).
+    The files are what the session recorded; asked of the host now when it recorded none
+    (:mod:`lorebook.inject.loaded`), and recorded with the notes this event serves.
     """
     seen, loaded = session_state(ctx.kb_root, event.session_id)
     if loaded is None:

@@ -104,11 +104,29 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     return hookspecific.render(event, answer, CONTEXT_EVENTS, _decision, _HOST_NAME)
 
 
+LOADED_NAMES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
+"""What Claude Code reads in each folder from the project root down to its cwd."""
+MAX_IMPORT_DEPTH = 5
+"""Imports are followed this many hops from a ``CLAUDE.md`` (Claude Code's documented cap)."""
+
+
 def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
-    """The repository files Claude Code loads whole by itself (:mod:`lorebook_claude.loaded`).
+    """The repository files Claude Code loads whole by itself at session start.
 
-    Core serves no note derived from one of them to this host (:mod:`lorebook.inject.loaded`).
+    Core serves no note derived from one of them to Claude (:mod:`lorebook.inject.loaded`).
+    Claude Code 2.x reads ``CLAUDE.md``, ``.claude/CLAUDE.md`` and ``CLAUDE.local.md`` in
+    the project root and in every folder from there down to where it runs, and every file
+    those import with ``@path`` (relative to the importing file, or absolute; not inside
+    code; up to :data:`MAX_IMPORT_DEPTH` hops), into the first user message whole
+    (shared/HARNESSES.md 1.7). An import of a file outside the folder Claude runs in is an
+    "external include" that waits for the user's approval, and a headless run does not
+    load it (seen with 2.1.197: run in ``sub/``, the root ``CLAUDE.md`` was sent but not
+    what it imports from ``docs/``, while ``sub/local.md`` was); a full stop right after
+    the path is read as part of it. Checked against the real client by
+    tests/e2e/test_loaded_files.py.
     """
-    from lorebook_claude.loaded import loaded_files as host_files
+    from lorebook.hostkit.loaded import existing, folders, follow_imports, join
 
-    return host_files(repo, cwd)
+    up = folders(repo, cwd)
+    roots = existing(repo, [join(f, name) for f in up for name in LOADED_NAMES])
+    return frozenset(follow_imports(repo, roots, up[-1], MAX_IMPORT_DEPTH))

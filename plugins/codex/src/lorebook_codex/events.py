@@ -143,11 +143,28 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     return hookspecific.render(event, answer, CONTEXT_EVENTS, _decision, _HOST_NAME)
 
 
+LOADED_NAMES = ("AGENTS.override.md", "AGENTS.md")
+"""What Codex reads in a folder: the first of these that exists."""
+PROJECT_DOC_MAX_BYTES = 32 * 1024
+"""Codex's default ``project_doc_max_bytes``: what it reads of the files together."""
+
+
 def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
-    """The repository files Codex CLI loads whole by itself (:mod:`lorebook_codex.loaded`).
+    """The repository files Codex loads whole by itself at session start.
 
-    Core serves no note derived from one of them to this host (:mod:`lorebook.inject.loaded`).
+    Core serves no note derived from one of them to Codex (:mod:`lorebook.inject.loaded`).
+    In each folder from the project root down to its cwd Codex reads
+    ``AGENTS.override.md``, or else ``AGENTS.md``, and sends them in that order as one user
+    message, up to :data:`PROJECT_DOC_MAX_BYTES` in all (shared/HARNESSES.md 2.7): a file
+    the cap cuts is not loaded in full, nor is any after it. Never ``CLAUDE.md``. Checked
+    against the real client by tests/e2e/test_loaded_files.py.
     """
-    from lorebook_codex.loaded import loaded_files as host_files
+    from lorebook.hostkit.loaded import folders, is_file, join, within_bytes
 
-    return host_files(repo, cwd)
+    chosen = []
+    for folder in folders(repo, cwd):
+        for name in LOADED_NAMES:
+            if is_file(repo, join(folder, name)):
+                chosen.append(join(folder, name))
+                break
+    return frozenset(within_bytes(repo, chosen, PROJECT_DOC_MAX_BYTES))

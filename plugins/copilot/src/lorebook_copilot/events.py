@@ -128,11 +128,31 @@ def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     )
 
 
+LOADED_ROOT_FILES = (".github/copilot-instructions.md",)
+LOADED_FOLDER_FILES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
+"""What Copilot reads in each folder from the root down to its cwd."""
+IMPORTING = ("AGENTS.md", "CLAUDE.md")
+"""The files whose ``@path`` imports Copilot was seen to follow."""
+MAX_IMPORT_DEPTH = 5
+
+
 def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
-    """The repository files Copilot CLI loads whole by itself (:mod:`lorebook_copilot.loaded`).
+    """The repository files Copilot CLI loads whole by itself at session start.
 
-    Core serves no note derived from one of them to this host (:mod:`lorebook.inject.loaded`).
+    Core serves no note derived from one of them to Copilot (:mod:`lorebook.inject.loaded`).
+    Seen with Copilot CLI 1.0.102 against a mock model (tests/e2e/test_loaded_files.py):
+    the root ``.github/copilot-instructions.md``; ``AGENTS.md``, ``CLAUDE.md`` and
+    ``GEMINI.md`` in every folder from the root down to where it runs; every file an
+    ``AGENTS.md`` or ``CLAUDE.md`` imports with ``@path`` (Claude Code's syntax, followed
+    anywhere in the repository, a full stop right after the path aside); all whole, in
+    the system prompt. Not loaded: ``.claude/CLAUDE.md`` and ``CLAUDE.local.md``.
     """
-    from lorebook_copilot.loaded import loaded_files as host_files
+    from lorebook.hostkit.loaded import existing, folders, follow_imports, join
 
-    return host_files(repo, cwd)
+    here = folders(repo, cwd)
+    files = existing(
+        repo, [*LOADED_ROOT_FILES, *(join(f, n) for f in here for n in LOADED_FOLDER_FILES)]
+    )
+    importing = [rel for rel in files if rel.rpartition("/")[2] in IMPORTING]
+    imported = follow_imports(repo, importing, "", MAX_IMPORT_DEPTH, strip_punctuation=True)
+    return frozenset([*files, *imported])
