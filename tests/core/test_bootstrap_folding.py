@@ -90,6 +90,7 @@ Never push to `main` directly.
         "Deleting state files is STRICTLY FORBIDDEN as it:",
         "Never consider a task complete until changes have been:",
         "Before any file operation, the following verifications MUST be performed:",
+        "The cloud host must satisfy all of these requirements when composing cached reads:",
     ],
 )
 def test_a_sentence_the_list_after_it_finishes_is_a_lead_in(sentence: str) -> None:

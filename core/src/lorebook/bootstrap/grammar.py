@@ -194,7 +194,7 @@ DIALOGUE = re.compile(r"\b(?:user|assistant|ai|agent|human|claude|bot|me|you)\s*
 LEAD_IN = re.compile(
     r"\b(?:this|these|the following|following|as follows|format|pattern|template|structure"
     r"|process|procedure|steps|protocol|examples?)\b[^:]{0,20}:$"
-    r"|\bthe following\b.*:$"
+    r"|\b(?:the following|these|all of these)\b.*:$"
     r"|\b(?:with|to|as|like|by|using|from|in|into|for|of|via)\s*:$"
     r"|\b(?:must|should|shall|will|can|need to|have to|has to)(?:\s+(?:not|never|always|also))?"
     r"(?:\s+[a-z]+)?\s*:$"
@@ -204,7 +204,8 @@ LEAD_IN = re.compile(
 """A sentence that ends by introducing what follows ("follow this process:", "begin your
 test file with:"), or whose clause the list after it finishes: a modal or its verb without
 an object ("the AI must:", "every edit MUST log:"), an auxiliary ("until changes have
-been:"), a pronoun ("is forbidden as it:"); or that names "the following" anywhere."""
+been:"), a pronoun ("is forbidden as it:"); or that names "the following" or "these"
+anywhere ("must satisfy all of these requirements when ...:")."""
 DEMONSTRATIVE = re.compile(
     r"\b(?:this|these|that|those)\s+(?:process|protocol|rule|rules|command|format|pattern"
     r"|template|structure|approach|section|step|steps|procedure|guideline|guidelines|workflow"
