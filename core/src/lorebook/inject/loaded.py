@@ -10,8 +10,9 @@ How it is decided, cheaply:
 
 - each harness's event module declares what its host loads in full by itself:
   ``loaded_files(repo, cwd)`` (:mod:`lorebook.hostkit.loaded`; Claude's ``CLAUDE.md`` and
-  its ``@`` imports, ``AGENTS.md`` for Codex, OpenCode and Copilot, always-applied rules for
-  Cursor);
+  its ``@`` imports, ``AGENTS.md`` for Codex and OpenCode, ``AGENTS.md``, ``CLAUDE.md``,
+  ``GEMINI.md`` and their imports for Copilot, always-applied rules for Cursor; checked
+  against the real clients by tests/e2e/test_loaded_files.py);
 - a prompt asks it once a session: the first prompt that serves notes keeps the answer in
   the session's state file beside the notes given
   (:func:`lorebook.inject.state.remember_notes`, a write it does anyway), the file every
