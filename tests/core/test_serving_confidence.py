@@ -150,3 +150,20 @@ def test_recall_explain_lists_the_ranking_with_each_test(kb_repo: Path, cli: Cli
     first = doc["ranking"][0]
     assert {"id", "score", "lexical", "coverage", "similarity", "confidence"} <= set(first)
     assert first["confidence"]["confident"] == all(ok for _, ok in first["confidence"]["tests"])
+
+
+def test_words_get_the_third_place_when_meaning_ranks_the_first_two() -> None:
+    from lorebook.recall.serve import words_get_a_place
+
+    def cand(note_id: str, lexical: float) -> Candidate:
+        made = Candidate(note_id, lexical=lexical, coverage=0.1, similarity=0.4)
+        made.semantic_rank = 1
+        return made
+
+    fused = [cand("m1", 1.0), cand("m2", 0.0), cand("m3", 2.0), cand("w", 9.0), cand("m4", 3.0)]
+    kept = [(None, c) for c in fused]
+    order = [c.id for _, c in words_get_a_place(kept)]  # type: ignore[arg-type]
+    assert order == ["m1", "m2", "w", "m3", "m4"]  # BM25's best of the rest, third
+    lexical_only = [(None, Candidate(c.id, c.lexical, 0.1, 0.0)) for c in fused]
+    same = [c.id for _, c in words_get_a_place(lexical_only)]  # type: ignore[arg-type]
+    assert same == ["m1", "m2", "m3", "w", "m4"]  # without the semantic signal: unchanged

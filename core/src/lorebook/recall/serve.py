@@ -270,6 +270,32 @@ def relevant(ranked: list[Candidate], config: HookConfig) -> list[Candidate]:
     return [c for c in ranked if c.score >= floor and c.coverage >= config.min_coverage]
 
 
+WORDS_PLACE = 3
+"""With the semantic signal, the plausible note BM25 ranks first is served no later than
+this place (see :func:`words_get_a_place`)."""
+
+
+def words_get_a_place(
+    kept: list[tuple[StoreView, Candidate]],
+) -> list[tuple[StoreView, Candidate]]:
+    """``kept`` (fused order), its place :data:`WORDS_PLACE` given to BM25's best of the rest.
+
+    The fused relevance leans on meaning; a prompt's exact words sometimes know better
+    (a file name, a flag). Pointers are cheap, so words get a place of their own among the
+    first three served: after the two best by relevance, the note BM25 scores highest of
+    the others. Measured on minsky half a, an expected note among the first three
+    served went from 0.767 to 0.833 (0.800 with the 257 distractors). Without the semantic
+    signal the order is BM25's already.
+    """
+    at = WORDS_PLACE - 1
+    if len(kept) <= WORDS_PLACE or not any(c.semantic_rank for _, c in kept):
+        return kept
+    best = max(range(at, len(kept)), key=lambda i: (kept[i][1].lexical, -i))
+    if kept[best][1].lexical <= 0:
+        return kept
+    return [*kept[:at], kept[best], *kept[at:best], *kept[best + 1 :]]
+
+
 def choose(
     index: NoteIndex,
     prompt: str,
@@ -308,8 +334,9 @@ def choose(
         pairs.sort(key=lambda pair: (-pair[1].score, pair[1].id))
     ranked = [c for _, c in pairs]
     kept = {id(c) for c in relevant(ranked, config)}
-    found = [(v, c.id, c.score) for v, c in pairs if id(c) in kept][: config.max_notes * 3]
-    confident = {(v.name, c.id) for v, c in pairs if id(c) in kept and c.whole}
+    plausible = words_get_a_place([(v, c) for v, c in pairs if id(c) in kept])
+    found = [(v, c.id, c.score) for v, c in plausible][: config.max_notes * 3]
+    confident = {(v.name, c.id) for v, c in plausible if c.whole}
     found += sv.from_hits(extra, views, found)
     facts, refuted = sv.resolve(found, live_notes)
     facts = not_loaded(facts, loaded)
