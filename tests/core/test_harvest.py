@@ -175,10 +175,9 @@ def test_codex_memories_of_this_repository_only(
     monkeypatch.setenv("CODEX_HOME", str(codex))
     report = cli("harvest", "--from", "codex", "--json", cwd=kb_repo).json()
     assert len(report["proposed"]["new"]) == 2
-    assert report["skipped"] == {
-        "another working directory": 1,
-        "global (names no working directory)": 1,
-    }
+    assert report["skipped"] == {"another working directory": 1}
+    # the global block's user preference is the person's: their store, not the team's
+    assert list(report["personal"]["notes"].values()) == ["practice-the-user-wants-short-answers"]
     origins = sorted(o for os_ in _notes(kb_repo).values() for o in os_)
     assert all(o.startswith("codex-memory:MEMORY.md#") for o in origins)
     bodies = " ".join(
@@ -189,7 +188,7 @@ def test_codex_memories_of_this_repository_only(
     assert "short answers" not in bodies
     again = cli("harvest", "--from", "codex", "--json", cwd=kb_repo).json()
     assert again["proposed"]["new"] == []
-    assert again["unchanged"] == 2
+    assert again["unchanged"] == 3
 
 
 def test_doctor_warns_only_when_a_host_memory_holds_memories_to_harvest(

@@ -16,9 +16,10 @@ when ``config.toml`` has ``memories = true`` under ``[features]``. Its handbook
 ``MEMORY.md`` is a list of ``# Task Group:`` blocks whose ``applies_to: cwd=...`` line
 (and the ``cwd=`` of the rollouts they cite) say which working directory they come from; a
 block counts for this repository when one of those directories is the repository or inside
-it, and a block naming none is global and left out. Each bullet under a block's
-``## User preferences``, ``## Reusable knowledge`` and ``## Failures and how to do
-differently`` is one memory. The generated summaries and raw inputs beside it are not read.
+it; a block naming none is global: its user preferences are the person's (``personal``),
+the rest is left out. Each bullet under a block's ``## User preferences``, ``## Reusable
+knowledge`` and ``## Failures and how to do differently`` is one memory. The generated
+summaries and raw inputs beside it are not read.
 
 **About the person:** a ``user`` memory, and a feedback memory, index bullet or Codex
 bullet whose subject is the person and whose verb says what they prefer or are ("The user
@@ -34,7 +35,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -343,8 +344,13 @@ def codex_entries(repo: Path, env: Mapping[str, str] | None = None) -> Listing:
     for block in _codex_blocks(text):
         bullets = [(s, lines) for s, items in block.sections.items() for lines in items]
         if not block.cwds:
-            for _ in bullets:
-                listing.skip("global (names no working directory)")
+            for section, lines in bullets:
+                if section == "user preferences":  # the person's, wherever they work
+                    listing.entries.append(
+                        replace(_codex_entry(block, section, lines), personal=True)
+                    )
+                else:
+                    listing.skip("global (names no working directory)")
         elif not any(ran_inside(cwd, repo) for cwd in block.cwds):
             for _ in bullets:
                 listing.skip("another working directory")
