@@ -16,7 +16,8 @@ import pytest
 
 from lorebook.bootstrap.distil import distil
 from lorebook.bootstrap.drafting import body_of
-from lorebook.bootstrap.duplicates import restates, rule_terms
+from lorebook.bootstrap.drafts import Draft
+from lorebook.bootstrap.duplicates import merge_restatements, restates, rule_terms
 from lorebook.bootstrap.statements import read_sentence
 
 NESTED = """\
@@ -230,3 +231,22 @@ def test_a_title_keeps_code_whole_and_skips_a_label_before_the_rule() -> None:
         "Before every call to `edit_file`, the AI MUST output the verification message that "
         "names the session directory …",
     ]
+
+
+def test_a_title_cut_short_is_compared_by_its_whole_sentence() -> None:
+    first = Draft(
+        "AGENTS.md#testing", "New code should be covered by tests",
+        "New code should be covered by tests.", "", "convention",
+    )  # fmt: skip
+    long = (
+        "All new Python code files containing logic or features must be accompanied by "
+        "corresponding test files in the `specs/` directory and be covered by tests"
+    )
+    second = Draft(
+        "AGENTS.md#additional-instructions",
+        "All new Python code files containing logic or features must be accompanied by …",
+        long, "", "convention",
+    )  # fmt: skip
+    groups, merged = merge_restatements([[first], [second]])
+    assert merged == 1
+    assert groups[1][0].title == "New code should be covered by tests"

@@ -158,8 +158,13 @@ def restates(left: frozenset[str], right: frozenset[str]) -> bool:
 
 
 def claim_of(title: str, description: str, kind: NoteKind) -> Claim:
-    """The claim a draft or a staged proposal makes."""
-    return Claim(title, description, kind, rule_terms(title))
+    """The claim a draft or a staged proposal makes.
+
+    It is compared by its title, the rule; a title cut short ("... in the session …") by the
+    whole sentence it was cut from, so the words cut off still count.
+    """
+    whole = description.removesuffix(" …") if title.endswith("…") else title
+    return Claim(title, description, kind, rule_terms(whole))
 
 
 def _earlier(claim: Claim, seen: Sequence[Claim], index: dict[str, list[int]]) -> Claim | None:
