@@ -203,6 +203,9 @@ Before marking any task as DONE, do a final verification:
         ('"make sure to always...", "going forward, always..."', "example"),
         ("For resource management, apply with resource-management-protocol rule.",
          "refers back"),
+        ("When fixing bugs, always follow this test-driven development workflow.",
+         "refers back"),
+        ("Always applicable core principles.", "statement"),
     ],
 )  # fmt: skip
 def test_regrets_references_and_quoted_phrases_are_no_rules(sentence: str, reason: str) -> None:
@@ -214,6 +217,9 @@ def test_regrets_references_and_quoted_phrases_are_no_rules(sentence: str, reaso
     [
         '`prompt.hide_reasoning` means "hide visible reasoning output", not "disable reasoning".',
         "The client must have declared the `sampling` capability.",
+        "Never derive host paths from serialized or other untrusted input.",
+        "Always follow this project's commit conventions before every push.",
+        "Always prefer integration tests that invoke the command handler directly.",
     ],
 )
 def test_a_quoted_definition_and_a_required_state_still_bind(sentence: str) -> None:

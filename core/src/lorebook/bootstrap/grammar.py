@@ -27,10 +27,10 @@ is missing, don't fail" opens its clause with *don't*."""
 _NOT_A_VERB = (
     r"(?!\s+(?:a|an|the|this|that|any|some|one|more|less|true|false|null|none|empty|safe|in|on"
     r"|at|for|with|by|from|as|be|been|is|are|was|were|has|have|had|so|too|very|just|all|both"
-    r"|either|exactly|zero|\w+ed|\w*[^s\W]s)\b)"
+    r"|either|exactly|zero|\w+ed|\w*[^s\W]s|\w+(?:able|ible|ful|ous))\b)"
 )
 """After *never* or *always*: the next word is a verb in its plain form, not "never an
-error", "always safe", "never blocks" (what something does)."""
+error", "always safe", "never blocks" (what something does), "always applicable"."""
 
 PRACTICE_VERBS = _lexicon(
     """
@@ -207,12 +207,14 @@ an object ("the AI must:", "every edit MUST log:"), an auxiliary ("until changes
 been:"), a pronoun ("is forbidden as it:"); or that names "the following" or "these"
 anywhere ("must satisfy all of these requirements when ...:")."""
 DEMONSTRATIVE = re.compile(
-    r"\b(?:this|these|that|those)\s+(?:process|protocol|rule|rules|command|format|pattern"
+    r"(?:\b(?:that|those)\s+|\b(?:this|these)\s+(?!(?:project|repo|repository|codebase)\b)"
+    r"(?:[\w-]+\s+){0,3})(?:process|protocol|rule|rules|command|format|pattern"
     r"|template|structure|approach|section|step|steps|procedure|guideline|guidelines|workflow"
     r"|document|file|page|guide|list|table)\b",
     _I,
 )
-"""A rule about "this process" or "these steps": what it names is elsewhere."""
+"""A rule about "this process", "these steps" or "this test-driven development workflow":
+what it names is elsewhere (not "this project's ...")."""
 DEMONSTRATIVE_PRONOUN = re.compile(
     r"\bsuch an?\b|^such\s+\w+|\b(?:these|those)\s+(?:first|instead|too|again|here|there)\b"
     r"|\b(?:these|those)\s*[.!]?$",
