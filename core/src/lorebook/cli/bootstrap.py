@@ -135,10 +135,13 @@ def bootstrap_command(
         _dry_run(paths, paths_ or (), extractor=extractor, json_output=json_output)
         return
     from lorebook.bootstrap.run import run_bootstrap
-    from lorebook.cli.progress import progress
+    from lorebook.cli.progress import finish_hint, progress
 
     config = load_config(paths)
-    with progress("bootstrap: documents", json_output=json_output) as advance:
+    with (
+        finish_hint("lorebook bootstrap", "it resumes where it stopped"),
+        progress("bootstrap: documents", json_output=json_output) as advance,
+    ):
         report = run_bootstrap(
             paths,
             config,

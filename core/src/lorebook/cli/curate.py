@@ -79,14 +79,17 @@ def curate_command(
     the next one. Sessions whose proposals all landed (or were dropped or held back) are
     marked curated. Exits 1 if a step failed or the curator's answer was unusable.
     """
-    from lorebook.cli.progress import progress
+    from lorebook.cli.progress import finish_hint, progress
     from lorebook.cli.usage import require_providers
     from lorebook.curate.run import curate_pending
 
     paths = repo_paths(ctx)
     config = load_config(paths)
     require_providers("curator", [curator] if curator else [])
-    with progress("curating the pending proposals", json_output=json_output):
+    with (
+        finish_hint("lorebook curate", "it completes the interrupted batch first"),
+        progress("curating the pending proposals", json_output=json_output),
+    ):
         report = curate_pending(paths, config, curator_name=curator)
     finish(
         report.problems,

@@ -55,11 +55,15 @@ def rebuild(
         if stale:
             raise typer.Exit(1)
         return
-    from lorebook.cli.progress import progress
+    from lorebook.cli.progress import finish_hint, progress
     from lorebook.recall.changes import paused_gc
 
     # Every note is read into objects that live until the end: the collector finds nothing.
-    with progress("rebuilding the indexes", json_output=json_output), paused_gc():
+    with (
+        finish_hint("lorebook index rebuild", "it writes only what is stale"),
+        progress("rebuilding the indexes", json_output=json_output),
+        paused_gc(),
+    ):
         report = rebuild_indexes(paths, config.budgets.entry_chars, skip_broken=True)
         reconcile(paths, snapshot=report.snapshot)  # each note parsed once, by the rebuild
     _report(report, json_output)

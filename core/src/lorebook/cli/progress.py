@@ -10,7 +10,8 @@ done, so core code never imports rich::
             extract_one(log)
             advance()
 
-``track`` wraps an iterable the same way.
+``track`` wraps an iterable the same way. ``finish_hint`` turns Ctrl-C during a long writer
+into one line saying what to run to finish, and exit code 130.
 """
 
 from __future__ import annotations
@@ -87,3 +88,19 @@ def track(
         for item in items:
             yield item
             advance()
+
+
+@contextmanager
+def finish_hint(command: str, why: str) -> Iterator[None]:
+    """On Ctrl-C inside the block: say ``run `command` to finish (why)`` and exit 130.
+
+    Typer turns a KeyboardInterrupt that reaches it into a silent exit 130, so a long
+    writer that a rerun completes catches it here, where it still knows what to say.
+    """
+    import typer
+
+    try:
+        yield
+    except KeyboardInterrupt:
+        sys.stderr.write(f"\nlorebook: interrupted; run `{command}` to finish ({why})\n")
+        raise typer.Exit(130) from None
