@@ -222,7 +222,7 @@ def test_review_on_a_terminal_colours_the_diff_itself(
 ) -> None:
     repo = _hostile(kb_repo)
     monkeypatch.setattr("lorebook.cli.status_view.stdout_is_terminal", lambda: True)
-    shown = cli("review", cwd=repo)
+    shown = cli("review", "--verbose", cwd=repo)
     assert shown.exit_code == 0, shown.stderr
     assert "\x1b[32m+" in shown.stdout  # added lines coloured...
     assert "\x1b]0;pwned" not in shown.stdout  # ...never the note's own escapes

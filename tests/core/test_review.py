@@ -67,11 +67,13 @@ def test_review_lists_every_change_notes_first_and_json_names_kinds(
 def test_review_shows_one_readable_diff_with_generated_files_summarised(
     proposal: Path, cli: CliRunner
 ) -> None:
-    result = cli("review", cwd=proposal)
+    result = cli("review", "--verbose", cwd=proposal)
     assert result.exit_code == 0, result.stderr
     out = result.stdout
     assert "proposed changes to the knowledge base since HEAD (8 files):" in out
-    assert f"added     note       {NEW} (untracked)" in out
+    assert f"  added    note       {NEW} (untracked)" in out
+    assert f"  deleted  note       {GONE}" in out
+    assert f"  hand: 1 note\n    {EDIT}  Edit me (gotcha)\n" in out  # edited by hand: unreviewed
     assert "accept: git add .lorebook && git commit" in out
     diff = out[out.index("diff --git") :]
     # changed and deleted notes, then the new one; generated files are not diffed
@@ -116,8 +118,8 @@ def test_reject_restores_edited_and_deleted_notes_from_head(proposal: Path, cli:
     assert cli("review", "--reject", EDIT, cwd=proposal).exit_code == 0
     assert (proposal / EDIT).read_bytes() == _head(proposal, EDIT)
     doc = cli("review", "--reject", GONE, "--json", cwd=proposal).json()
-    assert doc["action"] == "restored"
-    assert doc["rejected"]["change"] == "deleted"
+    assert doc["rejections"][0]["action"] == "restored"
+    assert doc["rejections"][0]["change"] == "deleted"
     assert (proposal / GONE).read_bytes() == _head(proposal, GONE)
     assert cli("lint", cwd=proposal).exit_code == 0
     assert cli("review", "--reject", NEW, cwd=proposal).exit_code == 0
@@ -139,7 +141,7 @@ def test_reject_takes_a_note_id_or_a_path_relative_to_the_current_folder(
     ("target", "message"),
     [
         ("README.md", "'README.md' is outside .lorebook/"),
-        ("../elsewhere.md", "is outside .lorebook/"),
+        ("../elsewhere.md", "no such note: ../elsewhere.md"),
         (".lorebook/ENTRY.md", ".lorebook/ENTRY.md is generated from the notes"),
         (f"{NODES}/convention/index.md", "index.md is generated from the notes"),
         (KEEP, f"{KEEP} has no change to reject"),
@@ -189,7 +191,7 @@ def test_review_in_a_repository_without_commits(kb_repo: Path, cli: CliRunner) -
     assert all(c["change"] == "added" for c in doc["changes"])
     assert f"{NODES}/gotcha/practice-first.md" in [c["path"] for c in doc["changes"]]
     assert ".lorebook/.gitignore" in [c["path"] for c in doc["changes"]]
-    text = cli("review", cwd=kb_repo).stdout
+    text = cli("review", "--verbose", cwd=kb_repo).stdout
     assert f"+++ b/{NODES}/gotcha/practice-first.md" in text
 
 

@@ -75,9 +75,7 @@ def test_an_unreviewed_deny_rule_is_context_then_denies_once_accepted(
 def test_accept_by_path_all_and_an_unknown_note(deny_note: Path, cli: CliRunner) -> None:
     unknown = cli("review", "--accept", "practice-nope", cwd=deny_note)
     assert unknown.exit_code == 1
-    assert "'practice-nope' is not an unreviewed note (unreviewed: practice-no-force-push)" in (
-        unknown.stderr
-    )
+    assert "no such note: practice-nope" in unknown.stderr
     by_path = cli(
         "review", "--accept", ".lorebook/nodes/git/practice-no-force-push.md", cwd=deny_note
     )

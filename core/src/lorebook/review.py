@@ -23,6 +23,8 @@ from lorebook.errors import LorebookError
 from lorebook.kb.paths import KBPaths
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from lorebook.curate.rejections import RejectedClaim
 
 ChangeKind = Literal["added", "modified", "deleted"]
@@ -263,6 +265,13 @@ def find_change(paths: KBPaths, changes: list[Change], target: str, cwd: Path) -
     in_kb = _candidates(paths, target, paths.root)
     if not any(rel in by_path for rel in inside) and in_kb and in_kb[0] in by_path:
         inside = in_kb[:1]
+    if not any(rel in by_path for rel in inside) and not _exists(paths, target, cwd):
+        raise ReviewError(
+            f"no such note: {clip(target, quote=False)}",
+            hint="`lorebook review` lists the changes; give a path as listed, or a note id",
+        )
+    if not inside:
+        inside = [f"{KB_DIRNAME}/nodes/{rel}" for rel in _note_file(paths, target)]
     if not inside:
         raise ReviewError(
             f"{target!r} is outside {KB_DIRNAME}/: review only undoes changes to the "
@@ -280,6 +289,23 @@ def find_change(paths: KBPaths, changes: list[Change], target: str, cwd: Path) -
         f"{inside[0]} has no change to reject (git sees none since HEAD)",
         hint="`lorebook review` lists the changes; files git ignores are not reviewed",
     )
+
+
+def _exists(paths: KBPaths, target: str, cwd: Path) -> bool:
+    """Whether ``target`` is a file (from ``cwd``, the repository or ``.lorebook/``) or an id."""
+    if any((base / target).exists() for base in (cwd, paths.repo, paths.root)):
+        return True
+    return bool(_note_file(paths, target))
+
+
+def _note_file(paths: KBPaths, target: str) -> list[str]:
+    """The path under ``nodes/`` of the note whose id is ``target`` ([] when none is)."""
+    from lorebook.models.note import ID_RE
+
+    if not ID_RE.match(target) or not paths.nodes.is_dir():
+        return []
+    found = next(paths.nodes.rglob(f"{target}.md"), None)
+    return [] if found is None else [found.relative_to(paths.nodes).as_posix()]
 
 
 def _prune_empty_dirs(paths: KBPaths, start: Path) -> None:
@@ -361,36 +387,60 @@ def undo(paths: KBPaths, change: Change) -> Literal["deleted", "restored"]:
 
 
 def reject(paths: KBPaths, target: str, cwd: Path, *, budget: int) -> Rejection:
-    """Undo the change ``target`` names, then rebuild the indexes.
+    """Undo the change ``target`` names, then rebuild the indexes (see :func:`reject_many`)."""
+    return reject_many(paths, [target], cwd, budget=budget)[0]
+
+
+def reject_many(
+    paths: KBPaths, targets: Sequence[str], cwd: Path, *, budget: int
+) -> list[Rejection]:
+    """Undo the changes ``targets`` name, then rebuild the indexes once.
+
+    Every target is matched before anything is undone, so one that names no change undoes
+    none; a change named twice is undone once.
 
     Args:
         paths: The knowledge base.
-        target: A path under ``.lorebook/`` as ``review`` prints it (or relative to ``cwd``),
-            or the id of a changed note.
+        targets: Paths under ``.lorebook/`` as ``review`` prints them (or relative to
+            ``cwd``), or the ids of changed notes.
         cwd: Where the command runs, for relative paths.
         budget: ENTRY.md's character budget, for the rebuild.
 
     Raises:
         ReviewError: see :func:`find_change`; or the indexes could not be rebuilt after the
-            change was undone (the message says so).
+            changes were undone (the message says so).
     """
     from lorebook.curate.rejections import load_ledger, record_rejections
     from lorebook.kb.fsutil import kb_lock
 
     with kb_lock(paths.lock):
-        change = find_change(paths, list_changes(paths), target, cwd)
+        changes = list_changes(paths)
+        found = list(
+            {c.path: c for c in (find_change(paths, changes, t, cwd) for t in targets)}.values()
+        )
         load_ledger(paths)  # a malformed ledger fails here, before anything is undone
-        claims = rejected_claims(paths, change)
-        action = undo(paths, change)
-        remembered = tuple(r.fingerprint for r in record_rejections(paths, claims))
-    dangling = _rebuild_after(paths, change, action, budget)
-    return Rejection(change, action, dangling, remembered)
+        claims = [rejected_claims(paths, change) for change in found]
+        actions = [undo(paths, change) for change in found]
+        new = {r.fingerprint for r in record_rejections(paths, [c for cs in claims for c in cs])}
+    rejections = []
+    for change, action, own in zip(found, actions, claims, strict=True):
+        remembered = tuple(dict.fromkeys(c.fingerprint for c in own if c.fingerprint in new))
+        new -= set(remembered)  # a claim two changes share is remembered by the first
+        rejections.append(Rejection(change, action, (), remembered))
+    dangling = _rebuild_after(paths, found, actions, budget)
+    return [
+        Rejection(r.change, r.action, dangling.get(r.change.note_id or "", ()), r.remembered)
+        for r in rejections
+    ]
 
 
 def _rebuild_after(
-    paths: KBPaths, change: Change, action: Literal["deleted", "restored"], budget: int
-) -> tuple[str, ...]:
-    """Rebuild the indexes after ``change`` was undone; return the notes left dangling."""
+    paths: KBPaths,
+    changes: Sequence[Change],
+    actions: Sequence[Literal["deleted", "restored"]],
+    budget: int,
+) -> dict[str, tuple[str, ...]]:
+    """Rebuild the indexes after ``changes`` were undone; return each gone note's danglers."""
     from lorebook.kb.index import rebuild_indexes
     from lorebook.kb.store import load_snapshot
     from lorebook.recall.sync import reconcile
@@ -398,21 +448,23 @@ def _rebuild_after(
     try:
         rebuild_indexes(paths, budget)
     except LorebookError as exc:
+        done = ", ".join(f"{a} {c.path}" for c, a in zip(changes, actions, strict=True))
         raise ReviewError(
-            f"{action} {change.path}, but the indexes could not be rebuilt: {exc.message}",
+            f"{clip(done)}, but the indexes could not be rebuilt: {exc.message}",
             hint=exc.hint,
         ) from None
-    if action == "deleted":  # after the rebuild, which removes an emptied folder's index.md
-        _prune_empty_dirs(paths, (paths.repo / change.path).parent)
+    for change, action in zip(changes, actions, strict=True):
+        if action == "deleted":  # after the rebuild, which removes an emptied folder's index.md
+            _prune_empty_dirs(paths, (paths.repo / change.path).parent)
     reconcile(paths)
     snap = load_snapshot(paths)
-    if not change.note_id or change.note_id in snap.notes:
-        return ()
-    return tuple(
-        note_id
-        for note_id, stored in snap.notes.items()
-        if any(change.note_id in ids for ids in stored.note.edges().values())
-    )
+    gone = {c.note_id for c in changes if c.note_id and c.note_id not in snap.notes}
+    dangling: dict[str, list[str]] = {}
+    for note_id, stored in snap.notes.items():
+        named = {i for ids in stored.note.edges().values() for i in ids}
+        for target in sorted(gone & named):
+            dangling.setdefault(target, []).append(note_id)
+    return {target: tuple(ids) for target, ids in dangling.items()}
 
 
 __all__ = [
@@ -424,39 +476,54 @@ __all__ = [
     "find_change",
     "list_changes",
     "reject",
+    "reject_many",
     "rejected_claims",
     "render_diff",
 ]
 
 
-def accept(paths: KBPaths, target: str, cwd: Path) -> list[str]:
-    """Mark unreviewed notes reviewed: ``all``, a note id, or a note's path; return the ids.
+def accept(paths: KBPaths, targets: Sequence[str], cwd: Path) -> list[str]:
+    """Mark unreviewed notes reviewed: ``all``, note ids, or notes' paths; return the ids.
 
     A note no person has reviewed (curation, bootstrap, harvest or a pack wrote it, or it
     was dropped into ``nodes/`` and not committed) is served only as a pointer labelled
     "unreviewed" and cannot ask or deny until a person commits it or accepts it here
-    (:mod:`lorebook.reviewstate`). What is accepted is the note as it is on disk now.
+    (:mod:`lorebook.reviewstate`). What is accepted is the notes as they are on disk now.
+    Every target is matched before any note is accepted.
 
     Raises:
-        ReviewError: ``target`` names no unreviewed note.
+        ReviewError: a target names no unreviewed note (or no file at all).
     """
     from lorebook import reviewstate
     from lorebook.recall.sync import reconcile
 
     kb_root = str(paths.root)
     reconcile(paths)  # the index holds what is on disk, committed notes flagged
-    state = reviewstate.unreviewed(kb_root)
-    if target == "all":
+    if "all" in targets:
         return reviewstate.accept(kb_root)
+    state = reviewstate.unreviewed(kb_root)
+    ids: list[str] = []
+    for target in targets:
+        ids += _unreviewed_ids(paths, state, target, cwd)
+    return reviewstate.accept(kb_root, ids)
+
+
+def _unreviewed_ids(paths: KBPaths, state: dict[str, str], target: str, cwd: Path) -> list[str]:
+    """The unreviewed notes ``target`` names (id or path); ``state``: id -> path in nodes/."""
     if target in state:
-        return reviewstate.accept(kb_root, [target])
+        return [target]
     nodes = f"{KB_DIRNAME}/nodes/"
     wanted = set(_candidates(paths, target, cwd)) | set(_candidates(paths, target, paths.root))
     ids = [i for i, rel in state.items() if nodes + rel in wanted]
-    if not ids:
-        listed = ", ".join(sorted(state)[:10]) or "none"
+    if ids:
+        return ids
+    if not _exists(paths, target, cwd):
         raise ReviewError(
-            f"{clip(target)} is not an unreviewed note (unreviewed: {listed})",
-            hint="accept one by its id or path, or every one with `--accept all`",
+            f"no such note: {clip(target, quote=False)}",
+            hint="`lorebook review` lists the unreviewed notes; give an id or a path",
         )
-    return reviewstate.accept(kb_root, ids)
+    listed = ", ".join(sorted(state)[:10]) or "none"
+    raise ReviewError(
+        f"{clip(target)} is not an unreviewed note (unreviewed: {listed})",
+        hint="accept one by its id or path, or every one with `--accept all`",
+    )

@@ -157,9 +157,49 @@ def forget(kb_root: str, ids: Iterable[str]) -> None:
         _flag(kb_root, kept, wanted)
 
 
-def mark(kb_root: str, notes: Mapping[str, str]) -> None:
-    """Record notes a tool wrote (id -> path under ``nodes/``): unreviewed, whatever before."""
+SOURCES_RELATIVE = os.path.join(".state", "written-by.json")
+"""Which tool wrote an unreviewed note when its front matter cannot say (a pack's notes are
+copied byte for byte): note id -> ``pack:<name>``. ``review`` groups notes by it."""
+
+
+def written_by(kb_root: str) -> dict[str, str]:
+    """Note id -> the tool that last wrote it, as :func:`mark` recorded ({} when none)."""
+    from lorebook.bounds import read_bounded
+
+    try:
+        data = json.loads(read_bounded(os.path.join(kb_root, SOURCES_RELATIVE), MAX_BYTES))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, str)}
+
+
+def _note_source(kb_root: str, ids: Collection[str], source: str | None) -> None:
+    """Set (or, with None, drop) the recorded writer of ``ids``; the caller holds the lock."""
+    from pathlib import Path
+
+    from lorebook.kb.fsutil import atomic_write_text
+
+    before = written_by(kb_root)
+    after = {k: v for k, v in before.items() if k not in ids}
+    if source is not None:
+        after.update(dict.fromkeys(ids, source))
+    if after != before:
+        text = json.dumps(dict(sorted(after.items())), indent=1) + "\n"
+        atomic_write_text(Path(kb_root, SOURCES_RELATIVE), text)
+
+
+def mark(kb_root: str, notes: Mapping[str, str], *, source: str | None = None) -> None:
+    """Record notes a tool wrote (id -> path under ``nodes/``): unreviewed, whatever before.
+
+    ``source`` names the writer when the notes' front matter cannot (``pack:<name>``);
+    None forgets any writer recorded before (curation rewrote the note).
+    """
     forget(kb_root, notes)
+    if notes:
+        with _locked(kb_root):
+            _note_source(kb_root, set(notes), source)
 
 
 def _file_hash(kb_root: str, rel: str) -> str | None:

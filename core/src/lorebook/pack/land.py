@@ -194,7 +194,7 @@ def _write(paths: KBPaths, pack: Pack, redirects: dict[str, list[str]], budget: 
     from lorebook.recall.sync import reconcile
     from lorebook.reviewstate import mark
 
-    mark(str(paths.root), unreviewed(pack))
+    mark(str(paths.root), unreviewed(pack), source=f"pack:{pack.name}")
     for leaf in pack.leaves:
         atomic_write_text(paths.nodes / pack.name / leaf.rel, leaf.text)
     summaries = load_summaries(paths)
