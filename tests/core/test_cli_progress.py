@@ -74,3 +74,27 @@ def test_long_commands_show_a_bar_on_a_terminal(
     assert "extracting sessions" in _run_on_terminal(["extract"], kb_repo, monkeypatch)
     assert "curating" in _run_on_terminal(["curate"], kb_repo, monkeypatch)
     assert "rebuilding the indexes" in _run_on_terminal(["index", "rebuild"], kb_repo, monkeypatch)
+
+
+def test_every_long_step_shows_a_total_and_moves(
+    kb_repo: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bootstrap's documents and its curation, and index rebuild's steps: never "N/?"."""
+    import re
+    import subprocess
+    from pathlib import Path
+
+    repo = Path(str(kb_repo))
+    rules = "".join(f"- Never deploy service{i} on a Friday without a rollback plan.\n"
+                    for i in range(6))  # fmt: skip
+    for name in ("CONTRIBUTING.md", "docs/deploy.md"):
+        (repo / name).parent.mkdir(exist_ok=True)
+        (repo / name).write_text(f"# Rules\n\n## Deploys\n\n{rules}", encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    shown = _run_on_terminal(["bootstrap"], repo, monkeypatch)
+    assert "bootstrap: documents" in shown
+    assert re.search(r"bootstrap: curating\S*\s.*\b\d+/\d+\b", shown), shown
+    assert re.search(r"\d/\?", shown) is None, shown
+    shown = _run_on_terminal(["index", "rebuild"], repo, monkeypatch)
+    assert "rebuilding the indexes: generated files" in shown
+    assert re.search(r"\d/\?", shown) is None, shown

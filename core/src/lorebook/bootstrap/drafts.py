@@ -24,7 +24,7 @@ from lorebook.models.session import LoggedTurn, Proposal, SessionLog
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from lorebook.curate.run import CurateReport
+    from lorebook.curate.run import CurateReport, StepProgress
     from lorebook.kb.paths import KBPaths
     from lorebook.models.config import Config
     from lorebook.plugins import Plugins
@@ -140,12 +140,17 @@ def stage(paths: KBPaths, log: SessionLog) -> Staged:
 
 
 def curate_staged(
-    paths: KBPaths, config: Config, *, curator: str | None, plugins: Plugins | None
+    paths: KBPaths,
+    config: Config,
+    *,
+    curator: str | None,
+    plugins: Plugins | None,
+    progress: StepProgress | None = None,
 ) -> CurateReport:
     """Run curation over every pending proposal (ours among them)."""
     from lorebook.curate.run import curate_pending
 
-    return curate_pending(paths, config, curator_name=curator, plugins=plugins)
+    return curate_pending(paths, config, curator_name=curator, plugins=plugins, progress=progress)
 
 
 def landed(report: CurateReport) -> dict[str, tuple[str, str | None, str]]:

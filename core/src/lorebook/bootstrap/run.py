@@ -27,6 +27,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from lorebook.bootstrap.documents import Document, find_documents, for_contributors, read_documents
@@ -58,7 +59,9 @@ HARNESS = "bootstrap"
 
 EXTRACTOR = "bootstrap"
 
-Progress = Callable[[str], None]
+Progress = Callable[[str, int, int], None]
+"""Told ``(step, done, total)``: ``documents`` as each is read, then ``curating`` as each
+step of the batch is written."""
 
 
 @dataclass(slots=True)
@@ -346,6 +349,8 @@ def run_bootstrap(
     report = BootstrapReport()
     with kb_lock(paths.state / "bootstrap.lock"):
         rels = find_documents(paths.repo, targets)
+        if progress is not None:
+            progress("documents", 0, len(rels))
         origins = notes_by_origin(paths)
         planner = Planner(extractor is not None, origins, report.sentences)
         run = _Run(paths, config, plugins, extractor, report, planner)
@@ -355,13 +360,18 @@ def run_bootstrap(
             if (entry := _plan(run, doc)) is not None:
                 planned.append(entry)
             if progress is not None:
-                progress(doc.rel)
+                progress("documents", report.documents, len(rels))
         restate(planned, staged_claims(run.staged), report)
         for entry in planned:
             _stage(run, entry)
         existing = set(origins.values()) | _ids(paths)
         if run.staged or _any_staged(paths):
-            report.curation = curate_staged(paths, config, curator=curator, plugins=plugins)
+            if progress is not None:  # the curator plans the batch before it is written
+                progress("planning the curation", 0, 1)
+            curating = None if progress is None else partial(progress, "curating")
+            report.curation = curate_staged(
+                paths, config, curator=curator, plugins=plugins, progress=curating
+            )
             _collisions(run, existing)
         _finish_documents(run)
     return report

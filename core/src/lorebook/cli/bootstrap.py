@@ -148,7 +148,9 @@ def bootstrap_command(
             paths_ or (),
             extractor=extractor,
             curator=curator,
-            progress=lambda _rel: advance(),
+            progress=lambda step, done, total: advance(
+                total=total, completed=done, description=f"bootstrap: {step}"
+            ),
         )
     held_back = report.curation.problems if report.curation is not None else []
     finish(

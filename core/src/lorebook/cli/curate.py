@@ -88,9 +88,14 @@ def curate_command(
     require_providers("curator", [curator] if curator else [])
     with (
         finish_hint("lorebook curate", "it completes the interrupted batch first"),
-        progress("curating the pending proposals", json_output=json_output),
+        progress("curating the pending proposals", json_output=json_output) as advance,
     ):
-        report = curate_pending(paths, config, curator_name=curator)
+        report = curate_pending(
+            paths,
+            config,
+            curator_name=curator,
+            progress=lambda done, total: advance(total=total, completed=done),
+        )
     finish(
         report.problems,
         report.as_json,

@@ -61,11 +61,14 @@ def rebuild(
     # Every note is read into objects that live until the end: the collector finds nothing.
     with (
         finish_hint("lorebook index rebuild", "it writes only what is stale"),
-        progress("rebuilding the indexes", json_output=json_output),
+        progress("rebuilding the indexes", total=2, json_output=json_output) as advance,
         paused_gc(),
     ):
+        advance(0, description="rebuilding the indexes: generated files")  # two steps, each shown
         report = rebuild_indexes(paths, config.budgets.entry_chars, skip_broken=True)
+        advance(description=f"rebuilding the indexes: search ({report.note_count} notes)")
         reconcile(paths, snapshot=report.snapshot)  # each note parsed once, by the rebuild
+        advance()
     _report(report, json_output)
     if report.skipped:
         raise typer.Exit(1)

@@ -20,15 +20,23 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 Advance = Callable[..., None]
-"""Called once per unit of work done; ``advance(n)`` for n units at once."""
+"""Called once per unit of work done; ``advance(n)`` for n units at once. Keywords set the
+bar anew: ``total`` (once it is known), ``completed`` (units done so far) and
+``description`` (the step now running), e.g. ``advance(0, total=12, description="x")``."""
 
 
-def _noop(units: int = 1) -> None:
+def _noop(
+    units: int = 1,
+    *,
+    total: int | None = None,
+    completed: int | None = None,
+    description: str | None = None,
+) -> None:
     """Advance nothing: there is no bar to move."""
 
 
@@ -61,19 +69,43 @@ def progress(
         TextColumn,
         TimeElapsedColumn,
     )
+    from rich.text import Text
+
+    class Count(MofNCompleteColumn):
+        """``done/total``; only ``done`` until the total is known (never ``0/?``)."""
+
+        def render(self, task: Any) -> Text:
+            if task.total is None:
+                return Text(str(int(task.completed)), style="progress.download")
+            return super().render(task)
 
     columns = (
         SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
+        Count(),
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(description, total=total)
 
-        def advance(units: int = 1) -> None:
-            bar.advance(task, units)
+        def advance(
+            units: int = 1,
+            *,
+            total: int | None = None,
+            completed: int | None = None,
+            description: str | None = None,
+        ) -> None:
+            if total is None and completed is None and description is None:
+                bar.advance(task, units)
+                return
+            fields: dict[str, Any] = {"total": total, "completed": completed}
+            fields = {k: v for k, v in fields.items() if v is not None}
+            if description is not None:
+                fields["description"] = description
+            if completed is None:
+                fields["advance"] = units
+            bar.update(task, refresh=True, **fields)  # a new step is shown at once
 
         yield advance
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -219,7 +220,17 @@ def _held_back_line(
     )
 
 
-def _finish(paths: KBPaths, journal: Journal, report: CurateReport, budget: int) -> None:
+StepProgress = Callable[[int, int], None]
+"""Told ``(steps applied, steps in the batch)`` as curation writes its batch."""
+
+
+def _finish(
+    paths: KBPaths,
+    journal: Journal,
+    report: CurateReport,
+    budget: int,
+    progress: StepProgress | None = None,
+) -> None:
     """Apply every step not applied yet, stamp the logs, rebuild, delete the journal."""
     report.problems += journal.warnings
     report.held_back += journal.held_back()
@@ -230,6 +241,8 @@ def _finish(paths: KBPaths, journal: Journal, report: CurateReport, budget: int)
             results[index] = applier.apply(index, step)
             record_result(paths, journal.run, results[index])
         report.results.append(results[index])
+        if progress is not None:
+            progress(index + 1, len(journal.steps))
     failed = {r.proposal_id for r in results.values() if r.status == "failed"}
     for consumed in journal.consumed:
         if failed.intersection(consumed.proposals):
@@ -249,6 +262,7 @@ def curate_pending(
     *,
     curator_name: str | None = None,
     plugins: Plugins | None = None,
+    progress: StepProgress | None = None,
 ) -> CurateReport:
     """Curate every pending proposal (see the module docstring).
 
@@ -257,6 +271,7 @@ def curate_pending(
         config: Its config (the index budget; LLM curators read ``extraction``).
         curator_name: The curator provider to use (default ``rules``).
         plugins: The plugin host (default: the process-wide one).
+        progress: Told each step written, with the batch's size.
 
     Returns:
         What the run did: each step's result, each consumed log's stamp.
@@ -278,14 +293,14 @@ def curate_pending(
         if unfinished is not None:
             report.resumed = unfinished.run
             sweep_temp_files(paths)
-            _finish(paths, unfinished, report, budget)
+            _finish(paths, unfinished, report, budget, progress)
             if report.failed:  # say so; the next run plans those proposals afresh
                 return report
         journal = _plan(paths, config, plugins, name, report)
         if journal is not None:
             report.run = journal.run
             write_journal(paths, journal)
-            _finish(paths, journal, report, budget)
+            _finish(paths, journal, report, budget, progress)
     return report
 
 
