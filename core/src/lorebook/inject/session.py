@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 
 from lorebook.events import HookAnswer, HookEvent
 from lorebook.inject.entry import entry_context, read_entry
@@ -12,12 +11,6 @@ from lorebook.inject.loaded import host_files
 from lorebook.inject.resume import with_resume_brief
 from lorebook.inject.stages import Context
 from lorebook.inject.state import remember_notes, session_state
-
-_HASH_RE = re.compile(r"nodes_hash: (sha256:[0-9a-f]{64})")
-_STATUS_RE = re.compile(rb'"status": ?"([a-z_]+)"')
-_HEAD_BYTES = 2048
-"""A staged log is written with its status among its first fields (after the ids and the
-transcript hash), so a session start reads this much of each log, not megabytes of turns."""
 
 
 def _refresh(ctx: Context) -> None:
@@ -91,8 +84,12 @@ def _other_stores(compiled: str) -> bool:
     return bool(stores != ["markdown"])
 
 
-def _status_line(ctx: Context, entry: str) -> str:
-    parts = []
+def _status_line(ctx: Context) -> str:
+    """What the model can use of the knowledge base's state: how many notes it may read.
+
+    What a person should do (extract captured sessions, run lint) is said where a person
+    reads it, by ``lorebook status`` and ``lorebook doctor``, not to the model.
+    """
     try:
         with ctx.index() as index:
             counts = index.status_counts()
@@ -102,48 +99,11 @@ def _status_line(ctx: Context, entry: str) -> str:
     total = sum(counts.values())
     inactive = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if s != "active")
     noun = "note" if total == 1 else "notes"
-    parts.append(f"{total} {noun}" + (f" ({inactive}, not served)" if inactive else ""))
-    pending = _pending_sessions(ctx.kb_root)
-    if pending:
-        parts.append(f"{pending} captured sessions wait for `lorebook extract`")
-    parts.append(_lint_state(ctx.kb_root, entry))
-    return "lorebook status: " + "; ".join(parts) + "."
-
-
-def _pending_sessions(kb_root: str) -> int:
-    folder = os.path.join(kb_root, "_sessions")
-    try:
-        names = [n for n in os.listdir(folder) if n.endswith(".json")]
-    except OSError:
-        return 0
-    pending = 0
-    for name in names[:1000]:
-        try:
-            with open(os.path.join(folder, name), "rb") as handle:
-                head = handle.read(_HEAD_BYTES)
-                match = _STATUS_RE.search(head)
-                if match is None:  # not where the writer puts it: read the whole log
-                    handle.seek(0)
-                    status = json.load(handle).get("status")
-                else:
-                    status = match.group(1).decode()
-        except (OSError, ValueError, AttributeError):
-            continue
-        pending += status == "pending"
-    return pending
-
-
-def _lint_state(kb_root: str, entry: str) -> str:
-    match = _HASH_RE.search(entry)
-    try:
-        with open(os.path.join(kb_root, ".cache", "lint.json"), encoding="utf-8") as handle:
-            cached = json.load(handle)
-    except (OSError, ValueError):
-        cached = None
-    if not isinstance(cached, dict) or match is None or cached.get("nodes_hash") != match.group(1):
-        return "lint not run on these notes (`lorebook lint`)"
-    errors = cached.get("errors", 0)
-    return "lint clean" if not errors else f"lint: {errors} errors (`lorebook lint`)"
+    return (
+        f"lorebook status: {total} {noun}"
+        + (f" ({inactive}, not served)" if inactive else "")
+        + "."
+    )
 
 
 def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:
@@ -172,5 +132,5 @@ def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:
         return HookAnswer()
     if entry is None:
         return HookAnswer()
-    text = f"{entry_context(entry)}\n\n{_status_line(ctx, entry)}"
+    text = f"{entry_context(entry)}\n\n{_status_line(ctx)}"
     return HookAnswer(context=with_resume_brief(text, event, ctx))
