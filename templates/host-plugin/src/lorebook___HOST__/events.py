@@ -48,3 +48,21 @@ def _decision(answer: HookAnswer) -> tuple[str, str] | None:
 def render(event: HookEvent, answer: HookAnswer) -> HostOutput:
     """Put the answer in ``hookSpecificOutput``; nothing to say prints nothing; exit 0."""
     return hookspecific.render(event, answer, CONTEXT_EVENTS, _decision, _HOST_NAME)
+
+
+LOADED_NAMES = ("AGENTS.md",)
+"""The instruction files your host reads by itself in each folder (keep in step with
+``instruction_files`` in plugin.py, and check it against the real client)."""
+
+
+def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
+    """The repository files __HOST_TITLE__ loads whole by itself when a session starts.
+
+    Core serves no note derived from one of them to this host (``lorebook.inject.loaded``),
+    since the model has read it already. Here: ``AGENTS.md`` in each folder from the
+    repository root down to the session's cwd; say what your host really reads.
+    """
+    from lorebook.hostkit.loaded import existing, folders, join
+
+    candidates = [join(folder, name) for folder in folders(repo, cwd) for name in LOADED_NAMES]
+    return frozenset(existing(repo, candidates))
