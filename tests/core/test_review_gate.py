@@ -404,3 +404,21 @@ def test_compose_puts_unreviewed_pointers_after_every_reviewed_note_or_not_at_al
     assert text.startswith(UNREVIEWED_HEADER)
     assert "HEADER" not in text.replace(UNREVIEWED_HEADER, "")
     assert shown == ["u1", "u2"]
+
+
+def test_a_note_a_prompt_pointed_to_comes_whole_when_its_command_comes_up(
+    repo: Path, cli: CliRunner
+) -> None:
+    """A pointer is one line the model may not have read: the anchored note still arrives."""
+    added = cli("note", "add", "--title", "Reading files with cat", "--description",
+                "Printing files", "--kind", "gotcha", "--anchor-command", r"^cat\b",
+                "--enforce", "warn", "--body", "PRETOOL-BODY: prefer the Read tool.",
+                cwd=repo)  # fmt: skip
+    assert added.exit_code == 0, added.stderr
+    start(repo)
+    pointed = context(fire(repo, "UserPromptSubmit", {"prompt": "go ahead with the files"}))
+    assert "Reading files with cat" in pointed
+    assert "PRETOOL-BODY" not in pointed
+    cat = {"tool_name": "Bash", "tool_input": {"command": "cat hello.txt"}}
+    assert "PRETOOL-BODY: prefer the Read tool." in context(fire(repo, "PreToolUse", cat))
+    assert context(fire(repo, "PreToolUse", cat)) == ""  # given whole once is enough

@@ -86,10 +86,15 @@ def test_what_each_hook_writes_is_read_back_as_its_event_and_notes(
     assert event_of(deny["reason"]) == "pre_tool"
     assert "Open a pull request." in note_blocks(deny["reason"])["practice-never-force-push-main"]
     assert all(is_lorebook_text(t) for t in (start, prompt["context"], deny["reason"]))
+    pointers = fire(kb, "Prompt", {"prompt": "what about the gateway?"}, monkeypatch)["context"]
+    assert pointers.startswith("lorebook: more of this project's notes")  # no note whole
+    assert is_lorebook_text(pointers)
+    assert event_of(pointers) == "prompt"
+    assert "practice-gateway-timeouts-mean-the-cache-is-cold" in note_blocks(pointers)
     assert not is_lorebook_text("PROBEINJECT_claude_SessionStart_plain")
     lines = timing.read_timing(str(kb / ".lorebook"))
     assert [line["event"] for line in lines] == [
-        "session_start", "prompt", "pre_tool", "post_tool", "pre_tool"
+        "session_start", "prompt", "pre_tool", "post_tool", "pre_tool", "prompt"
     ]  # fmt: skip
     assert lines[1]["chars"] == len(prompt["context"])
     assert all(isinstance(line["ms"], int) for line in lines)
@@ -148,6 +153,31 @@ def test_an_echo_of_the_prompt_is_not_a_use_and_a_forbidden_command_is_broken() 
     assert [e.signal for e in note.evidence] == ["broke"]
     assert not note.used
     assert note.broke
+
+
+def test_a_pointer_is_judged_on_the_note_it_points_to() -> None:
+    """Given a pointer, the model reads the note: quoting its body is a use of it."""
+    block = (
+        "lorebook: more of this project's notes that may bear on this, one line each (read a "
+        "note only if it helps with what the user asked):\n"
+        "- Add dependencies with uv add: Adding a Python dependency (read "
+        ".lorebook/nodes/convention/practice-uv.md)"
+    )
+    body = "Dependencies go through `uv add <pkg>` so that uv.lock stays in step."
+    turns = [
+        LoggedTurn(index=0, role="user", text="how do I add requests?"),
+        LoggedTurn(index=2, role="assistant",
+                   text="Per the note: go through uv add <pkg> so that uv.lock stays in step."),
+    ]  # fmt: skip
+    log = _log(turns, [LoggedInjection(index=1, text=block)])
+    (outcome,) = attribute(log, {"practice-uv": NoteFacts("practice-uv", "convention", body=body)})
+    assert outcome.event == "prompt"
+    (note,) = outcome.notes
+    assert note.used
+    assert "quoted" in [e.signal for e in note.evidence]
+    assert note.chars == len(block.splitlines()[1])  # what it cost: the pointer line
+    (alone,) = attribute(log, {}).pop().notes  # a note deleted since: its line alone
+    assert not alone.used
 
 
 def _summary(repo: Path, **fields: object) -> None:

@@ -16,7 +16,7 @@ from lorebook.hookconfig import HookConfig
 from lorebook.inject import anchors as match, served as serving
 from lorebook.inject.marks import location, recheck
 from lorebook.inject.served import StoreView
-from lorebook.inject.state import remember_notes, session_state
+from lorebook.inject.state import remember_notes, session_record
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
 from lorebook.recall.serve import choose, live_notes
 from lorebook.recall.stores import close_views, open_views
@@ -103,17 +103,27 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     if not served.shown and not warned:
         return HookAnswer()
     text = pipeline.call_inject(plugins, event, served, ctx.problems)
-    remember_notes(ctx.kb_root, event.session_id, {*served.shown, *warned}, loaded=loaded)
+    pointed = set(served.shown) - set(served.whole)
+    remember_notes(
+        ctx.kb_root, event.session_id, {*served.shown, *warned}, loaded=loaded, pointed=pointed
+    )
     return HookAnswer(context=text) if text else HookAnswer()
 
 
-def _session(event: HookEvent, ctx: Context) -> tuple[set[str], frozenset[str]]:
+def _session(
+    event: HookEvent, ctx: Context, *, anchored: bool = False
+) -> tuple[set[str], frozenset[str]]:
     """The notes this session was given, and the files its host loads by itself.
+
+    For an ``anchored`` answer, a note given only as a pointer was not given: the model has
+    not read it, and its file, tool or command is at hand now.
 
     The files are what the session recorded; asked of the host now when it recorded none
     (:mod:`lorebook.inject.loaded`), and recorded with the notes this event serves.
     """
-    seen, loaded = session_state(ctx.kb_root, event.session_id)
+    seen, pointed, loaded = session_record(ctx.kb_root, event.session_id)
+    if anchored:
+        seen -= pointed
     if loaded is None:
         from lorebook.inject.loaded import host_files
 
@@ -192,7 +202,7 @@ def _serve_anchored(
         if ruling:
             reason = "\n\n".join(_deny_reason(n) for n in ruling)
             return HookAnswer(decision=decision, reason=reason)
-    seen, loaded = _session(event, ctx)
+    seen, loaded = _session(event, ctx, anchored=True)
     if loaded:
         from lorebook.inject.loaded import not_loaded
 

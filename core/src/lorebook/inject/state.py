@@ -35,8 +35,20 @@ def session_state(kb_root: str, session_id: str) -> tuple[set[str], frozenset[st
     One read of the state file. The second item is what the session-start hook recorded
     (:mod:`lorebook.inject.loaded`), or None when no session start recorded it.
     """
+    seen, _, loaded = session_record(kb_root, session_id)
+    return seen, loaded
+
+
+def session_record(
+    kb_root: str, session_id: str
+) -> tuple[set[str], set[str], frozenset[str] | None]:
+    """:func:`session_state` with, second, those of the notes given only as a pointer.
+
+    A note a prompt pointed to (one line: its title and path) was not read by the model; an
+    anchored note is served whole when its file, tool or command comes up, even after it.
+    """
     data = _read(_state_file(kb_root, session_id))
-    return _injected(data), _loaded(data)
+    return _injected(data), _ids(data, "pointed"), _loaded(data)
 
 
 def _read(path: str) -> dict[str, object] | None:
@@ -50,7 +62,11 @@ def _read(path: str) -> dict[str, object] | None:
 
 
 def _injected(data: dict[str, object] | None) -> set[str]:
-    ids = data.get("injected") if data else None
+    return _ids(data, "injected")
+
+
+def _ids(data: dict[str, object] | None, key: str) -> set[str]:
+    ids = data.get(key) if data else None
     return {i for i in ids if isinstance(i, str)} if isinstance(ids, list) else set()
 
 
@@ -66,8 +82,12 @@ def remember_notes(
     *,
     reset: bool = False,
     loaded: frozenset[str] | None = None,
+    pointed: set[str] | frozenset[str] = frozenset(),
 ) -> None:
     """Record that ``ids`` were injected (``reset`` forgets earlier ones, as after compaction).
+
+    Those of ``ids`` in ``pointed`` were given as a pointer only (:func:`session_record`);
+    a note given whole later is no longer recorded as pointed to.
 
     ``loaded`` (given at session start) records the files the host loads by itself; when
     None, what the file holds stays. Nothing is written when the file already says so (a
@@ -79,12 +99,16 @@ def remember_notes(
     data = _read(path)
     on_file = _injected(data) if data is not None else None
     merged = ids | (set() if reset or on_file is None else on_file)
+    was_pointed = set() if reset else _ids(data, "pointed")
+    pointers = ((was_pointed | set(pointed)) - (ids - set(pointed))) & merged
     files = _loaded(data) if loaded is None else loaded
-    if merged == (on_file or set()) and files == _loaded(data):
+    if merged == (on_file or set()) and files == _loaded(data) and pointers == was_pointed:
         return
     if data is None and not merged and not files:
         return  # nothing to record: no file (a read-only .lorebook/ logs nothing)
     state: dict[str, object] = {"injected": sorted(merged)}
+    if pointers:
+        state["pointed"] = sorted(pointers)
     if files is not None:
         state["loaded"] = sorted(files)
     try:

@@ -85,6 +85,8 @@ class NoteFacts:
     enforce: str = "none"
     commands: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
+    body: str = ""
+    """The note's text, which the model reads when it opens a pointer's file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,6 +322,11 @@ def _touched(facts: NoteFacts, window: _Window, event: str) -> Evidence | None:
     return None
 
 
+def _is_pointer(block: str) -> bool:
+    """A note injected as its one pointer line (``- title: description (read path)``)."""
+    return block.lstrip().startswith("- ") and "\n" not in block.strip()
+
+
 def evidence_for(block: str, facts: NoteFacts, window: _Window, event: str) -> list[Evidence]:
     """Every signal found for one note after one injection, strongest first."""
     found = [
@@ -365,7 +372,10 @@ def _outcome(
     notes = []
     for note_id, block in sorted(note_blocks(injection.text).items()):
         known = facts.get(note_id, NoteFacts(note_id))
-        notes.append(NoteOutcome(note_id, len(block), evidence_for(block, known, window, event)))
+        # A pointer (one line naming the file) is followed by reading the note: its text is
+        # what a reply can quote or a command can obey.
+        seen = f"{block}\n{known.body}" if _is_pointer(block) and known.body else block
+        notes.append(NoteOutcome(note_id, len(block), evidence_for(seen, known, window, event)))
     return InjectionOutcome(
         injection.index,
         event,

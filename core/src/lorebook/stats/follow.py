@@ -48,6 +48,7 @@ def note_facts(paths: KBPaths, ids: Iterable[str]) -> dict[str, NoteFacts]:
             enforce=note.enforce,
             commands=tuple(note.anchors.get("commands", ())),
             files=tuple(note.anchors.get("files", ())),
+            body=note.body,
         )
         for note_id, note in found.items()
     }

@@ -1,12 +1,13 @@
 """Reading lorebook's own injected text back: which event wrote it, which notes it carried.
 
 Every surface that injects opens with a fixed header (``lorebook: notes the team keeps for
-this project ...`` for prompt and tool events, the ``lorebook status:`` line of the session
-start catalog, the ``lorebook resume:`` brief, the ``lorebook: a project rule forbids``
-reason of a denied command), and every note it renders names its file,
-``.lorebook/nodes/<path>.md``, whose stem is the note's id. So the text alone says what was
-injected, whatever the host; ``tests/core/test_stats_injections.py`` keeps this module in step
-with what the hooks really write.
+this project ...`` for prompt and tool events, ``lorebook: more of this project's notes
+...`` or ``lorebook: notes no person has reviewed yet ...`` for pointers alone, the
+``lorebook status:`` line of the session start catalog, the ``lorebook resume:`` brief,
+the ``lorebook: a project rule forbids`` reason of a denied command), and every note it
+renders names its file, ``.lorebook/nodes/<path>.md``, whose stem is the note's id. So the
+text alone says what was injected, whatever the host; ``tests/core/test_stats_units.py`` keeps
+this module in step with what the hooks really write.
 """
 
 from __future__ import annotations
@@ -18,6 +19,13 @@ _NOTES_HEADER = "lorebook: notes the team keeps for this project"
 _ERROR_HEADER = _NOTES_HEADER + " about this error:"
 _TOOL_HEADER = _NOTES_HEADER + " about "
 _RULE_HEADER = "lorebook: a project rule forbids this command"
+_POINTER_HEADERS = (
+    "lorebook: more of this project's notes that may bear on this",
+    "lorebook: notes no person has reviewed yet",
+)
+"""What a block of pointers alone opens with (a prompt no note answered for certain, or
+notes nobody reviewed): :data:`lorebook.inject.render.POINTER_HEADER` and
+:data:`lorebook.inject.served.UNREVIEWED_HEADER`."""
 _STATUS_LINE = re.compile(r"^lorebook status: ", re.M)
 _RESUME_LINE = re.compile(r"^lorebook resume: ", re.M)
 _HOST_EVENTS = {
@@ -33,7 +41,7 @@ def is_lorebook_text(text: str) -> bool:
     """True when ``text`` is something lorebook's hooks injected."""
     head = text.lstrip()
     return (
-        head.startswith((_NOTES_HEADER, _RULE_HEADER))
+        head.startswith((_NOTES_HEADER, _RULE_HEADER, *_POINTER_HEADERS))
         or _STATUS_LINE.search(text) is not None
         or _RESUME_LINE.search(text) is not None
     )
@@ -55,6 +63,8 @@ def event_of(text: str, host_event: str | None = None) -> str:
     if _STATUS_LINE.search(text) or _RESUME_LINE.search(text):
         return "session_start"
     name = (host_event or "").split(":")[0].casefold()
+    if head.startswith(_POINTER_HEADERS):  # pointers alone: a prompt's, unless the host says
+        return _HOST_EVENTS.get(name, "prompt")
     return _HOST_EVENTS.get(name, "other")
 
 
