@@ -62,7 +62,9 @@ def test_the_sdk_client_lists_the_tools_and_recall_matches_the_cli(kb_repo: Path
                          "body": "The pool now holds fifty connections.", "kind": "gotcha"}),
         ],
     )  # fmt: skip
-    assert sorted(t.name for t in tools.tools) == ["note_show", "propose", "recall"]
+    assert sorted(t.name for t in tools.tools) == [
+        "note_show", "premise_ask", "premise_record", "propose", "recall"
+    ]  # fmt: skip
     printed = cli("recall", query, "--json", cwd=kb_repo).json()
     got = _payload(recalled)
     assert got["notes"] == printed["notes"]

@@ -46,6 +46,8 @@ GITATTRIBUTES = f"""\
 /nodes/**/index.md merge={DRIVER} linguist-generated=true
 # One line per folder: a union merge keeps the lines both branches added.
 /FOLDER_SUMMARIES.md merge=union
+# One event a line (lorebook premise): both branches' records and retractions stay.
+/premises/*/events.jsonl merge=union
 """
 
 

@@ -195,7 +195,72 @@ def build_server(repo: Path) -> Any:
                   "depends_on_files": depends_on_files or []}  # fmt: skip
         return stage_proposal(paths, fields)
 
+    @server.tool(
+        description="Ask whether the project's premises (facts and rules under "
+        ".lorebook/premises/) support, refute, contradict or leave unknown a goal such as "
+        "'uses(billing, stripe)'; returns the verdict, the proof and its sources."
+    )
+    def premise_ask(goal: str, context: str = "main") -> dict[str, Any]:
+        return premise_answer(paths, goal, context)
+
+    @server.tool(
+        description="Record a premise source: facts like 'uses(billing, stripe)' and rules "
+        "like 'avoid(?s, ?l) :- uses(?s, ?l), deprecated(?l, yes)', citing the notes or files "
+        "it rests on; replaces what the source said before (logged). retract=true removes it. "
+        "The files are reviewed in git like notes."
+    )
+    def premise_record(
+        source: str,
+        facts: list[str] | None = None,
+        rules: list[str] | None = None,
+        cites: list[str] | None = None,
+        context: str = "main",
+        retract: bool = False,
+    ) -> dict[str, Any]:
+        return premise_change(paths, source, facts or [], rules or [], cites or [], context,
+                              retract=retract)  # fmt: skip
+
     return server
+
+
+def premise_answer(paths: KBPaths, goal: str, context: str) -> dict[str, Any]:
+    """``premise_ask``: the verdict on ``goal`` as ``lorebook premise ask --json`` gives it.
+
+    Raises:
+        LorebookError: the goal does not parse, or a premise file cannot be read.
+    """
+    from lorebook.cli.premise import answer_json
+    from lorebook.premises.kernel import ask
+    from lorebook.premises.model import parse_atom
+    from lorebook.premises.store import bundles
+
+    answer = ask(bundles(paths, context), parse_atom(goal))
+    return {"ok": True, "context": context, **answer_json(answer)}
+
+
+def premise_change(
+    paths: KBPaths,
+    source: str,
+    facts: list[str],
+    rules: list[str],
+    cites: list[str],
+    context: str,
+    *,
+    retract: bool,
+) -> dict[str, Any]:
+    """``premise_record``: record or retract one source (validated before any write).
+
+    Raises:
+        LorebookError: a name, fact or rule is invalid or holds what looks like a secret.
+    """
+    from lorebook.premises import store
+
+    if retract:
+        store.retract(paths, source, context)
+        return {"ok": True, "action": "retract", "context": context, "source": source}
+    action = store.record(paths, store.make_source(source, facts, rules, cites), context)
+    return {"ok": True, "action": action, "context": context, "source": source,
+            "next": "a person reviews .lorebook/premises/ in git like notes"}  # fmt: skip
 
 
 def require_sdk() -> None:

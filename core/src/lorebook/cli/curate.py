@@ -29,8 +29,14 @@ def _line(result: StepResult) -> str:
 
 def _summary(report: CurateReport) -> list[str]:
     counts = report.counts()
+    premises = [f"conflict from premises: {rel}" for rel in report.premise_conflicts]
     if report.run is None and report.resumed is None:
-        return ["nothing to curate: no session log awaits curation (run `lorebook extract`)"]
+        nothing = "nothing to curate: no session log awaits curation (run `lorebook extract`)"
+        if premises:
+            premises.append(
+                "decide the conflicts: `lorebook conflict list`, then `conflict resolve`"
+            )
+        return [nothing, *premises]
     lines = [_line(r) for r in report.results]
     if report.resumed:
         lines.append(f"finished the interrupted run {report.resumed}")
@@ -50,7 +56,8 @@ def _summary(report: CurateReport) -> list[str]:
         )
     curated = sum(1 for s in report.sessions.values() if s in ("curated", "already"))
     lines.append(f"sessions curated: {curated} of {len(report.sessions)}")
-    if counts["contradict"]:
+    lines += premises
+    if counts["contradict"] or premises:
         lines.append("decide the conflicts: `lorebook conflict list`, then `conflict resolve`")
     lines.append("review with `git diff .lorebook/`, then commit or restore")
     return lines

@@ -99,6 +99,8 @@ class CurateReport:
     results: list[StepResult] = field(default_factory=list)
     sessions: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    premise_conflicts: list[str] = field(default_factory=list)
+    """Conflict files written because two notes' premises derive a contradiction."""
 
     @property
     def failed(self) -> list[StepResult]:
@@ -130,7 +132,8 @@ class CurateReport:
             "sessions": dict(sorted(self.sessions.items())),
             "conflicts": [
                 r.path for r in self.results if r.action == "contradict" and r.path is not None
-            ],
+            ]
+            + self.premise_conflicts,
             "problems": self.problems,
         }
 
@@ -301,6 +304,12 @@ def curate_pending(
             report.run = journal.run
             write_journal(paths, journal)
             _finish(paths, journal, report, budget, progress)
+        if (paths.root / "premises").is_dir():
+            from lorebook.premises.conflicts import premise_conflicts
+
+            written, problems = premise_conflicts(paths)
+            report.premise_conflicts += [paths.rel(p) for p in written]
+            report.problems += problems
     return report
 
 
