@@ -13,22 +13,21 @@ import pytest
 from tests.conftest import REPO_ROOT
 
 TEMPLATE = REPO_ROOT / "templates" / "host-plugin"
-NAMES = {"__HOST_TITLE__": "Acme Host", "__HOST__": "acmehost"}
+RENDER = TEMPLATE / "render.py"
+
+
+def render_script(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the template's render script as a plugin author does."""
+    return subprocess.run(
+        [sys.executable, str(RENDER), *args], capture_output=True, text=True, check=False
+    )
 
 
 def render(target: Path) -> Path:
-    """Copy the template with every placeholder (in paths and text) replaced."""
-    for source in sorted(TEMPLATE.rglob("*")):
-        rel = source.relative_to(TEMPLATE).as_posix()
-        if source.is_dir() or "__pycache__" in rel:
-            continue
-        for placeholder, value in NAMES.items():
-            rel = rel.replace(placeholder, value)
-        text = source.read_text(encoding="utf-8")
-        for placeholder, value in NAMES.items():
-            text = text.replace(placeholder, value)
-        (target / rel).parent.mkdir(parents=True, exist_ok=True)
-        (target / rel).write_text(text, encoding="utf-8")
+    """The plugin the render script writes for ``acmehost`` ("Acme Host")."""
+    proc = render_script("acmehost", "Acme Host", str(target))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert str(target) in proc.stdout
     return target
 
 
@@ -62,6 +61,70 @@ def test_no_placeholder_survives_rendering(rendered: tuple[Path, Path]) -> None:
         assert "__HOST" not in path.as_posix()
         if path.is_file():
             assert "__HOST" not in path.read_text(encoding="utf-8"), path
+
+
+def test_the_script_renders_every_template_file_but_itself(rendered: tuple[Path, Path]) -> None:
+    plugin, _ = rendered
+    written = sorted(p.relative_to(plugin).as_posix() for p in plugin.rglob("*") if p.is_file())
+    assert "render.py" not in written
+    assert "src/lorebook_acmehost/harness.py" in written
+    assert "tests/fixtures/README.md" in written
+    assert 'name = "lorebook-acmehost"' in (plugin / "pyproject.toml").read_text(encoding="utf-8")
+    assert "Acme Host" in (plugin / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("Acme-Host", "Acme Host"), "harness name 'Acme-Host'"),
+        (("1acme", "Acme Host"), "harness name '1acme'"),
+        (("acmehost", ""), "title ''"),
+    ],
+)
+def test_the_script_refuses_a_bad_name_or_title(
+    tmp_path: Path, args: tuple[str, str], message: str
+) -> None:
+    proc = render_script(*args, str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_script_never_writes_into_a_folder_that_holds_files(tmp_path: Path) -> None:
+    (tmp_path / "mine.txt").write_text("keep", encoding="utf-8")
+    proc = render_script("acmehost", "Acme Host", str(tmp_path))
+    assert proc.returncode == 2
+    assert "already exists and is not an empty folder" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
+    assert render_script().returncode == 2
+    assert "usage:" in render_script().stderr
+
+
+def test_the_rendered_reader_numbers_a_resumed_read_from_lines_before(
+    rendered: tuple[Path, Path],
+) -> None:
+    """Capture resumes at an offset and passes the lines before it: a plugin derived from
+    the template must not count the whole transcript again at every capture."""
+    plugin, _ = rendered
+    code = (
+        "import sys\n"
+        "from lorebook.hostkit.jsonl import takes_lines_before\n"
+        "from lorebook_acmehost.harness import Harness\n"
+        "h = Harness()\n"
+        "ref = sys.argv[1]\n"
+        "data = open(ref, 'rb').read()\n"
+        "turns = list(h.read_transcript(ref, data.index(b'\\n') + 1, None, lines_before=100))\n"
+        "print(takes_lines_before(h.transcript.read_transcript), [t.index for t in turns])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(plugin / "src")}
+    transcript = plugin / "tests/fixtures/transcript.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(transcript)],
+        env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split(None, 1) == ["True", "[100, 101, 102, 103]\n"]
 
 
 def test_the_rendered_plugin_passes_its_tests_and_the_contract_suite(

@@ -44,10 +44,19 @@ class Transcript:
 
     @staticmethod
     def read_transcript(
-        ref: str, since: int | None = None, until: int | None = None
+        ref: str,
+        since: int | None = None,
+        until: int | None = None,
+        lines_before: int | None = None,
     ) -> Iterator[Turn]:
-        """Yield one turn per record with a role and text."""
-        return jsonl.read_turns(ref, since, until, _turn)
+        """Yield one turn per record with a role and text (index: the line number).
+
+        Capture passes ``lines_before`` (the lines before ``since``) when it resumes where
+        it stopped, so the first line read is numbered from it instead of counting every
+        line before ``since`` again at each capture; keep this argument if your reader
+        numbers turns by line (see ``lorebook.hostkit.jsonl.read_turns``).
+        """
+        return jsonl.read_turns(ref, since, until, _turn, lines_before)
 
 
 def _turn(record: dict[str, Any], index: int, _calls: PendingCalls) -> Turn | None:
