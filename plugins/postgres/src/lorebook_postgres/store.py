@@ -11,6 +11,7 @@ database role) and when. Only approved text is served, through the local cache
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import sys
 import threading
@@ -40,6 +41,10 @@ COLUMNS = "folder, content, title, description, tags, body, kind, status"
 
 class UnreachableError(LorebookError):
     """The database cannot be reached (down, refusing, or too slow)."""
+
+
+class NotAllowedError(LorebookError):
+    """The database role this store connects as has no right to do this."""
 
 
 class UpdateConflictError(LorebookError):
@@ -100,6 +105,8 @@ class PostgresStore:
         self.org = org
         self._dsn = dsn
         self._statement_timeout_ms = statement_timeout_ms
+        self.role = ""
+        """The database role the store connects as (known once connected)."""
         self.paths = PersonalPaths(cache or settings.cache_root(org))
         self._pool: ConnectionPool[Connection[Any]] | None = None
         self._lock = threading.Lock()
@@ -139,6 +146,7 @@ class PostgresStore:
         try:  # one connection first: a server that is down fails now, with its reason
             with psycopg.connect(dsn, **kwargs) as conn:
                 ensure_schema(conn)
+                self.role = conn.info.user
         except psycopg.OperationalError as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UnreachableError(
@@ -283,7 +291,7 @@ class PostgresStore:
             NoteNotFoundError: no note has this id.
         """
         org = self._scope()
-        with self.pool().connection() as conn:
+        with self.pool().connection() as conn, _allowed(self.role, "remove notes"):
             cur = conn.execute(
                 f"DELETE FROM {schema.TABLE} WHERE org = %s AND id = %s", (org, note_id)
             )
@@ -336,7 +344,11 @@ class PostgresStore:
             UpdateConflictError: it changed since the reviewer saw it, or is approved already.
         """
         org = self._scope()
-        with self.pool().connection() as conn, conn.transaction():
+        with (
+            self.pool().connection() as conn,
+            _allowed(self.role, "approve"),
+            conn.transaction(),
+        ):
             row = conn.execute(
                 f"UPDATE {schema.TABLE} SET review = 'approved', approved_content = content, "
                 "approved_version = version, approved_by = current_user, approved_at = now() "
@@ -373,7 +385,11 @@ class PostgresStore:
             NoteNotFoundError: no proposal has this id.
         """
         org = self._scope()
-        with self.pool().connection() as conn, conn.transaction():
+        with (
+            self.pool().connection() as conn,
+            _allowed(self.role, "reject"),
+            conn.transaction(),
+        ):
             cur = conn.execute(
                 f"DELETE FROM {schema.TABLE} WHERE org = %s AND id = %s "
                 "AND review = 'proposed' AND approved_content IS NULL",
@@ -408,6 +424,22 @@ class PostgresStore:
             self._versions[note_id] = version
 
 
+@contextlib.contextmanager
+def _allowed(role: str, action: str) -> Iterator[None]:
+    """Turn the database's refusal of a privilege into one clear error."""
+    from psycopg import errors
+
+    try:
+        yield
+    except errors.InsufficientPrivilege as exc:
+        raise NotAllowedError(
+            f"the database role {role!r} may not {action} in the postgres store "
+            f"({exc.diag.message_primary})",
+            hint="an approver's role needs UPDATE on the approved_* columns and DELETE "
+            "(see the lorebook-postgres README)",
+        ) from None
+
+
 def _target(note: Note, folder: str | None) -> PurePosixPath:
     """The note's place (default folder: its kind), every part validated.
 
@@ -427,7 +459,14 @@ def _target(note: Note, folder: str | None) -> PurePosixPath:
 
 
 def ensure_schema(conn: Connection[Any]) -> None:
-    """Create the table and its indexes if missing (one creator at a time)."""
+    """Create the table and its indexes if missing (one creator at a time).
+
+    A writer's or approver's role need not have the right to create tables: the table is
+    only created when it does not exist.
+    """
+    found = conn.execute("SELECT to_regclass(%s)", (schema.TABLE,)).fetchone()
+    if found is not None and found[0] is not None:
+        return
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema.SCHEMA_LOCK,))
         conn.execute(schema.CREATE)
