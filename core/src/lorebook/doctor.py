@@ -15,6 +15,7 @@ from lorebook.kb.paths import KBPaths
 if TYPE_CHECKING:
     from lorebook.harvest.hosts import Host
     from lorebook.kb.store import Snapshot
+    from lorebook.models.config import Config
 
 State = Literal["ok", "warning", "action", "problem"]
 """``action``: a one-time step the user does by hand in the host (trusting Codex's hooks);
@@ -129,6 +130,7 @@ def _kb_checks(start: Path) -> list[Check]:
     checks += _review_check(paths)
     checks += _harness_checks(paths, config.harnesses)
     checks += _hook_plugin_checks(paths, config.hook_plugins)
+    checks += _store_checks(paths, config)
     checks += _host_memory_checks(paths)
     checks.append(_git_check(paths.repo))
     return checks
@@ -348,6 +350,32 @@ def _hook_plugin_checks(paths: KBPaths, modules: list[str]) -> list[Check]:
             checks.append(Check(f"hook plugin {module}", "warning", detail, fix))
         else:
             checks.append(Check(f"hook plugin {module}", "ok", f"imports in {ms:.1f} ms"))
+    return checks
+
+
+def _store_checks(paths: KBPaths, config: Config) -> list[Check]:
+    """What each configured store that keeps its notes elsewhere says about reaching them.
+
+    A store plugin provides ``health()`` (:class:`lorebook.store.StoreHealth`) when it has
+    something to reach (a database); file-backed stores have no check.
+    """
+    from lorebook.kb.personal import open_stores
+    from lorebook.store import store_health
+
+    if config.stores == ["markdown"]:
+        return []
+    try:
+        stores = open_stores(paths, config)
+    except LorebookError as exc:
+        return [Check("stores", "problem", exc.message, exc.hint)]
+    checks = []
+    for name, store in stores.items():
+        health = store_health(store)
+        close = getattr(store, "close", None)
+        if callable(close):
+            close()
+        if health is not None:
+            checks.append(Check(f"store {name}", health.state, health.detail, health.fix))
     return checks
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
 
 from lorebook.errors import LorebookError
 from lorebook.models.note import Note
@@ -66,3 +67,34 @@ class NoteStore(Protocol):
     def iter_notes(self) -> Iterator[Note]:
         """Yield every note, in id order."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class StoreHealth:
+    """What a store that keeps its notes elsewhere says about reaching them.
+
+    Optional part of the contract: a store may provide ``health() -> StoreHealth``;
+    ``lorebook doctor`` shows it as one check (``state`` as doctor's: ``problem`` makes it
+    exit 1). Never called on the hook path.
+    """
+
+    state: Literal["ok", "warning", "problem"]
+    detail: str
+    fix: str | None = None
+
+
+def store_health(store: NoteStore) -> StoreHealth | None:
+    """The store's own health check, or None when it provides none (a file-backed store).
+
+    A check that raises is a ``problem`` naming the error, never a traceback.
+    """
+    method = getattr(store, "health", None)
+    if not callable(method):
+        return None
+    try:
+        health = method()
+    except Exception as exc:  # a plugin's bug must not break doctor
+        return StoreHealth("problem", f"its health check failed: {type(exc).__name__}: {exc}")
+    if not isinstance(health, StoreHealth):
+        return StoreHealth("problem", f"its health check returned {type(health).__name__}")
+    return health

@@ -26,7 +26,7 @@ from lorebook.kb.notes import parse_note, render_note
 from lorebook.kb.paths import validate_relpath
 from lorebook.kb.personal import PersonalPaths
 from lorebook.models.note import Note
-from lorebook.store import NoteExistsError, NoteNotFoundError
+from lorebook.store import NoteExistsError, NoteNotFoundError, StoreHealth
 from lorebook_postgres import schema, settings
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 NAME = "postgres"
 CONNECT_TIMEOUT_S = 5
+HEALTH_TIMEOUT_S = 3
 POOL_SIZE = 8
 COLUMNS = "folder, content, title, description, tags, body, kind, status"
 
@@ -178,6 +179,56 @@ class PostgresStore:
             sys.executable, "-m", "lorebook_postgres.refresh", "--org", self.org,
             "--cache", str(self.paths.root), "--kb-root", kb_root,
         ]  # fmt: skip
+
+    def health(self) -> StoreHealth:
+        """Whether the database answers, for ``lorebook doctor`` (never on the hook path).
+
+        One direct connection (no pool, nothing created), waiting at most
+        ``HEALTH_TIMEOUT_S``. Unreachable is a warning while a cache was refreshed before
+        (the hooks serve it), a problem when there is none.
+        """
+        from lorebook_postgres.cache import last_status
+
+        if not self.org:
+            return StoreHealth(
+                "problem",
+                "the postgres store has no organisation",
+                "set `organisation: <name>` in .lorebook/config.yaml",
+            )
+        since = last_status(self.paths).get("last_ok")
+        cached = f"cache {self.paths.root}, last refreshed {since or 'never'}"
+        try:
+            dsn = self._dsn or settings.connection_string()
+        except LorebookError as exc:
+            return StoreHealth("problem", f"organisation {self.org!r}: {exc.message}", exc.hint)
+        import psycopg
+
+        try:
+            with psycopg.connect(dsn, connect_timeout=HEALTH_TIMEOUT_S) as conn:
+                role = conn.info.user
+                found = conn.execute("SELECT to_regclass(%s)", (schema.TABLE,)).fetchone()
+                waiting = 0
+                if found is not None and found[0] is not None:
+                    row = conn.execute(
+                        f"SELECT count(*) FROM {schema.TABLE} "
+                        "WHERE org = %s AND review = 'proposed'",
+                        (self.org,),
+                    ).fetchone()
+                    waiting = int(row[0]) if row else 0
+        except psycopg.Error as exc:
+            reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+            return StoreHealth(
+                "warning" if since else "problem",
+                f"organisation {self.org!r}: the database is unreachable ({reason}); "
+                f"the hooks serve the {cached}",
+                f"check {settings.ENV_DSN} (or the user config's dsn) and the server; "
+                "`lorebook-postgres status` checks again",
+            )
+        return StoreHealth(
+            "ok",
+            f"organisation {self.org!r}: the database answers (as {role}), "
+            f"{waiting} proposals await approval; {cached}",
+        )
 
     def close(self) -> None:
         """Close the pool (idempotent)."""
