@@ -10,7 +10,7 @@ from lorebook.testing.store_contract import make_note
 from lorebook_postgres.store import PostgresStore
 
 WRITERS = 10
-NOTES = 100  # benchmarks/org_store.py runs 10 x 1,000
+NOTES = 1000  # the 10 x 1,000 (benchmarks/org_store.py times the same)
 
 
 def _writers(dsn: str, org: str, cache: Path, work: list[list[str]]) -> tuple[int, list[str]]:
