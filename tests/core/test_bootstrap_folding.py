@@ -83,6 +83,27 @@ Never push to `main` directly.
     ]
 
 
+def test_a_numbered_heading_that_instructs_is_one_note_with_the_rules_under_it() -> None:
+    text = """\
+## 2. Avoid complex mocking
+
+- Do not use brittle mocking patterns that need the module's internals.
+- Avoid mocking the file system unless absolutely required.
+
+## 3. Test isolation
+
+- Never depend on global state.
+- Always reset mocks between tests.
+"""
+    rules = distil(text)
+    assert [r.title for r in rules] == [
+        "Do not use brittle mocking patterns that need the module's internals",
+        "Never depend on global state",  # "Test isolation" names a topic: its items stand
+        "Always reset mocks between tests",
+    ]
+    assert "Avoid mocking the file system" in rules[0].context
+
+
 @pytest.mark.parametrize(
     "sentence",
     [

@@ -27,8 +27,9 @@ sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's p
   introduces nothing; its items are read on their own, unless it names a check
   (:data:`CHECK`: "Before marking a task done, do a final verification:", "**Test success
   criteria**"): a checklist is one rule, its first item's, with the others quoted in it.
-  A heading that states a rule strongly ("CRITICAL: Always create tasks in the main
-  workspace", "Core rule: never use grep for JSON") introduces the rules under it: they
+  A heading that states a rule, strongly ("CRITICAL: Always create tasks in the main
+  workspace", "Core rule: never use grep for JSON") or as an instruction of practice
+  under its section number ("2. Avoid complex mocking"), introduces the rules under it: they
   say how it is kept, and its note is the first of them, with the others quoted in it.
 - **Pointers and examples are no rules**: what stands under a heading that lists related
   material (*Related rules*, *See also*, *References*: :data:`POINTER_HEADING`) points
@@ -97,6 +98,8 @@ POINTER_HEADING = re.compile(
 )
 _BOLD_LABEL = re.compile(r"^\s*(?:\*\*[^*\n]+\*\*|__[^_\n]+__)\s*:?\s*$")
 _STEP_HEADING = re.compile(r"^\s*step\s*\d", re.IGNORECASE)
+_SECTION_NUMBER = re.compile(r"^\s*(?:\d+\.)*\d+\.?\s+")
+"""A heading's section number ("2. ", "3.1. ")."""
 _CODE = re.compile(r"`[^`\n]*`")
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]*_\u2019\u201d]*\s+(?=[A-Z0-9`\"'*_(\[\u201c])")
 _ABBREV = re.compile(
@@ -437,10 +440,17 @@ def _names_a_check(block: Block) -> bool:
 
 
 def _binding_heading(block: Block) -> tuple[str, ...] | None:
-    """The headings down to the outermost one above ``block`` that states a rule strongly."""
+    """The headings down to the outermost one above ``block`` that states a rule.
+
+    Strongly ("CRITICAL: Always create tasks in the main workspace"), or as an instruction
+    of practice, its section number aside ("2. Avoid complex mocking", "Prefer integration
+    over end-to-end tests"): the section is that rule, what it says under it how to keep it.
+    """
     for depth, heading in enumerate(block.headings):
-        text = strip_markers(plain(heading))
-        if STRONG.search(text) and read_sentence(text).kind is not None:
+        text = _SECTION_NUMBER.sub("", strip_markers(plain(heading)))
+        if read_sentence(text).kind is None:
+            continue
+        if STRONG.search(text) or imperative(text) == "practice":
             return block.headings[: depth + 1]
     return None
 
