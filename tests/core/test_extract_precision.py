@@ -158,3 +158,68 @@ def test_a_title_does_not_copy_a_typo_the_agent_spells_right() -> None:
     assert len(titles) == 1
     assert "docstrings" in titles[0]
     assert "doctrings" not in titles[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/compact   Session Summary: names fixed\n\nWork Completed:\n\n"
+        "- Never delete completed tasks from to-do lists\n"
+        "- Don't keep original versions - replace directly with canonical names",
+        "You must fully embody this agent's persona and follow all activation instructions "
+        "exactly as specified. NEVER break character until given an exit command.\n\n"
+        '<agent-activation CRITICAL="TRUE">\n1. LOAD the FULL agent file\n</agent-activation>',
+        "You are a concerned parent who is fully aware of the flaws that exist within the "
+        "school system. You must always choose the closest school. What do you do?",
+        "Fix this bug...\n\nThe properties should be initialized to empty collections "
+        "instead of null. This causes NullReferenceExceptions.",
+        "when I test the install I get this error:\n\nEnsure the specified relative path of "
+        "the nested installer matches: C:\\Temp\\app.exe",
+    ],
+)
+def test_commands_prompt_templates_and_quoted_reports_are_not_the_person_teaching(
+    text: str,
+) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "still no detailed summary?",
+        "I have 2 files - a.md and b.md. I want to replace the contents of b with a - should "
+        "I just copy it, git rm the old file, and commit? Or is there a command-line-only "
+        "solution?",
+        "Okay, this looks good! It runs, grid mode still works, circle mode works. I think "
+        "we can move forward.",
+    ],
+)
+def test_a_plain_question_or_praise_is_not_proposed(text: str) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "can we use mstest instead of custom tests?",
+        "I should formalise this from what I understand (please correct):\n\n"
+        "1. PRIMARY: Team diaries should always be read first (English preferred)",
+    ],
+)
+def test_a_question_carrying_a_rule_and_a_list_the_person_wrote_are_still_proposed(
+    text: str,
+) -> None:
+    assert len(find_teaching_moments(_after("acted", text))) == 1
+
+
+def test_the_same_rule_said_twice_in_a_session_is_one_proposal() -> None:
+    rule = "Always run the tests with `uv run pytest`, never bare pytest."
+    again = "Please, again: always run the tests with `uv run pytest`, never bare pytest!"
+    between = [f"Rename the step number {n} to something clearer." for n in range(6)]
+    turns = alternate(rule, *between, "Never commit straight to main.", *between, again)
+    found = find_teaching_moments(turns)
+    firsts = [turns[c.turn].text for c in found]
+    assert firsts.count(rule) == 1
+    assert again not in firsts
+    (merged,) = [c for c in found if turns[c.turn].text == rule]
+    assert turns[merged.turns[-1]].text == again

@@ -5,8 +5,10 @@ was taught something that outlives the session: a correction that generalises, a
 preference, a reason, a name, a place. :mod:`lorebook.extract.signals` judges each sentence;
 this module turns the teaching sentences of a session into candidate notes:
 
-1. Turns that are not typed prose are skipped: slash-command envelopes, expanded skill
-   documents, pasted markdown. Once the human invokes a knowledge-base skill (``/kk-add``,
+1. Turns that are not typed prose are skipped: slash-command envelopes, a turn typed as a
+   slash command (``/compact <summary>``), a prompt template pasted to set the agent up
+   (a tagged activation block, "You are a ..."), expanded skill documents, pasted markdown.
+   Once the human invokes a knowledge-base skill (``/kk-add``,
    ``/lorebook-...``, a ``note``, ``memory`` or ``curate`` command), the rest of the session
    is that skill's dialogue and is skipped too: the skill records what it is told.
 2. A retracting sentence (*never mind*, *unapproved*, *come back to it later*) takes back
@@ -17,13 +19,19 @@ this module turns the teaching sentences of a session into candidate notes:
    ``map``); a moment's span runs from its first to its last teaching sentence within one
    paragraph, with at most one plain sentence of context on either side (on the same line),
    and never across a sentence left out.
-4. A later moment of the same type that shares a code identifier, a path or a multi-word
+4. A later moment of the same type that states the rule of an earlier one again (the
+   same content words, the same polarity) joins it, however far back. A later moment of
+   the same type that shares a code identifier, a path or a multi-word
    proper name with one of the last few human turns' joins the earliest such group; so
    does a confirming turn ("Correct.", "Yes.") that restates the subject. One group is one
    candidate.
 5. A turn with no teaching sentence may still teach as a whole: a correction right after
    a refused action, a rule-carrying question, a preference
    (:mod:`lorebook.extract.teaching`); its main sentence is its quote.
+6. Precision first: a moment is not proposed when its turn is mostly pasted, when its
+   sentence is quoted after a line that introduces a report ("Fix this bug..."), when it
+   is a question whose asking carries no rule, or when it is only chat
+   (:func:`refusal_reason`).
 
 The quote is a verbatim span of the group's first turn, so :func:`quote_in_session` holds.
 """
@@ -36,7 +44,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lorebook.extract.base import ExtractionRequest, normalise, quote_in_session
-from lorebook.extract.cues import read_turn
+from lorebook.extract.cues import (
+    POLAR_TO_AGENT,
+    PREFERENCE,
+    PROHIBITIVE,
+    TurnCues,
+    emphatic,
+    read_turn,
+    rule_question,
+)
 from lorebook.extract.sentences import (
     Sentence,
     command_name,
@@ -72,6 +88,37 @@ KNOWLEDGE_SKILL = re.compile(
     re.IGNORECASE,
 )
 """A slash command whose name says it records or curates project knowledge."""
+
+_ACK_WORD = (
+    r"(?:ok(?:ay)?|yes|yeah|yep|great|good|perfect|nice|cool|thanks?|thank you|sorry|wow|hi"
+    r"|hello|hey|alright|excellent|awesome|amazing|lovely|fine|sure|ah|oh|hmm|well|indeed"
+    r"|(?:great|good|nice|excellent|awesome) (?:work|job|progress|stuff)|well done"
+    r"|my apologies|apologies)"
+)
+CHAT = re.compile(
+    rf"^(?:{_ACK_WORD}[\s,.!]*)+$"
+    r"|^(?:(?:ok(?:ay)?|yes|great|good|perfect)[\s,.!]+)?(?:this|that|it|everything)(?: all)?"
+    r" (?:looks?|seems?|works?|worked|is working)(?: \w+)?(?: now)?[\s,.!]*$",
+    re.IGNORECASE,
+)
+"""A sentence that is only an acknowledgement, praise, thanks or an apology: chat."""
+QUOTE_INTRO = re.compile(
+    r"\b(?:this|these|following|below|errors?|bugs?|output|logs?|messages?|says|shows|get"
+    r"|got|getting|see|seeing)\b(?:[ \t]+[\w-]+){0,2}[ \t]*(?::|\.\.\.|\u2026)"
+    r"[ \t]*\r?\n[ \t]*\r?\n",
+    re.IGNORECASE,
+)
+"""A line introducing what follows as something to read, then a blank line: what comes
+after it is the report the person pasted ("Fix this bug...", "I get this error:")."""
+SLASH_COMMAND = re.compile(r"^\s*/[A-Za-z][\w:-]*(?=\s|$)")
+"""A turn typed as a slash command: what follows the command is its argument (a compaction
+summary the agent wrote, a path), not the person teaching."""
+PROMPT_TEMPLATE = re.compile(
+    r"^\s*<[A-Za-z][\w-]*\s+[\w-]+=[\"']|^\s*You are (?:a|an) \w+",
+    re.MULTILINE,
+)
+"""A prompt someone pasted to set the agent up: a tagged activation block
+(``<agent-activation CRITICAL="TRUE">``) or a role assigned ("You are a concerned parent")."""
 
 MERGE_WINDOW = 3
 """Human turns back within which two moments sharing a name are one piece of knowledge."""
@@ -226,6 +273,8 @@ def _join(groups: list[_Group], moment: _Moment, *, follow_up: bool, near: set[i
     """
     same = [group for group in groups if group.moments[0].type == moment.type]
     chosen = next((g for g in same if g.keys & moment.keys and g.moments[-1].turn in near), None)
+    if chosen is None:
+        chosen = next((g for g in same if _said_again(g, moment)), None)
     if chosen is None and follow_up and not moment.keys and same:
         chosen = same[-1]
     if chosen is None:
@@ -233,6 +282,48 @@ def _join(groups: list[_Group], moment: _Moment, *, follow_up: bool, near: set[i
         return
     chosen.moments.append(moment)
     chosen.keys |= moment.keys
+
+
+_FUNCTION_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        "a an the and or but so to of in on at by for with from as is are be been was were it"
+        " its this that these those we you i me my our your us they them please again also"
+        " just do does did don't dont not no never always must should shall will would can"
+        " could may remember once more still ever all any every",
+    )
+)
+"""Words that carry the grammar of a sentence, not its subject: left out when two rules are
+compared, so "Again: never commit to main!" is "Never commit to main." said again."""
+_WORD = re.compile(r"[a-z0-9_][a-z0-9_.'-]*[a-z0-9_]|[a-z0-9]", re.IGNORECASE)
+SAID_AGAIN = 0.8
+"""Share of the shorter sentence's content words the other must hold to be the same rule."""
+
+
+def _content(sentence: str) -> frozenset[str]:
+    """The content words of a sentence, lower-cased: what a rule is about and what it asks."""
+    words = {word.lower().strip(".'") for word in _WORD.findall(strip_markers(sentence))}
+    return frozenset(word for word in words if word and word not in _FUNCTION_WORDS)
+
+
+def _said_again(group: _Group, moment: _Moment) -> bool:
+    """True when the moment states the rule of one of the group's moments again.
+
+    Said again: one sentence's content words (three or more) are, for the most part
+    (:data:`SAID_AGAIN`), the other's, with the same polarity (both prohibit or neither
+    does). A rule repeated later in a session, however far from the first time, is one
+    proposal with both turns as its evidence.
+    """
+    words = _content(moment.main)
+    negative = bool(PROHIBITIVE.search(moment.main))
+    for earlier in group.moments:
+        if bool(PROHIBITIVE.search(earlier.main)) != negative:
+            continue
+        other = _content(earlier.main)
+        shorter = min(len(words), len(other))
+        if shorter >= 3 and len(words & other) >= SAID_AGAIN * shorter:
+            return True
+    return False
 
 
 def _attach(groups: list[_Group], turn: int, text: str) -> None:
@@ -254,6 +345,8 @@ def _human_turns(turns: Sequence[LoggedTurn]) -> list[tuple[int, str]]:
             name = command_name(turn.text)
             if name and KNOWLEDGE_SKILL.search(name):
                 break
+            continue
+        if SLASH_COMMAND.match(turn.text) or PROMPT_TEMPLATE.search(turn.text):
             continue
         if not is_pasted_document(turn.text):
             typed.append((position, turn.text))
@@ -278,6 +371,42 @@ def _turn_moment(turns: Sequence[LoggedTurn], position: int, text: str) -> list[
     keys = merge_keys(quote)
     note_type: NoteType = "map" if KIND_TYPES[kind] == "map" else "practice"
     return [_Moment(position, note_type, kind, quote, sentence.text, [quote], keys)]
+
+
+def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> str | None:
+    """Why a moment whose main sentence is ``main`` is not proposed, or None if it may be.
+
+    Precision comes first: a proposal a person has to reject costs more than a rule the
+    LLM extractor would find. The reasons are the grammar of the turn, not its topic:
+
+    - ``pasted``: under a third of the turn's words are typed prose (a log, a report);
+    - ``quoted``: the sentence (at offset ``at`` of the turn's ``text``) comes after a line
+      that introduces something to read ("Fix this bug...", "I get this error:", "the
+      following work:") and a blank line: it is the quoted report, not the person's words;
+    - ``question``: the main sentence asks, and its asking carries no rule (no negated
+      auxiliary or tag, no question about what the agent did, no emphasis, no preference
+      or alternative ruled out: "can we use X instead of Y?" carries one, "still no
+      summary?" and "is there a command-line-only solution?" do not);
+    - ``chat``: the main sentence is only an acknowledgement, praise, thanks or apology.
+    """
+    if cues.memory:
+        return None
+    if cues.pasted:
+        return "pasted"
+    intro = QUOTE_INTRO.search(text)
+    if intro is not None and at >= intro.end():
+        return "quoted"
+    sentence = main.strip()
+    if (
+        sentence.endswith("?")
+        and not (rule_question(sentence) or cues.accuses or emphatic(sentence))
+        and not POLAR_TO_AGENT.match(sentence)
+        and not PREFERENCE.search(sentence)
+    ):
+        return "question"
+    if CHAT.match(sentence):
+        return "chat"
+    return None
 
 
 def _withdraw(groups: list[_Group], retraction: str, previous: int | None) -> None:
@@ -317,6 +446,13 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
         moments = _moments(position, text, sentences, verdicts)
         if not moments:
             moments = _turn_moment(turns, position, text)
+        if moments:
+            cues = read_turn(turns, position)
+            moments = [
+                m
+                for m in moments
+                if refusal_reason(cues, m.main, text, max(text.find(m.quote), 0)) is None
+            ]
         follow_up = is_confirmation(text) or bool(sentences and refers_back(sentences[0].text))
         for moment in moments:
             _join(groups, moment, follow_up=follow_up, near=near)
