@@ -104,8 +104,11 @@ def test_the_script_never_writes_into_a_folder_that_holds_files(tmp_path: Path) 
 def test_the_rendered_reader_numbers_a_resumed_read_from_lines_before(
     rendered: tuple[Path, Path],
 ) -> None:
-    """Capture resumes at an offset and passes the lines before it: a plugin derived from
-    the template must not count the whole transcript again at every capture."""
+    """A resumed read is numbered from the lines capture says lie before it.
+
+    A plugin derived from the template must not count the whole transcript again at every
+    capture.
+    """
     plugin, _ = rendered
     code = (
         "import sys\n"
@@ -154,3 +157,38 @@ def test_the_contract_suite_fails_when_nothing_is_installed_to_replay(
     proc = run_tests(plugin, site)
     assert proc.returncode == 1, proc.stdout
     assert "init installed no hook command to replay" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "old", "new", "failing"),
+    [
+        (
+            "events.py",
+            '    if answer.decision in ("deny", "ask"):',
+            "    if False:",
+            "test_a_decision_on_a_tool_reaches_the_host",
+        ),
+        (
+            "harness.py",
+            'if role in ("user", "assistant")',
+            'if role == "user"',
+            "test_a_recorded_transcript_reads_through_the_plugin",
+        ),
+    ],
+)
+def test_the_contract_suite_fails_when_the_plugin_drops_a_decision_or_a_turn(
+    rendered: tuple[Path, Path], module: str, old: str, new: str, failing: str
+) -> None:
+    """The contract renders ask and deny and reads a transcript through the plugin.
+
+    A plugin that renders no decision, or reads no assistant turn, fails it.
+    """
+    plugin, site = rendered
+    path = plugin / "src/lorebook_acmehost" / module
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    install(plugin, site)
+    proc = run_tests(plugin, site)
+    assert proc.returncode == 1, proc.stdout
+    assert f"TestContract::{failing}" in proc.stdout

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conftest import recorded
+from conftest import TRANSCRIPT, recorded
 from lorebook.testing import HarnessContract
 
 
@@ -17,3 +17,7 @@ class TestContract(HarnessContract):
     @pytest.fixture
     def recorded_payloads(self) -> list[tuple[str, Mapping[str, Any]]]:
         return recorded()
+
+    @pytest.fixture
+    def recorded_transcript(self) -> str:
+        return str(TRANSCRIPT)

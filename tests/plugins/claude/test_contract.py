@@ -32,3 +32,9 @@ class TestClaudeContract(HarnessContract):
     @pytest.fixture
     def recorded_payloads(self) -> list[tuple[str, Mapping[str, Any]]]:
         return _recorded()
+
+    @pytest.fixture
+    def recorded_transcript(self) -> str:
+        """The recorded payloads name the recording machine's paths; the transcript Claude
+        Code wrote in the failing-tool run is a fixture (fixtures/README.md)."""
+        return str(FIXTURES / "transcripts" / "tool-failure.jsonl")

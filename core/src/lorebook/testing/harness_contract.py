@@ -11,6 +11,10 @@ Example::
         def recorded_payloads(self):
             return [("SessionStart", {...}), ("UserPromptSubmit", {...})]
 
+        @pytest.fixture  # optional: by default, a transcript the recorded payloads name
+        def recorded_transcript(self):
+            return str(FIXTURES / "transcript.jsonl")
+
 The suite wires the harness into a fresh repository with ``lorebook init``, so the plugin
 must be installed (its entry point visible), exactly as a user would have it.
 """
@@ -20,15 +24,19 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 
-from lorebook.events import EVENT_NAMES, HookAnswer, HookEvent
+from lorebook.events import EVENT_NAMES, HookAnswer, HookEvent, HostOutput
 from lorebook.harness import Harness
 from lorebook.testing.fakehost import FakeHost
 
+if TYPE_CHECKING:
+    from lorebook.events import Decision
+
 Payloads = list[tuple[str, Mapping[str, Any]]]
+ROLES = ("user", "assistant", "tool", "summary")
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
@@ -45,11 +53,25 @@ def _log_lines(repo: Path) -> list[str]:
     return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
 
 
+def _parsed(harness: Harness, payloads: Payloads, names: tuple[str, ...]) -> list[HookEvent]:
+    """The recorded payloads' events of the given lifecycle names."""
+    events = (harness.parse_event(host_event, payload) for host_event, payload in payloads)
+    return [event for event in events if event.name in names]
+
+
+def _text(output: HostOutput) -> str:
+    """What the hook writes back to the host, as text."""
+    return output.stdout.decode("utf-8", "replace")
+
+
 class HarnessContract:
     """Behaviour every harness plugin must have.
 
     Subclasses set ``harness_name`` and provide a ``recorded_payloads`` fixture: (host event
-    name, payload) pairs the real host sent.
+    name, payload) pairs the real host sent; and a ``recorded_transcript`` fixture when the
+    payloads' transcript paths name files of the recording machine. The suite reads that
+    transcript through the plugin, renders context, ask and deny for the recorded events
+    and checks what the host would read back.
     """
 
     harness_name: ClassVar[str] = ""
@@ -58,6 +80,27 @@ class HarnessContract:
     def recorded_payloads(self) -> Payloads:
         """(host event, payload) pairs recorded from the real host (subclasses override)."""
         raise NotImplementedError("a HarnessContract subclass must provide recorded_payloads")
+
+    @pytest.fixture
+    def recorded_transcript(self, harness: Harness, recorded_payloads: Payloads) -> str:
+        """A transcript the real host wrote, as a ``transcript_ref`` (subclasses may override).
+
+        By default the first ``transcript_ref`` of the recorded payloads that reads at least
+        one turn; override it when the recorded paths name the recording machine's files.
+        """
+        for host_event, payload in recorded_payloads:
+            ref = harness.parse_event(host_event, payload).transcript_ref
+            if ref is None:
+                continue
+            try:
+                if next(iter(harness.read_transcript(ref)), None) is not None:
+                    return ref
+            except (OSError, ValueError):
+                continue
+        raise AssertionError(
+            f"{self.harness_name}: no recorded payload names a transcript that reads a turn; "
+            "override the recorded_transcript fixture with a recorded transcript"
+        )
 
     @pytest.fixture
     def harness(self) -> Harness:
@@ -117,6 +160,57 @@ class HarnessContract:
         for host_event, _ in recorded_payloads:
             with pytest.raises(ValueError, match=r"\S"):
                 harness.parse_event(host_event, {})
+
+    def test_a_recorded_transcript_reads_through_the_plugin(
+        self, harness: Harness, recorded_transcript: str
+    ) -> None:
+        """A transcript the host wrote reads through the plugin.
+
+        It gives the user's and the assistant's turns, in file order, the same on a second
+        read; a read from its end gives nothing, one up to it gives them all.
+        """
+        turns = list(harness.read_transcript(recorded_transcript))
+        assert turns, f"no turn read from {recorded_transcript}"
+        assert all(turn.role in ROLES for turn in turns), {turn.role for turn in turns}
+        spoken = {t.role for t in turns if t.text.strip() and not t.injected}
+        assert {"user", "assistant"} <= spoken, [(t.role, t.text[:40]) for t in turns]
+        indexes = [turn.index for turn in turns]
+        assert indexes == sorted(indexes), indexes  # file order (a record may give several)
+        end = harness.transcript_end(recorded_transcript)
+        assert end > 0
+        assert list(harness.read_transcript(recorded_transcript, None, end)) == turns
+        assert list(harness.read_transcript(recorded_transcript, end)) == []
+        assert list(harness.read_transcript(recorded_transcript)) == turns  # stable
+
+    def test_context_reaches_the_host(self, harness: Harness, recorded_payloads: Payloads) -> None:
+        """Context answered to a session start or a prompt is in what the host reads back."""
+        marker = "lorebook-contract-context-7f3a"
+        events = _parsed(harness, recorded_payloads, ("session_start", "prompt"))
+        assert events, "no recorded session_start or prompt payload"
+        for event in events:
+            output = harness.render(event, HookAnswer(context=marker))
+            assert marker in _text(output), f"{event.host_event}: the context is not rendered"
+            assert output.exit_code == 0
+
+    @pytest.mark.parametrize("decision", ["deny", "ask"])
+    def test_a_decision_on_a_tool_reaches_the_host(
+        self, harness: Harness, recorded_payloads: Payloads, decision: Decision
+    ) -> None:
+        """A deny or an ask before a tool runs is rendered as a decision with its reason.
+
+        Not nothing, and not the same output as the reason given as mere context (a host
+        that cannot ask blocks, saying so).
+        """
+        reason = f"lorebook-contract-{decision}-7f3a"
+        events = _parsed(harness, recorded_payloads, ("pre_tool",))
+        if not events:
+            pytest.skip("no recorded pre_tool payload: this host cannot be asked before a tool")
+        for event in events:
+            output = harness.render(event, HookAnswer(decision=decision, reason=reason))
+            assert reason in _text(output), f"{event.host_event}: the {decision} is not rendered"
+            as_context = harness.render(event, HookAnswer(context=reason))
+            assert (output.stdout, output.exit_code) != (as_context.stdout, as_context.exit_code)
+            assert harness.render(event, HookAnswer()).stdout == b""
 
     def test_an_empty_answer_renders_nothing(
         self, harness: Harness, recorded_payloads: Payloads
