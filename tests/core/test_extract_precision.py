@@ -223,3 +223,20 @@ def test_the_same_rule_said_twice_in_a_session_is_one_proposal() -> None:
     assert again not in firsts
     (merged,) = [c for c in found if turns[c.turn].text == rule]
     assert turns[merged.turns[-1]].text == again
+
+
+def test_a_pasted_program_log_is_not_taught_whatever_its_language() -> None:
+    log = (
+        "[DEBUG] メインスレッド監視を開始しました\n"
+        "コーデック対応状況: AV1 supported (decoders: libdav1d, av1)\n"
+        "yt-dlp: [youtube] Extracting URL: https://example.com/watch?v=abc\n"
+        "動画情報取得完了: Never Gonna Give You Up (Official Video) (長さ: 213秒)\n"
+        "ダウンロードを開始します: data\\abc.mp4\n"
+        "エラー: stat: path should be string, not NoneType"
+    )
+    assert find_teaching_moments(_after("acted", log)) == []
+
+
+def test_a_rule_with_a_labelled_line_is_still_a_rule() -> None:
+    text = "Note: never commit straight to main.\nAlways open a pull request for review."
+    assert len(find_teaching_moments(_after("acted", text))) == 1

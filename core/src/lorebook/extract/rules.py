@@ -110,6 +110,24 @@ QUOTE_INTRO = re.compile(
 )
 """A line introducing what follows as something to read, then a blank line: what comes
 after it is the report the person pasted ("Fix this bug...", "I get this error:")."""
+LOG_LINE = re.compile(r"^\s*(?:[^\s:]{1,30}:\s+\S|\[[^\]\s]{1,20}\]|.*(?:\x1b)?\[\d+(?:;\d+)*m)")
+"""A line a program printed: ``label: value``, a ``[TAG]`` prefix, a terminal colour code."""
+LOG_LINES = 4
+"""A turn of at least this many lines, half of them :data:`LOG_LINE`, is a pasted log."""
+
+
+def log_like(text: str) -> bool:
+    """True when the turn is a program's log: four lines or more, half of them log lines.
+
+    Typed prose wraps into sentences; a log is lines of ``label: value``, ``[DEBUG]``
+    prefixes and colour codes, in any language ("動画情報取得完了: Never Gonna Give You Up"
+    is a download log, not a prohibition).
+    """
+    lines = [line for line in text.splitlines() if line.strip()]
+    logged = sum(bool(LOG_LINE.match(line)) for line in lines)
+    return len(lines) >= LOG_LINES and logged * 2 >= len(lines)
+
+
 SLASH_COMMAND = re.compile(r"^\s*/[A-Za-z][\w:-]*(?=\s|$)")
 """A turn typed as a slash command: what follows the command is its argument (a compaction
 summary the agent wrote, a path), not the person teaching."""
@@ -379,7 +397,8 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     Precision comes first: a proposal a person has to reject costs more than a rule the
     LLM extractor would find. The reasons are the grammar of the turn, not its topic:
 
-    - ``pasted``: under a third of the turn's words are typed prose (a log, a report);
+    - ``pasted``: under a third of the turn's words are typed prose, or the turn reads as
+      a program's log (:func:`log_like`), whatever its language;
     - ``quoted``: the sentence (at offset ``at`` of the turn's ``text``) comes after a line
       that introduces something to read ("Fix this bug...", "I get this error:", "the
       following work:") and a blank line: it is the quoted report, not the person's words;
@@ -391,7 +410,7 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     """
     if cues.memory:
         return None
-    if cues.pasted:
+    if cues.pasted or log_like(text):
         return "pasted"
     intro = QUOTE_INTRO.search(text)
     if intro is not None and at >= intro.end():
