@@ -5,7 +5,8 @@ README restates a contributing guide. Before anything is staged, every draft of 
 compared with the drafts before it (documents in path order, rules in document order) by
 the terms of their titles (the rule itself): the stemmed content words of
 :func:`lorebook.kb.similarity.terms`, outside code spans and without the words that only
-give a rule its form (*always*, *must*, *use*, *instead* ...), and each code span whole,
+give a rule its form (*always*, *must*, *use*, *instead*, *perform* ...), verbs that name one
+action read as one (*edit*, *modify*, *change*: :data:`ONE_ACTION`), and each code span whole,
 weighing :data:`IDENTIFIER_WEIGHT` as in curation: a shared name pins the subject; a code
 span that opens with another (```git mv``` and ```git mv old new```) names the same code.
 Words that only qualify (*all*, *any*, *actual*, *clearly*, *already* ...) do not count.
@@ -41,9 +42,26 @@ FORM_WORDS = frozenset(
         *("all", "any", "every", "each", "actual", "actually", "current", "currently"),
         *("clearly", "merely", "already", "just", "really", "properly", "explicitly"),
         *("strictly", "absolutely", "directly", "specific", "appropriate", "relevant"),
+        *("perform", "performed", "happen", "done", "made"),
     )
 )
-"""Stems that make a sentence a rule, or only qualify it, without saying what it is about."""
+"""Stems that make a sentence a rule, or only qualify it, or carry its action ("must be
+performed in", "must happen in", "must be made in"), without saying what it is about."""
+ONE_ACTION = {
+    stem(word): stem(group[0])
+    for group in (
+        ("modify", "edit", "change", "alter", "update"),
+        ("verify", "check", "confirm", "validate"),
+        ("delete", "remove"),
+        ("run", "execute", "invoke"),
+        ("repeat", "duplicate"),
+        ("guess", "assume"),
+        ("directory", "folder"),
+    )
+    for word in group
+}
+"""Words that name one action (or one thing) in instructions: each is read as the first of
+its group, so "never modify files" and "never edit files" are one rule."""
 _CODE = re.compile(r"`[^`\n]*`")
 _ALTERNATIVE = re.compile(
     r"(?:,\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)(?:not|never)\s+(?!(?:only|just)\b)[^,;:]*"
@@ -71,7 +89,8 @@ does not.
 
 
 CONTAINED_TERMS = 3
-CONTAINMENT = 0.8
+CONTAINMENT = 0.75
+"""The share of the smaller rule's terms (weighted, its negation aside) the larger must hold."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +121,7 @@ def rule_terms(title: str) -> frozenset[str]:
         words = terms(f"{affirmed.group('act')} {affirmed.group('need')}") - {NEGATION}
     else:
         words = terms(_ALTERNATIVE.sub("", prose) or prose)
-    return frozenset((words - FORM_WORDS) | spans)
+    return frozenset({ONE_ACTION.get(word, word) for word in words - FORM_WORDS} | spans)
 
 
 def _same_code(left: str, right: str) -> bool:
@@ -127,14 +146,14 @@ def _code_matches(left: frozenset[str], right: frozenset[str]) -> tuple[frozense
     return frozenset(mapped), right
 
 
+def _weight(found: frozenset[str]) -> int:
+    return sum(IDENTIFIER_WEIGHT if t.startswith("code:") else 1 for t in found)
+
+
 def similarity(left: frozenset[str], right: frozenset[str]) -> float:
     """The weighted Jaccard index of two rules' terms (code spans weigh more)."""
-
-    def weight(found: frozenset[str]) -> int:
-        return sum(IDENTIFIER_WEIGHT if t.startswith("code:") else 1 for t in found)
-
-    union = weight(left | right)
-    return weight(left & right) / union if union else 0.0
+    union = _weight(left | right)
+    return _weight(left & right) / union if union else 0.0
 
 
 def restates(left: frozenset[str], right: frozenset[str]) -> bool:
@@ -142,15 +161,19 @@ def restates(left: frozenset[str], right: frozenset[str]) -> bool:
 
     The second way: one rule is the other with more detail ("Always use `git mv`" and
     "Always use `git mv` to move or rename tracked files"), so the smaller set of terms,
-    :data:`CONTAINED_TERMS` of them at least, lies almost whole (:data:`CONTAINMENT`) in
-    the larger; unless each names code the other does not (two tools, two functions).
+    :data:`CONTAINED_TERMS` of them at least, lies almost whole (:data:`CONTAINMENT`, by
+    weight: a code span the larger does not name weighs as in :func:`similarity`) in the
+    larger; unless each names code the other does not (two tools, two functions). Their
+    negation is no shared term there: the caller compares polarity, and "never" shared by
+    two prohibitions says nothing of what they forbid.
     """
     left, right = _code_matches(left, right)
     if similarity(left, right) >= RESTATEMENT_THRESHOLD:
         return True
+    left, right = left - {NEGATION}, right - {NEGATION}
     shared = left & right
-    smaller = min(len(left), len(right))
-    if len(shared) < CONTAINED_TERMS or len(shared) < CONTAINMENT * smaller:
+    smaller = min(_weight(left), _weight(right))
+    if len(shared) < CONTAINED_TERMS or _weight(shared) < CONTAINMENT * smaller:
         return False
     code_left = {t for t in left if t.startswith("code:")}
     code_right = {t for t in right if t.startswith("code:")}
