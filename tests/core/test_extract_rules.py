@@ -402,9 +402,16 @@ def test_titles_and_descriptions() -> None:
     assert make_description("x " * 300).endswith(" …")
 
 
-def test_deterministic_and_protocol() -> None:
+def test_each_teaching_moment_becomes_its_proposal_and_the_protocol_holds() -> None:
     turns = turns_of("Never call `charge()` twice.", "ok", "Always log `order_id`.")
-    assert extract(turns) == extract(turns)
+    proposals = extract(turns)
+    assert [(p.id, p.origin, p.kind, p.title, p.quote, p.tags) for p in proposals] == [
+        ("s1:1", "claude:s1:0", "prohibition", "Never call charge() twice",
+         "Never call `charge()` twice.", ["charge"]),
+        ("s1:2", "claude:s1:2", "convention", "Always log order_id",
+         "Always log `order_id`.", ["order_id"]),
+    ]  # fmt: skip
+    assert all(p.extractor == "rules" and p.type == "practice" for p in proposals)
     assert isinstance(RulesExtractor(), Extractor)
     assert RulesExtractor.name == "rules"
     assert all(isinstance(c, Candidate) for c in find_teaching_moments(turns))
@@ -546,3 +553,48 @@ def test_sessions_shaped_like_each_category(category: str) -> None:
         assert proposal.quote in "\n".join(texts)
         assert "incident" not in proposal.body.lower()
         assert "jira-77" not in proposal.body.lower()
+
+
+HASH_SEED_SCRIPT = """
+import asyncio, json, sys
+from lorebook.extract.base import ExtractionRequest
+from lorebook.extract.rules import RulesExtractor
+from lorebook.models.session import LoggedTurn, SessionLog
+texts = json.loads(sys.argv[1])
+turns = [LoggedTurn(index=i, role=("user", "assistant")[i % 2], text=t) for i, t in enumerate(texts)]
+log = SessionLog(harness="claude", session_id="s1", origin="claude:s1", transcript_hash="0" * 64,
+                 transcript_length=0, turns=turns, proposals=[])
+found = asyncio.run(RulesExtractor().extract(ExtractionRequest(log=log, turns=turns)))
+print(json.dumps([p.model_dump(mode="json") for p in found]))
+"""
+
+
+def test_the_same_session_gives_the_same_proposals_in_every_process() -> None:
+    """Extraction is deterministic across processes, whatever order Python hashes sets in
+    (two curators running it on the same session must propose the same notes)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    texts = [
+        "Never call `charge()` from `BillingClient` or `InvoiceQueue` in `tests/unit/`, "
+        "and never touch `LEDGER_URL`, `ledger_pool`, `StripeMock` or `RetryBudget` there.",
+        "ok",
+        "Always run `uv run pytest` in `core/`; `make lint` uses `ruff` and `mypy`.",
+    ]
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        proc = subprocess.run(
+            [sys.executable, "-c", HASH_SEED_SCRIPT, json.dumps(texts)],
+            env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True,
+            check=False, timeout=60,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        outputs.add(proc.stdout)
+    assert len(outputs) == 1
+    (output,) = outputs
+    here = [p.model_dump(mode="json") for p in extract(turns_of(*texts))]
+    assert json.loads(output) == here
+    assert len(here) == 2
+    assert len(here[0]["tags"]) > 2
