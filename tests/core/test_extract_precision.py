@@ -240,3 +240,33 @@ def test_a_pasted_program_log_is_not_taught_whatever_its_language() -> None:
 def test_a_rule_with_a_labelled_line_is_still_a_rule() -> None:
     text = "Note: never commit straight to main.\nAlways open a pull request for review."
     assert len(find_teaching_moments(_after("acted", text))) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we don't need to /compact since your context was cleared when I had to restart.",
+        "Ah, we are almost out of context. I'd like you to undertake Option C, BUT first we "
+        "need to /compact.",
+        "cherche si il existe deja des fichiers plan.md et spec-convention.md",
+        "can you please check if there are any names in attributes.csv that should not be "
+        "in the mapping?",
+        "I would like you to build some tests for undo.layers.",
+        "I think that I'd like you to go through the Tier 2 diaries and incorporate anything "
+        "relevant into final_attribution.csv.",
+        "Hi, I'd like to see what's wrong with reading the diary.\nThe entry is pasted below, "
+        "I'm not\nsure why you were having trouble reading it.\\\n\\\nDate: 22 Nov 2011\n"
+        "Leader: Adela\nThe goal of the day was to cover the peninsula, where team B failed "
+        "to \nfinish the whole area because of mud (12 Nov). One mound should \nbe recorded "
+        "again (3276).\nDuring the day 4 sites were found.",
+    ],
+)
+def test_session_mechanics_lookups_one_off_requests_and_pasted_entries_are_not_rules(
+    text: str,
+) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []
+
+
+def test_a_request_repeating_how_it_was_done_before_is_a_rule() -> None:
+    text = "As before, I'd like you to change the dates to ISO format (YYYY-MM-DD)."
+    assert len(find_teaching_moments(_after("acted", text))) == 1

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 
 from lorebook.extract.base import ExtractionRequest, normalise, quote_in_session
 from lorebook.extract.cues import (
+    HABIT,
     POLAR_TO_AGENT,
     PREFERENCE,
     PROHIBITIVE,
@@ -103,13 +104,42 @@ CHAT = re.compile(
 )
 """A sentence that is only an acknowledgement, praise, thanks or an apology: chat."""
 QUOTE_INTRO = re.compile(
-    r"\b(?:this|these|following|below|errors?|bugs?|output|logs?|messages?|says|shows|get"
-    r"|got|getting|see|seeing)\b(?:[ \t]+[\w-]+){0,2}[ \t]*(?::|\.\.\.|\u2026)"
-    r"[ \t]*\r?\n[ \t]*\r?\n",
+    r"\b(?:this|these|following|below|errors?|bugs?|output|logs?|messages?|says|shows"
+    r"|get|got|getting|see|seeing)\b(?:[ \t]+[\w-]+){0,2}[ \t]*(?::|\.\.\.|\u2026)"
+    r"[ \t\\]*\r?\n[ \t\\]*\r?\n"
+    r"|\b(?:pasted|copied|quoted|is|are) below\b[^\n]*\n(?:[^\n]*\S[^\n]*\n)??"
+    r"[ \t\\]*\r?\n",
     re.IGNORECASE,
 )
-"""A line introducing what follows as something to read, then a blank line: what comes
-after it is the report the person pasted ("Fix this bug...", "I get this error:")."""
+"""A line introducing what follows as something to read, then a blank line (a console copy
+may show it as a lone backslash): what comes after it is the report the person pasted
+("Fix this bug...", "I get this error:", "the entry is pasted below ...")."""
+SESSION_MECHANICS = re.compile(
+    r"(?<![\w/.])/[a-z][\w-]*\b(?!/)|\bcompact(?:ed|ing)?\b"
+    r"|\b(?:low|out) (?:on|of) context\b|\bcontext (?:window|was cleared)\b",
+    re.IGNORECASE,
+)
+"""The session's own mechanics: a slash command named in prose ("first we need to
+/compact"), compacting, the context running out. Bound to this session, never a rule."""
+INDIRECT_QUESTION = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|now|also|and|please|can you|could you)[\s,]+)*"
+    r"(?:check|see|find out|look|search|verify|tell me|let me know|cherche|v\u00e9rifie"
+    r"|regarde|dis-moi)\b[^.!?]*?\b(?:if|whether|si)\b",
+    re.IGNORECASE,
+)
+"""A question put as an order to look something up: "check if there are any names ...",
+"cherche si ... existe": it asks; it teaches nothing."""
+ASKED_OF_AGENT = re.compile(
+    r"^(?:(?:\w+,?\s+){0,3}?(?:that\s+))?i(?:['\u2019]d| would)? (?:like|want|need) you to\b",
+    re.IGNORECASE,
+)
+"""A task asked of the agent in the first person ("I'd like you to build some tests"):
+a one-off request unless something gives it a scope beyond the task."""
+AS_BEFORE = re.compile(r"\b(?:as (?:before|usual|always)|like (?:we did )?before)\b", re.I)
+"""A request repeating how things were done before: a habit, so a rule."""
+SENTENCE_WORDS = 40
+"""A main "sentence" of more words is several run together (pasted lists, no full stops):
+one of them naming the session's mechanics does not bind the rest to the session."""
 LOG_LINE = re.compile(r"^\s*(?:[^\s:]{1,30}:\s+\S|\[[^\]\s]{1,20}\]|.*(?:\x1b)?\[\d+(?:;\d+)*m)")
 """A line a program printed: ``label: value``, a ``[TAG]`` prefix, a terminal colour code."""
 LOG_LINES = 4
@@ -401,11 +431,16 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
       a program's log (:func:`log_like`), whatever its language;
     - ``quoted``: the sentence (at offset ``at`` of the turn's ``text``) comes after a line
       that introduces something to read ("Fix this bug...", "I get this error:", "the
-      following work:") and a blank line: it is the quoted report, not the person's words;
-    - ``question``: the main sentence asks, and its asking carries no rule (no negated
-      auxiliary or tag, no question about what the agent did, no emphasis, no preference
-      or alternative ruled out: "can we use X instead of Y?" carries one, "still no
-      summary?" and "is there a command-line-only solution?" do not);
+      following work:", "the entry is pasted below") and a blank line: it is the quoted
+      report, not the person's words;
+    - ``session``: it is about the session's own mechanics (``/compact``, the context);
+    - ``request``: a task asked of the agent in the first person ("I'd like you to ...")
+      with no habit, emphasis or prohibition giving it a scope beyond the task;
+    - ``question``: the main sentence asks ("check if ..." asks too), and its asking
+      carries no rule (no negated auxiliary or tag, no question about what the agent
+      did, no emphasis, no preference or alternative ruled out: "can we use X instead of
+      Y?" carries one, "still no summary?" and "is there a command-line-only solution?"
+      do not);
     - ``chat``: the main sentence is only an acknowledgement, praise, thanks or apology.
     """
     if cues.memory:
@@ -416,6 +451,17 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     if intro is not None and at >= intro.end():
         return "quoted"
     sentence = main.strip()
+    if SESSION_MECHANICS.search(sentence) and len(sentence.split()) <= SENTENCE_WORDS:
+        return "session"
+    if INDIRECT_QUESTION.match(sentence):
+        return "question"
+    if ASKED_OF_AGENT.search(sentence) and not (
+        HABIT.search(sentence)
+        or AS_BEFORE.search(sentence)
+        or emphatic(sentence)
+        or PROHIBITIVE.search(sentence)
+    ):
+        return "request"
     if (
         sentence.endswith("?")
         and not (rule_question(sentence) or cues.accuses or emphatic(sentence))
