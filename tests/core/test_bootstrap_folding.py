@@ -147,6 +147,31 @@ def test_related_rules_and_examples_are_no_rules() -> None:
     assert tally["example"] == 1
 
 
+def test_examples_a_paragraph_introduces_and_a_preference_after_a_rule_are_that_rule() -> None:
+    text = """\
+Always use `bun` instead of `node` when running scripts. Bun is the preferred runtime.
+
+Examples:
+- Use `bun install` instead of `npm install`
+- Use `bun test` instead of `jest`
+
+Avoid dynamic `import()` statements. Prefer static imports for type checking.
+
+For unit tests, prefer `FakeModel` over a new mock. Prefer `FakeStream` for stream tests.
+"""
+    tally: Counter[str] = Counter()
+    rules = distil(text, tally)
+    assert [r.title for r in rules] == [
+        "Always use `bun` instead of `node` when running scripts",
+        "Avoid dynamic `import()` statements",
+        "For unit tests, prefer `FakeModel` over a new mock",
+        "Prefer `FakeStream` for stream tests",  # a second preference is a rule of its own
+    ]
+    assert "`bun install`" in rules[0].context  # the examples are quoted in the rule's note
+    assert "Prefer static imports" in rules[1].context
+    assert tally["example"] == 2
+
+
 @pytest.mark.parametrize(
     ("left", "right"),
     [

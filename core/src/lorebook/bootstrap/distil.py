@@ -33,7 +33,12 @@ sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's p
   say how it is kept, and its note is the first of them, with the others quoted in it.
 - **Pointers and examples are no rules**: what stands under a heading that lists related
   material (*Related rules*, *See also*, *References*: :data:`POINTER_HEADING`) points
-  elsewhere; what stands under *Examples* (:data:`EXAMPLE_HEADING`) illustrates.
+  elsewhere; what stands under *Examples* (:data:`EXAMPLE_HEADING`), or in a list a
+  paragraph introduces as examples ("Examples:", "For example:"), illustrates.
+- **A preference after a rule names its alternative**: in one paragraph, a sentence that
+  says which way to go ("Prefer static imports", "Bun is the preferred runtime") after a
+  rule ("Avoid dynamic imports", "Always use bun instead of node") is that rule said from
+  its other side: part of its note, not a note of its own.
 
 A rule's title is its sentence, without the labels that only draw attention ("IMPORTANT:")
 and without its asides in parentheses, cut to at most :data:`TITLE_WORDS` words: a dash or
@@ -90,6 +95,15 @@ LABEL_WORDS = 6
 COLLECTING = -1
 EXAMPLE_HEADING = re.compile(r"^\W*(?:examples?|example\s+\w+(?:\s+\w+)?)\W*$", re.IGNORECASE)
 """A heading of examples ("Examples", "Example usage"): what stands under it illustrates."""
+EXAMPLE_LEAD = re.compile(
+    r"^\W*(?:for\s+(?:example|instance)|e\.\s?g\.|examples?(?:\s+\w+)?)\W*:\W*$", re.IGNORECASE
+)
+"""A paragraph that introduces a list of examples ("Examples:", "For example:")."""
+PREFERENCE = re.compile(r"^\W*prefer\b|\bis\s+(?:the\s+)?preferred\b", re.IGNORECASE)
+"""A sentence that says which way to go ("Prefer static imports", "Bun is the preferred
+runtime"): after a rule in one paragraph, it names that rule's alternative (unless that
+rule is a preference too: "For unit tests prefer X. Prefer Y for session tests.")."""
+_PREFERS = re.compile(r"\bprefer", re.IGNORECASE)
 POINTER_HEADING = re.compile(
     r"^\W*(?:related(?:\s+(?:rules?|docs?|documents?|documentation|guides?|files?|links?"
     r"|resources?|reading))?|see\s+also|references?|further\s+reading|cross[- ]references?"
@@ -353,6 +367,9 @@ def _block_rules(block: Block, context: _Context, tally: Counter[str]) -> list[R
         if reading.kind is None:
             tally[reading.reason] += 1
             continue
+        if rules and PREFERENCE.search(plain(sentence)) and not _PREFERS.search(rules[-1].quote):
+            tally["detail"] += 1  # "Avoid dynamic imports. Prefer static imports.": one rule
+            continue
         tally["rule"] += 1
         kind = refine_kind(statement, reading.kind)
         rules.append(
@@ -371,11 +388,17 @@ def _block_rules(block: Block, context: _Context, tally: Counter[str]) -> list[R
 
 
 def _under(block: Block) -> str | None:
-    """``pointer`` or ``example`` when the nearest heading says what stands under it is so."""
+    """``pointer`` or ``example``: what stands under ``block``'s heading, or its list's lead.
+
+    A heading says its items point elsewhere or illustrate, or the paragraph that introduces
+    the list does ("Examples:", "For example:").
+    """
     heading = plain(block.headings[-1]) if block.headings else ""
     if POINTER_HEADING.match(heading):
         return "pointer"
     if EXAMPLE_HEADING.match(heading):
+        return "example"
+    if block.item and EXAMPLE_LEAD.match(plain(block.lead.splitlines()[0] if block.lead else "")):
         return "example"
     return None
 
@@ -482,6 +505,8 @@ def distil(text: str, tally: Counter[str] | None = None, *, strict: bool = False
     for block in blocks:
         if (under := _under(block)) is not None:
             tally[under] += 1
+            if under == "example" and block.item and block.lead and rules:
+                _fold(rules, len(rules) - 1, block)  # what the rule before looks like
             continue
         owner = owners.owner(block)
         if owner is not None:
