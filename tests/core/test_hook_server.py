@@ -51,11 +51,12 @@ EVENTS: dict[str, tuple[str, dict[str, Any]]] = {
 
 
 def fire(
-    repo: Path, name: str, session: str, *, server: bool = True
+    repo: Path, name: str, session: str, *, server: bool = True, wrapper: list[str] | None = None
 ) -> tuple[str, bool, list[str]]:
     """Run one event through the launcher: (stdout, answered in-process, hook-errors lines).
 
-    ``server=False`` runs it with ``LOREBOOK_HOOK_SERVER=0``.
+    ``server=False`` runs it with ``LOREBOOK_HOOK_SERVER=0``; ``wrapper`` is a command
+    that runs the launcher's command line given after it.
     """
     host_event, fields = EVENTS[name]
     payload = {"session_id": session, "cwd": str(repo), "hook_event_name": host_event, **fields}
@@ -64,13 +65,46 @@ def fire(
         env["LOREBOOK_HOOK_SERVER"] = "0"
     launcher = str(repo / ".lorebook/bin/hook")
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-I", "-S", launcher, "claude", host_event],
+        [*(wrapper or []), sys.executable, "-X", "importtime", "-I", "-S", launcher, "claude",
+         host_event],
         input=json.dumps(payload).encode(), capture_output=True, cwd=repo, env=env,
         check=True, timeout=60,
     )  # fmt: skip
     own = "lorebook.hook\n" in proc.stderr.decode()  # -X importtime lists the client's imports
     log = repo / ".lorebook/_logs/hook-errors.log"
     return proc.stdout.decode(), own, log.read_text().splitlines() if log.exists() else []
+
+
+ADOPTER = """
+import ctypes, json, os, subprocess, sys
+if ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+    sys.exit("prctl(PR_SET_CHILD_SUBREAPER) failed")
+code = subprocess.run(sys.argv[2:]).returncode
+adopted = []  # what the hook started and left behind is ours now, running or a zombie
+for task in os.listdir("/proc/self/task"):
+    with open(f"/proc/self/task/{task}/children") as handle:
+        adopted += [int(pid) for pid in handle.read().split()]
+with open(sys.argv[1], "w") as report:
+    json.dump(adopted, report)
+sys.exit(code)
+"""
+"""Runs a command as its parent's subreaper: every process the command started and left
+behind is adopted by this one when the command exits, and listed (Linux)."""
+
+
+def fire_adopting(repo: Path, name: str, session: str) -> tuple[str, bool, list[int]]:
+    """:func:`fire`, and the processes the hook left behind when it exited.
+
+    A hook that starts the warm process spawns it before it exits; the spawned process
+    outlives it, so this list says deterministically whether one was started, where a
+    wait for the server's lock could only guess how long a start takes.
+    """
+    if not sys.platform.startswith("linux"):
+        pytest.skip("adopting a hook's orphans needs Linux's child subreaper")
+    report = repo.parent / f"adopted-{session}.json"
+    stdout, own, _ = fire(repo, name, session, wrapper=[sys.executable, "-c", ADOPTER, str(report)])
+    left: list[int] = json.loads(report.read_text())
+    return stdout, own, left
 
 
 def server_running(repo: Path) -> bool:
@@ -323,8 +357,9 @@ def test_setting_the_minutes_to_zero_stops_the_server_and_starts_none(
     assert own
     assert "Run tests with uv run pytest" in out
     wait_for(lambda: not server_running(repo), "the server did not stop")
-    fire(repo, "prompt", "off-2")
-    time.sleep(1.0)  # a server started by that event would hold the lock by now
+    out, own, left = fire_adopting(repo, "prompt", "off-2")
+    assert (own, "Run tests with uv run pytest" in out) == (True, True)
+    assert left == []  # the hook started no server (one would outlive it)
     assert not server_running(repo)
 
 
@@ -332,17 +367,19 @@ def test_a_server_that_cannot_listen_says_why_once_and_hooks_still_answer(repo: 
     sock = Path(socket_path(str(repo / ".lorebook")))
     sock.mkdir(parents=True)
     (sock / "in-the-way").write_text("x")  # a folder where the socket goes: bind fails
-    out, own, _ = fire(repo, "prompt", "no-socket")
+    out, own, left = fire_adopting(repo, "prompt", "no-socket")
     assert own
+    assert len(left) == 1  # it started a server (which fails): what outlives a hook shows it
     assert "Run tests with uv run pytest" in out
     failed = sock.parent / FAILED_NAME
     wait_for(failed.exists, "the failed start was not recorded")
     wait_for(lambda: not server_running(repo), "the server did not exit")
     stamp = failed.stat().st_mtime_ns
-    _, own, errors = fire(repo, "prompt", "no-socket-2")
+    _, own, left = fire_adopting(repo, "prompt", "no-socket-2")
     assert own
-    time.sleep(1.0)
-    assert failed.stat().st_mtime_ns == stamp  # no second server was started to fail again
+    assert left == []  # no second server was started to fail again
+    assert failed.stat().st_mtime_ns == stamp
+    errors = (repo / ".lorebook/_logs/hook-errors.log").read_text().splitlines()
     assert sum("warm hook process not started" in line for line in errors) == 1
     fine, detail, fix = describe(str(repo / ".lorebook"))
     assert not fine
