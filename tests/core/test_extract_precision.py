@@ -270,3 +270,41 @@ def test_session_mechanics_lookups_one_off_requests_and_pasted_entries_are_not_r
 def test_a_request_repeating_how_it_was_done_before_is_a_rule() -> None:
     text = "As before, I'd like you to change the dates to ISO format (YYYY-MM-DD)."
     assert len(find_teaching_moments(_after("acted", text))) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Pour chaque périmètre, on doit faire un CR distinct, avec sections sur conception.",
+         "convention"),
+        ("Pareil pour le CR quotidien, les blocs non renseignés ne doivent pas être affichés.",
+         "prohibition"),
+        ("inutile de re référencer constitution dans le start-here !!!", "prohibition"),
+        ("meme ça : je prefere supprimer et me contenter de ce que dirait speckit", "convention"),
+    ],
+)  # fmt: skip
+def test_a_french_rule_is_read_from_its_grammar(text: str, kind: str) -> None:
+    found = find_teaching_moments(_after("acted", text))
+    assert [c.kind for c in found] == [kind]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "quand tu écris Le template doit, c'est quoi ?",
+        "je voudrais savoir quelle solution tu as choisi, il faut que je comprenne",
+        "dis-moi si ces fichiers doivent être lus au démarrage",
+    ],
+)
+def test_a_french_question_is_not_a_rule(text: str) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []
+
+
+def test_a_french_rule_is_titled_by_the_clause_that_states_it() -> None:
+    (title,) = _titles(
+        ("assistant", "J'ai ajouté les blocs au CR."),
+        ("user", "Pareil pour le CR quotidien, les blocs non renseignés ne doivent pas être "
+         "affichés."),
+    )  # fmt: skip
+    assert "ne doivent pas être affichés" in title
+    assert not title.startswith("Pareil")

@@ -27,7 +27,9 @@ this module turns the teaching sentences of a session into candidate notes:
    candidate.
 5. A turn with no teaching sentence may still teach as a whole: a correction right after
    a refused action, a rule-carrying question, a preference
-   (:mod:`lorebook.extract.teaching`); its main sentence is its quote.
+   (:mod:`lorebook.extract.teaching`); its main sentence is its quote. A French turn is
+   read by the grammar of obligation and preference (*il faut*, *on doit*, *ne doivent
+   pas*, *jamais*, *inutile de*, *je préfère*), its questions left out.
 6. Precision first: a moment is not proposed when its turn is mostly pasted, when its
    sentence is quoted after a line that introduces a report ("Fix this bug..."), when it
    is a question whose asking carries no rule, or when it is only chat
@@ -140,6 +142,29 @@ AS_BEFORE = re.compile(r"\b(?:as (?:before|usual|always)|like (?:we did )?before
 SENTENCE_WORDS = 40
 """A main "sentence" of more words is several run together (pasted lists, no full stops):
 one of them naming the session's mechanics does not bind the rest to the session."""
+FRENCH_DIRECTS = re.compile(
+    r"\b(?:il (?:faut|faudrait|ne faut)|(?:on|tu|vous|il|elle|ils|elles|qui|ce|cela|[çc]a)"
+    r" (?:ne )?(?:doi[st]|doivent|devrai[st]|devraient|devez|dois)|toujours)\b",
+    re.IGNORECASE,
+)
+"""Obligation in French: *il faut*, *on doit*, *ne doivent pas*, *toujours*."""
+FRENCH_PROHIBITS = re.compile(
+    r"\b(?:jamais|inutile de|[ée]vite[rz]?|pas besoin de|ne (?:doi[st]|doivent|faut) pas"
+    r"|il ne faut)\b",
+    re.IGNORECASE,
+)
+"""A prohibition in French: *jamais*, *inutile de*, *évite*, *ne doivent pas*."""
+FRENCH_PREFERS = re.compile(
+    r"\b(?:je pr[ée]f[èe]re|plut[ôo]t que|au lieu de|j['\u2019]aime pas|je n['\u2019]aime pas)\b",
+    re.IGNORECASE,
+)
+"""A preference in French: *je préfère*, *plutôt que*, *au lieu de*, *je n'aime pas*."""
+FRENCH_ASKS = re.compile(
+    r"\b(?:savoir|dis[- ]moi|(?:re)?cherche[rsz]? si|v[ée]rifie[rsz]? si|regarde[rsz]? si"
+    r"|c['\u2019]est quoi|est-ce que)\b",
+    re.IGNORECASE,
+)
+"""A French sentence that asks: a wish to know, a look-up, "est-ce que"."""
 LOG_LINE = re.compile(r"^\s*(?:[^\s:]{1,30}:\s+\S|\[[^\]\s]{1,20}\]|.*(?:\x1b)?\[\d+(?:;\d+)*m)")
 """A line a program printed: ``label: value``, a ``[TAG]`` prefix, a terminal colour code."""
 LOG_LINES = 4
@@ -474,6 +499,44 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     return None
 
 
+def _french_moment(position: int, text: str) -> list[_Moment]:
+    """A French turn's rule, read from the grammar of obligation and preference.
+
+    The phrase rules of :mod:`lorebook.extract.signals` read English. A French sentence
+    directs with *il faut* / *il faudrait*, *devoir* (*on doit*, *ne doivent pas*),
+    *toujours* / *jamais*, *inutile de*, *éviter*, and states a preference with *je
+    préfère*, *plutôt que*, *au lieu de*; a question, a look-up ("dis-moi si") or a wish to
+    know ("je voudrais savoir") asks instead. The first such sentence is the moment.
+    """
+    for sentence in split_sentences(text):
+        body = sentence.text
+        if body.rstrip().endswith("?") or FRENCH_ASKS.search(body):
+            continue
+        prohibits = FRENCH_PROHIBITS.search(body)
+        if not (prohibits or FRENCH_DIRECTS.search(body) or FRENCH_PREFERS.search(body)):
+            continue
+        kind: NoteKind = "prohibition" if prohibits else "convention"
+        quote = text[sentence.start : sentence.end]
+        main = _clause(
+            body, prohibits or FRENCH_DIRECTS.search(body) or FRENCH_PREFERS.search(body)
+        )
+        return [_Moment(position, "practice", kind, quote, main, [quote], merge_keys(quote))]
+    return []
+
+
+def _clause(sentence: str, cue: re.Match[str] | None) -> str:
+    """The clause of ``sentence`` holding ``cue``: the rule without what leads up to it.
+
+    "Pareil pour le CR quotidien, les blocs ... ne doivent pas être affichés" states
+    "les blocs ... ne doivent pas être affichés".
+    """
+    if cue is None:
+        return sentence
+    start = max(sentence.rfind(mark, 0, cue.start()) for mark in (", ", " : ", "; "))
+    clause = sentence[start + 2 :].strip(" :") if start >= 0 else sentence
+    return clause if len(clause.split()) >= 3 else sentence
+
+
 def _withdraw(groups: list[_Group], retraction: str, previous: int | None) -> None:
     """Drop the groups a retracting sentence takes back, and only those.
 
@@ -511,6 +574,8 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
         moments = _moments(position, text, sentences, verdicts)
         if not moments:
             moments = _turn_moment(turns, position, text)
+        if not moments:
+            moments = _french_moment(position, text)
         if moments:
             cues = read_turn(turns, position)
             moments = [
