@@ -172,6 +172,21 @@ For unit tests, prefer `FakeModel` over a new mock. Prefer `FakeStream` for stre
     assert tally["example"] == 2
 
 
+def test_the_items_under_a_heading_of_reasons_say_why() -> None:
+    text = """\
+## Why we still need `__init__.py` files
+
+- Package boundaries must be clearly defined
+- Subpackages must import reliably in every environment
+
+You should never leak a crash's details to a remote caller.
+"""
+    tally: Counter[str] = Counter()
+    titles = [r.title for r in distil(text, tally)]
+    assert titles == ["You should never leak a crash's details to a remote caller"]
+    assert tally["reason"] == 2
+
+
 @pytest.mark.parametrize(
     ("left", "right"),
     [
@@ -193,6 +208,11 @@ For unit tests, prefer `FakeModel` over a new mock. Prefer `FakeStream` for stre
          "You MUST perform all code, test, config, and doc changes in the session workspace"),
         ("Never repeat content across rules",
          "Never duplicate the full content of the rules they route"),
+        # "correct" only qualifies the environment
+        ("Always ensure you are in the correct virtual environment before running any"
+         " project-specific commands",
+         "Always activate the virtual environment with `source .venv/bin/activate` in each new"
+         " terminal session before running any commands"),
         ("Always use `minsky <command> --help` when uncertain about any command or its options",
          "For Minsky commands, verify syntax and options with `minsky <command> --help` rather"
          " than assuming command structure"),

@@ -34,7 +34,9 @@ sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's p
 - **Pointers and examples are no rules**: what stands under a heading that lists related
   material (*Related rules*, *See also*, *References*: :data:`POINTER_HEADING`) points
   elsewhere; what stands under *Examples* (:data:`EXAMPLE_HEADING`), or in a list a
-  paragraph introduces as examples ("Examples:", "For example:"), illustrates.
+  paragraph introduces as examples ("Examples:", "For example:"), illustrates; the items
+  of a list under a heading of reasons (*Why ...*, *Rationale*, *Benefits*:
+  :data:`REASON_HEADING`) say why (a paragraph there may still state a rule).
 - **A preference after a rule names its alternative**: in one paragraph, a sentence that
   says which way to go ("Prefer static imports", "Bun is the preferred runtime") after a
   rule ("Avoid dynamic imports", "Always use bun instead of node") is that rule said from
@@ -103,6 +105,11 @@ PREFERENCE = re.compile(r"^\W*prefer\b|\bis\s+(?:the\s+)?preferred\b", re.IGNORE
 """A sentence that says which way to go ("Prefer static imports", "Bun is the preferred
 runtime"): after a rule in one paragraph, it names that rule's alternative (unless that
 rule is a preference too: "For unit tests prefer X. Prefer Y for session tests.")."""
+REASON_HEADING = re.compile(
+    r"^\W*(?:why\b.*|rationale|reasons?|benefits?|motivation|advantages?)\W*$", re.IGNORECASE
+)
+"""A heading of reasons ("Why we still need `__init__.py` files", "Rationale"): what stands
+under it says why, not what to do."""
 _PREFERS = re.compile(r"\bprefer", re.IGNORECASE)
 POINTER_HEADING = re.compile(
     r"^\W*(?:related(?:\s+(?:rules?|docs?|documents?|documentation|guides?|files?|links?"
@@ -398,6 +405,8 @@ def _under(block: Block) -> str | None:
         return "pointer"
     if EXAMPLE_HEADING.match(heading):
         return "example"
+    if block.item and REASON_HEADING.match(heading):
+        return "reason"
     if block.item and EXAMPLE_LEAD.match(plain(block.lead.splitlines()[0] if block.lead else "")):
         return "example"
     return None

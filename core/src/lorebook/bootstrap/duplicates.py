@@ -42,6 +42,7 @@ FORM_WORDS = frozenset(
         *("all", "any", "every", "each", "actual", "actually", "current", "currently"),
         *("clearly", "merely", "already", "just", "really", "properly", "explicitly"),
         *("strictly", "absolutely", "directly", "specific", "appropriate", "relevant"),
+        *("correct", "correctly", "proper"),
         *("perform", "performed", "happen", "done", "made"),
     )
 )
