@@ -171,7 +171,10 @@ class Config(BaseModel):
     stores: list[str] = Field(
         default_factory=lambda: ["markdown"],
         min_length=1,
-        description="Note stores recall reads, by provider name; the first one is written.",
+        description="Note stores every surface (the hooks, `lorebook recall`, the MCP "
+        "server) reads and ranks together, by provider name. Curation and `lorebook note` "
+        "write to the repository store (`markdown`) whatever this lists; `lorebook note add "
+        "--store NAME` writes to another.",
     )
     organisation: str | None = Field(
         default=None,
