@@ -6,8 +6,18 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from lorebook import hookimpl
+from lorebook.kb.paths import KBPaths
 from lorebook.kb.personal import open_personal_store
 from lorebook.kb.store import MarkdownStore
+from lorebook.mcp_server import show_note
+from lorebook.plugins import Plugins, make_plugins
+from lorebook.providers import StoreSpec
+from lorebook.store import NoteNotFoundError
+from lorebook.testing import make_note
+from lorebook.testing.memory_store import MemoryStore
 
 
 def _stores(repo: Path, names: str) -> None:
@@ -35,3 +45,39 @@ def test_the_stores_description_says_what_writes_and_the_writes_agree(
     assert "first one is written" not in description
     assert "repository store (`markdown`)" in description
     assert "`lorebook note add --store NAME`" in description
+
+
+def _with_memory_store(store: MemoryStore) -> Plugins:
+    plugins = make_plugins(load_external=False)
+
+    class Memory:
+        @hookimpl
+        def register_stores(self) -> list[StoreSpec]:
+            return [StoreSpec(name="memory", factory=lambda repo: store)]
+
+    plugins.pm.register(Memory(), name="memory-store")
+    return plugins
+
+
+def test_note_show_reads_the_stores_config_names(
+    kb_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The MCP server's note_show looked in the repository and personal stores whatever
+    `stores:` said: a plugin's store was never read, an unserved personal note was shown."""
+    paths = KBPaths(kb_repo)
+    open_personal_store().add(make_note("mine"))
+    memory = MemoryStore()
+    memory.add(make_note("shared"))
+    plugins = _with_memory_store(memory)
+    monkeypatch.setattr("lorebook.plugins.get_plugins", lambda: plugins)
+
+    with pytest.raises(NoteNotFoundError):  # not in `stores:`, so not served, not shown
+        show_note(paths, "practice-mine")
+    _stores(kb_repo, "markdown, memory")
+    shown = show_note(paths, "practice-shared")
+    assert (shown["store"], shown["path"], shown["body"]) == ("memory", None, memory.get(
+        "practice-shared").body)  # fmt: skip
+    _stores(kb_repo, "markdown, memory, personal")
+    mine = show_note(paths, "practice-mine")
+    assert (mine["store"], mine["validity"], mine["unreviewed"]) == ("personal", "untracked", None)
+    assert mine["path"].endswith("/practice-mine.md")

@@ -5,8 +5,8 @@ Three tools, on the official Python SDK, over stdio:
 - ``recall(query, pending=False)``: what ``lorebook recall QUERY --json`` prints: the hooks'
   ranker over every configured store, validity marks, warnings, why each note matched, and
   as ``context`` the text the prompt hook would inject (:mod:`lorebook.recall.query`);
-- ``note_show(note_id)``: one note of the repository (or personal) store, with its state;
-  a note no person has reviewed is labelled ``unreviewed``.
+- ``note_show(note_id)``: one note of the stores ``stores:`` names (those ``recall``
+  ranks), with its state; a note no person has reviewed is labelled ``unreviewed``.
 
 Every text a tool returns from a note is sanitised as the hooks sanitise what they inject
 (:func:`lorebook.inject.sanitize.sanitize`): no host-markup look-alike, invisible or
@@ -24,10 +24,14 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lorebook.errors import LorebookError
 from lorebook.kb.paths import KBPaths
+
+if TYPE_CHECKING:
+    from lorebook.models.note import Note
+    from lorebook.store import NoteStore
 
 INSTRUCTIONS = (
     "lorebook keeps this project's team knowledge as reviewed notes. Call `recall` with "
@@ -66,31 +70,38 @@ def _unreviewed(paths: KBPaths, note_id: str) -> bool:
 
 
 def show_note(paths: KBPaths, note_id: str) -> dict[str, Any]:
-    """One note with its store, location, validity and review state (repository first).
+    """One note with its store, location, validity and review state.
 
-    Its text is sanitised as the hooks sanitise it; ``unreviewed`` holds the label the hooks
-    put beside a note no person has reviewed (None for a reviewed note).
+    The stores ``stores:`` names are looked in, in config order (the ones ``recall``
+    ranks: a note this tool shows is one the agent can be served); a store plugin's note
+    has no ``path``. Its text is sanitised as the hooks sanitise it; ``unreviewed`` holds
+    the label the hooks put beside a repository note no person has reviewed (None for a
+    reviewed note).
+
+    Raises:
+        NoteNotFoundError: no configured store holds the note.
+        UnknownProviderError: ``stores:`` names a store no installed plugin provides.
     """
+    from lorebook.config import load_config
     from lorebook.inject.sanitize import sanitize
     from lorebook.kb.notes import note_to_frontmatter
-    from lorebook.kb.personal import open_personal_store
-    from lorebook.kb.store import MarkdownStore
+    from lorebook.kb.personal import open_stores
     from lorebook.reviewstate import LABEL
     from lorebook.store import NoteNotFoundError
     from lorebook.validity.report import note_verdict
 
-    for store in (MarkdownStore(paths.repo), open_personal_store()):
-        rel = store.locate(note_id)
-        if rel is None:
+    for name, store in open_stores(paths, load_config(paths)).items():
+        found = _find(store, note_id)
+        if found is None:
             continue
-        note = store.get(note_id)
-        home = store.name == "markdown"
+        note, path = found
+        home = name == "markdown"
         verdict = note_verdict(paths, note) if home else None
         return {
             "ok": True,
             "id": note.id,
-            "store": store.name,
-            "path": str(store.paths.rel(store.paths.nodes / rel)),
+            "store": name,
+            "path": path,
             "frontmatter": _sanitised(note_to_frontmatter(note)),
             "body": sanitize(note.body),
             "validity": verdict.state if verdict else "untracked",
@@ -98,6 +109,22 @@ def show_note(paths: KBPaths, note_id: str) -> dict[str, Any]:
             "unreviewed": LABEL if home and _unreviewed(paths, note.id) else None,
         }
     raise NoteNotFoundError(note_id)
+
+
+def _find(store: NoteStore, note_id: str) -> tuple[Note, str | None] | None:
+    """The note and its file (None for a store without files), or None when not there."""
+    from lorebook.kb.store import MarkdownStore
+    from lorebook.store import NoteNotFoundError
+
+    if isinstance(store, MarkdownStore):
+        rel = store.locate(note_id)
+        if rel is None:
+            return None
+        return store.get(note_id), str(store.paths.rel(store.paths.nodes / rel))
+    try:
+        return store.get(note_id), None
+    except NoteNotFoundError:
+        return None
 
 
 def stage_proposal(paths: KBPaths, fields: dict[str, Any]) -> dict[str, Any]:
