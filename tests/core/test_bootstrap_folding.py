@@ -336,3 +336,21 @@ def test_a_title_cut_short_is_compared_by_its_whole_sentence() -> None:
     groups, merged = merge_restatements([[first], [second]])
     assert merged == 1
     assert groups[1][0].title == "New code should be covered by tests"
+
+
+def test_a_rule_said_twice_in_one_section_is_one_rule_but_not_across_documents() -> None:
+    def draft(origin: str, title: str) -> Draft:
+        return Draft(origin, title, f"{title}.", "", "convention")
+
+    before = "Before committing, always run the full test suite and ensure all tests pass"
+    after = "The AI agent must run the full test suite after making any changes"
+    groups, merged = merge_restatements(
+        [[draft("AGENTS.md#testing", before), draft("AGENTS.md#testing", after)]]
+    )
+    assert merged == 1
+    assert groups[0][1].title == before
+    assert groups[0][1].origin == "AGENTS.md#testing"  # the note still cites where it was said
+    _, apart = merge_restatements(
+        [[draft("AGENTS.md#testing", before)], [draft("docs/agents.md#workflow", after)]]
+    )
+    assert apart == 0

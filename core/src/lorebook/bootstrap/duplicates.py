@@ -92,6 +92,10 @@ does not.
 CONTAINED_TERMS = 3
 CONTAINMENT = 0.75
 """The share of the smaller rule's terms (weighted, its negation aside) the larger must hold."""
+SECTION_CONTAINMENT = 0.6
+"""The same share for two rules of one section: one passage rarely states two rules that
+share three terms or more and most of the smaller's ("Before committing, always run the
+full test suite" and "The agent must run the full test suite after making any changes")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +161,9 @@ def similarity(left: frozenset[str], right: frozenset[str]) -> float:
     return _weight(left & right) / union if union else 0.0
 
 
-def restates(left: frozenset[str], right: frozenset[str]) -> bool:
+def restates(
+    left: frozenset[str], right: frozenset[str], *, containment: float = CONTAINMENT
+) -> bool:
     """True when two rules' terms say one rule: alike overall, or one holds the other.
 
     The second way: one rule is the other with more detail ("Always use `git mv`" and
@@ -174,7 +180,7 @@ def restates(left: frozenset[str], right: frozenset[str]) -> bool:
     left, right = left - {NEGATION}, right - {NEGATION}
     shared = left & right
     smaller = min(_weight(left), _weight(right))
-    if len(shared) < CONTAINED_TERMS or _weight(shared) < CONTAINMENT * smaller:
+    if len(shared) < CONTAINED_TERMS or _weight(shared) < containment * smaller:
         return False
     code_left = {t for t in left if t.startswith("code:")}
     code_right = {t for t in right if t.startswith("code:")}
@@ -191,12 +197,15 @@ def claim_of(title: str, description: str, kind: NoteKind) -> Claim:
     return Claim(title, description, kind, rule_terms(whole))
 
 
-def _earlier(claim: Claim, seen: Sequence[Claim], index: dict[str, list[int]]) -> Claim | None:
-    """The first earlier claim this one restates, if any."""
+def _earlier(
+    claim: Claim, seen: Sequence[tuple[Claim, str]], index: dict[str, list[int]], origin: str
+) -> Claim | None:
+    """The first earlier claim this one restates, if any (one said in its section, looser)."""
     candidates = sorted({i for term in claim.terms for i in index.get(term, ())})
     for i in candidates:
-        other = seen[i]
-        if other.negated == claim.negated and restates(claim.terms, other.terms):
+        other, where = seen[i]
+        share = SECTION_CONTAINMENT if origin and where == origin else CONTAINMENT
+        if other.negated == claim.negated and restates(claim.terms, other.terms, containment=share):
             return other
     return None
 
@@ -209,13 +218,13 @@ def merge_restatements(
     Returns:
         The drafts, document by document, and how many restated an earlier one.
     """
-    seen: list[Claim] = []
+    seen: list[tuple[Claim, str]] = []
     index: dict[str, list[int]] = {}
 
-    def remember(claim: Claim) -> None:
+    def remember(claim: Claim, origin: str = "") -> None:
         for term in claim.terms:
             index.setdefault(term, []).append(len(seen))
-        seen.append(claim)
+        seen.append((claim, origin))
 
     for claim in staged:
         remember(claim)
@@ -225,9 +234,9 @@ def merge_restatements(
         kept: list[Draft] = []
         for draft in drafts:
             claim = claim_of(draft.title, draft.description, draft.kind)
-            first = _earlier(claim, seen, index) if claim.terms else None
+            first = _earlier(claim, seen, index, draft.origin) if claim.terms else None
             if first is None:
-                remember(claim)
+                remember(claim, draft.origin)
                 kept.append(draft)
                 continue
             merged += 1
