@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from lorebook.providers import StoreSpec
 from lorebook.store import NoteNotFoundError
 from lorebook.testing import make_note
 from lorebook.testing.memory_store import MemoryStore
+from tests.conftest import REPO_ROOT
 
 
 def _stores(repo: Path, names: str) -> None:
@@ -81,3 +83,36 @@ def test_note_show_reads_the_stores_config_names(
     mine = show_note(paths, "practice-mine")
     assert (mine["store"], mine["validity"], mine["unreviewed"]) == ("personal", "untracked", None)
     assert mine["path"].endswith("/practice-mine.md")
+
+
+def _names_used(paths: list[Path], skip: Path) -> set[str]:
+    """Every name, attribute and imported name the modules use (``skip`` excepted)."""
+    used: set[str] = set()
+    for path in paths:
+        if path == skip:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Name):
+                used.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                used.add(node.attr)
+            elif isinstance(node, ast.ImportFrom):
+                used.update(alias.name for alias in node.names)
+    return used
+
+
+def test_every_public_function_of_redaction_has_a_caller_outside_the_tests() -> None:
+    """`capture/redact.py:redact()` was called only by tests: what the tests checked was
+    not what capture, marks or imports run. Each public function has a production caller."""
+    import lorebook.capture.redact as module
+
+    source = Path(module.__file__ or "")
+    production = [*(REPO_ROOT / "core/src").rglob("*.py"), *(REPO_ROOT / "plugins").glob(
+        "*/src/**/*.py")]  # fmt: skip
+    used = _names_used(production, skip=source)
+    inside = _names_used([source], skip=Path())
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    public = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    public = [name for name in public if not name.startswith("_")]
+    assert "redact_many" in public
+    assert [name for name in public if name not in used | inside] == []

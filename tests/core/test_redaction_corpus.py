@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lorebook.capture.redact import REDACTED, find_secrets, redact
+from lorebook.capture.redact import REDACTED, find_secrets, redact_many
 from lorebook.capture.stage import capture_session, log_files
 from lorebook.capture.toolinput import ARG_CHARS
 from lorebook.events import ToolCall, Turn
@@ -25,7 +25,7 @@ def test_the_corpus_is_large_enough() -> None:
 def test_each_form_is_redacted_and_scan_finds_it(
     name: str, line: str, secrets: tuple[str, ...]
 ) -> None:
-    clean = redact(line)
+    (clean,) = redact_many([line])
     for secret in secrets:
         assert secret not in clean, f"{name}: {clean}"
     assert REDACTED in clean
@@ -35,7 +35,7 @@ def test_each_form_is_redacted_and_scan_finds_it(
 
 @pytest.mark.parametrize("line", FALSE_POSITIVES)
 def test_benign_values_stay_intact(line: str) -> None:
-    assert redact(line) == line
+    assert redact_many([line]) == [line]
     assert find_secrets(line) == []
 
 

@@ -297,13 +297,12 @@ def redact_line(line: str) -> str:
     return clean
 
 
-def redact(text: str) -> str:
-    """Remove private spans, then redact every secret, line by line."""
-    return redact_many([text])[0]
-
-
 def redact_many(texts: list[str]) -> list[str]:
-    """Redact several texts with one set-up of the detector library."""
+    """Remove private spans, then redact every secret, line by line, of each text.
+
+    One set-up of the detector library serves them all (capture calls it with a batch of
+    turns; marks, imports and harvested memories with their texts).
+    """
     with scan_settings():
         out = []
         for text in texts:
