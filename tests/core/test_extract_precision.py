@@ -308,3 +308,29 @@ def test_a_french_rule_is_titled_by_the_clause_that_states_it() -> None:
     )  # fmt: skip
     assert "ne doivent pas être affichés" in title
     assert not title.startswith("Pareil")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we dont need to save the final result here, as we replaced the versions up to this point",
+        "dont use a winget specific staging directory either",
+        "okay then I dont want the long path ellipsization then",
+        'im using `dotnet test --collect:"Code Coverage"` how can I get it to output the '
+        "coverage into a deterministic directory",
+        "│ 2 │ /.project.json │ /.project.json │\n│ 3 │ LICENSE │ LICENSE │\n"
+        "└───┴────────────────┴────────────────┘\nChanges: +640\n"
+        "Invalid input: Page size must be greater or equal to 3.",
+    ],
+)
+def test_feedback_bound_to_this_point_of_the_exchange_is_not_a_rule(text: str) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []
+
+
+def test_a_rule_typed_above_a_pasted_table_is_still_a_rule() -> None:
+    text = (
+        "this table should show the relative file path and be sorted by filename so that "
+        "similar files are proximal:\n\n╭───────┬───────╮\n│ Group │ Files │\n├───────┼───────┤\n"
+        "│ 1     │ 1     │\n│ 2     │ 63    │\n╰───────┴───────╯"
+    )
+    assert len(find_teaching_moments(_after("acted", text))) == 1

@@ -131,6 +131,18 @@ INDIRECT_QUESTION = re.compile(
 )
 """A question put as an order to look something up: "check if there are any names ...",
 "cherche si ... existe": it asks; it teaches nothing."""
+EMBEDDED_QUESTION = re.compile(r"\bhow (?:can|do|should|would) (?:i|we)\b", re.IGNORECASE)
+"""A question run into a statement ("I'm using X how can I get it to ...")."""
+DEIXIS = re.compile(
+    r"(?<![-\w])here\b(?![-\w]| (?:is|are)\b)|\beither[.!]*$|^(?:ok(?:ay)?,? )?then\b"
+    r"|\bthen[.!]*$",
+    re.IGNORECASE,
+)
+"""Words that point at this point of the exchange: *here* (this place in the flow, not
+"here is/are ..."), a closing *either* (one more item of a one-off list), *then* opening or
+closing the sentence (a consequence of what was just said): "we don't need to save the
+result here", "don't use a winget staging directory either", "okay then I don't want the
+long path ellipsization then"."""
 ASKED_OF_AGENT = re.compile(
     r"^(?:(?:\w+,?\s+){0,3}?(?:that\s+))?i(?:['\u2019]d| would)? (?:like|want|need) you to\b",
     re.IGNORECASE,
@@ -165,10 +177,22 @@ FRENCH_ASKS = re.compile(
     re.IGNORECASE,
 )
 """A French sentence that asks: a wish to know, a look-up, "est-ce que"."""
-LOG_LINE = re.compile(r"^\s*(?:[^\s:]{1,30}:\s+\S|\[[^\]\s]{1,20}\]|.*(?:\x1b)?\[\d+(?:;\d+)*m)")
-"""A line a program printed: ``label: value``, a ``[TAG]`` prefix, a terminal colour code."""
+LOG_LINE = re.compile(
+    r"^\s*(?:[^\s:]{1,30}:\s+\S|\[[^\]\s]{1,20}\]|.*(?:\x1b)?\[\d+(?:;\d+)*m"
+    r"|.*[\u2500-\u257f])"
+)
+"""A line a program printed: ``label: value``, a ``[TAG]`` prefix, a terminal colour code,
+a table or a panel drawn with box-drawing characters."""
 LOG_LINES = 4
 """A turn of at least this many lines, half of them :data:`LOG_LINE`, is a pasted log."""
+
+
+def _typed_first(text: str, at: int) -> bool:
+    """True when offset ``at`` is on the turn's first line, typed before what was pasted."""
+    first = text.lstrip()
+    head = first.split("\n", 1)[0]
+    start = len(text) - len(first)
+    return start <= at < start + len(head) and not LOG_LINE.match(head)
 
 
 def log_like(text: str) -> bool:
@@ -453,15 +477,18 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     LLM extractor would find. The reasons are the grammar of the turn, not its topic:
 
     - ``pasted``: under a third of the turn's words are typed prose, or the turn reads as
-      a program's log (:func:`log_like`), whatever its language;
+      a program's log (:func:`log_like`), whatever its language, and the sentence is not
+      the first line the person typed above it;
     - ``quoted``: the sentence (at offset ``at`` of the turn's ``text``) comes after a line
       that introduces something to read ("Fix this bug...", "I get this error:", "the
       following work:", "the entry is pasted below") and a blank line: it is the quoted
       report, not the person's words;
     - ``session``: it is about the session's own mechanics (``/compact``, the context);
+    - ``here and now``: it points at this point of the exchange (:data:`DEIXIS`);
     - ``request``: a task asked of the agent in the first person ("I'd like you to ...")
       with no habit, emphasis or prohibition giving it a scope beyond the task;
-    - ``question``: the main sentence asks ("check if ..." asks too), and its asking
+    - ``question``: the main sentence asks ("check if ...", "... how can I ..." ask too),
+      and its asking
       carries no rule (no negated auxiliary or tag, no question about what the agent
       did, no emphasis, no preference or alternative ruled out: "can we use X instead of
       Y?" carries one, "still no summary?" and "is there a command-line-only solution?"
@@ -470,7 +497,7 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     """
     if cues.memory:
         return None
-    if cues.pasted or log_like(text):
+    if cues.pasted or (log_like(text) and not _typed_first(text, at)):
         return "pasted"
     intro = QUOTE_INTRO.search(text)
     if intro is not None and at >= intro.end():
@@ -478,8 +505,10 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     sentence = main.strip()
     if SESSION_MECHANICS.search(sentence) and len(sentence.split()) <= SENTENCE_WORDS:
         return "session"
-    if INDIRECT_QUESTION.match(sentence):
+    if INDIRECT_QUESTION.match(sentence) or EMBEDDED_QUESTION.search(sentence):
         return "question"
+    if DEIXIS.search(sentence):
+        return "here and now"
     if ASKED_OF_AGENT.search(sentence) and not (
         HABIT.search(sentence)
         or AS_BEFORE.search(sentence)
