@@ -334,3 +334,26 @@ def test_a_rule_typed_above_a_pasted_table_is_still_a_rule() -> None:
         "│ 1     │ 1     │\n│ 2     │ 63    │\n╰───────┴───────╯"
     )
     assert len(find_teaching_moments(_after("acted", text))) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "still doesn't work.",
+        "simple-load-spec.js still has a function using window.p5Instance which will fail",
+        "I need it for every block",
+        "I want it to open the html file in the iXBRL viewer",
+        "That is, I want these changes and the last commit to be in one single commit.",
+        "in base_page.html can you add the following text at the bottom\n\n"
+        '"This product is in development. It should not be used for production reports."',
+    ],
+)
+def test_a_status_report_a_wish_about_this_output_and_quoted_text_are_not_rules(
+    text: str,
+) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []
+
+
+def test_a_counterfactual_about_still_broken_work_is_still_a_rule() -> None:
+    text = "you should have addressed also the warning and not rush to commit still broken stuff"
+    assert len(find_teaching_moments(_after("acted", text))) == 1

@@ -109,7 +109,8 @@ QUOTE_INTRO = re.compile(
     r"\b(?:this|these|following|below|errors?|bugs?|output|logs?|messages?|says|shows"
     r"|get|got|getting|see|seeing)\b(?:[ \t]+[\w-]+){0,2}[ \t]*(?::|\.\.\.|\u2026)"
     r"[ \t\\]*\r?\n[ \t\\]*\r?\n"
-    r"|\b(?:pasted|copied|quoted|is|are) below\b[^\n]*\n(?:[^\n]*\S[^\n]*\n)??"
+    r"|\b(?:(?:pasted|copied|quoted|is|are) below|the following)\b[^\n]*\n"
+    r"(?:[^\n]*\S[^\n]*\n)??"
     r"[ \t\\]*\r?\n",
     re.IGNORECASE,
 )
@@ -143,6 +144,19 @@ DEIXIS = re.compile(
 closing the sentence (a consequence of what was just said): "we don't need to save the
 result here", "don't use a winget staging directory either", "okay then I don't want the
 long path ellipsization then"."""
+WANTS_THIS = re.compile(
+    r"^(?:\w+,?\s+){0,2}?i(?:['\u2019]d| would)? (?:want|need|like)"
+    r" (?:it|this|that|these|those|them)\b",
+    re.IGNORECASE,
+)
+"""A wish about the thing just shown ("I need it for every block", "I want it to open the
+file"): its object is a pronoun, so it is about this output, not a standing rule."""
+STILL_WRONG = re.compile(
+    r"\bstill (?:doesn['\u2019]?t|does not|isn['\u2019]?t|is not|has|fails?|not)\b",
+    re.IGNORECASE,
+)
+"""A report that the work is not right yet ("still doesn't work", "this still isn't right",
+"X still has a function which will fail"): the state of this task, not a rule."""
 ASKED_OF_AGENT = re.compile(
     r"^(?:(?:\w+,?\s+){0,3}?(?:that\s+))?i(?:['\u2019]d| would)? (?:like|want|need) you to\b",
     re.IGNORECASE,
@@ -484,7 +498,9 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
       following work:", "the entry is pasted below") and a blank line: it is the quoted
       report, not the person's words;
     - ``session``: it is about the session's own mechanics (``/compact``, the context);
-    - ``here and now``: it points at this point of the exchange (:data:`DEIXIS`);
+    - ``here and now``: it points at this point of the exchange (:data:`DEIXIS`), or
+      wishes something of the thing just shown (:data:`WANTS_THIS`);
+    - ``status``: it reports that the work is not right yet (:data:`STILL_WRONG`);
     - ``request``: a task asked of the agent in the first person ("I'd like you to ...")
       with no habit, emphasis or prohibition giving it a scope beyond the task;
     - ``question``: the main sentence asks ("check if ...", "... how can I ..." ask too),
@@ -507,8 +523,10 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
         return "session"
     if INDIRECT_QUESTION.match(sentence) or EMBEDDED_QUESTION.search(sentence):
         return "question"
-    if DEIXIS.search(sentence):
+    if DEIXIS.search(sentence) or WANTS_THIS.match(sentence):
         return "here and now"
+    if STILL_WRONG.search(sentence):
+        return "status"
     if ASKED_OF_AGENT.search(sentence) and not (
         HABIT.search(sentence)
         or AS_BEFORE.search(sentence)
