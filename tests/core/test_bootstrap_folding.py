@@ -354,3 +354,30 @@ def test_a_rule_said_twice_in_one_section_is_one_rule_but_not_across_documents()
         [[draft("AGENTS.md#testing", before)], [draft("docs/agents.md#workflow", after)]]
     )
     assert apart == 0
+
+
+def test_a_section_whose_heading_names_an_earlier_rule_details_it() -> None:
+    def draft(origin: str, title: str) -> Draft:
+        return Draft(origin, title, f"{title}.", "", "prohibition")
+
+    principle = "NEVER test filesystem operations directly"
+    detail = "DO NOT TEST: actual file reading/writing or directory operations"
+    groups, merged = merge_restatements(
+        [
+            [
+                draft("rules.md#principles", principle),
+                draft("rules.md#direct-filesystem-operations", detail),
+            ]
+        ]
+    )
+    assert merged == 1
+    assert groups[0][1].title == principle
+    assert groups[0][1].origin == "rules.md#direct-filesystem-operations"
+    # a heading naming a topic the rule only mentions ("Pull requests") folds nothing
+    mention = draft(
+        "CONTRIBUTING.md#intro",
+        "Pull requests from outside the team are only reviewed when assigned",
+    )
+    later = draft("CONTRIBUTING.md#pull-requests", "Never open two pull requests for one issue")
+    _, apart = merge_restatements([[mention, later]])
+    assert apart == 0

@@ -15,6 +15,11 @@ means it: the alternative a rule turns down is not its polarity ("create tasks i
 workspace, not in session directories" affirms; its alternative's words are left out), and
 "never X without Y" ("until Y", "unless Y") requires Y: it affirms, as "only X when Y" does.
 
+A section whose heading is an earlier rule of its document said short ("NEVER test
+filesystem operations directly", then "### Direct filesystem operations") details that
+rule: its rules are that rule's restatements. In one section, a rule said twice is found at
+a looser containment (:data:`SECTION_CONTAINMENT`).
+
 A draft that restates an earlier one (:func:`restates`) takes the
 earlier one's title, description and kind, and keeps its own quote, body and origin: so
 curation, which merges a proposal that says what a note says, folds it into that note and
@@ -92,6 +97,8 @@ does not.
 CONTAINED_TERMS = 3
 CONTAINMENT = 0.75
 """The share of the smaller rule's terms (weighted, its negation aside) the larger must hold."""
+HEADING_TERMS = 2
+_SECTION_NUMBER = re.compile(r"^(?:\d+-)+")
 SECTION_CONTAINMENT = 0.6
 """The same share for two rules of one section: one passage rarely states two rules that
 share three terms or more and most of the smaller's ("Before committing, always run the
@@ -210,6 +217,35 @@ def _earlier(
     return None
 
 
+def _heading_terms(origin: str) -> frozenset[str]:
+    """The content terms of the section an origin names (``file#anchor``), numbers aside."""
+    _, _, anchor = origin.partition("#")
+    found = rule_terms(_SECTION_NUMBER.sub("", anchor).replace("-", " "))
+    return frozenset(t for t in found if not t.isdigit())
+
+
+def _named_by_heading(
+    origin: str, seen: Sequence[tuple[Claim, str]], index: dict[str, list[int]]
+) -> Claim | None:
+    """The earlier rule of the same document, in another section, that ``origin``'s heading names.
+
+    Every content term of the heading (two at least) is one of the rule's, and they
+    are half its words or more: the heading is the rule said short ("NEVER test filesystem
+    operations directly", then a section "Direct filesystem operations"), not a topic it
+    mentions ("Pull requests"). What that section says details the rule.
+    """
+    heading = _heading_terms(origin)
+    if len(heading) < HEADING_TERMS:
+        return None
+    doc = origin.partition("#")[0]
+    for i in sorted(set.intersection(*(set(index.get(t, ())) for t in heading))):
+        other, where = seen[i]
+        prose = {t for t in other.terms if not t.startswith("code:")} - {NEGATION}
+        if where.partition("#")[0] == doc and where != origin and 2 * len(heading) >= len(prose):
+            return other
+    return None
+
+
 def merge_restatements(
     documents: Sequence[list[Draft]], staged: Sequence[Claim] = ()
 ) -> tuple[list[list[Draft]], int]:
@@ -235,6 +271,9 @@ def merge_restatements(
         for draft in drafts:
             claim = claim_of(draft.title, draft.description, draft.kind)
             first = _earlier(claim, seen, index, draft.origin) if claim.terms else None
+            if first is None:
+                named = _named_by_heading(draft.origin, seen, index)
+                first = named if named is not None and named.negated == claim.negated else None
             if first is None:
                 remember(claim, draft.origin)
                 kept.append(draft)
