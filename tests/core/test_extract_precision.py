@@ -357,3 +357,20 @@ def test_a_status_report_a_wish_about_this_output_and_quoted_text_are_not_rules(
 def test_a_counterfactual_about_still_broken_work_is_still_a_rule() -> None:
     text = "you should have addressed also the warning and not rush to commit still broken stuff"
     assert len(find_teaching_moments(_after("acted", text))) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "you should be using the English diary as primary, it's longer, as per the source "
+        "inventory",
+        "regex isn't going to work, you need to read them manually with your NLP capabilities.",
+    ],
+)
+def test_a_modal_of_obligation_addressed_to_the_agent_is_a_rule(text: str) -> None:
+    assert len(find_teaching_moments(_after("acted", text))) == 1
+
+
+def test_a_modal_bound_to_this_moment_is_not_a_rule() -> None:
+    text = "You should now have resolution information for all issues."
+    assert find_teaching_moments(_after("acted", text)) == []

@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 from lorebook.extract.base import ExtractionRequest, normalise, quote_in_session
 from lorebook.extract.cues import (
     HABIT,
+    HEDGE,
+    ONE_OFF,
     POLAR_TO_AGENT,
     PREFERENCE,
     PROHIBITIVE,
@@ -157,6 +159,12 @@ STILL_WRONG = re.compile(
 )
 """A report that the work is not right yet ("still doesn't work", "this still isn't right",
 "X still has a function which will fail"): the state of this task, not a rule."""
+ADDRESSED_MODAL = re.compile(
+    r"\byou(?:['\u2019]ll| will)? (?:should(?:n['\u2019]?t| not)?|must(?:n['\u2019]?t| not)?"
+    r"|need to|have to|ought to)\b",
+    re.IGNORECASE,
+)
+"""A modal of obligation with the agent as its subject: "you should", "you'll need to"."""
 ASKED_OF_AGENT = re.compile(
     r"^(?:(?:\w+,?\s+){0,3}?(?:that\s+))?i(?:['\u2019]d| would)? (?:like|want|need) you to\b",
     re.IGNORECASE,
@@ -546,6 +554,26 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     return None
 
 
+def _addressed_moment(position: int, text: str) -> list[_Moment]:
+    """A modal of obligation addressed to the agent: the person says what it must do.
+
+    "you should be using the English diary as primary", "you need to read them manually":
+    the person tells the agent what it must do, in the second person; a question, a
+    sentence bound to this moment ("you should now have ...") or one thinking aloud is
+    left out. The first such sentence is the moment.
+    """
+    for sentence in split_sentences(text):
+        body = sentence.text
+        if body.rstrip().endswith("?") or not ADDRESSED_MODAL.search(body):
+            continue
+        if ONE_OFF.search(body) or HEDGE.search(body):
+            continue
+        kind: NoteKind = "prohibition" if PROHIBITIVE.search(body) else "convention"
+        quote = text[sentence.start : sentence.end]
+        return [_Moment(position, "practice", kind, quote, body, [quote], merge_keys(quote))]
+    return []
+
+
 def _french_moment(position: int, text: str) -> list[_Moment]:
     """A French turn's rule, read from the grammar of obligation and preference.
 
@@ -621,6 +649,8 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
         moments = _moments(position, text, sentences, verdicts)
         if not moments:
             moments = _turn_moment(turns, position, text)
+        if not moments:
+            moments = _addressed_moment(position, text)
         if not moments:
             moments = _french_moment(position, text)
         if moments:
