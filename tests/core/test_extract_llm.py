@@ -422,8 +422,7 @@ def test_pick_harness_prefers_the_logs_own_then_the_first_wired() -> None:
     specs = {
         "claude": HarnessSpec(name="claude", factory=cast(Any, FakeHost)),
         "codex": HarnessSpec(name="codex", factory=cast(Any, FakeHost)),
-        "cursor": HarnessSpec(name="cursor", factory=None),
-    }
+    }  # cursor is wired but its plugin is not installed
     assert pick_harness("codex", ["claude", "codex"], specs) == "codex"
     assert pick_harness("opencode", ["claude", "codex"], specs) == "claude"
     assert pick_harness("cursor", ["cursor", "codex"], specs) == "codex"

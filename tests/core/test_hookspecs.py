@@ -10,6 +10,7 @@ import pytest
 from lorebook import hookimpl
 from lorebook.errors import UnknownProviderError
 from lorebook.events import Hit, HookEvent
+from lorebook.hostkit.harnesses import lazy_factory
 from lorebook.models import DropAction, Proposal, SessionLog
 from lorebook.plugins import make_plugins
 from lorebook.providers import CuratorSpec, ExtractorSpec, HarnessSpec
@@ -147,7 +148,13 @@ def test_register_harnesses_from_a_third_party_object() -> None:
     class MyHost:
         @hookimpl
         def register_harnesses(self) -> list[HarnessSpec]:
-            return [HarnessSpec(name="myhost", factory=None, instruction_files=("AGENTS.md",))]
+            return [
+                HarnessSpec(
+                    name="myhost",
+                    factory=lazy_factory("my_host:Harness"),
+                    instruction_files=("AGENTS.md",),
+                )
+            ]
 
     plugins.pm.register(MyHost(), name="myhost-plugin")
     assert plugins.harness("myhost").instruction_files == ("AGENTS.md",)

@@ -15,7 +15,7 @@ from lorebook.events import RecallQuery
 from lorebook.plugins import DEFAULT_PLUGINS, make_plugins
 from lorebook.providers import HarnessSpec, StoreSpec
 from lorebook.testing import HookRecorder
-from tests.conftest import CliRunner, run_lorebook
+from tests.conftest import run_lorebook
 
 
 def _fake_distribution(
@@ -149,30 +149,42 @@ def test_unknown_provider_lists_valid_names() -> None:
     )
 
 
-def test_unsupported_harness_is_refused_by_init_and_nothing_is_written(
-    tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+def test_a_harness_spec_without_a_factory_fails_its_plugin_alone_and_init_writes_nothing(
+    tmp_path: Path, kb_repo: Path
 ) -> None:
-    from lorebook import initialize, plugins as plugins_module
+    """There is no "declared, not supported yet" harness: a spec whose factory is None (the
+    old sentinel) is refused where it is built, its plugin is listed as failed saying why,
+    the other harnesses still load, and init knows no such harness."""
+    site = tmp_path / "site"
+    site.mkdir()
+    _fake_distribution(
+        site, "lorebook-someday", "lorebook_someday",
+        """
+        from lorebook import hookimpl
+        from lorebook.providers import HarnessSpec
 
-    declared = make_plugins(load_external=False)
-
-    class Declared:  # a plugin that declares a host it cannot wire yet (factory=None)
         @hookimpl
-        def register_harnesses(self) -> list[HarnessSpec]:
+        def register_harnesses():
             return [HarnessSpec(name="someday", factory=None)]
-
-    declared.pm.register(Declared())
-    monkeypatch.setattr(initialize, "get_plugins", lambda: declared)
-    monkeypatch.setattr(plugins_module, "get_plugins", lambda: declared)  # the CLI's check
-    result = cli("init", "--harnesses", "someday", cwd=tmp_path)
-    assert result.exit_code == 1
-    assert "harness 'someday' is not supported yet" in result.stderr
-    assert not (tmp_path / ".lorebook").exists()
-    monkeypatch.undo()
-    unknown = cli("init", "--harnesses", "vim", cwd=tmp_path)
-    assert unknown.exit_code == 2  # a usage error
-    assert "unknown harness 'vim'" in unknown.stderr
-    assert not (tmp_path / ".lorebook").exists()
+        """,
+        group="lorebook.harness",
+    )  # fmt: skip
+    env = {"PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    doctor = run_lorebook("doctor", "--json", cwd=kb_repo, env=env, check=False)
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["plugin lorebook-someday"]["state"] == "problem"
+    assert checks["plugin lorebook-someday"]["detail"].endswith(
+        "TypeError: HarnessSpec 'someday': factory must be a callable that builds the "
+        "harness, not None"
+    )
+    assert "claude" in checks["harness plugins"]["detail"]  # the others still load
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    done = run_lorebook("init", "--harnesses", "someday", cwd=fresh, env=env, check=False)
+    assert done.returncode == 2  # a usage error: no such harness
+    assert "unknown harness 'someday'" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (fresh / ".lorebook").exists()
 
 
 def test_pipeline_hooks_reach_plugins_through_the_recorder(hook_recorder: HookRecorder) -> None:

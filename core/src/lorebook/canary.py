@@ -164,10 +164,7 @@ def live_canaries(paths: KBPaths, names: list[str]) -> list[CanaryResult]:
     plugins = get_plugins()
     try:
         for name in names:
-            spec = plugins.harness(name)
-            if spec.factory is None:
-                continue
-            harness = spec.factory()
+            harness = plugins.harness(name).factory()
             env = {**os.environ, **harness.host_env(paths.repo)}
             env.pop("LOREBOOK_INTERNAL", None)  # a session that has it makes hooks do nothing
             for host_event, command in sorted(harness.hook_commands(paths.repo).items()):

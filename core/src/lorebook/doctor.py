@@ -50,6 +50,12 @@ def _install_checks() -> list[Check]:
         Check("lorebook", "ok", f"{__version__} at {Path(__file__).parent}"),
     ]
     plugins = get_plugins()
+    try:  # first: a plugin whose provider hook fails is marked failed, and listed below
+        names = ", ".join(plugins.harnesses()) or "none"
+        plugins.stores()
+        providers = Check("harness plugins", "ok", f"installed: {names}")
+    except LorebookError as exc:
+        providers = Check("providers", "problem", exc.message, exc.hint)
     for record in plugins.records:
         if record.status == "failed":
             checks.append(
@@ -60,14 +66,7 @@ def _install_checks() -> list[Check]:
                     f"reinstall or remove {record.distribution}",
                 )
             )
-    try:
-        harnesses = plugins.harnesses()
-        plugins.stores()
-    except LorebookError as exc:
-        checks.append(Check("providers", "problem", exc.message, exc.hint))
-    else:
-        names = ", ".join(harnesses) or "none"
-        checks.append(Check("harness plugins", "ok", f"installed: {names}"))
+    checks.append(providers)
     return checks
 
 
@@ -259,9 +258,6 @@ def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
             spec = plugins.harness(name)
         except LorebookError as exc:
             checks.append(Check(f"harness {name}", "problem", exc.message, exc.hint))
-            continue
-        if spec.factory is None:
-            checks.append(Check(f"harness {name}", "problem", "not supported by this version"))
             continue
         for item in spec.factory().check(paths.repo):
             state = _state_of(item.state, item.fix)

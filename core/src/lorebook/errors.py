@@ -53,7 +53,3 @@ class UnknownProviderError(LorebookError):
 
 class DuplicateProviderError(LorebookError):
     """Two plugins register a provider under the same name."""
-
-
-class NotSupportedYetError(LorebookError):
-    """A harness plugin is installed but its host is not supported yet."""

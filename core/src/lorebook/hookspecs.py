@@ -54,12 +54,13 @@ def register_harnesses() -> list[HarnessSpec]:
         Harness records, each with a name and a factory.
 
     Example:
+        >>> from lorebook.hostkit.harnesses import lazy_factory
         >>> from lorebook.plugins import make_plugins
         >>> from lorebook.providers import HarnessSpec
         >>> class MyHost:
         ...     @hookimpl
         ...     def register_harnesses(self):
-        ...         return [HarnessSpec(name="myhost", factory=None)]
+        ...         return [HarnessSpec(name="myhost", factory=lazy_factory("my_host:Harness"))]
         >>> plugins = make_plugins(load_external=False)
         >>> plugins.pm.register(MyHost())  # doctest: +ELLIPSIS
         '...'

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from lorebook.config import load_config, write_config
-from lorebook.errors import NotSupportedYetError
 from lorebook.gitmerge import install_merge_support
 from lorebook.kb.fsutil import kb_lock, write_if_changed
 from lorebook.kb.index import rebuild_indexes
@@ -52,19 +51,9 @@ class InitReport:
 
 
 def _specs(names: list[str]) -> dict[str, HarnessSpec]:
-    """Look every name up before anything is written: unknown or unsupported names fail."""
+    """Look every name up before anything is written: an unknown name fails."""
     plugins = get_plugins()
-    specs = {}
-    for name in names:
-        spec = plugins.harness(name)
-        if spec.factory is None:
-            raise NotSupportedYetError(
-                f"harness {name!r} is not supported yet: its plugin is installed, but this "
-                "version of lorebook cannot wire it",
-                hint="nothing was written; wire a supported harness, or upgrade lorebook",
-            )
-        specs[name] = spec
-    return specs
+    return {name: plugins.harness(name) for name in names}
 
 
 def _sync_pointers(paths: KBPaths, specs: dict[str, HarnessSpec], wired: list[str]) -> list[str]:
@@ -116,7 +105,7 @@ def init_repo(repo: Path, harnesses: list[str]) -> InitReport:
         report.changed += merge.changed
         report.notes += merge.notes
     for name in wired:
-        installed = specs[name].factory().install(repo)  # type: ignore[misc]
+        installed = specs[name].factory().install(repo)
         report.changed += list(installed.changed)
         report.notes += list(installed.notes)  # what the user must still do (trust, ...)
     report.changed += _sync_pointers(paths, specs, wired)
@@ -146,7 +135,7 @@ def uninstall_repo(repo: Path, harnesses: list[str]) -> InitReport:
     remaining = [n for n in config.harnesses if n not in names]
     report = InitReport(repo=repo, harnesses=remaining)
     for name in names:
-        report.changed += list(specs[name].factory().uninstall(repo).changed)  # type: ignore[misc]
+        report.changed += list(specs[name].factory().uninstall(repo).changed)
     report.changed += _sync_pointers(paths, specs, remaining)
     report.changed += _sync_skills(repo, specs, remaining).changed  # gone with the last reader
     report.changed += sync_mcp(paths, remaining)[0]

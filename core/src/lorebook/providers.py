@@ -21,8 +21,9 @@ class HarnessSpec:
 
     Attributes:
         name: The name users type (``lorebook init --harnesses <name>``).
-        factory: Builds the harness object; None while the host is declared but not
-            supported yet (``init`` then refuses it with a clear message).
+        factory: Builds the harness object (``hostkit.harnesses.lazy_factory`` imports
+            its module only when called). Required: a spec whose factory is not callable
+            is refused when it is built, and its plugin fails alone, naming it.
         instruction_files: Repository files the host reads as instructions (``AGENTS.md``,
             for one); ``init`` keeps core's pointer block in them while any wired harness
             reads them, and ``uninstall`` removes it with the last.
@@ -35,11 +36,18 @@ class HarnessSpec:
     """
 
     name: str
-    factory: Callable[[], Harness] | None
+    factory: Callable[[], Harness]
     instruction_files: tuple[str, ...] = ()
     event_module: str | None = None
     description: str = ""
     skill_dirs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not callable(self.factory):
+            raise TypeError(
+                f"HarnessSpec {self.name!r}: factory must be a callable that builds the "
+                f"harness, not {self.factory!r}"
+            )
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,10 +102,7 @@ def transcript_reader(harness: str, reader: str) -> TranscriptReader:
             return module  # type: ignore[return-value]
     from lorebook.plugins import get_plugins
 
-    spec = get_plugins().harness(harness)
-    if spec.factory is None:
-        raise ValueError(f"harness {harness!r} cannot read transcripts in this version")
-    found: TranscriptReader = spec.factory()
+    found: TranscriptReader = get_plugins().harness(harness).factory()
     return found
 
 

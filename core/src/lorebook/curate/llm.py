@@ -331,9 +331,7 @@ class HeadlessCurator(LLMCurator):
     def _ask(self, system: str, user: str, exchange: dict[str, Any]) -> str:
         from lorebook.extract.llm import _tail
 
-        factory = self.specs[self.harness_name].factory
-        assert factory is not None  # pick_harness keeps only harnesses with a factory
-        harness = factory()
+        harness = self.specs[self.harness_name].factory()
         prompt = f"{system}\n\n{user}\n"
         argv, stdin = harness.headless(prompt, self.model)
         exchange["request"] = {

@@ -241,12 +241,12 @@ class HttpExtractor(LLMExtractor):
 
 
 def pick_harness(log_harness: str, wired: Sequence[str], specs: Mapping[str, HarnessSpec]) -> str:
-    """The harness to run: the log's own when it is wired and supported, else the first.
+    """The harness to run: the log's own when it is wired and installed, else the first.
 
     Raises:
-        LorebookError: no wired harness has a factory.
+        LorebookError: no wired harness is installed.
     """
-    usable = [name for name in wired if name in specs and specs[name].factory is not None]
+    usable = [name for name in wired if name in specs]
     if log_harness in usable:
         return log_harness
     if usable:
@@ -301,9 +301,7 @@ class HeadlessExtractor(LLMExtractor):
         """Build (once) and return the harness that runs for a log of ``log_harness``."""
         name = pick_harness(log_harness, self.wired, self.specs)
         if name not in self._built:
-            factory = self.specs[name].factory
-            assert factory is not None  # pick_harness keeps only harnesses with a factory
-            self._built[name] = factory()
+            self._built[name] = self.specs[name].factory()
         return self._built[name]
 
     def describe(self, exchange: Mapping[str, Any]) -> str:

@@ -54,8 +54,6 @@ def history_harnesses() -> dict[str, Harness]:
 
     found: dict[str, Harness] = {}
     for name, spec in get_plugins().harnesses().items():
-        if spec.factory is None:
-            continue
         harness = spec.factory()
         if isinstance(harness, SessionHistory):
             found[name] = harness

@@ -107,9 +107,7 @@ class HarnessContract:
         """The harness object, built by its registered factory."""
         from lorebook.plugins import make_plugins
 
-        spec = make_plugins().harness(self.harness_name)
-        assert spec.factory is not None, f"harness {self.harness_name!r} has no factory"
-        return spec.factory()
+        return make_plugins().harness(self.harness_name).factory()
 
     @pytest.fixture
     def wired_repo(self, kb_repo: Path) -> Path:

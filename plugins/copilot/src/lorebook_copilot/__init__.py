@@ -1,4 +1,4 @@
-"""lorebook harness plugin for GitHub Copilot CLI (not supported yet)."""
+"""lorebook harness plugin for GitHub Copilot CLI."""
 
 from __future__ import annotations
 

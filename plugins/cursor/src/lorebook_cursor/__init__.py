@@ -1,4 +1,4 @@
-"""lorebook harness plugin for Cursor (not supported yet)."""
+"""lorebook harness plugin for Cursor."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""lorebook harness plugin for OpenCode (not supported yet)."""
+"""lorebook harness plugin for OpenCode."""
 
 from __future__ import annotations
 
