@@ -374,3 +374,17 @@ def test_a_modal_of_obligation_addressed_to_the_agent_is_a_rule(text: str) -> No
 def test_a_modal_bound_to_this_moment_is_not_a_rule() -> None:
     text = "You should now have resolution information for all issues."
     assert find_teaching_moments(_after("acted", text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Use context7 for Playwright", 1),
+        ("Currently I can't get the tests to run. Use context7 playwright if needed", 1),
+        ("Use that as GH description, let's move on.", 0),
+        ("Use Ultrathink", 0),
+    ],
+)
+def test_a_tool_named_for_a_kind_of_work_is_a_tool_choice(text: str, found: int) -> None:
+    candidates = find_teaching_moments(_after("acted", text))
+    assert [c.kind for c in candidates] == ["tooling"] * found

@@ -165,6 +165,13 @@ ADDRESSED_MODAL = re.compile(
     re.IGNORECASE,
 )
 """A modal of obligation with the agent as its subject: "you should", "you'll need to"."""
+TOOL_FOR = re.compile(
+    r"^(?:(?:please|also|and|then|so|but)[\s,]+)*use\s+"
+    r"(?!(?:it|that|this|these|those|them|the same|your|my)\b)\S+"
+    r".*?\b(?:for|to|when|whenever|if needed|as needed|instead of|rather than)\b",
+    re.IGNORECASE,
+)
+"""An imperative *use* naming a tool and what it is for or when."""
 ASKED_OF_AGENT = re.compile(
     r"^(?:(?:\w+,?\s+){0,3}?(?:that\s+))?i(?:['\u2019]d| would)? (?:like|want|need) you to\b",
     re.IGNORECASE,
@@ -574,6 +581,22 @@ def _addressed_moment(position: int, text: str) -> list[_Moment]:
     return []
 
 
+def _tool_moment(position: int, text: str) -> list[_Moment]:
+    """A tool named for a kind of work: "Use context7 for Playwright", "Use X if needed".
+
+    An imperative *use* whose object is a name, not a pronoun ("use that as the
+    description" is about this output), with what it is for or when (*for*, *to*, *when*,
+    *if needed*, *as needed*, *instead of*): a choice of tool beyond this one step.
+    """
+    for sentence in split_sentences(text):
+        body = sentence.text
+        if body.rstrip().endswith("?") or not TOOL_FOR.match(body):
+            continue
+        quote = text[sentence.start : sentence.end]
+        return [_Moment(position, "practice", "tooling", quote, body, [quote], merge_keys(quote))]
+    return []
+
+
 def _french_moment(position: int, text: str) -> list[_Moment]:
     """A French turn's rule, read from the grammar of obligation and preference.
 
@@ -651,6 +674,8 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
             moments = _turn_moment(turns, position, text)
         if not moments:
             moments = _addressed_moment(position, text)
+        if not moments:
+            moments = _tool_moment(position, text)
         if not moments:
             moments = _french_moment(position, text)
         if moments:
