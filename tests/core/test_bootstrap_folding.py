@@ -268,11 +268,11 @@ Before marking any task as DONE, do a final verification:
     rules = distil(text, tally)
     assert [r.title for r in rules] == [
         "All requirements in the task document should be implemented",
-        "Work log should be up to date",
         "All tests must pass",
     ]
     assert "All acceptance criteria should be met" in rules[0].context
-    assert "No new test warnings should be introduced" in rules[2].context
+    assert "Work log should be up to date" in rules[0].context  # one check, its groups too
+    assert "No new test warnings should be introduced" in rules[1].context
 
 
 @pytest.mark.parametrize(
@@ -381,3 +381,23 @@ def test_a_section_whose_heading_names_an_earlier_rule_details_it() -> None:
     later = draft("CONTRIBUTING.md#pull-requests", "Never open two pull requests for one issue")
     _, apart = merge_restatements([[mention, later]])
     assert apart == 0
+
+
+def test_a_check_a_lead_in_names_owns_its_labelled_groups() -> None:
+    text = """\
+Before marking any task as DONE, do a final verification:
+
+1. **Requirements validation**
+   - All requirements in the task document should be implemented
+   - All acceptance criteria should be met
+2. **Code quality verification**
+   - All tests should be passing
+   - No TODOs should remain
+3. **Documentation verification**
+   - Work log should be up to date
+"""
+    rules = distil(text)
+    assert [r.title for r in rules] == [
+        "All requirements in the task document should be implemented"
+    ]
+    assert "Work log should be up to date" in rules[0].context

@@ -452,12 +452,18 @@ class _Owners:
         return None
 
     def claimed(self, index: int) -> None:
-        """The check waiting for its first rule has it: ``index``."""
+        """The check waiting for its first rule has it: ``index``.
+
+        A check a lead-in names ("Before marking a task done, do a final verification:")
+        owns its whole list, its labelled groups ("**Requirements validation**") included.
+        """
         if self.claim == -1 and self.lead is not None:
             self.lead = (self.lead[0], index)
         elif self.claim is not None and self.claim >= 0:
             depth, _ = self.items[self.claim]
             self.items[self.claim] = (depth, index)
+            if self.lead is not None and self.lead[1] == COLLECTING and self.claim == 0:
+                self.lead = (self.lead[0], index)
         self.claim = None
 
 
@@ -521,6 +527,8 @@ def distil(text: str, tally: Counter[str] | None = None, *, strict: bool = False
         if owner is not None:
             tally["detail"] += 1
             _fold(rules, owner, block)
+            if block.item:
+                owners.items.append((block.depth, owner))  # what it holds details it too
             continue
         in_steps = block.list_id in procedures or any(
             _STEP_HEADING.match(h) for h in block.headings
