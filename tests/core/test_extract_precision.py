@@ -388,3 +388,16 @@ def test_a_modal_bound_to_this_moment_is_not_a_rule() -> None:
 def test_a_tool_named_for_a_kind_of_work_is_a_tool_choice(text: str, found: int) -> None:
     candidates = find_teaching_moments(_after("acted", text))
     assert [c.kind for c in candidates] == ["tooling"] * found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'I\'m looking for a word that is similar to "text generation", but refers to using '
+        "existing texts.",
+        "I no longer recall why the function `dry` is called `dry`.",
+        "This is well after 10 actions. I'm not saying it's every ten, I'm theorizing.",
+    ],
+)
+def test_the_person_looking_for_an_answer_or_thinking_aloud_is_not_a_rule(text: str) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []

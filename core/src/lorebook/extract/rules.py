@@ -172,6 +172,16 @@ TOOL_FOR = re.compile(
     re.IGNORECASE,
 )
 """An imperative *use* naming a tool and what it is for or when."""
+THINKING_ALOUD = re.compile(
+    r"^(?:\w+,?\s+){0,3}?i(?:['\u2019]m| am) (?:looking for|trying to (?:find|understand"
+    r"|figure)|theori[sz]ing|speculating|guessing)\b"
+    r"|[,;]\s*i(?:['\u2019]m| am) (?:just )?(?:theori[sz]ing|speculating|guessing)\b"
+    r"|^(?:\w+,?\s+){0,3}?i (?:no longer|don['\u2019]?t|do not|can['\u2019]?t|cannot)"
+    r" (?:recall|remember)\b",
+    re.IGNORECASE,
+)
+"""The person thinking aloud or looking for an answer, as the sentence's clause: "I'm
+looking for a word", "I no longer recall why ...", "I'm not saying ..., I'm theorizing"."""
 ASKED_OF_AGENT = re.compile(
     r"^(?:(?:\w+,?\s+){0,3}?(?:that\s+))?i(?:['\u2019]d| would)? (?:like|want|need) you to\b",
     re.IGNORECASE,
@@ -516,6 +526,8 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     - ``here and now``: it points at this point of the exchange (:data:`DEIXIS`), or
       wishes something of the thing just shown (:data:`WANTS_THIS`);
     - ``status``: it reports that the work is not right yet (:data:`STILL_WRONG`);
+    - ``thinking aloud``: the person looks for an answer or thinks aloud
+      (:data:`THINKING_ALOUD`);
     - ``request``: a task asked of the agent in the first person ("I'd like you to ...")
       with no habit, emphasis or prohibition giving it a scope beyond the task;
     - ``question``: the main sentence asks ("check if ...", "... how can I ..." ask too),
@@ -542,6 +554,8 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
         return "here and now"
     if STILL_WRONG.search(sentence):
         return "status"
+    if THINKING_ALOUD.search(sentence):
+        return "thinking aloud"
     if ASKED_OF_AGENT.search(sentence) and not (
         HABIT.search(sentence)
         or AS_BEFORE.search(sentence)
