@@ -401,3 +401,17 @@ def test_a_tool_named_for_a_kind_of_work_is_a_tool_choice(text: str, found: int)
 )
 def test_the_person_looking_for_an_answer_or_thinking_aloud_is_not_a_rule(text: str) -> None:
     assert find_teaching_moments(_after("acted", text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(venv) me@host process-xbrl % npm run dev\n\n> dev\n> next dev\n\n"
+        "28 packages are looking for funding\n  run `npm fund` for details",
+        "the numbers in that area don't show the viewer, like i cannot click on it to view "
+        "concepts",
+        "Today is July 8th, 2025. Your daughter already has a transfer status. What do you do?",
+    ],
+)
+def test_a_terminal_copy_a_bug_report_and_a_dated_scene_are_not_rules(text: str) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []

@@ -138,12 +138,13 @@ EMBEDDED_QUESTION = re.compile(r"\bhow (?:can|do|should|would) (?:i|we)\b", re.I
 """A question run into a statement ("I'm using X how can I get it to ...")."""
 DEIXIS = re.compile(
     r"(?<![-\w])here\b(?![-\w]| (?:is|are)\b)|\beither[.!]*$|^(?:ok(?:ay)?,? )?then\b"
-    r"|\bthen[.!]*$",
+    r"|\bthen[.!]*$|\b(?:today|tonight|yesterday|this (?:morning|afternoon|evening|week))\b",
     re.IGNORECASE,
 )
 """Words that point at this point of the exchange: *here* (this place in the flow, not
 "here is/are ..."), a closing *either* (one more item of a one-off list), *then* opening or
-closing the sentence (a consequence of what was just said): "we don't need to save the
+closing the sentence (a consequence of what was just said), a day named from today
+("Today is July 8th"): "we don't need to save the
 result here", "don't use a winget staging directory either", "okay then I don't want the
 long path ellipsization then"."""
 WANTS_THIS = re.compile(
@@ -154,11 +155,13 @@ WANTS_THIS = re.compile(
 """A wish about the thing just shown ("I need it for every block", "I want it to open the
 file"): its object is a pronoun, so it is about this output, not a standing rule."""
 STILL_WRONG = re.compile(
-    r"\bstill (?:doesn['\u2019]?t|does not|isn['\u2019]?t|is not|has|fails?|not)\b",
+    r"\bstill (?:doesn['\u2019]?t|does not|isn['\u2019]?t|is not|has|fails?|not)\b"
+    r"|\bi (?:can['\u2019]?t|cannot|am unable to)\b",
     re.IGNORECASE,
 )
 """A report that the work is not right yet ("still doesn't work", "this still isn't right",
-"X still has a function which will fail"): the state of this task, not a rule."""
+"X still has a function which will fail", "I cannot click on it"): the state of this task,
+not a rule."""
 ADDRESSED_MODAL = re.compile(
     r"\byou(?:['\u2019]ll| will)? (?:should(?:n['\u2019]?t| not)?|must(?:n['\u2019]?t| not)?"
     r"|need to|have to|ought to)\b",
@@ -222,6 +225,11 @@ LOG_LINE = re.compile(
 )
 """A line a program printed: ``label: value``, a ``[TAG]`` prefix, a terminal colour code,
 a table or a panel drawn with box-drawing characters."""
+SHELL_PROMPT = re.compile(
+    r"^\s*(?:\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+(?:[ :][^\s$%#>]+)?\s?[$%#>] \S|^\s*\$ \S"
+)
+"""A shell prompt opening a line: ``$ cmd``, ``user@host:~/dir$ cmd``,
+``(venv) user@host dir % cmd``."""
 LOG_LINES = 4
 """A turn of at least this many lines, half of them :data:`LOG_LINE`, is a pasted log."""
 
@@ -232,6 +240,16 @@ def _typed_first(text: str, at: int) -> bool:
     head = first.split("\n", 1)[0]
     start = len(text) - len(first)
     return start <= at < start + len(head) and not LOG_LINE.match(head)
+
+
+def terminal_copy(text: str) -> bool:
+    """True when the turn opens with a shell prompt line: a terminal session pasted whole.
+
+    A line typed below such a copy is read as part of it (a known loss: the LLM
+    extractor's pre-selection still sends it).
+    """
+    head = text.lstrip().split("\n", 1)[0]
+    return bool(SHELL_PROMPT.match(head))
 
 
 def log_like(text: str) -> bool:
@@ -515,9 +533,10 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     Precision comes first: a proposal a person has to reject costs more than a rule the
     LLM extractor would find. The reasons are the grammar of the turn, not its topic:
 
-    - ``pasted``: under a third of the turn's words are typed prose, or the turn reads as
-      a program's log (:func:`log_like`), whatever its language, and the sentence is not
-      the first line the person typed above it;
+    - ``pasted``: under a third of the turn's words are typed prose, the turn opens with a
+      shell prompt (:func:`terminal_copy`), or it reads as a program's log
+      (:func:`log_like`), whatever its language, and the sentence is not the first line
+      the person typed above it;
     - ``quoted``: the sentence (at offset ``at`` of the turn's ``text``) comes after a line
       that introduces something to read ("Fix this bug...", "I get this error:", "the
       following work:", "the entry is pasted below") and a blank line: it is the quoted
@@ -540,7 +559,7 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     """
     if cues.memory:
         return None
-    if cues.pasted or (log_like(text) and not _typed_first(text, at)):
+    if cues.pasted or (log_like(text) and not _typed_first(text, at)) or terminal_copy(text):
         return "pasted"
     intro = QUOTE_INTRO.search(text)
     if intro is not None and at >= intro.end():
