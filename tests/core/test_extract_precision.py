@@ -316,6 +316,7 @@ def test_a_french_rule_is_titled_by_the_clause_that_states_it() -> None:
         "we dont need to save the final result here, as we replaced the versions up to this point",
         "dont use a winget specific staging directory either",
         "okay then I dont want the long path ellipsization then",
+        'instead of that, lets make unchanged characters dim gray, and changed ones "on" red',
         'im using `dotnet test --collect:"Code Coverage"` how can I get it to output the '
         "coverage into a deterministic directory",
         "│ 2 │ /.project.json │ /.project.json │\n│ 3 │ LICENSE │ LICENSE │\n"

@@ -138,13 +138,15 @@ EMBEDDED_QUESTION = re.compile(r"\bhow (?:can|do|should|would) (?:i|we)\b", re.I
 """A question run into a statement ("I'm using X how can I get it to ...")."""
 DEIXIS = re.compile(
     r"(?<![-\w])here\b(?![-\w]| (?:is|are)\b)|\beither[.!]*$|^(?:ok(?:ay)?,? )?then\b"
-    r"|\bthen[.!]*$|\b(?:today|tonight|yesterday|this (?:morning|afternoon|evening|week))\b",
+    r"|\bthen[.!]*$|\b(?:today|tonight|yesterday|this (?:morning|afternoon|evening|week))\b"
+    r"|^(?:\w+,?\s+)?instead of (?:that|this|those|these)\b",
     re.IGNORECASE,
 )
 """Words that point at this point of the exchange: *here* (this place in the flow, not
 "here is/are ..."), a closing *either* (one more item of a one-off list), *then* opening or
 closing the sentence (a consequence of what was just said), a day named from today
-("Today is July 8th"): "we don't need to save the
+("Today is July 8th"), an alternative to what was just shown ("instead of that, let's
+make ..."): "we don't need to save the
 result here", "don't use a winget staging directory either", "okay then I don't want the
 long path ellipsization then"."""
 WANTS_THIS = re.compile(
