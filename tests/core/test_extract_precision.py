@@ -281,6 +281,9 @@ def test_a_request_repeating_how_it_was_done_before_is_a_rule() -> None:
          "prohibition"),
         ("inutile de re référencer constitution dans le start-here !!!", "prohibition"),
         ("meme ça : je prefere supprimer et me contenter de ce que dirait speckit", "convention"),
+        ("je voudrais un nombre de fichiers minimal", "convention"),
+        ("concernant git-usage il faut neutraliser le spécifique par un placeholder : l'idée est "
+         "de savoir exactement quoi remplacer", "convention"),
     ],
 )  # fmt: skip
 def test_a_french_rule_is_read_from_its_grammar(text: str, kind: str) -> None:
@@ -294,6 +297,7 @@ def test_a_french_rule_is_read_from_its_grammar(text: str, kind: str) -> None:
         "quand tu écris Le template doit, c'est quoi ?",
         "je voudrais savoir quelle solution tu as choisi, il faut que je comprenne",
         "dis-moi si ces fichiers doivent être lus au démarrage",
+        "je voudrais sécuriser le démarrage d'une session avec codex",
     ],
 )
 def test_a_french_question_is_not_a_rule(text: str) -> None:

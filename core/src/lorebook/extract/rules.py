@@ -211,12 +211,16 @@ FRENCH_PROHIBITS = re.compile(
 )
 """A prohibition in French: *jamais*, *inutile de*, *évite*, *ne doivent pas*."""
 FRENCH_PREFERS = re.compile(
-    r"\b(?:je pr[ée]f[èe]re|plut[ôo]t que|au lieu de|j['\u2019]aime pas|je n['\u2019]aime pas)\b",
+    r"\b(?:je pr[ée]f[èe]re|plut[ôo]t que|au lieu de|j['\u2019]aime pas|je n['\u2019]aime pas"
+    r"|je (?:voudrais|pr[ée]f[ée]rerais|souhaiterais) (?:un|une|des|ne pas))\b",
     re.IGNORECASE,
 )
-"""A preference in French: *je préfère*, *plutôt que*, *au lieu de*, *je n'aime pas*."""
+"""A preference in French: *je préfère*, *plutôt que*, *au lieu de*, *je n'aime pas*, and a
+wish in the conditional for a thing or a state (*je voudrais un nombre de fichiers
+minimal*, *je voudrais ne pas avoir à ...*), not for a task (*je voudrais sécuriser ...*)."""
 FRENCH_ASKS = re.compile(
-    r"\b(?:savoir|dis[- ]moi|(?:re)?cherche[rsz]? si|v[ée]rifie[rsz]? si|regarde[rsz]? si"
+    r"\b(?:(?:voudrais|veux|aimerais|souhaite|souhaiterais) savoir|dis[- ]moi"
+    r"|(?:re)?cherche[rsz]? si|v[ée]rifie[rsz]? si|regarde[rsz]? si"
     r"|c['\u2019]est quoi|est-ce que)\b",
     re.IGNORECASE,
 )
