@@ -282,6 +282,9 @@ def test_a_request_repeating_how_it_was_done_before_is_a_rule() -> None:
         ("inutile de re référencer constitution dans le start-here !!!", "prohibition"),
         ("meme ça : je prefere supprimer et me contenter de ce que dirait speckit", "convention"),
         ("je voudrais un nombre de fichiers minimal", "convention"),
+        ("technical-conventions.md ???? il est encore référencé ???!", "convention"),
+        ("pourquoi tu m'en parles alors ??", "convention"),
+        ("ben non. je propose plutot de specifier le test avec speckit !!", "convention"),
         ("concernant git-usage il faut neutraliser le spécifique par un placeholder : l'idée est "
          "de savoir exactement quoi remplacer", "convention"),
     ],

@@ -211,13 +211,19 @@ FRENCH_PROHIBITS = re.compile(
 )
 """A prohibition in French: *jamais*, *inutile de*, *évite*, *ne doivent pas*."""
 FRENCH_PREFERS = re.compile(
-    r"\b(?:je pr[ée]f[èe]re|plut[ôo]t que|au lieu de|j['\u2019]aime pas|je n['\u2019]aime pas"
+    r"\b(?:je pr[ée]f[èe]re|plut[ôo]t (?:que|de)|au lieu de|j['\u2019]aime pas"
+    r"|je n['\u2019]aime pas"
     r"|je (?:voudrais|pr[ée]f[ée]rerais|souhaiterais) (?:un|une|des|ne pas))\b",
     re.IGNORECASE,
 )
 """A preference in French: *je préfère*, *plutôt que*, *au lieu de*, *je n'aime pas*, and a
 wish in the conditional for a thing or a state (*je voudrais un nombre de fichiers
 minimal*, *je voudrais ne pas avoir à ...*), not for a task (*je voudrais sécuriser ...*)."""
+FRENCH_PUSHES_BACK = re.compile(
+    r"\bpourquoi (?:tu|vous)\b.*\?|\bencore\b.*(?:[?!]{2,})", re.IGNORECASE
+)
+"""A French correction of what the agent did: a question at its conduct ("pourquoi tu m'en
+parles alors ??") or an exasperated *encore* ("il est encore référencé ???!")."""
 FRENCH_ASKS = re.compile(
     r"\b(?:(?:voudrais|veux|aimerais|souhaite|souhaiterais) savoir|dis[- ]moi"
     r"|(?:re)?cherche[rsz]? si|v[ée]rifie[rsz]? si|regarde[rsz]? si"
@@ -592,6 +598,7 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
         sentence.endswith("?")
         and not (rule_question(sentence) or cues.accuses or emphatic(sentence))
         and not POLAR_TO_AGENT.match(sentence)
+        and not FRENCH_PUSHES_BACK.search(sentence)
         and not PREFERENCE.search(sentence)
     ):
         return "question"
@@ -643,10 +650,16 @@ def _french_moment(position: int, text: str) -> list[_Moment]:
     directs with *il faut* / *il faudrait*, *devoir* (*on doit*, *ne doivent pas*),
     *toujours* / *jamais*, *inutile de*, *éviter*, and states a preference with *je
     préfère*, *plutôt que*, *au lieu de*; a question, a look-up ("dis-moi si") or a wish to
-    know ("je voudrais savoir") asks instead. The first such sentence is the moment.
+    know ("je voudrais savoir") asks instead, unless it pushes back on what the agent did
+    (:data:`FRENCH_PUSHES_BACK`). The first such sentence is the moment.
     """
     for sentence in split_sentences(text):
         body = sentence.text
+        if FRENCH_PUSHES_BACK.search(body):
+            quote = text[sentence.start : sentence.end]
+            return [
+                _Moment(position, "practice", "convention", quote, body, [quote], merge_keys(quote))
+            ]
         if body.rstrip().endswith("?") or FRENCH_ASKS.search(body):
             continue
         prohibits = FRENCH_PROHIBITS.search(body)
