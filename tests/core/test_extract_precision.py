@@ -423,3 +423,18 @@ def test_the_person_looking_for_an_answer_or_thinking_aloud_is_not_a_rule(text: 
 )
 def test_a_terminal_copy_a_bug_report_and_a_dated_scene_are_not_rules(text: str) -> None:
     assert find_teaching_moments(_after("acted", text)) == []
+
+
+def test_an_order_saying_what_to_keep_is_a_rule() -> None:
+    text = (
+        "Can you please add a review of your corrective actions to the review document? "
+        "Update all actions in that document to 'done' without deleting them, so we have a "
+        "clear record of what has been accomplished."
+    )
+    assert len(find_teaching_moments(_after("acted", text))) == 1
+    assert (
+        find_teaching_moments(
+            _after("acted", "Without making any changes, please report on your analysis.")
+        )
+        == []
+    )

@@ -187,6 +187,9 @@ THINKING_ALOUD = re.compile(
 )
 """The person thinking aloud or looking for an answer, as the sentence's clause: "I'm
 looking for a word", "I no longer recall why ...", "I'm not saying ..., I'm theorizing"."""
+KEEPS_THEM = re.compile(r"\bwithout (?:\w+ing) (?:them|it)\b", re.IGNORECASE)
+"""An order saying what must be kept while it is done: "update them to 'done' without
+deleting them" forbids the deleting, every time."""
 ASKED_OF_AGENT = re.compile(
     r"^(?:(?:\w+,?\s+){0,3}?(?:that\s+))?i(?:['\u2019]d| would)? (?:like|want|need) you to\b",
     re.IGNORECASE,
@@ -610,6 +613,8 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
 def _addressed_moment(position: int, text: str) -> list[_Moment]:
     """A modal of obligation addressed to the agent: the person says what it must do.
 
+    So does an order saying what must be kept while it is done (:data:`KEEPS_THEM`).
+
     "you should be using the English diary as primary", "you need to read them manually":
     the person tells the agent what it must do, in the second person; a question, a
     sentence bound to this moment ("you should now have ...") or one thinking aloud is
@@ -617,7 +622,9 @@ def _addressed_moment(position: int, text: str) -> list[_Moment]:
     """
     for sentence in split_sentences(text):
         body = sentence.text
-        if body.rstrip().endswith("?") or not ADDRESSED_MODAL.search(body):
+        if body.rstrip().endswith("?") or not (
+            ADDRESSED_MODAL.search(body) or KEEPS_THEM.search(body)
+        ):
             continue
         if ONE_OFF.search(body) or HEDGE.search(body):
             continue
