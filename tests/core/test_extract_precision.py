@@ -438,3 +438,28 @@ def test_an_order_saying_what_to_keep_is_a_rule() -> None:
         )
         == []
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "次のステップがあれば、常に実行し続けてください。",
+        "なんでuv使わないんですか",
+        "venvをactivateしろよ",
+        "違うって ライブの再生の際も正しくFPSを取得して再生して",
+    ],
+)
+def test_a_japanese_rule_is_read_from_its_grammar(text: str) -> None:
+    assert len(find_teaching_moments(_after("acted", text))) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PyAVを導入して",
+        "正常にストリームの終端に達したら、再生し直すせいで無限ループしています",
+        "切り替え時に一瞬No Signalにならないでほしい",
+    ],
+)
+def test_a_japanese_request_or_report_is_not_a_rule(text: str) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []

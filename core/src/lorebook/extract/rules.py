@@ -227,6 +227,12 @@ FRENCH_PUSHES_BACK = re.compile(
 )
 """A French correction of what the agent did: a question at its conduct ("pourquoi tu m'en
 parles alors ??") or an exasperated *encore* ("il est encore référencé ???!")."""
+JAPANESE_RULE = re.compile(
+    r"(?<!正)常に|必ず|絶対|やめて|べき|留意|しろよ|なんで[^。\uff1f?]*ない|違うって"
+    r"|(?:方|ほう)がいい(?:よ|のでは)"
+)
+"""Japanese obligation and correction: always, without fail, ought to, had better, stop,
+keep in mind, a blunt imperative, "why don't you", "that's wrong"."""
 FRENCH_ASKS = re.compile(
     r"\b(?:(?:voudrais|veux|aimerais|souhaite|souhaiterais) savoir|dis[- ]moi"
     r"|(?:re)?cherche[rsz]? si|v[ée]rifie[rsz]? si|regarde[rsz]? si"
@@ -694,6 +700,27 @@ def _clause(sentence: str, cue: re.Match[str] | None) -> str:
     return clause if len(clause.split()) >= 3 else sentence
 
 
+def _japanese_moment(position: int, text: str) -> list[_Moment]:
+    """A Japanese turn's rule, read from the grammar of obligation and correction.
+
+    A Japanese request (*〜して*, *〜してください*) is shaped the same whether it asks for
+    this task or for always, so only what says more is read: *常に* / *必ず* / *絶対*
+    (always, without fail), *〜べき* (ought to), *〜方がいいよ* (you had better),
+    *やめて* (stop doing it), *留意して* (keep in mind), a blunt imperative with *よ*
+    (*〜しろよ*), *なんで〜ない* (why don't you: a correction) and *違うって* (that's
+    wrong). The first line holding one is the moment.
+    """
+    for sentence in split_sentences(text):
+        body = sentence.text
+        cue = JAPANESE_RULE.search(body)
+        if cue is None:
+            continue
+        kind: NoteKind = "prohibition" if cue.group(0) == "やめて" else "convention"
+        quote = text[sentence.start : sentence.end]
+        return [_Moment(position, "practice", kind, quote, body, [quote], merge_keys(quote))]
+    return []
+
+
 def _withdraw(groups: list[_Group], retraction: str, previous: int | None) -> None:
     """Drop the groups a retracting sentence takes back, and only those.
 
@@ -737,6 +764,8 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
             moments = _tool_moment(position, text)
         if not moments:
             moments = _french_moment(position, text)
+        if not moments:
+            moments = _japanese_moment(position, text)
         if moments:
             cues = read_turn(turns, position)
             moments = [
