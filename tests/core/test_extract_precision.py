@@ -463,3 +463,24 @@ def test_a_japanese_rule_is_read_from_its_grammar(text: str) -> None:
 )
 def test_a_japanese_request_or_report_is_not_a_rule(text: str) -> None:
     assert find_teaching_moments(_after("acted", text)) == []
+
+
+def test_a_file_named_with_at_places_what_the_sentence_says_is_in_it() -> None:
+    text = (
+        "My routes should be in @routes.py\n"
+        "Creating the viewer is located in @xbrl_processing.py\n"
+        "Conversion logic is located in @acfr.py"
+    )
+    assert len(find_teaching_moments(_after("acted", text))) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Refer to @Shortest_README.md and help me figure out how to get @shortest.config.ts "
+        "to work",
+        "i mean the functions you removed in @spinner.js",
+    ],
+)
+def test_a_request_for_help_or_which_thing_was_meant_is_not_a_rule(text: str) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []

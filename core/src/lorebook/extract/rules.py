@@ -134,8 +134,13 @@ INDIRECT_QUESTION = re.compile(
 )
 """A question put as an order to look something up: "check if there are any names ...",
 "cherche si ... existe": it asks; it teaches nothing."""
-EMBEDDED_QUESTION = re.compile(r"\bhow (?:can|do|should|would) (?:i|we)\b", re.IGNORECASE)
-"""A question run into a statement ("I'm using X how can I get it to ...")."""
+EMBEDDED_QUESTION = re.compile(
+    r"\bhow (?:can|do|should|would) (?:i|we)\b"
+    r"|\bhelp me (?:to )?(?:figure out|understand|find|work out|see)\b",
+    re.IGNORECASE,
+)
+"""A question run into a statement ("I'm using X how can I get it to ...", "help me figure
+out how to get X to work")."""
 DEIXIS = re.compile(
     r"(?<![-\w])here\b(?![-\w]| (?:is|are)\b)|\beither[.!]*$|^(?:ok(?:ay)?,? )?then\b"
     r"|\bthen[.!]*$|\b(?:today|tonight|yesterday|this (?:morning|afternoon|evening|week))\b"
@@ -151,11 +156,14 @@ result here", "don't use a winget staging directory either", "okay then I don't 
 long path ellipsization then"."""
 WANTS_THIS = re.compile(
     r"^(?:\w+,?\s+){0,2}?i(?:['\u2019]d| would)? (?:want|need|like)"
-    r" (?:it|this|that|these|those|them)\b",
+    r" (?:it|this|that|these|those|them)\b"
+    r"|^(?:\w+,?\s+){0,2}?i mean(?:t)? (?:the|that|this|these|those) [^,.;]*?\byou\b",
     re.IGNORECASE,
 )
 """A wish about the thing just shown ("I need it for every block", "I want it to open the
-file"): its object is a pronoun, so it is about this output, not a standing rule."""
+file"): its object is a pronoun, so it is about this output, not a standing rule. So is
+saying which of the agent's doings one meant ("i mean the functions you removed in
+spinner.js"), not what a term means ("I meant the linter runs in the commit hook")."""
 STILL_WRONG = re.compile(
     r"\bstill (?:doesn['\u2019]?t|does not|isn['\u2019]?t|is not|has|fails?|not)\b"
     r"|\bi (?:can['\u2019]?t|cannot|am unable to)\b",
@@ -240,6 +248,8 @@ FRENCH_ASKS = re.compile(
     re.IGNORECASE,
 )
 """A French sentence that asks: a wish to know, a look-up, "est-ce que"."""
+FILE_MENTION = re.compile(r"(?<![\w/`])@([\w-]+(?:\.[\w-]+)*\.[A-Za-z0-9]{1,8})\b")
+"""A file named with ``@`` in an editor's chat: ``@routes.py``, ``@base_page.html``."""
 LOG_LINE = re.compile(
     r"^\s*(?:[^\s:]{1,30}:\s+\S|\[[^\]\s]{1,20}\]|.*(?:\x1b)?\[\d+(?:;\d+)*m"
     r"|.*[\u2500-\u257f])"
@@ -736,6 +746,15 @@ def _withdraw(groups: list[_Group], retraction: str, previous: int | None) -> No
         groups[:] = [group for group in groups if group.moments[-1].turn != previous]
 
 
+def _mentions_as_code(sentence: str) -> str:
+    """``sentence`` with each file named with ``@`` (``@routes.py``) as a code span.
+
+    An editor's chat names a file so; a sentence placing something in it then names what
+    it places, as one naming a path does.
+    """
+    return FILE_MENTION.sub(lambda match: f"`{match.group(1)}`", sentence)
+
+
 def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
     """Group the teaching moments of a session, applying retractions as they come."""
     groups: list[_Group] = []
@@ -744,7 +763,7 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
         seen.append(position)
         near = set(seen[-MERGE_WINDOW - 1 :])
         sentences = split_sentences(text)
-        verdicts = [judge(sentence.text) for sentence in sentences]
+        verdicts = [judge(_mentions_as_code(sentence.text)) for sentence in sentences]
         retracted = [
             i
             for i, verdict in enumerate(verdicts)
