@@ -57,6 +57,11 @@ def _summary(report: CurateReport) -> list[str]:
     curated = sum(1 for s in report.sessions.values() if s in ("curated", "already"))
     lines.append(f"sessions curated: {curated} of {len(report.sessions)}")
     lines += premises
+    if report.rebalanced:
+        lines.append(
+            f"rebalanced: {len(report.rebalanced)} notes moved into topical folders "
+            "(ids unchanged; `lorebook rebalance --dry-run` explains the limits)"
+        )
     if counts["contradict"] or premises:
         lines.append("decide the conflicts: `lorebook conflict list`, then `conflict resolve`")
     lines.append("review with `git diff .lorebook/`, then commit or restore")
@@ -84,7 +89,9 @@ def curate_command(
     conflict that would quote a secret, say) is held back with one warning naming it, its
     session and what you can do, and the rest is written. An interrupted run is finished by
     the next one. Sessions whose proposals all landed (or were dropped or held back) are
-    marked curated. Exits 1 if a step failed or the curator's answer was unusable.
+    marked curated. At the end the rebalance trigger runs (`lorebook rebalance`; off with
+    rebalance.after_curate: false). Exits 1 if a step failed or the curator's answer was
+    unusable.
     """
     from lorebook.cli.progress import finish_hint, progress
     from lorebook.cli.usage import require_providers

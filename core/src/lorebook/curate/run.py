@@ -101,6 +101,8 @@ class CurateReport:
     problems: list[str] = field(default_factory=list)
     premise_conflicts: list[str] = field(default_factory=list)
     """Conflict files written because two notes' premises derive a contradiction."""
+    rebalanced: list[dict[str, str]] = field(default_factory=list)
+    """Notes the rebalance trigger moved at the end of the run (id, from, to)."""
 
     @property
     def failed(self) -> list[StepResult]:
@@ -134,6 +136,7 @@ class CurateReport:
                 r.path for r in self.results if r.action == "contradict" and r.path is not None
             ]
             + self.premise_conflicts,
+            "rebalanced": self.rebalanced,
             "problems": self.problems,
         }
 
@@ -310,7 +313,22 @@ def curate_pending(
             written, problems = premise_conflicts(paths)
             report.premise_conflicts += [paths.rel(p) for p in written]
             report.problems += problems
+        if config.rebalance.after_curate:
+            _rebalance(paths, config, report)
     return report
+
+
+def _rebalance(paths: KBPaths, config: Config, report: CurateReport) -> None:
+    """Run the rebalance trigger (the last phase of curation); a failure is a warning."""
+    from lorebook.errors import LorebookError
+    from lorebook.kb.rebalance_run import run_rebalance
+
+    try:
+        done = run_rebalance(paths, config)
+    except LorebookError as exc:
+        report.problems.append(f"rebalance skipped: {exc.message} (`lorebook rebalance` retries)")
+        return
+    report.rebalanced += [m.as_json() for m in [*done.resumed, *done.plan.moves]]
 
 
 __all__ = ["CurateReport", "ask_curator", "curate_pending", "pending_logs"]

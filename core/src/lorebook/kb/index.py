@@ -115,8 +115,31 @@ def _status_suffix(stored: StoredView, where: PurePosixPath, snap: NotesView) ->
     return ""
 
 
+INDEX_BUDGET = 60_000
+"""A folder's index.md stays under this many characters at any size: past it, the notes
+left are counted, not listed (``lorebook rebalance`` splits such a folder into subfolders,
+at ``rebalance.max_index_chars``, long before)."""
+
+
+def _capped(lines: list[str], items: list[str], what: str) -> None:
+    """Append ``items`` while the index stays within :data:`INDEX_BUDGET`; count the rest."""
+    size = sum(len(line) + 1 for line in lines)
+    for shown, item in enumerate(items):
+        if size + len(item) + 1 > INDEX_BUDGET - 400:
+            lines.append(
+                f"- and {_plural(len(items) - shown, what)} not listed here (an index.md stays "
+                f"within {INDEX_BUDGET:,} characters): `lorebook rebalance` splits this folder"
+            )
+            return
+        lines.append(item)
+        size += len(item) + 1
+
+
 def render_folder_index(folder: str, tree: Tree, summaries: dict[str, str], snap: NotesView) -> str:
-    """Return one folder's index.md: breadcrumb, summary, subfolders, notes by type."""
+    """Return one folder's index.md: breadcrumb, summary, subfolders, notes by type.
+
+    Within :data:`INDEX_BUDGET` characters at any size.
+    """
     parts = folder.split("/") if folder else []
     lines = [GENERATED + " -->", f"# {folder or 'Knowledge base'}", ""]
     if parts:
@@ -130,12 +153,14 @@ def render_folder_index(folder: str, tree: Tree, summaries: dict[str, str], snap
         lines += [summaries[folder], ""]
     if tree.children[folder]:
         lines += ["## Folders", ""]
+        items = []
         for child in tree.children[folder]:
             name = child.rpartition("/")[2]
             summary = f" {summaries[child]}" if summaries.get(child) else ""
-            lines.append(
+            items.append(
                 f"- [{name}/]({name}/{INDEX_NAME}): {_plural(tree.count(child), 'note')}.{summary}"
             )
+        _capped(lines, items, "folder")
         lines.append("")
     here = PurePosixPath(folder) if folder else PurePosixPath(".")
     listed = tree.listed(folder)
@@ -144,16 +169,18 @@ def render_folder_index(folder: str, tree: Tree, summaries: dict[str, str], snap
         if not group:
             continue
         lines += [f"## {heading}", ""]
+        items = []
         for stored in group:
             note = stored.note
             title = _md(note.title)
             if note.status != "active":
                 title = f"~~{title}~~"
             suffix = _status_suffix(stored, here, snap)
-            lines.append(
+            items.append(
                 f"- [{title}]({stored.path.name}) `{note.id}` ({note.kind}): "
                 f"{note.description}{suffix}"
             )
+        _capped(lines, items, "note")
         lines.append("")
     if folder == "" and not snap.notes:
         lines += ["No notes yet. Add one with `lorebook note add`.", ""]

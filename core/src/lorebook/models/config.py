@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from lorebook.constants import SCHEMA_VERSION
 
@@ -158,6 +158,53 @@ class Retention(BaseModel):
     logs_days: int = Field(default=14, ge=1, description="Hook errors and LLM traces.")
 
 
+class Rebalance(BaseModel):
+    """When ``lorebook rebalance`` (and curation, at its end) reshapes the folders of ``nodes/``.
+
+    Hysteresis: a folder is split only above ``max_notes`` notes (or ``max_index_chars``) and
+    every subfolder a split creates holds at least ``min_notes``; a branch is merged into its
+    parent only below ``min_notes`` and only when the parent stays within both limits. So a
+    split is never undone by a merge, nor a merge by a split.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_notes: int = Field(
+        default=40,
+        ge=4,
+        le=5000,
+        description="A folder holding more notes directly than this is split into topical "
+        "subfolders.",
+    )
+    min_notes: int = Field(
+        default=3,
+        ge=1,
+        le=2500,
+        description="A subfolder a split creates holds at least this many notes; a branch "
+        "below the top level holding fewer is merged into its parent. At most half of "
+        "max_notes.",
+    )
+    max_index_chars: int = Field(
+        default=12_000,
+        ge=2000,
+        le=60_000,
+        description="A folder whose index.md would be longer than this is split too (every "
+        "index.md also stops listing at 60,000 characters, whatever this says).",
+    )
+    after_curate: bool = Field(
+        default=True, description="`lorebook curate` runs the rebalance trigger at its end."
+    )
+
+    @model_validator(mode="after")
+    def _hysteresis(self) -> Rebalance:
+        if self.min_notes * 2 > self.max_notes:
+            raise ValueError(
+                f"min_notes ({self.min_notes}) must be at most half of max_notes "
+                f"({self.max_notes}), or a split and a merge could undo each other"
+            )
+        return self
+
+
 class Config(BaseModel):
     """The committed configuration of one repository's knowledge base."""
 
@@ -193,3 +240,4 @@ class Config(BaseModel):
     recall: Recall = Field(default_factory=Recall)
     extraction: Extraction = Field(default_factory=Extraction)
     retention: Retention = Field(default_factory=Retention)
+    rebalance: Rebalance = Field(default_factory=Rebalance)

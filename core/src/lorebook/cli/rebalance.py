@@ -1,0 +1,91 @@
+"""``lorebook rebalance``: keep every folder of ``nodes/`` small enough to read."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from lorebook.cli.output import JsonOption, print_json, repo_paths, say
+
+if TYPE_CHECKING:
+    from lorebook.kb.rebalance_run import RebalanceReport
+
+SHOWN_MOVES = 30
+"""Moves listed one a line without ``--verbose``; the rest are counted by folder."""
+
+
+def report_lines(report: RebalanceReport, *, verbose: bool = False) -> list[str]:
+    """What a person reads of a rebalance (or of its plan, with ``--dry-run``)."""
+    plan = report.plan
+    would = "would " if report.dry_run else ""
+    lines = []
+    if report.resumed:
+        verb = "would first finish" if report.dry_run else "finished"
+        lines.append(f"{verb} the interrupted rebalance: {len(report.resumed)} moves")
+        if report.dry_run:
+            lines.append("run `lorebook rebalance` to finish it; the new plan is made after")
+    lines += [f"why: {reason}" for reason in plan.reasons] if verbose else []
+    moves = plan.moves if verbose else plan.moves[:SHOWN_MOVES]
+    lines += [f"{would}move {m.note_id}: nodes/{m.source} -> nodes/{m.target}" for m in moves]
+    if len(plan.moves) > len(moves):
+        lines.append(f"... and {len(plan.moves) - len(moves)} more moves (--verbose lists all)")
+    for folder, summary in sorted(plan.created.items()):
+        lines.append(f"{would}create nodes/{folder}/: {summary}")
+    for folder in plan.dropped:
+        lines.append(f"{would}drop the summary of nodes/{folder}/ (it holds no note now)")
+    if plan.pinned:
+        lines.append(
+            f"left in place, the target of an open conflict: {', '.join(plan.pinned)} "
+            "(decide it with `lorebook conflict resolve`)"
+        )
+    if plan.empty and not report.resumed:
+        lines.append("nothing to rebalance: every folder is within the limits in config.yaml")
+    elif plan.moves:
+        lines.append(
+            f"{len(plan.moves)} notes {would}move, {len(plan.created)} folders "
+            f"{'would be ' if report.dry_run else ''}created; ids do not change"
+        )
+        if not report.dry_run:
+            lines.append("review with `git status .lorebook/` (renames), then commit")
+    return lines
+
+
+def rebalance_command(
+    ctx: typer.Context,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan and write nothing.")
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="List every move and why it is made.")
+    ] = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Split over-full folders into topical subfolders, merge under-full ones.
+
+    A folder holding more than rebalance.max_notes notes directly, or whose index.md would
+    pass rebalance.max_index_chars, is split into subfolders by the tags and title words
+    its notes share; a branch below the top level holding fewer than rebalance.min_notes
+    is merged into its parent; a note at the top of nodes/ goes to its kind's folder. The
+    same notes give the same plan on every machine. Moves are renames: ids never change,
+    and a note an open conflict is about never moves. The plan is checked against the
+    tree before the first write; an interrupted run is finished by running it again.
+    """
+    from lorebook.cli.progress import finish_hint
+    from lorebook.config import load_config
+    from lorebook.kb.rebalance_run import run_rebalance
+
+    paths = repo_paths(ctx)
+    config = load_config(paths)
+    with finish_hint("lorebook rebalance", "it finishes the interrupted moves first"):
+        report = run_rebalance(paths, config, dry_run=dry_run)
+    if json_output:
+        print_json(report.as_json())
+        return
+    for line in report_lines(report, verbose=verbose):
+        say(line)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("rebalance")(rebalance_command)

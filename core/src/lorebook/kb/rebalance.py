@@ -1,0 +1,458 @@
+"""The rebalance plan: which notes move to which folder so every folder stays navigable.
+
+A deterministic, hysteresis-gated trigger looks at each folder of ``nodes/`` (the notes
+directly in it, the length of its ``index.md``) and decides, round after round on a
+simulated tree until nothing changes:
+
+1. a note at the top level of ``nodes/`` (homeless) gets the folder of its kind;
+2. a branch below the top level holding fewer than ``min_notes`` notes, with no subfolder,
+   is merged into its parent, when the parent then stays within ``max_notes`` and
+   ``max_index_chars``;
+3. a folder holding more than ``max_notes`` notes directly, or whose index.md would pass
+   ``max_index_chars``, is split: its notes are grouped by the tags and title words they
+   share, the largest shared topic first (a tag counts three times a word), each group of
+   at least ``max(min_notes, max_notes // 8)`` notes going to a subfolder named after it;
+   what no topic holds stays, unless still too many, then it is cut by title into
+   alphabetical parts.
+
+Hysteresis: a split makes subfolders of ``min_notes`` or more (never merged back) and a
+merge keeps the parent within both limits (never split again), so a second run finds
+nothing to do. Vectors are not used: the plan must not depend on whether the semantic
+extra is installed, and words and tags are the same on every machine. Every input is
+sorted by code point; nothing depends on time, hash seed or locale. A note that is the
+target of an open conflict (``pinned``) never moves. Ids never change: a move is a rename
+of ``<id>.md`` into another folder.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from lorebook.errors import LorebookError, UnsafePathError
+from lorebook.kb.index import Tree, render_folder_index
+from lorebook.kb.paths import validate_relpath
+from lorebook.recall.tokenize import STOPWORDS
+
+if TYPE_CHECKING:
+    from lorebook.kb.catalog import NoteView, StoredView
+    from lorebook.models.config import Rebalance
+
+MAX_ROUNDS = 10_000
+"""Rounds of the trigger on the simulated tree (one split or merge each); a plan needing
+more, or coming back to a tree it had before, is a bug, refused."""
+TAG_WEIGHT = 3
+_WORD_RE = re.compile(r"[a-z][a-z0-9]+")
+_NAME_RE = re.compile(r"[^a-z0-9._-]+")
+_RULE_WORDS = frozenset({
+    "always", "never", "use", "using", "used", "uses", "must", "should", "shouldn", "make",
+    "sure", "don", "doesn", "can", "cannot", "will", "need", "needs", "instead", "when",
+    "where", "which", "what", "why", "how", "run", "runs", "via", "per", "also", "every",
+    "each", "first", "before", "after", "only", "any", "all", "new", "old", "one", "two",
+    "not", "like", "get", "set", "see", "add", "note", "notes", "rule", "rules",
+})  # fmt: skip
+"""Words of how rules are said, not of what they are about: never a folder."""
+_PROVENANCE_TAGS = frozenset({"bootstrap", "harvest", "imported", "pack"})
+"""Tags saying where a note came from, not what it is about: never a folder."""
+
+
+class RebalanceError(LorebookError):
+    """A rebalance that cannot be planned or applied (the message names what and why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The trigger's thresholds (``rebalance`` in config.yaml)."""
+
+    max_notes: int = 40
+    min_notes: int = 3
+    max_index_chars: int = 12_000
+
+    @classmethod
+    def of(cls, config: Rebalance) -> Limits:
+        """The limits config.yaml sets."""
+        return cls(config.max_notes, config.min_notes, config.max_index_chars)
+
+    @property
+    def least_group(self) -> int:
+        """The fewest notes a split puts in a new subfolder."""
+        return max(self.min_notes, self.max_notes // 8)
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One note renamed into another folder (paths under ``nodes/``)."""
+
+    note_id: str
+    source: str
+    target: str
+
+    def as_json(self) -> dict[str, str]:
+        """The move as ``--json`` prints it."""
+        return {"id": self.note_id, "from": self.source, "to": self.target}
+
+
+@dataclass(slots=True)
+class RebalancePlan:
+    """What a rebalance does: moves, summaries of the folders it creates, why."""
+
+    moves: list[Move] = field(default_factory=list)
+    created: dict[str, str] = field(default_factory=dict)
+    """Folder -> one-line summary, for each folder the plan creates."""
+    dropped: list[str] = field(default_factory=list)
+    """Folders the plan empties whose summary goes."""
+    reasons: list[str] = field(default_factory=list)
+    """One line for each decision the trigger took."""
+    pinned: list[str] = field(default_factory=list)
+    """Notes of a folder the trigger acted on that stay, being the target of an open conflict."""
+
+    @property
+    def empty(self) -> bool:
+        """True when nothing moves."""
+        return not self.moves
+
+    def as_json(self) -> dict[str, Any]:
+        """The plan as ``--json`` prints it."""
+        return {
+            "moves": [m.as_json() for m in self.moves],
+            "folders_created": dict(sorted(self.created.items())),
+            "summaries_dropped": self.dropped,
+            "reasons": self.reasons,
+            "pinned": self.pinned,
+        }
+
+
+@dataclass(slots=True)
+class _Placed:
+    """A note where the simulation has it (what the index renderer reads of a note)."""
+
+    note: NoteView
+    path: PurePosixPath
+    links: str | None = None
+
+    @property
+    def folder(self) -> str:
+        parent = self.path.parent.as_posix()
+        return "" if parent == "." else parent
+
+
+@dataclass(slots=True)
+class _View:
+    """The simulated notes as the index renderer reads them."""
+
+    notes: dict[str, _Placed]
+    hashes: dict[str, str] = field(default_factory=dict)
+
+    def locate(self, note_id: str) -> PurePosixPath | None:
+        placed = self.notes.get(note_id)
+        return None if placed is None else placed.path
+
+
+def note_path(folder: str, note_id: str) -> str:
+    """The path under ``nodes/`` of note ``note_id`` in ``folder``."""
+    return f"{folder}/{note_id}.md" if folder else f"{note_id}.md"
+
+
+def folder_name(term: str) -> str | None:
+    """``term`` as a folder name, or None when no valid name comes of it."""
+    name = _NAME_RE.sub("-", term.casefold()).strip("-._")[:60].rstrip("-._")
+    if not name:
+        return None
+    try:
+        validate_relpath(name, what="folder")
+    except UnsafePathError:
+        return None
+    return name
+
+
+def _features(note: NoteView, tags: Mapping[str, tuple[str, ...]]) -> dict[str, int]:
+    """Term -> weight: the note's tags (as folder names), its title and description words."""
+    found: dict[str, int] = {}
+    text = f"{note.title} {note.description}".casefold()
+    for word in _WORD_RE.findall(text):
+        if len(word) >= 3 and word not in STOPWORDS and word not in _RULE_WORDS:
+            found[word] = 1
+    for tag in tags.get(note.id, ()):
+        if tag not in _PROVENANCE_TAGS and (name := folder_name(tag)):
+            found[name] = TAG_WEIGHT
+    return found
+
+
+def _clip(text: str, size: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= size else text[: size - 1].rstrip() + "…"
+
+
+class _Sim:
+    """The tree as the plan reshapes it, one note at a time."""
+
+    def __init__(
+        self,
+        notes: Mapping[str, StoredView],
+        tags: Mapping[str, tuple[str, ...]],
+        summaries: Mapping[str, str],
+        pinned: frozenset[str],
+        limits: Limits,
+        kind_summaries: Mapping[str, str],
+    ) -> None:
+        self.notes = {note_id: stored.note for note_id, stored in sorted(notes.items())}
+        self.where = {note_id: stored.folder for note_id, stored in sorted(notes.items())}
+        self.origin = dict(self.where)
+        self.tags = tags
+        self.summaries = dict(summaries)
+        self.created: dict[str, str] = {}
+        self.pinned = pinned
+        self.limits = limits
+        self.kind_summaries = kind_summaries
+        self.reasons: list[str] = []
+        self.held: set[str] = set()
+
+    def view(self) -> _View:
+        return _View(
+            {
+                i: _Placed(n, PurePosixPath(note_path(self.where[i], i)))
+                for i, n in self.notes.items()
+            }
+        )
+
+    def tree(self) -> tuple[Tree, _View]:
+        view = self.view()
+        return Tree.build(view.notes.values()), view
+
+    def index_chars(self, folder: str, tree: Tree, view: _View) -> int:
+        return len(render_folder_index(folder, tree, self.summaries, view))
+
+    def move(self, note_id: str, folder: str, summary: str | None = None) -> None:
+        exists = any(f == folder or f.startswith(folder + "/") for f in self.where.values())
+        if not exists and summary and folder not in self.summaries:
+            self.summaries[folder] = self.created[folder] = summary
+        self.where[note_id] = folder
+
+    # --- the three decisions ------------------------------------------------------------
+
+    def homeless(self, tree: Tree) -> bool:
+        moved = False
+        for stored in sorted(tree.notes[""], key=lambda s: s.note.id):
+            note = stored.note
+            if note.id in self.pinned:
+                self.held.add(note.id)
+                continue
+            self.move(note.id, note.kind, self.kind_summaries.get(note.kind))
+            self.reasons.append(
+                f"{note.id}: a note at the top level of nodes/ gets a branch: {note.kind}/"
+            )
+            moved = True
+        return moved
+
+    def merges(self) -> bool:
+        tree, _ = self.tree()
+        candidates = sorted(
+            (f for f in tree.folders() if "/" in f and not tree.children[f]),
+            key=lambda f: (-f.count("/"), f),
+        )
+        for folder in candidates:
+            ids = [s.note.id for s in tree.notes[folder]]
+            if not ids or len(ids) >= self.limits.min_notes or self.pinned.intersection(ids):
+                continue
+            parent = folder.rpartition("/")[0]
+            if len(tree.notes[parent]) + len(ids) > self.limits.max_notes:
+                continue
+            for note_id in ids:
+                self.where[note_id] = parent
+            after, view = self.tree()
+            if self.index_chars(parent, after, view) > self.limits.max_index_chars:
+                for note_id in ids:
+                    self.where[note_id] = folder
+                continue
+            self.reasons.append(
+                f"{folder}/: {len(ids)} note(s), fewer than {self.limits.min_notes}: merged "
+                f"into {parent}/"
+            )
+            return True  # one merge a round: the tree it read has changed
+        return False
+
+    def over(self, folder: str, tree: Tree, view: _View) -> str | None:
+        """Why ``folder`` must be split, or None."""
+        count = len(tree.notes[folder])
+        if count > self.limits.max_notes:
+            return f"{count} notes directly (max_notes {self.limits.max_notes})"
+        if count > 1:
+            chars = self.index_chars(folder, tree, view)
+            if chars > self.limits.max_index_chars:
+                most = self.limits.max_index_chars
+                return f"index.md {chars:,} characters (max_index_chars {most:,})"
+        return None
+
+    def splits(self) -> bool:
+        tree, view = self.tree()
+        for folder in tree.folders():
+            if not folder:
+                continue
+            why = self.over(folder, tree, view)
+            if why is None:
+                continue
+            ids = [s.note.id for s in tree.listed(folder)]
+            movable = [i for i in ids if i not in self.pinned]
+            self.held.update(i for i in ids if i in self.pinned)
+            if self._split(folder, movable, tree, why):
+                return True
+        return False
+
+    def _split(self, folder: str, movable: list[str], tree: Tree, why: str) -> bool:
+        groups = self._topics(folder, movable)
+        children = {c.rpartition("/")[2] for c in tree.children[folder]}
+        moved = False
+        for name, (members, summary) in groups.items():
+            target = f"{folder}/{name}"
+            for note_id in members:
+                self.move(note_id, target, summary)
+            joined = " (joined the existing subfolder)" if name in children else ""
+            self.reasons.append(
+                f"{folder}/: {why}: {len(members)} notes sharing {name!r} -> {target}/{joined}"
+            )
+            moved = True
+        after, view = self.tree()
+        if self.over(folder, after, view) is not None:
+            rest = [i for i in movable if self.where[i] == folder]
+            moved = self._by_title(folder, rest, why) or moved
+        return moved
+
+    def _topics(self, folder: str, movable: list[str]) -> dict[str, tuple[list[str], str]]:
+        """Groups of the notes sharing a topic, the largest first (see the module docstring)."""
+        reserved = set(folder.split("/")) | set(self.kind_summaries) | {"practice", "map"}
+        features = {i: _features(self.notes[i], self.tags) for i in movable}
+        left = list(movable)
+        cap = max(self.limits.max_notes, len(movable) // 2)
+        groups: dict[str, tuple[list[str], str]] = {}
+        while len(left) >= self.limits.least_group and not (
+            groups and len(left) <= self.limits.max_notes // 2
+        ):
+            counts: dict[str, tuple[int, int]] = {}
+            for note_id in left:
+                for term, weight in features[note_id].items():
+                    count, best = counts.get(term, (0, 0))
+                    counts[term] = (count + 1, max(best, weight))
+            eligible = [
+                (-count * weight, -weight, term)
+                for term, (count, weight) in counts.items()
+                if term not in reserved and term not in groups
+                and self.limits.least_group <= count <= cap and count < len(movable)
+            ]  # fmt: skip
+            if not eligible:
+                break
+            _, negative_weight, term = min(eligible)
+            members = [i for i in left if term in features[i]]
+            left = [i for i in left if term not in features[i]]
+            groups[term] = (members, self._summary(term, -negative_weight, members))
+        return groups
+
+    def _summary(self, term: str, weight: int, members: list[str]) -> str:
+        first = min(members, key=lambda i: (self.notes[i].title.casefold(), i))
+        example = _clip(self.notes[first].title).replace('"', "'")
+        about = f"Notes tagged `{term}`" if weight == TAG_WEIGHT else f"Notes about {term}"
+        return f'{about}, such as "{example}".'
+
+    def _by_title(self, folder: str, rest: list[str], why: str) -> bool:
+        """Cut what no topic holds into alphabetical parts of at most ``max_notes``."""
+        limits = self.limits
+        parts = min(max(2, math.ceil(len(rest) / limits.max_notes)), len(rest) // limits.min_notes)
+        if parts < 2:
+            return False
+        ordered = sorted(rest, key=lambda i: (self.notes[i].title.casefold(), i))
+        used: set[str] = set()
+        for part in range(parts):  # sizes differ by one at most: each holds min_notes or more
+            chunk = ordered[part * len(ordered) // parts : (part + 1) * len(ordered) // parts]
+            first, last = (_initial(self.notes[i].title) for i in (chunk[0], chunk[-1]))
+            name = f"titles-{first}-{last}"
+            suffix = 2
+            while name in used:
+                name, suffix = f"titles-{first}-{last}-{suffix}", suffix + 1
+            used.add(name)
+            summary = (
+                f"Notes titled {first.upper()} to {last.upper()} (cut by title: no topic was "
+                "shared widely enough)."
+            )
+            for note_id in chunk:
+                self.move(note_id, f"{folder}/{name}", summary)
+            self.reasons.append(
+                f"{folder}/: {why}: {len(chunk)} notes with no shared topic -> {folder}/{name}/"
+            )
+        return True
+
+
+def _initial(title: str) -> str:
+    for char in title.casefold():
+        if "a" <= char <= "z" or "0" <= char <= "9":
+            return char
+    return "0"
+
+
+def _rounds(sim: _Sim) -> Iterator[int]:
+    seen: set[tuple[str, ...]] = set()
+    for number in range(MAX_ROUNDS):
+        state = tuple(sim.where.values())
+        if state in seen:
+            break
+        seen.add(state)
+        yield number
+    raise RebalanceError(
+        "the rebalance plan does not settle (it would undo its own moves); nothing was written",
+        hint="report this with the output of `lorebook rebalance --dry-run --json`",
+    )
+
+
+def plan_rebalance(
+    notes: Mapping[str, StoredView],
+    tags: Mapping[str, tuple[str, ...]],
+    summaries: Mapping[str, str],
+    limits: Limits,
+    *,
+    pinned: frozenset[str] = frozenset(),
+    kind_summaries: Mapping[str, str] | None = None,
+) -> RebalancePlan:
+    """Run the trigger on a simulated tree until nothing changes; return the moves.
+
+    Args:
+        notes: Every note by id with where it lives (a Snapshot's or a Catalog's).
+        tags: Each note's tags by id (the catalog keeps none).
+        summaries: FOLDER_SUMMARIES.md as it is.
+        limits: The thresholds.
+        pinned: Ids that never move (targets of open conflicts).
+        kind_summaries: The summary of a kind's folder, when the plan creates it.
+    """
+    sim = _Sim(notes, tags, summaries, pinned, limits, kind_summaries or {})
+    for _ in _rounds(sim):
+        tree, _view = sim.tree()
+        if not (sim.homeless(tree) or sim.merges() or sim.splits()):
+            break
+    plan = RebalancePlan(reasons=sim.reasons, pinned=sorted(sim.held))
+    plan.moves = [
+        Move(i, note_path(sim.origin[i], i), note_path(sim.where[i], i))
+        for i in sim.notes
+        if sim.where[i] != sim.origin[i]
+    ]
+    holds, held = _holding(sim.where.values()), _holding(sim.origin.values())
+    plan.created = {f: s for f, s in sorted(sim.created.items()) if f in holds}
+    plan.dropped = sorted(f for f in summaries if f in held and f not in holds)
+    return plan
+
+
+def _holding(folders: Iterable[str]) -> set[str]:
+    """Every folder holding a note, directly or below."""
+    found = set(folders)
+    return found | {"/".join(f.split("/")[:n]) for f in found for n in range(1, f.count("/") + 1)}
+
+
+__all__ = [
+    "Limits",
+    "Move",
+    "RebalanceError",
+    "RebalancePlan",
+    "folder_name",
+    "note_path",
+    "plan_rebalance",
+]
