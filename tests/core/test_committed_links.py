@@ -173,6 +173,7 @@ PATHS = [
     ".state/follow/*.json",
     ".state/kb.lock",
     ".state/last-prune",
+    ".state/lint-tick.json",
     ".state/resume",
     ".state/resume/*.json",
     ".state/sessions",

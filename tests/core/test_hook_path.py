@@ -122,6 +122,7 @@ def kb(kb_repo: Path) -> Path:
 def test_light_config_defaults_match_the_model() -> None:
     model = Config()
     flat = {**model.budgets.model_dump(), **model.recall.model_dump(), "harnesses": ()}
+    flat.update(model.nudges.model_dump())
     flat["hook_plugins"] = tuple(model.hook_plugins)
     assert {k: flat[k] for k in DEFAULTS} == DEFAULTS
 

@@ -72,8 +72,23 @@ def answer_event(event: HookEvent, ctx: Context, translator: str = "") -> HookAn
         gc.enable()  # the launcher turns it off for the fast path; a transcript may be large
         from lorebook.capture.hook import capture_event
 
-        capture_event(event, ctx, translator)
+        try:
+            capture_event(event, ctx, translator)
+        finally:
+            _lint_tick(event, ctx)
     return HookAnswer()
+
+
+def _lint_tick(event: HookEvent, ctx: Context) -> None:
+    """Count a session at its boundary (stop, session end); every N-th, lint detached."""
+    if event.name not in ("stop", "session_end"):
+        return
+    from lorebook.nudges import lint_tick
+
+    try:
+        lint_tick(ctx.kb_root, ctx.repo, event.session_id, ctx.config.lint_every_sessions)
+    except Exception as exc:  # the tick never breaks a capture
+        ctx.problems.append(f"lint tick: {type(exc).__name__}: {exc}")
 
 
 def for_model(answer: HookAnswer) -> HookAnswer:

@@ -34,13 +34,15 @@ DEFAULTS: dict[str, Any] = {
     "relevance_ratio": 0.0,
     "usage": True,
     "unreviewed": "pointer",
+    "waiting_sessions": 20,
+    "lint_every_sessions": 50,
 }
 CHOICES: dict[str, tuple[str, ...]] = {"unreviewed": ("pointer", "none")}
 """The values a text setting may take (the model validates them; this copy is checked too)."""
 
 
 class HookConfig:
-    """The settings hooks use, flattened (``budgets`` and ``recall`` merged)."""
+    """The settings hooks use, flattened (``budgets``, ``recall`` and ``nudges`` merged)."""
 
     __slots__ = tuple(DEFAULTS)
     harnesses: tuple[str, ...]
@@ -64,6 +66,10 @@ class HookConfig:
     usage: bool
     unreviewed: str
     """How an unreviewed note is served: ``pointer`` or ``none`` (:mod:`lorebook.reviewstate`)."""
+    waiting_sessions: int
+    """``nudges.waiting_sessions``: the waiting sessions session start tells the person of."""
+    lint_every_sessions: int
+    """``nudges.lint_every_sessions``: the session-boundary hook lints every this many."""
 
     def __init__(self, **values: Any) -> None:
         for name, default in DEFAULTS.items():
@@ -98,7 +104,7 @@ def load_hook_config(kb_root: str) -> HookConfig:
         "harnesses": data.get("harnesses"),
         "hook_plugins": data.get("hook_plugins"),
     }
-    for section in ("budgets", "recall"):
+    for section in ("budgets", "recall", "nudges"):
         if isinstance(data.get(section), dict):
             flat.update(data[section])
     values = {}

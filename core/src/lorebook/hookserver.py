@@ -72,6 +72,7 @@ WARM_MODULES = (
     "lorebook.inject.stages",
     "lorebook.inject.served",
     "lorebook.inject.session",
+    "lorebook.nudges",
     "lorebook.inject.render",
     "lorebook.inject.sanitize",
     "lorebook.recall.pipeline",

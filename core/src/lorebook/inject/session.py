@@ -1,4 +1,9 @@
-"""Session start: refresh what hooks read, then inject ENTRY.md, a status line, a resume brief."""
+"""Session start: refresh what hooks read, then inject ENTRY.md, a status line, a resume brief.
+
+What a person should know (sessions waiting for curation, a failing lint) is not said to the
+model as an instruction for the person: past a threshold, at most once an hour, the model is
+asked to tell the person in one line (:mod:`lorebook.nudges`).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from lorebook.inject.loaded import host_files
 from lorebook.inject.resume import with_resume_brief
 from lorebook.inject.stages import Context
 from lorebook.inject.state import remember_notes, session_state
+from lorebook.nudges import session_start_nudge
 
 
 def _refresh(ctx: Context) -> None:
@@ -107,7 +113,7 @@ def _status_line(ctx: Context) -> str:
 
 
 def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:
-    """Inject the catalog (ENTRY.md) and a status line; reset what the session was given.
+    """Inject the catalog (ENTRY.md), a status line and any nudge; reset what was given.
 
     A session that already recorded the files its host loads by itself
     (:mod:`lorebook.inject.loaded`) has them read again; nothing is written for a new
@@ -133,4 +139,11 @@ def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     if entry is None:
         return HookAnswer()
     text = f"{entry_context(entry)}\n\n{_status_line(ctx)}"
+    try:
+        nudge = session_start_nudge(ctx.kb_root, ctx.config.waiting_sessions, ctx.problems)
+    except Exception as exc:  # a nudge is best effort
+        ctx.problems.append(f"nudge: {type(exc).__name__}: {exc}")
+        nudge = ""
+    if nudge:
+        text += f"\n\n{nudge}"
     return HookAnswer(context=with_resume_brief(text, event, ctx))

@@ -205,6 +205,29 @@ class Rebalance(BaseModel):
         return self
 
 
+class Nudges(BaseModel):
+    """What session start asks the model to tell the person, at most once an hour each."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    waiting_sessions: int = Field(
+        default=20,
+        ge=0,
+        le=100_000,
+        description="When at least this many captured sessions wait for `lorebook extract` "
+        "or `lorebook curate`, session start asks the model to tell the person in one line "
+        "(at most once an hour); below it nothing is said. 0: never.",
+    )
+    lint_every_sessions: int = Field(
+        default=50,
+        ge=0,
+        le=100_000,
+        description="Every this many sessions, the session-boundary hook (stop, session end) "
+        "runs `lorebook lint` in a detached process; a failing lint is told to the person the "
+        "same way at the next session start. 0: never.",
+    )
+
+
 class Config(BaseModel):
     """The committed configuration of one repository's knowledge base."""
 
@@ -240,4 +263,5 @@ class Config(BaseModel):
     recall: Recall = Field(default_factory=Recall)
     extraction: Extraction = Field(default_factory=Extraction)
     retention: Retention = Field(default_factory=Retention)
+    nudges: Nudges = Field(default_factory=Nudges)
     rebalance: Rebalance = Field(default_factory=Rebalance)
