@@ -337,3 +337,24 @@ def test_curation_runs_the_trigger_at_its_end(
     assert done.exit_code == 0, done.stderr
     assert len(done.json()["rebalanced"]) == 300
     assert (repo / NODES / "gotcha/frontend/index.md").is_file()
+
+
+def test_notes_from_one_document_share_a_folder_and_titles_are_cut_by_their_letters() -> None:
+    from pathlib import PurePosixPath
+
+    from lorebook.kb.rebalance import Limits, plan_rebalance
+    from lorebook.kb.store import StoredNote
+
+    notes = {}
+    for n in range(30):
+        source = ("docs/deploy.md#steps", "CLAUDE.md#rules", "claude:s1:4")[n % 3]
+        note = _note(f"practice-rule-{n:02d}", "convention", f"`cmd{n}` rule {n}", "x", [])
+        note = note.model_copy(update={"derived_from": [source]})
+        notes[note.id] = StoredNote(note, PurePosixPath(f"convention/{note.id}.md"), None)
+    plan = plan_rebalance(notes, {}, {}, Limits(max_notes=12, min_notes=2, max_index_chars=60_000))
+    folders = {m.note_id: m.target.rpartition("/")[0] for m in plan.moves}
+    assert {folders[f"practice-rule-{n:02d}"] for n in range(0, 30, 3)} == {"convention/deploy"}
+    assert plan.created["convention/deploy"].startswith("Notes from the deploy documents, such")
+    assert "convention/claude" not in plan.created  # a document about everything is no topic
+    cut = sorted(f for f in plan.created if "/titles-" in f)
+    assert cut == ["convention/titles-c-c", "convention/titles-c-c-2"]  # `cmd..`: by its c

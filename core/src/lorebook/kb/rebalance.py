@@ -46,6 +46,8 @@ MAX_ROUNDS = 10_000
 """Rounds of the trigger on the simulated tree (one split or merge each); a plan needing
 more, or coming back to a tree it had before, is a bug, refused."""
 TAG_WEIGHT = 3
+SOURCE_WEIGHT = 2
+"""A shared tag counts three times a shared title word, a shared source document twice."""
 _WORD_RE = re.compile(r"[a-z][a-z0-9]+")
 _NAME_RE = re.compile(r"[^a-z0-9._-]+")
 _RULE_WORDS = frozenset({
@@ -53,11 +55,19 @@ _RULE_WORDS = frozenset({
     "sure", "don", "doesn", "can", "cannot", "will", "need", "needs", "instead", "when",
     "where", "which", "what", "why", "how", "run", "runs", "via", "per", "also", "every",
     "each", "first", "before", "after", "only", "any", "all", "new", "old", "one", "two",
-    "not", "like", "get", "set", "see", "add", "note", "notes", "rule", "rules",
+    "not", "like", "get", "set", "see", "add", "note", "notes", "rule", "rules", "prefer",
+    "avoid", "without", "ensure", "keep", "follow", "write", "code", "change", "changes",
+    "file", "files", "project", "type", "types", "function", "functions", "within",
 })  # fmt: skip
 """Words of how rules are said, not of what they are about: never a folder."""
-_PROVENANCE_TAGS = frozenset({"bootstrap", "harvest", "imported", "pack"})
+_PROVENANCE_TAGS = frozenset(
+    {"bootstrap", "harvest", "imported", "pack", "cursor-rule", "instructions", "docs", "adr"}
+)
 """Tags saying where a note came from, not what it is about: never a folder."""
+_GENERAL_SOURCES = frozenset(
+    {"readme", "agents", "claude", "contributing", "copilot-instructions", "index", "gemini"}
+)
+"""Documents about everything in a project: sharing one says nothing of a topic."""
 
 
 class RebalanceError(LorebookError):
@@ -169,13 +179,30 @@ def folder_name(term: str) -> str | None:
     return name
 
 
+def source_stem(origin: str) -> str | None:
+    """The file name (without extension) of a document a note came from; None for a session.
+
+    A session origin is ``<harness>:<session>:<turn>``; a document is a repository path,
+    perhaps with ``#section``.
+    """
+    path = origin.split("#", 1)[0]
+    if not path or ":" in path:
+        return None
+    return path.rpartition("/")[2].partition(".")[0] or None
+
+
 def _features(note: NoteView, tags: Mapping[str, tuple[str, ...]]) -> dict[str, int]:
-    """Term -> weight: the note's tags (as folder names), its title and description words."""
+    """Term -> weight: the note's tags (as folder names), source documents and title words."""
     found: dict[str, int] = {}
     text = f"{note.title} {note.description}".casefold()
     for word in _WORD_RE.findall(text):
         if len(word) >= 3 and word not in STOPWORDS and word not in _RULE_WORDS:
             found[word] = 1
+    for origin in note.derived_from:
+        stem = source_stem(origin)
+        name = folder_name(stem) if stem else None
+        if name and name not in _GENERAL_SOURCES:
+            found[name] = max(found.get(name, 0), SOURCE_WEIGHT)
     for tag in tags.get(note.id, ()):
         if tag not in _PROVENANCE_TAGS and (name := folder_name(tag)):
             found[name] = TAG_WEIGHT
@@ -353,7 +380,10 @@ class _Sim:
     def _summary(self, term: str, weight: int, members: list[str]) -> str:
         first = min(members, key=lambda i: (self.notes[i].title.casefold(), i))
         example = _clip(self.notes[first].title).replace('"', "'")
-        about = f"Notes tagged `{term}`" if weight == TAG_WEIGHT else f"Notes about {term}"
+        about = {
+            TAG_WEIGHT: f"Notes tagged `{term}`",
+            SOURCE_WEIGHT: f"Notes from the {term} documents",
+        }.get(weight, f"Notes about {term}")
         return f'{about}, such as "{example}".'
 
     def _by_title(self, folder: str, rest: list[str], why: str) -> bool:
@@ -362,7 +392,7 @@ class _Sim:
         parts = min(max(2, math.ceil(len(rest) / limits.max_notes)), len(rest) // limits.min_notes)
         if parts < 2:
             return False
-        ordered = sorted(rest, key=lambda i: (self.notes[i].title.casefold(), i))
+        ordered = sorted(rest, key=lambda i: (_letters(self.notes[i].title), i))
         used: set[str] = set()
         for part in range(parts):  # sizes differ by one at most: each holds min_notes or more
             chunk = ordered[part * len(ordered) // parts : (part + 1) * len(ordered) // parts]
@@ -384,11 +414,18 @@ class _Sim:
         return True
 
 
-def _initial(title: str) -> str:
-    for char in title.casefold():
+def _letters(title: str) -> str:
+    """The title for ordering by name: lower case, from its first letter or digit on."""
+    text = title.casefold()
+    for at, char in enumerate(text):
         if "a" <= char <= "z" or "0" <= char <= "9":
-            return char
-    return "0"
+            return text[at:]
+    return text
+
+
+def _initial(title: str) -> str:
+    first = _letters(title)[:1]
+    return first if first and ("a" <= first <= "z" or "0" <= first <= "9") else "0"
 
 
 def _rounds(sim: _Sim) -> Iterator[int]:
