@@ -358,3 +358,27 @@ def test_notes_from_one_document_share_a_folder_and_titles_are_cut_by_their_lett
     assert "convention/claude" not in plan.created  # a document about everything is no topic
     cut = sorted(f for f in plan.created if "/titles-" in f)
     assert cut == ["convention/titles-c-c", "convention/titles-c-c-2"]  # `cmd..`: by its c
+
+
+def test_a_tag_beats_a_broader_word_and_a_word_every_note_has_is_no_topic() -> None:
+    """600 notes, 12 tagged topics of 50: each topic gets its folder, split again inside by
+    what its notes share, never by the words every description repeats."""
+    from pathlib import PurePosixPath
+
+    from lorebook.kb.rebalance import Limits, plan_rebalance
+    from lorebook.kb.store import StoredNote
+
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+    notes, tags = {}, {}
+    for n in range(600):
+        topic, word = f"area{n % 12}", words[n % 6]
+        note = _note(f"practice-r{n:03d}", "convention", f"The {word} of {topic} {n}",
+                     f"When {word} meets {topic} in general terms", [])  # fmt: skip
+        notes[note.id] = StoredNote(note, PurePosixPath(f"convention/{note.id}.md"), None)
+        tags[note.id] = (topic,)
+    plan = plan_rebalance(notes, tags, {}, Limits())
+    top = {f.split("/")[1] for f in plan.created}
+    assert top == {f"area{t}" for t in range(12)}  # not 'alpha' (100 notes) nor 'general'
+    assert not any(part in {"general", "terms", "meets"} for f in plan.created
+                   for part in f.split("/"))  # fmt: skip
+    assert all(m.target.count("/") <= 3 for m in plan.moves)

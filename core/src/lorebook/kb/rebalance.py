@@ -349,29 +349,38 @@ class _Sim:
         return moved
 
     def _topics(self, folder: str, movable: list[str]) -> dict[str, tuple[list[str], str]]:
-        """Groups of the notes sharing a topic, the largest first (see the module docstring)."""
+        """Groups of the notes sharing a topic, the strongest first (see the module docstring).
+
+        A term shared by more than half the folder's notes (and more than ``max_notes``) is
+        no topic. A term scores its weight times its notes, counted up to ``max_notes``: a
+        group larger than a folder holds is split again anyway, so past that size a tag
+        still beats a word.
+        """
         reserved = set(folder.split("/")) | set(self.kind_summaries) | {"practice", "map"}
         features = {i: _features(self.notes[i], self.tags) for i in movable}
-        left = list(movable)
         cap = max(self.limits.max_notes, len(movable) // 2)
+        spread: dict[str, int] = {}
+        for note_id in movable:
+            for term in features[note_id]:
+                spread[term] = spread.get(term, 0) + 1
+        left = list(movable)
         groups: dict[str, tuple[list[str], str]] = {}
-        while len(left) >= self.limits.least_group and not (
-            groups and len(left) <= self.limits.max_notes // 2
-        ):
+        most = self.limits.max_notes
+        while len(left) >= self.limits.least_group and not (groups and len(left) <= most // 2):
             counts: dict[str, tuple[int, int]] = {}
             for note_id in left:
                 for term, weight in features[note_id].items():
                     count, best = counts.get(term, (0, 0))
                     counts[term] = (count + 1, max(best, weight))
             eligible = [
-                (-count * weight, -weight, term)
+                (-min(count, most) * weight, -weight, -count, term)
                 for term, (count, weight) in counts.items()
-                if term not in reserved and term not in groups
-                and self.limits.least_group <= count <= cap and count < len(movable)
+                if term not in reserved and term not in groups and count >= self.limits.least_group
+                and spread[term] <= cap and spread[term] < len(movable)
             ]  # fmt: skip
             if not eligible:
                 break
-            _, negative_weight, term = min(eligible)
+            _, negative_weight, _, term = min(eligible)
             members = [i for i in left if term in features[i]]
             left = [i for i in left if term not in features[i]]
             groups[term] = (members, self._summary(term, -negative_weight, members))
