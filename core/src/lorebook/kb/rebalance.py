@@ -9,11 +9,12 @@ simulated tree until nothing changes:
    is merged into its parent, when the parent then stays within ``max_notes`` and
    ``max_index_chars``;
 3. a folder holding more than ``max_notes`` notes directly, or whose index.md would pass
-   ``max_index_chars``, is split: its notes are grouped by the tags and title words they
-   share, the largest shared topic first (a tag counts three times a word), each group of
-   at least ``max(min_notes, max_notes // 8)`` notes going to a subfolder named after it;
-   what no topic holds stays, unless still too many, then it is cut by title into
-   alphabetical parts.
+   ``max_index_chars``, is split: its notes are grouped by the tags, source documents and
+   title words they share, the strongest topic first (a tag counts three times a word, a
+   document twice; a term more than half the folder shares is no topic), each group of at
+   least ``max(min_notes, max_notes // 8)`` notes going to a subfolder named after it; what
+   no topic holds stays, unless still too many, then it is cut by title into alphabetical
+   parts.
 
 Hysteresis: a split makes subfolders of ``min_notes`` or more (never merged back) and a
 merge keeps the parent within both limits (never split again), so a second run finds

@@ -5,9 +5,9 @@ One run, under the knowledge base lock:
 1. finishes the moves of an interrupted run (its journal is still there);
 2. reads every note (a note lorebook cannot read, or two files with one id, stop it with
    nothing written), the open conflicts (their targets never move) and the summaries;
-3. plans, then validates the plan against the tree as it is on disk before the first write:
-   every source is there with the content planned, no target exists, no two moves share a
-   target, every folder passes the path validator and no link is on the way; and the tree
+3. plans, then validates the plan against the tree as it was read before the first write:
+   every source is where the note was read, no target exists, no two moves share a target,
+   every folder passes the path validator and no symbolic link is on the way; and the tree
    the plan leaves has nothing left for the trigger to do;
 4. writes the journal (``.state/rebalance-journal.json``, per machine), renames each note
    into its folder (its bytes and id unchanged; links resolve by id, and the link sections
