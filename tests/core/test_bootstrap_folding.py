@@ -280,6 +280,10 @@ Before marking any task as DONE, do a final verification:
     [
         ("I should have verified my changes were applied correctly.", "history"),
         ("Such exceptions should be well-justified and documented.", "refers back"),
+        ("The following verification protocol is MANDATORY for all Git operations.",
+         "refers back"),
+        ("Never use text-based tools like `grep` or `sed` for this purpose.", "refers back"),
+        ("Update only if the issue is specific to that domain.", "refers back"),
         ('"make sure to always...", "going forward, always..."', "example"),
         ("For resource management, apply with resource-management-protocol rule.",
          "refers back"),
@@ -401,3 +405,13 @@ Before marking any task as DONE, do a final verification:
         "All requirements in the task document should be implemented"
     ]
     assert "Work log should be up to date" in rules[0].context
+
+
+def test_an_item_that_describes_a_link_is_a_pointer() -> None:
+    text = """\
+- [testing-boundaries](rules/testing-boundaries.md): CRITICAL rules for what should NOT be tested
+- Never comment out failing tests.
+"""
+    tally: Counter[str] = Counter()
+    assert [r.title for r in distil(text, tally)] == ["Never comment out failing tests"]
+    assert tally["pointer"] == 1

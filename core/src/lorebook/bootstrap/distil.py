@@ -110,6 +110,8 @@ REASON_HEADING = re.compile(
 )
 """A heading of reasons ("Why we still need `__init__.py` files", "Rationale"): what stands
 under it says why, not what to do."""
+_LINK_ENTRY = re.compile(r"^\W*\[[^\]]+\]\([^)]*\)\W*\s*(?::|\s[-\u2013\u2014])\s")
+"""An item that opens with a link and says what it links to ("[guide](guide.md): how to ...")."""
 _PREFERS = re.compile(r"\bprefer", re.IGNORECASE)
 POINTER_HEADING = re.compile(
     r"^\W*(?:related(?:\s+(?:rules?|docs?|documents?|documentation|guides?|files?|links?"
@@ -405,6 +407,8 @@ def _under(block: Block) -> str | None:
         return "pointer"
     if EXAMPLE_HEADING.match(heading):
         return "example"
+    if block.item and _LINK_ENTRY.match(block.text):
+        return "pointer"  # "[testing-boundaries](...): rules for what to test": a link described
     if block.item and REASON_HEADING.match(heading):
         return "reason"
     if block.item and EXAMPLE_LEAD.match(plain(block.lead.splitlines()[0] if block.lead else "")):

@@ -210,11 +210,12 @@ DEMONSTRATIVE = re.compile(
     r"(?:\b(?:that|those)\s+|\b(?:this|these)\s+(?!(?:project|repo|repository|codebase)\b)"
     r"(?:[\w-]+\s+){0,3})(?:process|protocol|rule|rules|command|format|pattern"
     r"|template|structure|approach|section|step|steps|procedure|guideline|guidelines|workflow"
-    r"|document|file|page|guide|list|table)\b",
+    r"|document|file|page|guide|list|table|purpose|domain)\b",
     _I,
 )
-"""A rule about "this process", "these steps" or "this test-driven development workflow":
-what it names is elsewhere (not "this project's ...")."""
+"""A rule about "this process", "these steps", "this test-driven development workflow", "for
+this purpose" or "specific to that domain": what it names is elsewhere (not "this project's
+...")."""
 DEMONSTRATIVE_PRONOUN = re.compile(
     r"\bsuch an?\b|^such\s+\w+|\b(?:these|those)\s+(?:first|instead|too|again|here|there)\b"
     r"|\b(?:these|those)\s*[.!]?$",
@@ -270,12 +271,14 @@ PRONOUN_OBJECT = re.compile(r"^\w+\s+(?:it|them|this|that|these|those)\b(?!\s+(?
 """"Keep them concise", "Ensure it contributes": what the instruction is about is elsewhere."""
 ELLIPSIS = re.compile(rf"^(?:do{_NT}|do not|never|always)\s*[,.;:]", _I)
 POINTER = re.compile(
-    r"\b(?:above|below|previous|preceding|following)\s+(?:section|sections|list|table|steps?"
+    r"^\W*the\s+following\b"
+    r"|\b(?:above|below|previous|preceding|following)\s+(?:section|sections|list|table|steps?"
     r"|example)\b|\b(?:the|these|those)\s+\w+(?:\s+\w+)?\s+(?:above|below)\b"
     r"|\b(?:above|below)\s*[.:]?$",
     _I,
 )
-"""A rule that points elsewhere in its document ("Follow the section above")."""
+"""A rule that points elsewhere in its document ("Follow the section above", "The following
+protocol is mandatory")."""
 APPLY_WITH = re.compile(
     r"^(?:for\s+[^,]{1,40},\s*)?(?:(?:always|also)\s+)?(?:apply|use|read|load|combine)\s+(?:this\s+(?:rule\s+)?)?"
     r"(?:alongside|together\s+with|with|in\s+combination\s+with)\s+(?:the\s+)?"
