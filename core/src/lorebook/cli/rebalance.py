@@ -64,12 +64,13 @@ def rebalance_command(
     """Split over-full folders into topical subfolders, merge under-full ones.
 
     A folder holding more than rebalance.max_notes notes directly, or whose index.md would
-    pass rebalance.max_index_chars, is split into subfolders by the tags and title words
-    its notes share; a branch below the top level holding fewer than rebalance.min_notes
-    is merged into its parent; a note at the top of nodes/ goes to its kind's folder. The
-    same notes give the same plan on every machine. Moves are renames: ids never change,
-    and a note an open conflict is about never moves. The plan is checked against the
-    tree before the first write; an interrupted run is finished by running it again.
+    pass rebalance.max_index_chars, is split into subfolders by the tags, source documents
+    and title words its notes share; a branch below the top level holding fewer than
+    rebalance.min_notes is merged into its parent; a note at the top of nodes/ goes to its
+    kind's folder. The same notes give the same plan on every machine. Moves are renames:
+    ids never change, and a note an open conflict is about never moves. The plan is checked
+    against the tree before the first write; an interrupted run is finished by running it
+    again.
     """
     from lorebook.cli.progress import finish_hint
     from lorebook.config import load_config
