@@ -46,14 +46,14 @@ def test_lint_reports_invalid_notes_by_file_and_field(kb_repo: Path, cli: CliRun
     (nodes / "gotcha").mkdir()
     (nodes / "gotcha" / "practice-broken-yaml.md").write_text("---\ntitle: [unclosed\n---\nbody\n")
     (nodes / "gotcha" / "practice-unknown-key.md").write_text(
-        "---\ntype: practice\ntitle: T\ndescription: D\nlb_schema: 1\nlb_id: practice-unknown-key\n"
+        "---\ntype: practice\ntitle: T\ndescription: D\nlb_schema: 2\nlb_id: practice-unknown-key\n"
         "lb_kind: gotcha\nlb_colour: red\n---\n"
     )
     (nodes / "gotcha" / "practice-future.md").write_text(
         "---\ntype: practice\ntitle: T\ndescription: D\nlb_schema: 9\nlb_id: practice-future\nlb_kind: gotcha\n---\n"
     )
     (nodes / "gotcha" / "practice-renamed.md").write_text(
-        "---\ntype: practice\ntitle: T\ndescription: D\nlb_schema: 1\nlb_id: practice-original\nlb_kind: gotcha\n---\n"
+        "---\ntype: practice\ntitle: T\ndescription: D\nlb_schema: 2\nlb_id: practice-original\nlb_kind: gotcha\n---\n"
     )
     doc = cli("lint", "--json", cwd=kb_repo).json()
     assert doc["ok"] is False

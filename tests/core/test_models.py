@@ -93,7 +93,7 @@ def test_values_that_look_like_other_types_stay_strings() -> None:
 
 
 def test_hand_written_dates_are_read_as_text() -> None:
-    text = "---\ntype: practice\ntitle: 2024-01-01\ndescription: D\nlb_schema: 1\nlb_id: practice-x\nlb_kind: gotcha\n---\n"
+    text = "---\ntype: practice\ntitle: 2024-01-01\ndescription: D\nlb_schema: 2\nlb_id: practice-x\nlb_kind: gotcha\n---\n"
     assert parse_note(text, source="n.md")[0].title == "2024-01-01"
 
 
@@ -108,11 +108,11 @@ def test_hand_written_dates_are_read_as_text() -> None:
             "'lb_schema' is missing",
         ),
         (
-            "---\ntype: practice\ntitle: T\ndescription: D\nlb_schema: 1\nlb_id: practice-x\nlb_kind: gotcha\nlb_status: superseded\n---\n",
+            "---\ntype: practice\ntitle: T\ndescription: D\nlb_schema: 2\nlb_id: practice-x\nlb_kind: gotcha\nlb_status: superseded\n---\n",
             "lb_superseded_by is empty",
         ),
         (
-            "---\ntype: practice\ntitle: T\ndescription: D\nlb_schema: 1\nlb_id: practice-x\nlb_kind: gotcha\nlb_relates_to: [practice-x]\n---\n",
+            "---\ntype: practice\ntitle: T\ndescription: D\nlb_schema: 2\nlb_id: practice-x\nlb_kind: gotcha\nlb_relates_to: [practice-x]\n---\n",
             "names the note itself",
         ),
     ],
@@ -126,7 +126,7 @@ def test_invalid_notes_name_the_file_and_problem(text: str, message: str) -> Non
 
 def test_config_unknown_key_names_file_and_key() -> None:
     with pytest.raises(ConfigError) as info:
-        parse_config("lb_schema: 1\nstorez: [markdown]\n", source=".lorebook/config.yaml")
+        parse_config("lb_schema: 2\nstorez: [markdown]\n", source=".lorebook/config.yaml")
     assert str(info.value) == ".lorebook/config.yaml: unknown key 'storez'"
     with pytest.raises(ConfigError) as nested:
         parse_config("budgets:\n  entry_chars: 10\n", source=".lorebook/config.yaml")

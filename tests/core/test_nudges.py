@@ -68,7 +68,7 @@ def nudge(repo: Path, threshold: int = 20, now: float | None = None) -> str:
 
 
 def test_the_keys_have_their_defaults_and_bad_values_name_key_and_value(kb_repo: Path) -> None:
-    config = parse_config("lb_schema: 1\n", source="config.yaml")
+    config = parse_config("lb_schema: 2\n", source="config.yaml")
     assert (config.nudges.waiting_sessions, config.nudges.lint_every_sessions) == (20, 50)
     with pytest.raises(ConfigError) as bad:
         parse_config("nudges:\n  waiting_sessions: -3\n", source=".lorebook/config.yaml")

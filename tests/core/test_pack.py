@@ -216,7 +216,7 @@ def test_imported_notes_are_unreviewed_until_a_person_accepts_or_commits_them(
 
 
 LEAF = (
-    "---\ntype: practice\ntitle: Pin the toolchain\ndescription: When building\nlb_schema: 1\n"
+    "---\ntype: practice\ntitle: Pin the toolchain\ndescription: When building\nlb_schema: 2\n"
     "lb_id: practice-pin-the-toolchain\nlb_kind: tooling\n---\nUse the pinned one.\n"
 )
 

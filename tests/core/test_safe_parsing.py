@@ -23,7 +23,7 @@ def alias_bomb() -> str:
 
 
 NOTE_HEAD = (
-    "---\ntype: practice\ntitle: Bomb\ndescription: D\nlb_schema: 1\nlb_id: practice-bomb\n"
+    "---\ntype: practice\ntitle: Bomb\ndescription: D\nlb_schema: 2\nlb_id: practice-bomb\n"
     "lb_kind: gotcha\n"
 )
 

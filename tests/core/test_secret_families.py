@@ -294,7 +294,7 @@ def scanned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
 @pytest.mark.parametrize("family", FAMILIES)
 def test_scan_finds_a_family_in_a_note_written_by_hand(scanned: Workspace, family: str) -> None:
     head = ["---", "type: practice", "title: Deploy notes", "description: How we deploy",
-            "tags: []", "lb_schema: 1", f"lb_id: practice-deploy-{family}", "lb_kind: convention",
+            "tags: []", "lb_schema: 2", f"lb_id: practice-deploy-{family}", "lb_kind: convention",
             "lb_status: active", "lb_confidence: medium", "---", ""]  # fmt: skip
     lines, spans = list(head), []
     for name, text, _ in _forms(family):

@@ -60,7 +60,7 @@ def test_eval_reports_the_ranking_with_and_without_usage(tmp_path: Path, cli: Cl
     usage = tmp_path / "usage.json"
     usage.write_text(json.dumps({"version": 1, "sessions": {"s": {"b-deploy.md": [3, 3]}}}))
     config = tmp_path / "config.yaml"
-    config.write_text("lb_schema: 1\nrecall:\n  semantic: false\n  max_notes: 1\n")
+    config.write_text("lb_schema: 2\nrecall:\n  semantic: false\n  max_notes: 1\n")
     args = ["eval", "retrieval", "--notes", str(notes), "--queries", str(queries), "--k", "1"]
     out = cli(*args, "--config", str(config), "--usage", str(usage), "--json")
     assert out.exit_code == 0, out.stderr

@@ -78,10 +78,21 @@ def parse_config(text: str, *, source: str) -> Config:
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping of keys to values")
     _refuse_connection_strings(data, source)
+    _refuse_other_versions(data.get("lb_schema"))
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, source)) from None
+
+
+def _refuse_other_versions(version: object) -> None:
+    """An older or newer ``lb_schema`` is one line naming it and what to run, not a field error."""
+    from lorebook.constants import SCHEMA_VERSION
+    from lorebook.kb.version import newer_message, outdated_message
+
+    if isinstance(version, int) and not isinstance(version, bool) and version != SCHEMA_VERSION:
+        message = outdated_message if version < SCHEMA_VERSION else newer_message
+        raise ConfigError(message(version))
 
 
 _CONNECTION_RE = re.compile(

@@ -33,8 +33,9 @@ ENV_HOOK_SERVER = "LOREBOOK_HOOK_SERVER"
 KB_DIRNAME = ".lorebook"
 """The knowledge base folder at the root of a repository."""
 
-SCHEMA_VERSION: Literal[1] = 1
-"""The on-disk format version written into notes (``lb_schema``) and config."""
+SCHEMA_VERSION: Literal[2] = 2
+"""The on-disk format version written into notes (``lb_schema``) and config; an older one is
+brought up to date by ``lorebook migrate run`` (:mod:`lorebook.migrate`)."""
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -56,6 +56,12 @@ def answer_event(event: HookEvent, ctx: Context, translator: str = "") -> HookAn
     from lorebook.events import CAPTURE_EVENTS, HookAnswer
     from lorebook.inject import stages
 
+    if event.name not in CAPTURE_EVENTS:
+        from lorebook.kb.version import version_problem
+
+        problem = version_problem(ctx.kb_root)
+        if problem is not None:  # inject nothing; run() logs the one line
+            raise ValueError(problem)
     if event.name == "prompt":
         return stages.prompt_answer(event, ctx)
     if event.name == "pre_tool":

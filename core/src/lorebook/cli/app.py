@@ -102,7 +102,7 @@ def _new_app() -> typer.Typer:
 _COMMANDS = (
     "init", "capture", "extract", "curate", "conflict", "note", "index", "folder", "review",
     "checks", "plugins", "schema", "evaluate", "recall", "mcp", "bootstrap", "harvest", "pack",
-    "stats", "mark", "premise", "rebalance",
+    "stats", "mark", "premise", "rebalance", "migrate",
 )  # fmt: skip
 """The command modules, in the order ``lorebook --help`` lists them."""
 ALONE = frozenset({"note", "index"})

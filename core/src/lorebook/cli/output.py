@@ -66,7 +66,30 @@ def finish(
         raise typer.Exit(1)
 
 
+_ANY_VERSION = frozenset({"migrate", "init", "uninstall"})
+"""Commands that work on a knowledge base at any format version; every other refuses one
+that is not at the version this lorebook reads (:mod:`lorebook.kb.version`)."""
+
+
+def _command_name(ctx: typer.Context) -> str | None:
+    """The command given after ``lorebook`` (``migrate`` in ``lorebook migrate run``)."""
+    chain = []
+    at: Any = ctx
+    while at is not None:
+        chain.append(at.info_name)
+        at = at.parent
+    return chain[-2] if len(chain) >= 2 else None
+
+
 def repo_paths(ctx: typer.Context) -> KBPaths:
     """Return the knowledge base the command works on (``--repo`` or the current folder)."""
     start = (ctx.find_root().obj or {}).get("repo") or Path.cwd()
-    return require_repo(Path(start))
+    paths = require_repo(Path(start))
+    if _command_name(ctx) not in _ANY_VERSION:
+        from lorebook.errors import LorebookError
+        from lorebook.kb.version import version_problem
+
+        problem = version_problem(str(paths.root))
+        if problem is not None:  # every reader of an older or newer format: one line
+            raise LorebookError(problem)
+    return paths

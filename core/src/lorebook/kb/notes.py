@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from lorebook.bounds import MAX_NOTE_BYTES, TooLargeError, clip, read_text_bounded
+from lorebook.constants import SCHEMA_VERSION
 from lorebook.errors import NoteFormatError
 from lorebook.kb import frontmatter
 from lorebook.models.note import NOTE_FIELD_ORDER, Note
@@ -79,11 +80,12 @@ def frontmatter_to_note(data: Mapping[str, Any], body: str, *, source: str) -> N
             extra[key] = value
     if "lb_schema" not in fields:
         raise NoteFormatError(f"{source}: field 'lb_schema' is missing")
-    if fields["lb_schema"] != 1:
+    if fields["lb_schema"] != SCHEMA_VERSION:
+        old = isinstance(fields["lb_schema"], int) and fields["lb_schema"] < SCHEMA_VERSION
         raise NoteFormatError(
-            f"{source}: field 'lb_schema' is {clip(fields['lb_schema'])}; "
-            "this lorebook reads schema 1",
-            hint="upgrade lorebook, or run its migration for this knowledge base",
+            f"{source}: field 'lb_schema' is {clip(fields['lb_schema'])}; this lorebook "
+            f"reads version {SCHEMA_VERSION}: "
+            + ("run `lorebook migrate run`" if old else "upgrade lorebook")
         )
     try:
         return Note.model_validate({**fields, "body": body, "extra": extra})

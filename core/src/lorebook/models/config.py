@@ -233,7 +233,10 @@ class Config(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    lb_schema: Literal[1] = Field(default=SCHEMA_VERSION, description="Format version.")
+    lb_schema: Literal[2] = Field(
+        default=SCHEMA_VERSION,
+        description="Format version; an older one is brought up to date by `lorebook migrate run`.",
+    )
     harnesses: list[str] = Field(
         default_factory=list,
         description="Harnesses wired by `lorebook init --harnesses` (names, sorted).",

@@ -193,7 +193,7 @@ class Note(BaseModel):
     title: OneLine = Field(max_length=200)
     description: OneLine
     tags: list[Tag] = Field(default_factory=list)
-    schema_version: Literal[1] = Field(default=SCHEMA_VERSION, alias="lb_schema")
+    schema_version: Literal[2] = Field(default=SCHEMA_VERSION, alias="lb_schema")
     id: NoteId = Field(alias="lb_id")
     kind: NoteKind = Field(alias="lb_kind")
     status: NoteStatus = Field(default="active", alias="lb_status")
