@@ -296,7 +296,24 @@ def _entry_points() -> list[metadata.EntryPoint]:
     return list(unique.values())
 
 
+def _site_paths() -> None:
+    """Without site (the hook launcher's ``-I -S``), read the ``.pth`` files site would.
+
+    The launcher puts site-packages on ``sys.path`` but no ``.pth`` is read, so a plugin
+    installed in editable mode (its folder named by a ``.pth``) is listed by its entry
+    point yet cannot be imported: a session start that loads the store plugins failed
+    with "unknown store". Done only when plugins load, never on a prompt's path.
+    """
+    if not sys.flags.no_site:
+        return
+    import site
+
+    for folder in [p for p in sys.path if os.path.basename(p) == "site-packages"]:
+        site.addsitedir(folder)
+
+
 def _load_external(plugins: Plugins, env: Mapping[str, str]) -> None:
+    _site_paths()
     only = _env_names(env, ENV_LOAD_PLUGINS)
     disabled = _env_names(env, ENV_DISABLE_PLUGINS) or set()
     for ep in _entry_points():
