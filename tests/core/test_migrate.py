@@ -200,3 +200,25 @@ def test_init_writes_the_current_version(tmp_path: Path, cli: CliRunner) -> None
     done = cli("migrate", "status", cwd=repo)
     assert done.exit_code == 0
     assert done.stdout.splitlines()[-1] == "nothing to do"
+
+
+def test_a_pack_exported_at_version_1_is_imported_at_version_2(
+    tmp_path: Path, cli: CliRunner
+) -> None:
+    repo = tmp_path / "target"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    assert cli("init", cwd=repo).exit_code == 0
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "init")
+    pack = tmp_path / "pack" / "knowledge"
+    pack.mkdir(parents=True)
+    leaf = FIXTURES / "kb-v1/nodes/prohibition/practice-never-push-to-main.md"
+    old = leaf.read_text(encoding="utf-8")
+    (pack / leaf.name).write_text(old, encoding="utf-8")
+    (pack.parent / "lorebook-pack.yaml").write_text("lb_schema: 1\nname: git\n")
+    done = cli("pack", "import", str(pack.parent), cwd=repo)
+    assert done.exit_code == 0, done.stderr
+    landed = (repo / ".lorebook/nodes/git" / leaf.name).read_text(encoding="utf-8")
+    assert landed == old.replace("\nlb_schema: 1\n", "\nlb_schema: 2\n")
+    assert cli("lint", cwd=repo).exit_code == 0

@@ -101,7 +101,19 @@ def _note_texts(paths: KBPaths) -> list[tuple[str, str]]:
     return found
 
 
-def _rewrite_note(label: str, text: str) -> tuple[str | None, bool]:
+def upgrade_note_text(text: str, *, source: str) -> str:
+    """A note's text at the current version (as it is when it is there already).
+
+    For notes that arrive from elsewhere, such as a pack exported at an older version.
+
+    Raises:
+        NoteFormatError: the note is invalid at the current version, naming ``source``.
+    """
+    new, _kept = _rewrite_note(source, text)
+    return text if new is None else new
+
+
+def _rewrite_note(source: str, text: str) -> tuple[str | None, bool]:
     """The note's text at version 2 (None: already there) and whether it was kept as written.
 
     Raises:
@@ -112,7 +124,6 @@ def _rewrite_note(label: str, text: str) -> tuple[str | None, bool]:
     from lorebook.kb.flatyaml import read_flat
     from lorebook.kb.notes import frontmatter_to_note, note_to_frontmatter, split_links
 
-    source = f".lorebook/{label}"
     try:
         data, body = frontmatter.split(text)
     except frontmatter.FrontmatterError as exc:
@@ -166,7 +177,7 @@ def plan_migration(paths: KBPaths) -> Plan:
     rewritten: list[tuple[str, str, str]] = []
     for label, text in _note_texts(paths):
         try:
-            new, as_written = _rewrite_note(label, text)
+            new, as_written = _rewrite_note(f".lorebook/{label}", text)
         except NoteFormatError as exc:
             plan.problems.append(str(exc))
             continue

@@ -158,6 +158,10 @@ def _leaf(path: Path, rel: PurePosixPath, source: str) -> Leaf:
     except frontmatter.FrontmatterError as exc:
         raise PackError(f"{source}: {exc}") from None
     if "lb_id" in data:
+        if data.get("lb_schema") == 1:  # a pack exported before format version 2
+            from lorebook.migrate import upgrade_note_text
+
+            text = upgrade_note_text(text, source=source)
         note = parse_note(text, source=source)[0]
         if rel.stem != note.id:
             raise PackError(f"{source}: file name must be {note.id}.md (its lb_id)")
