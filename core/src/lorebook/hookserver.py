@@ -67,6 +67,8 @@ rehearses (so that the two do not share a core), at most."""
 WARM_MODULES = (
     "lorebook.hook",
     "lorebook.hookconfig",
+    "lorebook.kb",
+    "lorebook.kb.version",
     "lorebook.hookinput",
     "lorebook.events",
     "lorebook.inject.stages",
