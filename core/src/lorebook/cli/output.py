@@ -66,7 +66,7 @@ def finish(
         raise typer.Exit(1)
 
 
-_ANY_VERSION = frozenset({"migrate", "init", "uninstall"})
+_ANY_VERSION = frozenset({"migrate"})
 """Commands that work on a knowledge base at any format version; every other refuses one
 that is not at the version this lorebook reads (:mod:`lorebook.kb.version`)."""
 
