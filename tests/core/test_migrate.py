@@ -222,3 +222,21 @@ def test_a_pack_exported_at_version_1_is_imported_at_version_2(
     landed = (repo / ".lorebook/nodes/git" / leaf.name).read_text(encoding="utf-8")
     assert landed == old.replace("\nlb_schema: 1\n", "\nlb_schema: 2\n")
     assert cli("lint", cwd=repo).exit_code == 0
+
+
+def test_a_version_1_note_copied_into_a_migrated_knowledge_base_is_migrated(
+    v1_repo: Path, cli: CliRunner
+) -> None:
+    assert cli("migrate", "run", cwd=v1_repo).exit_code == 0
+    leaf = "nodes/decision/practice-migrations-must-be-reversible.md"
+    (v1_repo / ".lorebook" / leaf).write_text((FIXTURES / "kb-v1" / leaf).read_text())
+    lint = cli("lint", cwd=v1_repo)
+    assert lint.exit_code == 1
+    assert "field 'lb_schema' is 1; this lorebook reads version 2: run `lorebook migrate run`" in (
+        lint.stdout + lint.stderr
+    )
+    doc = cli("migrate", "status", "--json", cwd=v1_repo).json()
+    assert (doc["version"], doc["files"]) == (2, [leaf])
+    assert [s["name"] for s in doc["pending"]] == ["canonical-frontmatter"]
+    assert cli("migrate", "run", cwd=v1_repo).exit_code == 0
+    assert cli("lint", cwd=v1_repo).exit_code == 0

@@ -171,8 +171,8 @@ def plan_migration(paths: KBPaths) -> Plan:
     from lorebook.kb.store import content_hash
 
     version = on_disk_version(paths)
-    plan = Plan(version, [s for s in STEPS if s.source >= version])
-    if version > SCHEMA_VERSION or (not plan.steps and version == SCHEMA_VERSION):
+    plan = Plan(version, [])
+    if version > SCHEMA_VERSION:
         return plan
     rewritten: list[tuple[str, str, str]] = []
     for label, text in _note_texts(paths):
@@ -192,6 +192,8 @@ def plan_migration(paths: KBPaths) -> Plan:
     reviewed = _reviewed_before(paths, rewritten)
     plan.reviewed = {i: h for i, h in plan.reviewed.items() if i in reviewed}
     _plan_config(paths, plan)
+    if plan.writes or version < SCHEMA_VERSION:  # a note at 1 in a knowledge base at 2 too
+        plan.steps = list(STEPS)
     return plan
 
 
@@ -227,9 +229,7 @@ def status(paths: KBPaths) -> dict[str, Any]:
         "pending": [
             {"from": s.source, "to": s.source + 1, "name": s.name, "summary": s.summary}
             for s in plan.steps
-        ]
-        if plan.writes or plan.version < SCHEMA_VERSION
-        else [],
+        ],
         "files": [rel for rel, _ in plan.writes],
         "kept_as_written": plan.kept_as_written,
         "interrupted": journal.exists(),
