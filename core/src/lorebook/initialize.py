@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,8 +38,15 @@ class InitReport:
 
     repo: Path
     changed: list[str] = field(default_factory=list)
+    """Every file written or deleted (``created`` and ``removed`` say which were which)."""
     harnesses: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def how(self, rel: str) -> str:
+        """``created``, ``removed`` or ``changed``: what happened to ``rel``."""
+        return "created" if rel in self.created else "removed" if rel in self.removed else "changed"
 
     def as_json(self) -> dict[str, Any]:
         """Return the report as a JSON-ready dict."""
@@ -45,9 +54,52 @@ class InitReport:
             "ok": True,
             "repo": str(self.repo),
             "changed": self.changed,
+            "created": self.created,
+            "removed": self.removed,
             "harnesses": self.harnesses,
             "notes": self.notes,
         }
+
+    def classify(self, before: set[str]) -> None:
+        """Sort the changed files into created and removed, given the files there before."""
+        self.changed = list(dict.fromkeys(self.changed))
+        self.created = [r for r in self.changed if r not in before and (self.repo / r).exists()]
+        self.removed = [r for r in self.changed if not (self.repo / r).exists()]
+
+
+_NOT_OURS = {
+    ".git", ".venv", "venv", "node_modules", ".tox", ".nox", "__pycache__", ".cache",
+    "_sessions", "_logs", ".state", ".mypy_cache", ".ruff_cache", ".pytest_cache",
+}  # fmt: skip
+"""Folders init and uninstall never write a reported file in (and that may be large)."""
+
+
+def files_present(repo: Path) -> set[str]:
+    """The files where ``init`` writes: the top level and the dot folders (``/``-relative)."""
+    found: set[str] = set()
+    for top in repo.iterdir() if repo.is_dir() else ():
+        if top.is_file():
+            found.add(top.name)
+        elif top.is_dir() and top.name.startswith(".") and top.name not in _NOT_OURS:
+            for folder, dirs, files in os.walk(top):
+                dirs[:] = [d for d in dirs if d not in _NOT_OURS]
+                rel = Path(folder).relative_to(repo).as_posix()
+                found.update(f"{rel}/{name}" for name in files)
+    return found
+
+
+def ignored_by_git(repo: Path, rels: list[str]) -> list[str]:
+    """Those of ``rels`` that git ignores and does not track yet ([] outside git)."""
+    if not rels:
+        return []
+    try:
+        proc = subprocess.run(
+            ["git", "check-ignore", "--stdin"],
+            cwd=repo, input="\n".join(rels), capture_output=True, text=True, check=False,
+        )  # fmt: skip
+    except OSError:
+        return []
+    return [line for line in proc.stdout.splitlines() if line in rels]
 
 
 def _specs(names: list[str]) -> dict[str, HarnessSpec]:
@@ -94,6 +146,7 @@ def init_repo(repo: Path, harnesses: list[str]) -> InitReport:
     specs = _specs(wired)
     config = config.model_copy(update={"harnesses": wired})
     report = InitReport(repo=repo, harnesses=wired)
+    before = files_present(repo)
     paths.nodes.mkdir(parents=True, exist_ok=True)
     with kb_lock(paths.lock):
         if write_config(paths, config):
@@ -123,6 +176,16 @@ def init_repo(repo: Path, harnesses: list[str]) -> InitReport:
         report.notes += [f"wrote this machine's hook launcher: {rel}" for rel in launcher]
     else:
         report.notes.append("no harness wired yet: run `lorebook init --harnesses <name>`")
+    report.classify(before)
+    kept = [rel for rel in report.changed if rel not in report.removed]
+    ignored = ignored_by_git(repo, kept)
+    if ignored:  # a committed file the team's clones need, which a commit would leave out
+        more = f" and {len(ignored) - 3} more" if len(ignored) > 3 else ""
+        shown = ", ".join(ignored[:3]) + more
+        report.notes.append(
+            f"git ignores {shown} (this repository's .gitignore), so a commit leaves "
+            f"{'it' if len(ignored) == 1 else 'them'} out: `git add -f {ignored[0]}` to share it"
+        )
     return report
 
 
@@ -134,6 +197,7 @@ def uninstall_repo(repo: Path, harnesses: list[str]) -> InitReport:
     specs = _specs(sorted(set(config.harnesses) | set(names)))
     remaining = [n for n in config.harnesses if n not in names]
     report = InitReport(repo=repo, harnesses=remaining)
+    before = files_present(repo)
     for name in names:
         report.changed += list(specs[name].factory().uninstall(repo).changed)
     report.changed += _sync_pointers(paths, specs, remaining)
@@ -146,4 +210,5 @@ def uninstall_repo(repo: Path, harnesses: list[str]) -> InitReport:
         write_launcher(paths, _event_modules(specs, remaining))
     else:
         report.notes += [f"removed {rel}" for rel in remove_launcher(paths)]
+    report.classify(before)
     return report

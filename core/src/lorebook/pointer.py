@@ -40,8 +40,10 @@ def install_pointer(path: Path) -> bool:
     except FileNotFoundError:
         text = ""
     parts = _split(text)
-    if parts is None:
-        updated = f"{text.rstrip()}\n\n{BLOCK}\n" if text.strip() else f"{BLOCK}\n"
+    if parts is None and not text.strip():
+        updated = f"{BLOCK}\n"
+    elif parts is None:  # one blank line before the block; the file's own ending after it
+        updated = f"{text}\n{BLOCK}\n" if text.endswith("\n") else f"{text}\n\n{BLOCK}"
     else:
         updated = parts[0] + BLOCK + parts[1]
     if updated == text:
@@ -60,7 +62,10 @@ def remove_pointer(path: Path) -> bool:
     if parts is None:
         return False
     before, after = parts
-    rest = before.rstrip("\n") + ("\n\n" + after.lstrip("\n") if after.strip() else "\n")
+    if after.strip():
+        rest = before.rstrip("\n") + "\n\n" + after.lstrip("\n")
+    else:  # the block ends the file: take away exactly the blank line put before it
+        rest = (before[:-2] if before.endswith("\n\n") else before.rstrip("\n")) + after
     if not rest.strip():
         path.unlink()
     else:

@@ -82,7 +82,7 @@ def _show(report: InitReport, json_output: bool, verb: str) -> None:
     if report.changed:
         say(f"lorebook: {verb} {report.repo}")
         for rel in report.changed:
-            say(f"  changed {rel}")
+            say(f"  {report.how(rel)} {rel}")
     else:
         say(f"lorebook: {report.repo} is up to date; nothing changed")
     say(f"  harnesses wired: {', '.join(report.harnesses) or 'none'}")
