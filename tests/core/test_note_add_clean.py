@@ -39,6 +39,6 @@ def test_a_link_to_a_missing_note_is_refused_and_nothing_written(
 def test_a_malformed_link_says_what_an_id_looks_like(kb_repo: Path, cli: CliRunner) -> None:
     result = cli("note", "add", "--title", "T", *BASE, "--relates-to", "Run Tests", cwd=kb_repo)
     assert result.exit_code == 2  # a malformed value on the command line: a usage error
-    assert "must be a note id: 'practice-' or 'map-'" in result.stderr
+    assert "must be a note id: its kind or type ('prohibition-', 'practice-'" in result.stderr
     assert "pattern" not in result.stderr
     assert "^" not in result.stderr

@@ -93,7 +93,7 @@ def test_note_add_json_prints_exactly_one_document(kb_repo: Path, cli: CliRunner
         (["--kind", "convention", "--tag", "Has Space"], "field 'tags.0'"),
         (
             ["--kind", "convention", "--type", "map", "--id", "practice-t"],
-            "must start with its type",
+            "must start with its kind or its type",
         ),
     ],
 )
@@ -129,7 +129,7 @@ def test_adding_the_same_id_twice_is_refused(kb_repo: Path, cli: CliRunner) -> N
         (["--folder", "a/../../b"], "'..' would leave the knowledge base"),
         (["--folder", "C:/notes"], "absolute path"),
         (["--folder", "a\\b"], "use '/'"),
-        (["--id", "Practice-Upper"], "must be '<type>-<slug>'"),
+        (["--id", "Practice-Upper"], "must be '<kind or type>-<slug>'"),
     ],
 )
 def test_unsafe_ids_and_folders_are_refused(

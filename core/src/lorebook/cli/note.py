@@ -60,8 +60,9 @@ def _note_id(note_id: str | None, note_type: str, title: str) -> str:
     _option_path(note_id, "note id")
     if not ID_RE.match(note_id):
         raise UsageError(
-            f"note id {note_id!r} must be '<type>-<slug>' (for example 'practice-use-uv'): "
-            "the type, then lowercase letters and digits in words joined by single hyphens"
+            f"note id {note_id!r} must be '<kind or type>-<slug>' (for example "
+            "'tooling-use-uv' or 'practice-use-uv'): the note's kind or type, then "
+            "lowercase letters and digits in words joined by single hyphens"
         )
     return note_id
 

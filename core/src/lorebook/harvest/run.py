@@ -38,6 +38,7 @@ from lorebook.harvest.ledger import (
     save_harvest_ledger,
 )
 from lorebook.kb.fsutil import kb_lock
+from lorebook.models.note import ID_RE
 
 if TYPE_CHECKING:
     from lorebook.curate.run import CurateReport
@@ -208,7 +209,7 @@ def _record(
             report.left.append(entry.key)
             continue
         outcome, note = _outcome(*step)
-        if note is not None and not note.startswith(("practice-", "map-")):
+        if note is not None and not ID_RE.match(note):
             note = draft.target_id
         ledger.entries[entry.key] = Harvested(
             sha256=entry.sha256,

@@ -1,6 +1,6 @@
 """Validation errors in words: what a value must be, never the regular expression behind it.
 
-pydantic reports a pattern mismatch as "String should match pattern '^(?:practice|map)-…'",
+pydantic reports a pattern mismatch as "String should match pattern '^(?:practice|…)-…'",
 which tells a person nothing. :func:`explain` turns each error of a
 ``ValidationError`` into words about the value.
 """
@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lorebook.models.note import SLUG_PATTERN
+from lorebook.models.note import ID_PATTERN
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 _PATTERNS = {
-    rf"^(?:practice|map)-{SLUG_PATTERN}$": (
-        "must be a note id: 'practice-' or 'map-', then lowercase letters and digits in "
-        "words joined by single hyphens (like practice-run-tests-with-tox)"
+    ID_PATTERN: (
+        "must be a note id: its kind or type ('prohibition-', 'practice-', 'map-', ...), "
+        "then lowercase letters and digits in words joined by single hyphens (like "
+        "tooling-run-tests-with-tox)"
     ),
     r"^[a-z0-9][a-z0-9._/+-]*$": (
         "must be a tag: lowercase letters and digits, then also . _ / + or -"

@@ -54,13 +54,17 @@ KIND_TYPES: dict[str, str] = {
 """The type a kind implies when only the kind is given."""
 
 SLUG_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
-ID_RE = re.compile(rf"^(?:practice|map)-{SLUG_PATTERN}$")
+ID_PREFIX_PATTERN = "(?:" + "|".join((*NOTE_TYPES, *NOTE_KINDS)) + ")"
+"""What a note id starts with: its type (every id before kinds were allowed) or its kind
+(``prohibition-never-push-to-main``), so an id says what the note is."""
+ID_PATTERN = rf"^{ID_PREFIX_PATTERN}-{SLUG_PATTERN}$"
+ID_RE = re.compile(ID_PATTERN)
 TAG_RE = re.compile(r"^[a-z0-9][a-z0-9._/+-]*$")
 MAX_ID_LENGTH = 120
 
 NoteId = Annotated[
     str,
-    StringConstraints(pattern=rf"^(?:practice|map)-{SLUG_PATTERN}$", max_length=MAX_ID_LENGTH),
+    StringConstraints(pattern=ID_PATTERN, max_length=MAX_ID_LENGTH),
 ]
 Tag = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._/+-]*$", max_length=64)]
 OneLine = Annotated[str, StringConstraints(pattern=r"^[^\r\n]*\S[^\r\n]*$", max_length=500)]
@@ -216,8 +220,11 @@ class Note(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> Note:
-        if not self.id.startswith(f"{self.type}-"):
-            raise ValueError(f"lb_id {self.id!r} must start with its type: '{self.type}-'")
+        if not self.id.startswith((f"{self.type}-", f"{self.kind}-")):
+            raise ValueError(
+                f"lb_id {self.id!r} must start with its kind or its type: "
+                f"'{self.kind}-' or '{self.type}-'"
+            )
         for key, ids in (
             ("lb_relates_to", self.relates_to),
             ("lb_depends_on", self.depends_on),
