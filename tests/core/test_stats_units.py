@@ -263,12 +263,11 @@ def test_capture_writes_the_summary_and_usage(kb_repo: Path) -> None:
     assert summary["last_ask"] == "add the export"
 
 
-def test_mark_outside_any_session_is_one_clear_error(kb_repo: Path, cli: CliRunner) -> None:
+def test_mark_outside_any_session_stages_under_its_own(kb_repo: Path, cli: CliRunner) -> None:
     result = cli("mark", "--kind", "gotcha", "a lesson", cwd=kb_repo)
-    assert result.exit_code == 1
-    assert "cannot be told" in result.stderr
-    assert "--session" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.exit_code == 0, result.stderr
+    assert "staged under a session of its own" in result.stdout
+    assert "--session" in result.stdout
     bad = cli("mark", "--kind", "rumour", "a lesson", cwd=kb_repo)
     assert bad.exit_code == 2
     assert "'rumour' is not a kind" in bad.stderr

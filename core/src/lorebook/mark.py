@@ -10,12 +10,14 @@ Which session: ``--session <harness>:<id>`` when given; otherwise the hook timin
 (:mod:`lorebook.stats.timing`) names the sessions whose hooks ran in this repository in the
 last :data:`RECENT_SECONDS`, and the one whose transcript holds this very command (the
 agent's tool call, written before the tool runs) is it; its line number is the turn. When no
-transcript holds it, the most recent session is taken and the turn is the transcript's end.
+transcript holds it (a plain shell), it is not guessed: the proposal is staged under a
+session of its own, ``mark:shell-<time>-<pid>``, ready for ``lorebook curate``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +30,8 @@ from lorebook.models.session import Proposal, SessionLog
 
 RECENT_SECONDS = 1800
 """How far back the timing log is searched for the session a mark comes from."""
+OWN_HARNESS = "mark"
+"""The harness of a mark made outside any session: it is staged under a session of its own."""
 EXTRACTOR = "mark"
 """The ``extractor`` a marked proposal names."""
 
@@ -72,30 +76,20 @@ def _line_holding(transcript: str | None, needle: bytes) -> int | None:
     return found
 
 
-def _line_count(transcript: str | None) -> int:
-    try:
-        with open(transcript or "", "rb") as handle:
-            return sum(1 for _ in handle)
-    except OSError:
-        return 0
-
-
 def find_session(paths: KBPaths, text: str) -> MarkedSession:
-    """The session ``text`` was marked in (see the module docstring)."""
-    recent = _recent_sessions(paths.root)
-    if not recent:
-        raise LorebookError(
-            "lorebook mark: no session of this repository ran a lorebook hook in the last "
-            f"{RECENT_SECONDS // 60} minutes, so the session cannot be told",
-            hint="pass --session <harness>:<session id>",
-        )
+    """The session ``text`` was marked in (see the module docstring).
+
+    Only a recent session whose transcript holds the text is that session: a mark from a
+    plain shell is not attached to whichever session last ran a hook; it is staged under a
+    session of its own (harness ``mark``), which curation takes like any other.
+    """
     needle = json.dumps(text[:60], ensure_ascii=False)[1:-1].encode("utf-8")
-    for harness, session, ref in recent:
+    for harness, session, ref in _recent_sessions(paths.root):
         line = _line_holding(ref, needle)
         if line is not None:
             return MarkedSession(harness, session, line)
-    harness, session, ref = recent[0]
-    return MarkedSession(harness, session, _line_count(ref))
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return MarkedSession(OWN_HARNESS, f"shell-{stamp}-{os.getpid()}", 0)
 
 
 def parse_session(value: str) -> MarkedSession:
@@ -153,9 +147,12 @@ def stage_mark(
     target = log_path(paths, where.harness, where.session_id)
     target.parent.mkdir(parents=True, exist_ok=True)
     with kb_lock(lock_path(paths, target.stem), timeout=30):
-        log = load_log(target) or _new_log(where.harness, where.session_id)
+        known = load_log(target)
+        log = known or _new_log(where.harness, where.session_id)
         proposal = _proposal(log, where, kind, clean, files)
-        status = "extracted" if log.status == "curated" else log.status
+        # a marked proposal is already a proposal: a log of its own (or a curated one) is
+        # ready for curation; a captured log waits for extraction with its transcript
+        status = "extracted" if known is None or log.status == "curated" else log.status
         write_log(
             target,
             log.model_copy(update={"proposals": [*log.proposals, proposal], "status": status}),

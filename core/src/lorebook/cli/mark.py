@@ -35,7 +35,8 @@ def mark_command(
     with its session and turn, goes through curation like any extracted proposal, and the
     human reviews the note it becomes.
     """
-    from lorebook.mark import find_session, parse_session, stage_mark
+    from lorebook.capture.stage import load_log
+    from lorebook.mark import OWN_HARNESS, find_session, parse_session, stage_mark
 
     if kind not in NOTE_KINDS:
         raise typer.BadParameter(
@@ -49,7 +50,13 @@ def mark_command(
         return
     where_from = f"from {proposal.origin} in {paths.rel(path)}"
     say(f"staged proposal {proposal.id} ({proposal.kind}) {where_from}")
-    say("run `lorebook extract` and `lorebook curate` to turn it into a note, then review it")
+    if where.harness == OWN_HARNESS and not session:
+        say("no session's transcript holds this text, so it is staged under a session of its "
+            "own (pass --session <harness>:<session id> to attach it to one)")  # fmt: skip
+    staged = load_log(path)
+    ready = staged is not None and staged.status == "extracted"
+    first = "`lorebook curate`" if ready else "`lorebook extract` and `lorebook curate`"
+    say(f"run {first} to turn it into a note, then review it")
 
 
 def register(app: typer.Typer) -> None:
