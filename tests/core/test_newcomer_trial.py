@@ -37,6 +37,7 @@ def _project(root: Path, env: dict[str, str]) -> Path:
     (project / "src/tinycli").mkdir(parents=True)
     (project / "src/tinycli/__main__.py").write_text("print('hello')\n")
     (project / "README.md").write_text("# tinycli\n\nRun `python -m tinycli`.\n")
+    (project / "CLAUDE.md").write_text("# tinycli\n\nBe brief.")  # no final newline
     (project / ".claude").mkdir()
     own = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": "echo checked >> /dev/null"}]}]}}  # fmt: skip
@@ -81,6 +82,26 @@ def test_a_newcomer_gets_from_a_fresh_clone_to_a_clean_knowledge_base(tmp_path: 
     assert doctor.returncode == 0, doctor.stdout
     assert "action needed: trust the Codex hooks" in doctor.stdout.splitlines()[-1]
 
+    # item 9: an id may say the note's kind
+    kinded = ["note", "add", "--title", "Never print secrets", "--description", "Logging",
+              "--kind", "prohibition", "--id", "prohibition-never-print-secrets", "--body", "No."]  # fmt: skip
+    assert _run([*lorebook, *kinded], project, env).returncode == 0
+    assert (project / ".lorebook/nodes/prohibition/prohibition-never-print-secrets.md").is_file()
+    # item 11: a mark from this plain shell is its own session, and curate takes it
+    marked = _run([*lorebook, "mark", "--kind", "gotcha", "Run tinycli from the repo root."],
+                  project, env)  # fmt: skip
+    assert "staged under a session of its own" in marked.stdout, marked.stderr
+    curate = _run([*lorebook, "curate"], project, env)
+    assert curate.returncode == 0, curate.stderr
+    assert "nothing to curate" not in curate.stdout
+    # item 3: a broken note is named by doctor and status
+    broken = project / ".lorebook/nodes/tooling/practice-broken.md"
+    broken.write_text("---\ntitle: [unclosed\n---\nbody\n")
+    for command in ("doctor", "status"):
+        said = _run([*lorebook, command], project, env)
+        assert "1 note is invalid: " in said.stdout + said.stderr, (command, said.stdout)
+    broken.unlink()
+
     bad = [
         ["import", "missing.jsonl"],
         ["note", "add", "--title", "X", "--description", "d", "--kind", "wrong"],
@@ -97,3 +118,14 @@ def test_a_newcomer_gets_from_a_fresh_clone_to_a_clean_knowledge_base(tmp_path: 
         if result.returncode == 1:
             assert result.stderr.startswith("lorebook: error: "), (args, result.stderr)
             assert len(result.stderr.strip().splitlines()) <= 2, (args, result.stderr)
+
+    # item 8: uninstall gives back what init found and says what it removed
+    gone = _run([*lorebook, "uninstall"], project, env)
+    assert gone.returncode == 0, gone.stderr
+    assert "  removed .claude/settings.json" not in gone.stdout  # the user's own file stays
+    assert "  changed CLAUDE.md" in gone.stdout.splitlines()
+    assert (project / "CLAUDE.md").read_text() == "# tinycli\n\nBe brief."
+    assert not (project / ".lorebook/bin").exists()
+    assert json.loads((project / ".claude/settings.json").read_text()) == {"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "echo checked >> /dev/null"}]}]}}  # fmt: skip
