@@ -127,6 +127,33 @@ def test_rerunning_an_add_killed_after_its_write_refreshes_the_indexes(
     assert (KBPaths(kb_repo).nodes / "gotcha" / "index.md").exists()
 
 
+def test_rerunning_an_add_killed_before_its_review_was_recorded_records_it(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    """A kill between the note's write and the record of its review: the rerun records it.
+
+    Else the note a person wrote stays unreviewed on this machine (a pointer, powerless) and
+    the killed writer's temporary file of ``.state/reviewed.json`` stays behind.
+    """
+    from lorebook.reviewstate import reviews
+
+    args = ("note", "add", "--title", "Billing calls go through the fake", "--kind", "gotcha",
+            "--description", "Tests never call billing")  # fmt: skip
+    assert cli(*args, cwd=kb_repo).exit_code == 0
+    root = KBPaths(kb_repo).root
+    (root / ".state/reviewed.json").unlink()  # the kill came before the record
+    litter = root / f".state/.reviewed.json.{2**22 + 7}.0badf00d.tmp"  # no such pid
+    litter.write_text("{")
+    assert cli(*args, cwd=kb_repo).exit_code == 1  # "exists already", as before
+    assert "practice-billing-calls-go-through-the-fake" in reviews(str(root))
+    assert not litter.exists()
+    other = ("note", "add", "--title", "Billing calls go through the fake", "--kind", "gotcha",
+             "--description", "Something else")  # fmt: skip
+    (root / ".state/reviewed.json").unlink()
+    assert cli(*other, cwd=kb_repo).exit_code == 1  # another note of that id: no review
+    assert not reviews(str(root))
+
+
 def _benchmark(name: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(BENCHMARKS / name), *args],

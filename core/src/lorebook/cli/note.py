@@ -192,15 +192,35 @@ def _add_markdown(paths: KBPaths, note: Note, folder: str | None, budget: int) -
     from lorebook.kb.notes import render_note
     from lorebook.kb.store import content_hash
     from lorebook.reviewstate import record
+    from lorebook.store import NoteExistsError
 
     rel = _note_rel(note, folder)
-    refreshed = add_note(
-        paths, note, rel, budget, refuse=lambda known: _refuse_dangling(paths, note, known)
-    )
-    record(str(paths.root), {note.id: content_hash(render_note(note, None))})
+    written = {note.id: content_hash(render_note(note, None))}
+    try:
+        refreshed = add_note(
+            paths, note, rel, budget, refuse=lambda known: _refuse_dangling(paths, note, known)
+        )
+    except NoteExistsError:
+        # The same add run again after it was killed between its write and its record:
+        # the note on disk is this one, so the person's review is recorded now.
+        if _on_disk(paths.nodes / rel) == note:
+            record(str(paths.root), written)
+        raise
+    record(str(paths.root), written)
     for problem in refreshed.skipped:
         warn(f"lorebook: left out of the indexes: {problem}")
     return list(refreshed.written)
+
+
+def _on_disk(path: Path) -> Note | None:
+    """The note in ``path``; None when there is none or it cannot be read."""
+    from lorebook.errors import LorebookError
+    from lorebook.kb.notes import read_note
+
+    try:
+        return read_note(path)
+    except (OSError, LorebookError, ValueError):
+        return None
 
 
 def _targets(note: Note) -> list[str]:
