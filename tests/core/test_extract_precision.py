@@ -212,6 +212,18 @@ def test_a_question_carrying_a_rule_and_a_list_the_person_wrote_are_still_propos
     assert len(find_teaching_moments(_after("acted", text))) == 1
 
 
+@pytest.mark.parametrize(
+    ("text", "proposed"),
+    [
+        ("No. We always run the tests with `uv run pytest` here, never with bare pytest.", 1),
+        ("We never commit generated files here.", 1),
+        ("we don't need to save the result here", 0),  # this moment of the exchange
+    ],
+)
+def test_here_said_of_every_time_is_the_project_not_this_moment(text: str, proposed: int) -> None:
+    assert len(find_teaching_moments(_after("acted", text))) == proposed
+
+
 def test_the_same_rule_said_twice_in_a_session_is_one_proposal() -> None:
     rule = "Always run the tests with `uv run pytest`, never bare pytest."
     again = "Please, again: always run the tests with `uv run pytest`, never bare pytest!"

@@ -154,6 +154,23 @@ closing the sentence (a consequence of what was just said), a day named from tod
 make ..."): "we don't need to save the
 result here", "don't use a winget staging directory either", "okay then I don't want the
 long path ellipsization then"."""
+ALWAYS = re.compile(
+    r"\b(?:always|never|every ?time|whenever|in general|as a rule|from now on|going forward"
+    r"|by default|we use)\b",
+    re.IGNORECASE,
+)
+"""What makes a sentence a habit: said of every time, its *here* is the project, not this
+moment ("We always run the tests with `uv run pytest` here, never with bare pytest")."""
+
+
+def _points_at_now(sentence: str) -> bool:
+    """The sentence points at this point of the exchange (:data:`DEIXIS`), not a habit."""
+    found = [m.group(0).casefold() for m in DEIXIS.finditer(sentence)]
+    if found and all(word == "here" for word in found) and ALWAYS.search(sentence):
+        return False
+    return bool(found)
+
+
 WANTS_THIS = re.compile(
     r"^(?:\w+,?\s+){0,2}?i(?:['\u2019]d| would)? (?:want|need|like)"
     r" (?:it|this|that|these|those|them)\b"
@@ -600,7 +617,7 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
         return "session"
     if INDIRECT_QUESTION.match(sentence) or EMBEDDED_QUESTION.search(sentence):
         return "question"
-    if DEIXIS.search(sentence) or WANTS_THIS.match(sentence):
+    if _points_at_now(sentence) or WANTS_THIS.match(sentence):
         return "here and now"
     if STILL_WRONG.search(sentence):
         return "status"
