@@ -26,6 +26,11 @@ JsonOption = Annotated[
 ]
 
 
+def plural(count: int, word: str) -> str:
+    """``count`` and ``word``, with an ``s`` unless the count is one ("1 note", "3 notes")."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def print_json(doc: Any) -> None:
     """Write ``doc`` as the one JSON document of this command (terminal-safe escapes)."""
     sys.stdout.write(json_for_terminal(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")

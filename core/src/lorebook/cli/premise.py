@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from lorebook.cli.output import JsonOption, print_json, repo_paths, say
+from lorebook.cli.output import JsonOption, plural, print_json, repo_paths, say
 
 premise_app = typer.Typer(
     name="premise",
@@ -23,10 +23,6 @@ ContextOption = Annotated[
         "--context", help="The context (a folder under .lorebook/premises/); contexts never mix."
     ),
 ]
-
-
-def _count(items: Any, noun: str) -> str:
-    return f"{len(items)} {noun}" + ("" if len(items) == 1 else "s")
 
 
 def record_command(
@@ -70,9 +66,8 @@ def record_command(
     if json_output:
         print_json({"ok": True, "action": action, "context": context, "source": source})
         return
-    say(
-        f"{action}: {context}/{source} ({_count(made.facts, 'fact')}, {_count(made.rules, 'rule')})"
-    )
+    held = f"{plural(len(made.facts), 'fact')}, {plural(len(made.rules), 'rule')}"
+    say(f"{action}: {context}/{source} ({held})")
 
 
 def retract_command(
@@ -156,7 +151,7 @@ def list_command(
         say(f"no premise source in context {context!r}")
     for s in sources:
         cites = f"; cites {', '.join(s.cites)}" if s.cites else ""
-        say(f"{s.id}: {_count(s.facts, 'fact')}, {_count(s.rules, 'rule')}{cites}")
+        say(f"{s.id}: {plural(len(s.facts), 'fact')}, {plural(len(s.rules), 'rule')}{cites}")
     others = [c for c in contexts(paths) if c != context]
     if others:
         say(f"other contexts: {', '.join(others)}")

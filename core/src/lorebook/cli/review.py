@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from lorebook.bounds import clip
-from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
+from lorebook.cli.output import JsonOption, plural, print_json, repo_paths, say, warn
 from lorebook.errors import LorebookError, UsageError
 
 if TYPE_CHECKING:
@@ -30,10 +30,6 @@ FIRST_LINES = 3
 """Notes (or files) listed per group without --verbose."""
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def _more(count: int) -> list[str]:
     return [f"    ... and {count} more (--verbose lists every one)"] if count > 0 else []
 
@@ -41,11 +37,11 @@ def _more(count: int) -> list[str]:
 def _group_lines(groups: list[OriginGroup], verbose: bool) -> list[str]:
     count = sum(len(g.notes) for g in groups)
     lines = [
-        f"unreviewed notes: {count} in {_plural(len(groups), 'group')} by origin "
+        f"unreviewed notes: {count} in {plural(len(groups), 'group')} by origin "
         "(`--accept --origin ORIGIN` or `--reject --origin ORIGIN` decides a whole group):"
     ]
     for group in groups:
-        lines.append(f"  {group.origin}: {_plural(len(group.notes), 'note')}")
+        lines.append(f"  {group.origin}: {plural(len(group.notes), 'note')}")
         shown = group.notes if verbose else group.notes[:FIRST_LINES]
         for note in shown:
             what = note.title or f"cannot be read: {note.problem}"
@@ -60,7 +56,7 @@ def _other_lines(changes: list[Change], verbose: bool) -> list[str]:
     if not changes:
         return []
     width = max(len(c.kind) for c in changes)
-    lines = [f"other changes: {_plural(len(changes), 'file')}"]
+    lines = [f"other changes: {plural(len(changes), 'file')}"]
     shown = changes if verbose else changes[: FIRST_LINES * 3]
     for change in shown:
         new = "" if change.tracked else " (untracked)"
@@ -82,7 +78,7 @@ def _summary(
     if made:
         shown = "--generated shows their diff" if verbose and not generated else ""
         lines.append(
-            f"generated: {_plural(made, 'file')}, following from the notes "
+            f"generated: {plural(made, 'file')}, following from the notes "
             f"(`lorebook index rebuild`){'; ' + shown if shown else ''}"
         )
     if not verbose:
@@ -188,7 +184,7 @@ def _show_rejections(rejections: list[Rejection], json_output: bool, verbose: bo
     else:
         shown = rejections if verbose or len(rejections) <= FIRST_LINES * 3 else []
         lines = [f"rejected: {r.action} {r.change.path}" for r in shown] or [
-            f"rejected: {_plural(len(rejections), 'change')} (--verbose lists them)"
+            f"rejected: {plural(len(rejections), 'change')} (--verbose lists them)"
         ]
         lines[-1] += "; indexes rebuilt"
         for line in lines:
@@ -196,7 +192,7 @@ def _show_rejections(rejections: list[Rejection], json_output: bool, verbose: bo
         count = sum(len(r.remembered) for r in rejections)
         if count:
             say(
-                f"remembered {_plural(count, 'rejected claim')} in {LEDGER}: curation drops "
+                f"remembered {plural(count, 'rejected claim')} in {LEDGER}: curation drops "
                 f"{'it' if count == 1 else 'them'} from now on (commit the file so your "
                 "team's curation does too)"
             )
@@ -212,9 +208,9 @@ def _show_accepted(ids: list[str], json_output: bool, verbose: bool) -> None:
     if json_output:
         print_json({"ok": True, "accepted": ids})
     elif verbose or len(ids) <= FIRST_LINES * 3:
-        say(f"accepted {_plural(len(ids), 'note')}: {', '.join(ids) or '-'}")
+        say(f"accepted {plural(len(ids), 'note')}: {', '.join(ids) or '-'}")
     else:
-        say(f"accepted {_plural(len(ids), 'note')} (--verbose lists them)")
+        say(f"accepted {plural(len(ids), 'note')} (--verbose lists them)")
 
 
 def _targets(paths: KBPaths, targets: list[str], origins: list[str]) -> list[str]:
@@ -247,7 +243,7 @@ def _interactive(paths: KBPaths, origins: list[str]) -> bool:
     say()
     say(
         f"accepted {len(done.accepted)}, rejected {len(done.rejected)}, "
-        f"still unreviewed {left}" + (f" ({_plural(done.remembered, 'claim')} remembered)"
+        f"still unreviewed {left}" + (f" ({plural(done.remembered, 'claim')} remembered)"
                                       if done.remembered else "")
     )  # fmt: skip
     if done.accepted or done.rejected:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lorebook.cli.output import JsonOption, print_json, repo_paths
+from lorebook.cli.output import JsonOption, plural, print_json, repo_paths
 
 if TYPE_CHECKING:
     from lorebook.stats.report import StatsReport
@@ -107,7 +107,7 @@ def _print_report(report: StatsReport, *, verbose: bool) -> None:
 
 def served_line(report: StatsReport) -> str:
     """How many sessions the figures come from, and the staged logs that are not sessions."""
-    sessions = _count(report.sessions, "session")
+    sessions = plural(report.sessions, "session")
     others = report.staged_logs - report.sessions
     if not others:
         return f"{sessions} lorebook served"
@@ -131,16 +131,12 @@ def summary_lines(report: StatsReport, *, verbose: bool) -> list[str]:
         f"{_sizes(standing['pointer_block'])}, skill line {_sizes(standing['skill_line'])}, "
         f"session start mean {'n/a' if mean is None else mean})"
     ]
-    sessions = _count(report.sessions, "session")
+    sessions = plural(report.sessions, "session")
     lines += _id_list(f"never injected in {sessions}", report.never_injected, "active note",
                       verbose=verbose)  # fmt: skip
     lines += _id_list("injected, never used", report.never_used, "note", verbose=verbose)
     lines += [f"problem: {problem}" for problem in report.problems]
     return lines
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
 
 def _sizes(found: object) -> str:
@@ -154,8 +150,8 @@ def _id_list(head: str, ids: list[str], what: str, *, verbose: bool) -> list[str
     if not ids:
         return [f"{head}: none"]
     if verbose:
-        return [f"{head}: {_count(len(ids), what)}:", *(f"  {i}" for i in ids)]
-    return [f"{head}: {_count(len(ids), what)} (--verbose names each)"]
+        return [f"{head}: {plural(len(ids), what)}:", *(f"  {i}" for i in ids)]
+    return [f"{head}: {plural(len(ids), what)} (--verbose names each)"]
 
 
 def register(app: typer.Typer) -> None:
