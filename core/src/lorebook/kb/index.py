@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -20,7 +20,7 @@ from lorebook.kb.fsutil import kb_lock, write_if_changed
 from lorebook.kb.notes import render_links, render_note
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.redirects import load_redirects, render_redirects
-from lorebook.kb.store import INDEX_NAME, Snapshot, load_snapshot
+from lorebook.kb.store import INDEX_NAME, Snapshot, content_hash, load_snapshot
 from lorebook.kb.summaries import load_summaries, render_summaries
 
 if TYPE_CHECKING:
@@ -42,7 +42,12 @@ def _md(text: str) -> str:
 
 def nodes_hash(snap: NotesView, summaries: dict[str, str], redirects: dict[str, list[str]]) -> str:
     """Return the content address of the note set and the inputs of the generated files."""
-    hashes = snap.hashes
+    return _digest(snap.hashes, summaries, redirects)
+
+
+def _digest(
+    hashes: Mapping[str, str], summaries: dict[str, str], redirects: dict[str, list[str]]
+) -> str:
     digest = hashlib.sha256(  # one update of the same bytes: one call, not one a note
         "".join([f"note\0{rel}\0{hashes[rel]}\n" for rel in sorted(hashes)]).encode()
     )
@@ -418,7 +423,22 @@ def plan_rebuild(
     summaries = load_summaries(paths)
     redirects = load_redirects(paths)
     tree = Tree.build(snap.notes.values())
-    plan = Plan(digest=nodes_hash(snap, summaries, redirects))
+    plan = Plan()
+    relink = snap.notes.values() if scope is None else [
+        snap.notes[i] for i in sorted(scope.relink) if i in snap.notes
+    ]  # fmt: skip
+    rehashed: dict[str, str] = {}
+    for stored in relink:
+        links = render_links(stored.note, stored.path, snap.locate)
+        if links != stored.links:
+            rel = paths.rel(paths.nodes / stored.path)
+            plan.notes[rel] = text = note_text(stored, links)
+            where = stored.path.as_posix()
+            if (new := content_hash(text)) != snap.hashes.get(where, new):
+                rehashed[where] = new  # a hand-written note rewritten whole, not only its links
+    # The hash of the notes as this plan leaves them: one rebuild is enough for lint.
+    hashes = {**snap.hashes, **rehashed} if rehashed else snap.hashes
+    plan.digest = _digest(hashes, summaries, redirects)
     plan.files[paths.rel(paths.entry)] = render_entry(tree, summaries, snap, plan.digest, budget)
     graph = _rehashed(paths.graph, plan.digest) if scope and scope.graph_hash_only else None
     plan.files[paths.rel(paths.graph)] = graph or render_graph(snap, plan.digest)
@@ -431,14 +451,6 @@ def plan_rebuild(
         plan.remove = sorted(
             rel for rel in (paths.rel(p) for p in _existing_indexes(paths)) if rel not in owned
         )
-    relink = snap.notes.values() if scope is None else [
-        snap.notes[i] for i in sorted(scope.relink) if i in snap.notes
-    ]  # fmt: skip
-    for stored in relink:
-        links = render_links(stored.note, stored.path, snap.locate)
-        if links != stored.links:
-            rel = paths.rel(paths.nodes / stored.path)
-            plan.notes[rel] = note_text(stored, links)
     return plan
 
 
@@ -491,7 +503,7 @@ def refuse_broken(snap: Snapshot | Catalog, *, skip_unreadable: bool = False) ->
 def write_plan(paths: KBPaths, plan: Plan) -> tuple[list[str], list[str]]:
     """Write what differs from the plan and remove what it removes: (written, relinked)."""
     relinked = [rel for rel, text in plan.notes.items() if write_if_changed(paths.repo / rel, text)]
-    # Link sections are excluded from the hash, so rewriting them keeps the plan valid.
+    # The plan's digest is of the notes as these writes leave them (see plan_rebuild).
     written = [rel for rel, text in plan.files.items() if write_if_changed(paths.repo / rel, text)]
     for rel in plan.remove:
         (paths.repo / rel).unlink(missing_ok=True)
