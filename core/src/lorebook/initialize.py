@@ -129,6 +129,15 @@ def _sync_skills(repo: Path, specs: dict[str, HarnessSpec], wired: list[str]) ->
     return sync_skills(repo, wanted, known)
 
 
+def _sync_mcp(paths: KBPaths, wired: list[str]) -> tuple[list[str], list[str]]:
+    """Keep core's MCP server in exactly the MCP config files the wired harnesses read.
+
+    Every installed harness's file is known, so our entry also leaves the file of a host
+    unwired by hand (taken out of ``harnesses:`` in config.yaml).
+    """
+    return sync_mcp(paths, wired, get_plugins().harnesses())
+
+
 def _event_modules(specs: dict[str, HarnessSpec], wired: list[str]) -> dict[str, str]:
     return {n: specs[n].event_module for n in wired if specs[n].event_module}  # type: ignore[misc]
 
@@ -165,7 +174,7 @@ def init_repo(repo: Path, harnesses: list[str]) -> InitReport:
     skills = _sync_skills(repo, specs, wired)  # the in-session curation skill, where hosts look
     report.changed += skills.changed
     report.notes += skills.notes
-    mcp_changed, mcp_notes = sync_mcp(paths, wired)  # for hosts reading project MCP config
+    mcp_changed, mcp_notes = _sync_mcp(paths, wired)  # for hosts reading project MCP config
     report.changed += mcp_changed
     report.notes += mcp_notes
     rebuilt = rebuild_indexes(paths, config.budgets.entry_chars)
@@ -202,7 +211,7 @@ def uninstall_repo(repo: Path, harnesses: list[str]) -> InitReport:
         report.changed += list(specs[name].factory().uninstall(repo).changed)
     report.changed += _sync_pointers(paths, specs, remaining)
     report.changed += _sync_skills(repo, specs, remaining).changed  # gone with the last reader
-    report.changed += sync_mcp(paths, remaining)[0]
+    report.changed += _sync_mcp(paths, remaining)[0]
     with kb_lock(paths.lock):
         if write_config(paths, config.model_copy(update={"harnesses": remaining})):
             report.changed.append(paths.rel(paths.config))

@@ -1,7 +1,7 @@
 """Register the MCP server in the project MCP config of the hosts that read one.
 
-Claude Code and Copilot CLI read ``.mcp.json``, Cursor reads ``.cursor/mcp.json`` (all an
-``mcpServers`` mapping; ``shared/HARNESSES.md`` sections 1.6, 4.6 and 5). The entry runs
+Each host plugin names the file its host reads in ``HarnessSpec.mcp_config`` (an
+``mcpServers`` mapping; core knows no host's file). The entry runs
 ``.lorebook/bin/mcp``, this machine's launcher (gitignored, written by ``lorebook init``
 next to the hook launcher), so the committed config is the same string on every machine.
 The user's own servers are kept, byte for byte: our entry is added to (or taken out of)
@@ -17,18 +17,20 @@ import importlib.util
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from lorebook.datafile import DataFileError, read_json
 from lorebook.errors import ConfigError
 from lorebook.kb.fsutil import atomic_write_text
 from lorebook.kb.paths import KBPaths
 
+if TYPE_CHECKING:
+    from lorebook.providers import HarnessSpec
+
 SERVER = "lorebook"
 COMMAND = ".lorebook/bin/mcp"
-CONFIG_FILES = {"claude": ".mcp.json", "copilot": ".mcp.json", "cursor": ".cursor/mcp.json"}
-"""Harness -> the project MCP config its host reads."""
 MAX_MCP_CONFIG_BYTES = 1024 * 1024
 """A committed MCP config larger than this is refused unread (it holds a few servers)."""
 LAUNCHER = """#!{python}
@@ -206,14 +208,25 @@ def write_launcher(paths: KBPaths) -> None:
     os.chmod(target, 0o755)
 
 
-def sync_mcp(paths: KBPaths, wired: list[str]) -> tuple[list[str], list[str]]:
-    """Register or unregister the server per wired harness; return (changed files, notes)."""
-    readers = {CONFIG_FILES[n] for n in wired if n in CONFIG_FILES}
+def sync_mcp(
+    paths: KBPaths, wired: list[str], harnesses: Mapping[str, HarnessSpec] | None = None
+) -> tuple[list[str], list[str]]:
+    """Register or unregister the server per wired harness; return (changed files, notes).
+
+    ``harnesses`` is the harness table (default: every installed plugin's): our entry is
+    kept in the ``mcp_config`` files of the wired ones and taken out of every other's.
+    """
+    if harnesses is None:
+        from lorebook.plugins import get_plugins
+
+        harnesses = get_plugins().harnesses()
+    files = {name: spec.mcp_config for name, spec in harnesses.items() if spec.mcp_config}
+    readers = {files[n] for n in wired if n in files}
     if readers and not sdk_installed():
         from lorebook.installhint import install_command
 
         return [], [f"MCP server not registered: install it with {install_command('mcp')}"]
-    changed = [rel for rel in sorted(set(CONFIG_FILES.values()))
+    changed = [rel for rel in sorted(set(files.values()))
                if _set_entry(paths.repo, rel, rel in readers)]  # fmt: skip
     launcher = paths.bin / "mcp"
     if readers:

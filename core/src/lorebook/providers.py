@@ -33,6 +33,10 @@ class HarnessSpec:
         skill_dirs: Repository folders the host lists project skills from
             (``.agents/skills``, for one); ``init`` installs core's curation skill in them
             while any wired harness reads them (:mod:`lorebook.skills`).
+        mcp_config: The project MCP config file the host reads, an ``mcpServers`` mapping
+            (``.mcp.json``, for one), or None; ``init`` registers core's MCP server there
+            while any wired harness reads it, and ``uninstall`` removes it with the last
+            (:mod:`lorebook.mcp_config`).
     """
 
     name: str
@@ -41,6 +45,7 @@ class HarnessSpec:
     event_module: str | None = None
     description: str = ""
     skill_dirs: tuple[str, ...] = ()
+    mcp_config: str | None = None
 
     def __post_init__(self) -> None:
         if not callable(self.factory):

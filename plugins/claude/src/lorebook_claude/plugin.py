@@ -17,8 +17,10 @@ SPEC = HarnessSpec(
     event_module="lorebook_claude.events",
     skill_dirs=(".claude/skills",),
     description="Claude Code",
+    mcp_config=".mcp.json",
 )
-"""Claude Code: the instruction file and skill folders its host reads, its event module."""
+"""Claude Code: the instruction file and skill folders its host reads, its event module,
+its project MCP config."""
 
 
 @hookimpl

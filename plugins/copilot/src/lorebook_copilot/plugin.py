@@ -17,8 +17,10 @@ SPEC = HarnessSpec(
     event_module="lorebook_copilot.events",
     skill_dirs=(".agents/skills",),
     description="GitHub Copilot CLI",
+    mcp_config=".mcp.json",
 )
-"""GitHub Copilot CLI: the instruction file and skill folders its host reads, its event module."""
+"""GitHub Copilot CLI: the instruction file and skill folders its host reads, its event module,
+its project MCP config."""
 
 
 @hookimpl

@@ -16,8 +16,10 @@ SPEC = HarnessSpec(
     instruction_files=("AGENTS.md",),
     event_module="lorebook_cursor.events",
     description="Cursor (from its documentation)",
+    mcp_config=".cursor/mcp.json",
 )
-"""Cursor: the instruction file and skill folders its host reads, its event module."""
+"""Cursor: the instruction file and skill folders its host reads, its event module,
+its project MCP config."""
 
 
 @hookimpl
