@@ -69,3 +69,14 @@ def test_a_third_party_host_names_its_mcp_config(kb_repo: Path, myhost_env: dict
     assert not (kb_repo / ".mcp.json").exists()  # no wired host reads Claude Code's file
     run_lorebook("uninstall", "--harnesses", "myhost", cwd=kb_repo, env=myhost_env)
     assert not (kb_repo / ".myhost/mcp.json").exists()
+
+
+def test_stats_counts_the_pointer_block_in_a_third_party_hosts_instruction_file(
+    kb_repo: Path, myhost_env: dict[str, str]
+) -> None:
+    run_lorebook("init", "--harnesses", "myhost", cwd=kb_repo, env=myhost_env)
+    assert "lorebook:begin" in (kb_repo / "MYHOST.md").read_text(encoding="utf-8")
+    report = json.loads(run_lorebook("stats", "--json", cwd=kb_repo, env=myhost_env).stdout)
+    pointers = report["standing_cost"]["pointer_block"]
+    assert list(pointers) == ["MYHOST.md"]
+    assert pointers["MYHOST.md"] > 0

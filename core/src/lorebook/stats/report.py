@@ -195,13 +195,27 @@ def latencies(logs: Iterable[SessionLog], kb_root: Path, since: datetime | None)
     return rows
 
 
-def standing_cost(paths: KBPaths, session_start_chars: list[int]) -> dict[str, object]:
-    """Characters every session pays before its first prompt is answered."""
+def instruction_files() -> list[str]:
+    """The instruction files of every installed harness plugin, in harness-name order."""
+    from lorebook.plugins import get_plugins
+
+    specs = get_plugins().harnesses().values()
+    return list(dict.fromkeys(rel for spec in specs for rel in spec.instruction_files))
+
+
+def standing_cost(
+    paths: KBPaths, session_start_chars: list[int], instructions: Iterable[str] | None = None
+) -> dict[str, object]:
+    """Characters every session pays before its first prompt is answered.
+
+    ``instructions`` are the files core's pointer block may be in (default: those the
+    installed harness plugins name, :func:`instruction_files`).
+    """
     from lorebook.pointer import BEGIN, END
     from lorebook.skills import SKILL_NAME, is_ours
 
     pointers = {}
-    for name in ("CLAUDE.md", "AGENTS.md"):
+    for name in instruction_files() if instructions is None else instructions:
         try:
             text = (paths.repo / name).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
