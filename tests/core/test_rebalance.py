@@ -6,6 +6,7 @@ curation files them), so each kind's folder holds 150 notes and a 25 KB index.md
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,33 @@ def topical(kb_repo: Path, cli: CliRunner) -> tuple[Path, dict[str, tuple[str, s
     return kb_repo, made
 
 
+def _section(heading: str, words: list[str], sentences: int = 22) -> str:
+    said = []
+    for i in range(sentences):
+        a, b, c = (words[(i * k + k - 1) % len(words)] for k in (1, 3, 5))
+        said.append(f"When the {a} changes, look at the {b} and the {c} first (case {i}).")
+    return f"## {heading}\n\n" + " ".join(said)
+
+
+TESTING_WORDS = ["pytest", "fixture", "coverage", "mock", "assertion", "conftest"]
+RELEASE_WORDS = ["release", "changelog", "version", "wheel", "publish", "tarball"]
+
+
+def _multi_concept(repo: Path, note_id: str) -> None:
+    """Rewrite the note ``note_id`` (of the 300) as a long note of two concepts, 4 sections."""
+    path = next((repo / NODES).rglob(f"{note_id}.md"))
+    note = load_snapshot(KBPaths(repo)).notes[note_id].note
+    body = "\n\n".join([
+        "What the team agreed at the March review.",
+        _section("Fixtures and mocks", TESTING_WORDS),
+        _section("Coverage of the suite", [*TESTING_WORDS[2:], *TESTING_WORDS[:2]]),
+        _section("Cutting a release", RELEASE_WORDS),
+        _section("The changelog and versions", [*RELEASE_WORDS[1:], RELEASE_WORDS[0]]),
+    ])  # fmt: skip
+    assert len(body) > 6000  # rebalance.split_note_chars' default
+    path.write_text(render_note(note.model_copy(update={"body": body}), None), encoding="utf-8")
+
+
 def _files(repo: Path) -> dict[str, bytes]:
     """Every committed-side file of the knowledge base (not the per-machine folders)."""
     root = repo / ".lorebook"
@@ -94,11 +122,22 @@ def _served(cli: CliRunner, repo: Path, prompt: str) -> list[tuple[str, str, str
     return [(n["id"], n["served"], str(n["unreviewed"]), n["where"]) for n in doc["notes"]]
 
 
+SPLIT = ("practice-convention-testing-pytest-module-00", "practice-gotcha-git-branch-service-00")
+"""Two of the 300 notes, each made a long note of two concepts (testing and releases)."""
+LINKS_TO_SPLIT = "practice-convention-testing-mock-cache-03"
+
+
 def test_three_hundred_notes_get_topical_folders_and_a_second_run_changes_nothing(
     topical: tuple[Path, dict[str, tuple[str, str]]], cli: CliRunner
 ) -> None:
     repo, made = topical
     paths = KBPaths(repo)
+    for note_id in SPLIT:
+        _multi_concept(repo, note_id)
+    linking = load_snapshot(paths).notes[LINKS_TO_SPLIT]
+    _put(repo, linking.folder, linking.note.model_copy(update={"relates_to": [SPLIT[0]]}))
+    assert cli("index", "rebuild", cwd=repo).exit_code == 0
+    git(repo, "commit", "-qam", "two long notes of two concepts each")
     before = load_snapshot(paths)
     assert max(_indexes(repo).values()) > 20_000  # each kind's index.md: 150 notes
     prompt = "how does the pytest fixture work with testing"
@@ -107,15 +146,39 @@ def test_three_hundred_notes_get_topical_folders_and_a_second_run_changes_nothin
 
     done = cli("rebalance", cwd=repo)
     assert done.exit_code == 0, done.stderr
-    assert "300 notes move, 8 folders created; ids do not change" in done.stdout
+    assert "298 notes move, 8 folders created; ids do not change" in done.stdout
+    assert "2 notes split into 4; each retired id leads to its parts" in done.stdout
+    assert (
+        f"  why: {SPLIT[0]}: body 7,"  # a split says why, with --verbose or without
+    ) in done.stdout
+    assert (
+        "4 sections in 2 concepts sharing under 10% of their terms: 'Fixtures and mocks' + "
+        "'Coverage of the suite' | 'Cutting a release' + 'The changelog and versions' -> "
+        f"{SPLIT[0]}-fixtures-and-mocks, {SPLIT[0]}-cutting-a-release"
+    ) in done.stdout
 
     after = load_snapshot(paths)
-    assert set(after.notes) == set(before.notes) == set(made)  # ids unchanged
+    parts = {old: [f"{old}-fixtures-and-mocks", f"{old}-cutting-a-release"] for old in SPLIT}
+    new_ids = {p for ids in parts.values() for p in ids}
+    assert set(after.notes) == (set(made) - set(SPLIT)) | new_ids  # other ids unchanged
     for note_id, (kind, topic) in made.items():
+        if note_id in SPLIT:
+            for part in parts[note_id]:  # a part keeps the tags, so the topic's folder
+                assert after.notes[part].folder == f"{kind}/{topic}"
+                assert after.notes[part].note.kind == kind
+            continue
         assert after.notes[note_id].folder == f"{kind}/{topic}"  # each topic its own folder
         old, new = before.notes[note_id].path.as_posix(), after.notes[note_id].path.as_posix()
-        assert after.hashes[new] == before.hashes[old]  # the note's content is unchanged
-    assert not (repo / NODES / ".redirects.json").exists()  # no note was split
+        if note_id != LINKS_TO_SPLIT:  # its link section names the parts now
+            assert after.hashes[new] == before.hashes[old]  # the note's content is unchanged
+    ledger = json.loads((repo / NODES / ".redirects.json").read_text(encoding="utf-8"))
+    assert ledger == {old: sorted(ids) for old, ids in parts.items()}  # a redirect per split
+    first = after.notes[parts[SPLIT[0]][0]].note
+    assert first.title.endswith(": Fixtures and mocks")
+    assert first.body.startswith("What the team agreed at the March review.\n\n## Fixtures")
+    assert "## Cutting a release" not in first.body
+    linked = (repo / NODES / after.notes[LINKS_TO_SPLIT].path).read_text(encoding="utf-8")
+    assert f"`{SPLIT[0]}` (retired: now [{parts[SPLIT[0]][1]}](" in linked
     summaries = (repo / ".lorebook/FOLDER_SUMMARIES.md").read_text(encoding="utf-8")
     assert "- `convention/testing`: Notes tagged `testing`, such as " in summaries
     assert all(size <= 12_000 for size in _indexes(repo).values()), _indexes(repo)
@@ -124,6 +187,20 @@ def test_three_hundred_notes_get_topical_folders_and_a_second_run_changes_nothin
     lint = cli("lint", "--json", cwd=repo)
     assert lint.exit_code == 0, lint.stdout
     assert lint.json()["errors"] == 0
+    retired = [f for f in lint.json()["findings"] if f["code"] == "retired-edge"]
+    assert len(retired) == 1
+    assert "it is now " + ", ".join(sorted(parts[SPLIT[0]])) in (retired[0]["message"])
+    shown = cli("note", "show", SPLIT[0], "--json", cwd=repo).json()  # resolves to the parts
+    assert shown["redirected_from"] == SPLIT[0]
+    assert sorted(n["id"] for n in shown["notes"]) == sorted(parts[SPLIT[0]])
+    text = cli("note", "show", SPLIT[0], cwd=repo)
+    assert text.exit_code == 0
+    assert "## Cutting a release" in text.stdout
+    assert f"{SPLIT[0]} was retired; it is now " in text.stderr
+    from lorebook.mcp_server import show_note
+
+    mcp = show_note(paths, SPLIT[1])
+    assert [n["id"] for n in mcp["notes"]] == sorted(parts[SPLIT[1]])
 
     files = _files(repo)
     again = cli("rebalance", cwd=repo)
@@ -132,9 +209,10 @@ def test_three_hundred_notes_get_topical_folders_and_a_second_run_changes_nothin
     assert _files(repo) == files
 
     served_after = _served(cli, repo, prompt)  # the hook's index follows the moves
-    assert [n[:3] for n in served_after] == [n[:3] for n in served]  # a moved note stays reviewed
+    assert {n[2] for n in served_after if n[0] not in new_ids} == {"None"}  # stays reviewed
     for note_id, _, _, where in served_after:
-        assert f"/{made[note_id][0]}/{made[note_id][1]}/{note_id}.md" in where
+        kind, topic = made[note_id] if note_id in made else made[note_id.split("-fix")[0]]
+        assert f"/{kind}/{topic}/{note_id}.md" in where
 
 
 def test_dry_run_prints_the_plan_and_writes_nothing(
@@ -382,3 +460,103 @@ def test_a_tag_beats_a_broader_word_and_a_word_every_note_has_is_no_topic() -> N
     assert not any(part in {"general", "terms", "meets"} for f in plan.created
                    for part in f.split("/"))  # fmt: skip
     assert all(m.target.count("/") <= 3 for m in plan.moves)
+
+
+def _two_concept_kb(repo: Path) -> None:
+    """Two short notes and one long note of two concepts, committed."""
+    for n in range(2):
+        _put(repo, "convention", _note(f"practice-short-{n}", "convention", f"Short {n}",
+                                       "A short rule", ["testing"]))  # fmt: skip
+    _put(repo, "convention", _note(SPLIT[0], "convention", "Team agreements", "What we agreed",
+                                   ["testing"]))  # fmt: skip
+    _multi_concept(repo, SPLIT[0])
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "notes")
+
+
+def test_dry_run_prints_the_split_and_a_conflict_target_is_never_split(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    _two_concept_kb(kb_repo)
+    files = _files(kb_repo)
+    dry = cli("rebalance", "--dry-run", cwd=kb_repo)
+    assert dry.exit_code == 0, dry.stderr
+    assert (
+        f"would split {SPLIT[0]} (nodes/convention/{SPLIT[0]}.md) into "
+        f"{SPLIT[0]}-fixtures-and-mocks (nodes/convention/{SPLIT[0]}-fixtures-and-mocks.md), "
+        f"{SPLIT[0]}-cutting-a-release (nodes/convention/{SPLIT[0]}-cutting-a-release.md)"
+    ) in dry.stdout
+    assert "1 notes would be split into 2; each retired id would lead to its parts" in dry.stdout
+    doc = cli("rebalance", "--dry-run", "--json", cwd=kb_repo).json()
+    assert [s["id"] for s in doc["splits"]] == [SPLIT[0]]
+    assert [p["path"] for p in doc["splits"][0]["into"]] == [
+        f"convention/{SPLIT[0]}-fixtures-and-mocks.md",
+        f"convention/{SPLIT[0]}-cutting-a-release.md",
+    ]
+    assert _files(kb_repo) == files  # nothing written
+
+    _open_conflict(kb_repo, SPLIT[0])
+    held = cli("rebalance", "--json", cwd=kb_repo).json()
+    assert held["splits"] == []
+    assert held["pinned"] == [SPLIT[0]]
+    assert (kb_repo / NODES / "convention" / f"{SPLIT[0]}.md").is_file()
+    assert not (kb_repo / NODES / ".redirects.json").exists()
+
+
+def test_an_interrupted_split_is_finished_by_the_next_run(
+    kb_repo: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lorebook.config import load_config
+    from lorebook.kb import rebalance_run
+
+    _two_concept_kb(kb_repo)
+    paths = KBPaths(kb_repo)
+    real = rebalance_run.write_part
+
+    def dies_at_the_second(target: Path, text: str) -> None:
+        if target.name.endswith("cutting-a-release.md"):
+            raise KeyboardInterrupt
+        real(target, text)
+
+    monkeypatch.setattr(rebalance_run, "write_part", dies_at_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        rebalance_run.run_rebalance(paths, load_config(paths))
+    monkeypatch.setattr(rebalance_run, "write_part", real)
+    assert (kb_repo / NODES / "convention" / f"{SPLIT[0]}.md").is_file()  # not removed yet
+    assert not (kb_repo / NODES / ".redirects.json").exists()
+    dry = cli("rebalance", "--dry-run", cwd=kb_repo)
+    assert f"would first finish the split of {SPLIT[0]}" in dry.stdout
+
+    done = cli("rebalance", "--json", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr
+    assert done.json()["resumed_splits"] == [SPLIT[0]]
+    assert done.json()["splits"] == []  # nothing left to plan once it was finished
+    after = load_snapshot(paths)
+    assert SPLIT[0] not in after.notes
+    assert {f"{SPLIT[0]}-fixtures-and-mocks", f"{SPLIT[0]}-cutting-a-release"} <= set(after.notes)
+    assert not (kb_repo / ".lorebook/.state/rebalance-journal.json").exists()
+    assert cli("lint", cwd=kb_repo).exit_code == 0
+    assert "nothing to rebalance" in cli("rebalance", cwd=kb_repo).stdout
+
+
+def test_a_long_note_of_one_concept_or_a_heading_in_code_stays_whole() -> None:
+    from lorebook.kb.notesplit import sections, split_note
+
+    one = "\n\n".join(
+        _section(h, TESTING_WORDS) for h in ("Fixtures", "Mocks", "Coverage", "Conftest")
+    )
+    note = _note("practice-testing", "convention", "Testing", "How we test", [])
+    assert len(one) > 6000
+    assert split_note(note.model_copy(update={"body": one}), 6000, set()) == ((), "")
+    fenced = "Intro\n\n## Real\n\ntext\n\n```md\n## Not a heading\n```\n\n## Second\n\nmore"
+    preamble, found = sections(fenced)
+    assert preamble == "Intro"
+    assert [s.heading for s in found] == ["Real", "Second"]
+    assert "## Not a heading" in found[0].text
+    two = note.model_copy(update={"body": (
+        "## Fixtures\n\n" + "A pytest fixture in conftest replaces the mock. " * 12
+        + "\n\n## Releases\n\n" + "Publish the wheel after the changelog entry. " * 12
+    )})  # fmt: skip
+    assert split_note(two, 6000, set()) == ((), "")  # under split_note_chars: whole
+    assert len(split_note(two, 1000, set())[0]) == 2
+    assert split_note(two, 0, set()) == ((), "")  # 0: never

@@ -76,10 +76,11 @@ def show_note(paths: KBPaths, note_id: str) -> dict[str, Any]:
     ranks: a note this tool shows is one the agent can be served); a store plugin's note
     has no ``path``. Its text is sanitised as the hooks sanitise it; ``unreviewed`` holds
     the label the hooks put beside a repository note no person has reviewed (None for a
-    reviewed note).
+    reviewed note). A retired id (split or renamed, in nodes/.redirects.json) gives
+    ``{"ok", "redirected_from", "notes"}``: each live note it leads to, shown so.
 
     Raises:
-        NoteNotFoundError: no configured store holds the note.
+        NoteNotFoundError: no configured store holds the note, nor does it lead to one.
         UnknownProviderError: ``stores:`` names a store no installed plugin provides.
     """
     from lorebook.config import load_config
@@ -108,7 +109,25 @@ def show_note(paths: KBPaths, note_id: str) -> dict[str, Any]:
             "recheck": (sanitize(verdict.mark()) or None) if verdict else None,
             "unreviewed": LABEL if home and _unreviewed(paths, note.id) else None,
         }
+    successors = _successors(paths, note_id)
+    if successors:  # a retired id (split or renamed): the notes it leads to
+        return {
+            "ok": True,
+            "redirected_from": note_id,
+            "notes": [show_note(paths, successor) for successor in successors],
+        }
     raise NoteNotFoundError(note_id)
+
+
+def _successors(paths: KBPaths, note_id: str) -> list[str]:
+    """The live notes a retired id leads to by nodes/.redirects.json ([] when none)."""
+    from lorebook.kb.redirects import load_redirects, resolve
+    from lorebook.kb.store import MarkdownStore
+
+    ledger = load_redirects(paths)
+    if note_id not in ledger:
+        return []
+    return resolve(ledger, note_id, set(MarkdownStore(paths.repo).ids()))
 
 
 def _find(store: NoteStore, note_id: str) -> tuple[Note, str | None] | None:
@@ -197,7 +216,8 @@ def build_server(repo: Path) -> Any:
 
     @server.tool(
         description="One note by id: its fields, body, store, validity and whether a person "
-        "has reviewed it."
+        "has reviewed it. A retired id (a note split or renamed) gives the notes it leads to "
+        "under 'notes', with 'redirected_from'."
     )
     def note_show(note_id: str) -> dict[str, Any]:
         return show_note(paths, note_id)

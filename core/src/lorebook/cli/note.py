@@ -260,20 +260,26 @@ def show(
 ) -> None:
     """Print one note (its file as it is, or its fields with --json).
 
-    A control character in the file (an escape sequence) is shown as a picture (␛), not
-    sent to the terminal.
+    A retired id (a note split or renamed, recorded in nodes/.redirects.json) shows the
+    notes it leads to, one after the other (with --json: "redirected_from" and a "notes"
+    list). A control character in the file (an escape sequence) is shown as a picture (␛),
+    not sent to the terminal.
     """
     paths = repo_paths(ctx)
     store = MarkdownStore(paths.repo)
     rel = store.locate(note_id)
     if rel is None:
-        from lorebook.kb.redirects import load_redirects
+        from lorebook.kb.redirects import load_redirects, resolve
 
-        successors = load_redirects(paths).get(note_id)
-        hint = f"it was retired; see {', '.join(successors)}" if successors else None
-        raise LorebookError(
-            f"no note with id {note_id!r}", hint=hint or "`lorebook note list` shows the ids"
-        )
+        ledger = load_redirects(paths)
+        successors = resolve(ledger, note_id, set(store.ids())) if note_id in ledger else []
+        if not successors:
+            hint = "it was retired, and leads to no note now" if note_id in ledger else None
+            raise LorebookError(
+                f"no note with id {note_id!r}", hint=hint or "`lorebook note list` shows the ids"
+            )
+        _show_retired(paths, store, note_id, successors, json_output)
+        return
     note = store.get(note_id)
     if json_output:
         print_json(
@@ -286,6 +292,34 @@ def show(
         )
         return
     write_text((paths.nodes / rel).read_text(encoding="utf-8"))
+
+
+def _show_retired(
+    paths: KBPaths, store: MarkdownStore, note_id: str, successors: list[str], as_json: bool
+) -> None:
+    """Show the live notes a retired id leads to (it was split or renamed)."""
+    shown = []
+    for successor in successors:
+        rel = store.locate(successor)
+        if rel is not None:
+            shown.append((successor, rel))
+    if as_json:
+        notes = [
+            {
+                "id": successor,
+                "path": paths.rel(paths.nodes / rel),
+                "frontmatter": note_to_frontmatter(store.get(successor)),
+                "body": store.get(successor).body,
+            }
+            for successor, rel in shown
+        ]
+        print_json({"ok": True, "redirected_from": note_id, "notes": notes})
+        return
+    warn(f"{note_id} was retired; it is now {', '.join(successors)} (nodes/.redirects.json)")
+    for number, (_, rel) in enumerate(shown):
+        if number:
+            write_text("\n")
+        write_text((paths.nodes / rel).read_text(encoding="utf-8"))
 
 
 def _check_filter(option: str, value: str | None, known: tuple[str, ...]) -> None:

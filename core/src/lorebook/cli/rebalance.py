@@ -23,9 +23,17 @@ def report_lines(report: RebalanceReport, *, verbose: bool = False) -> list[str]
     if report.resumed:
         verb = "would first finish" if report.dry_run else "finished"
         lines.append(f"{verb} the interrupted rebalance: {len(report.resumed)} moves")
-        if report.dry_run:
-            lines.append("run `lorebook rebalance` to finish it; the new plan is made after")
-    lines += [f"why: {reason}" for reason in plan.reasons] if verbose else []
+    if report.resumed_splits:
+        verb = "would first finish" if report.dry_run else "finished"
+        lines.append(f"{verb} the split of {', '.join(report.resumed_splits)}")
+    if report.dry_run and (report.resumed or report.resumed_splits):
+        lines.append("run `lorebook rebalance` to finish it; the new plan is made after")
+    split_reasons = {s.reason for s in plan.splits}
+    for split in plan.splits:  # a split always says why: it retires an id
+        into = ", ".join(f"{p.id} (nodes/{plan.written[p.id]})" for p in split.parts)
+        lines.append(f"{would}split {split.note_id} (nodes/{split.source}) into {into}")
+        lines.append(f"  why: {split.reason}")
+    lines += [f"why: {r}" for r in plan.reasons if r not in split_reasons] if verbose else []
     moves = plan.moves if verbose else plan.moves[:SHOWN_MOVES]
     lines += [f"{would}move {m.note_id}: nodes/{m.source} -> nodes/{m.target}" for m in moves]
     if len(plan.moves) > len(moves):
@@ -39,15 +47,24 @@ def report_lines(report: RebalanceReport, *, verbose: bool = False) -> list[str]
             f"left in place, the target of an open conflict: {', '.join(plan.pinned)} "
             "(decide it with `lorebook conflict resolve`)"
         )
-    if plan.empty and not report.resumed:
-        lines.append("nothing to rebalance: every folder is within the limits in config.yaml")
-    elif plan.moves:
+    if plan.empty and not (report.resumed or report.resumed_splits):
+        lines.append(
+            "nothing to rebalance: every folder and note is within the limits in config.yaml"
+        )
+    if plan.splits:
+        parts = sum(len(s.parts) for s in plan.splits)
+        lines.append(
+            f"{len(plan.splits)} notes {'would be ' if report.dry_run else ''}split into "
+            f"{parts}; each retired id {'would lead' if report.dry_run else 'leads'} to its "
+            "parts in nodes/.redirects.json"
+        )
+    if plan.moves:
         lines.append(
             f"{len(plan.moves)} notes {would}move, {len(plan.created)} folders "
             f"{'would be ' if report.dry_run else ''}created; ids do not change"
         )
-        if not report.dry_run:
-            lines.append("review with `git status .lorebook/` (renames), then commit")
+    if not plan.empty and not report.dry_run:
+        lines.append("review with `git status .lorebook/` (renames), then commit")
     return lines
 
 
@@ -61,14 +78,17 @@ def rebalance_command(
     ] = False,
     json_output: JsonOption = False,
 ) -> None:
-    """Split over-full folders into topical subfolders, merge under-full ones.
+    """Split over-full folders into topical subfolders, merge under-full ones, split notes.
 
     A folder holding more than rebalance.max_notes notes directly, or whose index.md would
     pass rebalance.max_index_chars, is split into subfolders by the tags, source documents
     and title words its notes share; a branch below the top level holding fewer than
     rebalance.min_notes is merged into its parent; a note at the top of nodes/ goes to its
-    kind's folder. The same notes give the same plan on every machine. Moves are renames:
-    ids never change, and a note an open conflict is about never moves. The plan is checked
+    kind's folder; an active note longer than rebalance.split_note_chars whose ## sections
+    share few terms is split into one note per concept (its id retired to the new ones in
+    nodes/.redirects.json). The same notes give the same plan on every machine. Moves are
+    renames: ids never change, and a note an open conflict is about never moves nor is split.
+    The plan is checked
     against the tree before the first write; an interrupted run is finished by running it
     again.
     """

@@ -19,7 +19,7 @@ from lorebook.errors import LorebookError
 from lorebook.kb.fsutil import kb_lock, write_if_changed
 from lorebook.kb.notes import render_links, render_note
 from lorebook.kb.paths import KBPaths
-from lorebook.kb.redirects import load_redirects, render_redirects
+from lorebook.kb.redirects import load_redirects, render_redirects, resolve
 from lorebook.kb.store import INDEX_NAME, Snapshot, content_hash, load_snapshot
 from lorebook.kb.summaries import load_summaries, render_summaries
 
@@ -278,18 +278,23 @@ GRAPH_BUDGET = 60_000
 """GRAPH.md stays under this many characters at any size (64 KiB with room to spare)."""
 
 
-def _edge_groups(snap: NotesView) -> list[str]:
+def _edge_groups(snap: NotesView, redirects: dict[str, list[str]]) -> list[str]:
     """One group per note with edges: its heading, then a line per edge."""
     groups = []
+    live = set(snap.notes) if redirects else set()
     for note_id, stored in snap.notes.items():
         note = stored.note
         rows: list[str] = []
         for attr, word in _EDGE_WORDS:
             for target in getattr(note, attr):
                 found = snap.locate(target)
-                ref = (
-                    f"[{target}](nodes/{found.as_posix()})" if found else f"`{target}` (not found)"
-                )
+                now = resolve(redirects, target, live) if not found and target in redirects else []
+                if found:
+                    ref = f"[{target}](nodes/{found.as_posix()})"
+                elif now:
+                    ref = f"`{target}` (retired: now {', '.join(f'`{i}`' for i in now)})"
+                else:
+                    ref = f"`{target}` (not found)"
                 rows.append(f"- {word} {ref}")
         if rows:
             groups.append("\n".join([f"## [{note_id}](nodes/{stored.path.as_posix()})", "", *rows]))
@@ -324,7 +329,12 @@ def _within(lines: list[str], items: list[str], budget: int, what: str, reserve:
         size += len(item) + 2
 
 
-def render_graph(snap: NotesView, digest: str, budget: int | None = None) -> str:
+def render_graph(
+    snap: NotesView,
+    digest: str,
+    budget: int | None = None,
+    redirects: dict[str, list[str]] | None = None,
+) -> str:
     """Return GRAPH.md: every edge grouped by source note, then where notes came from.
 
     Within ``budget`` characters at any size: past it, what is left is counted, not listed
@@ -340,7 +350,7 @@ def render_graph(snap: NotesView, digest: str, budget: int | None = None) -> str
         "",
         *render_mermaid(snap),
     ]
-    groups = _edge_groups(snap)
+    groups = _edge_groups(snap, redirects or {})
     _within(lines, groups, budget, "notes with edges", reserve=500)
     if not groups:
         lines += ["No edges yet.", ""]
@@ -428,8 +438,13 @@ def plan_rebuild(
         snap.notes[i] for i in sorted(scope.relink) if i in snap.notes
     ]  # fmt: skip
     rehashed: dict[str, str] = {}
+    live = set(snap.notes)
+
+    def retired(note_id: str) -> list[str]:
+        return resolve(redirects, note_id, live) if note_id in redirects else []
+
     for stored in relink:
-        links = render_links(stored.note, stored.path, snap.locate)
+        links = render_links(stored.note, stored.path, snap.locate, retired)
         if links != stored.links:
             rel = paths.rel(paths.nodes / stored.path)
             plan.notes[rel] = text = note_text(stored, links)
@@ -441,7 +456,9 @@ def plan_rebuild(
     plan.digest = _digest(hashes, summaries, redirects)
     plan.files[paths.rel(paths.entry)] = render_entry(tree, summaries, snap, plan.digest, budget)
     graph = _rehashed(paths.graph, plan.digest) if scope and scope.graph_hash_only else None
-    plan.files[paths.rel(paths.graph)] = graph or render_graph(snap, plan.digest)
+    plan.files[paths.rel(paths.graph)] = graph or render_graph(
+        snap, plan.digest, redirects=redirects
+    )
     folders = tree.folders() if scope is None else sorted(set(scope.folders) & set(tree.notes))
     for folder in folders:
         target = paths.nodes / folder / INDEX_NAME if folder else paths.nodes / INDEX_NAME

@@ -170,11 +170,17 @@ class HasEdges(Protocol):
     def edges(self) -> dict[str, list[str]]: ...  # noqa: D102
 
 
-def render_links(note: HasEdges, where: PurePosixPath, locate: Locator) -> str | None:
+def render_links(
+    note: HasEdges,
+    where: PurePosixPath,
+    locate: Locator,
+    retired: Callable[[str], list[str]] | None = None,
+) -> str | None:
     """Render the link section for ``note`` stored at ``where`` (relative to ``nodes/``).
 
     Links are relative to the note's own folder, so they work in any markdown viewer and
-    on any clone. A target that cannot be found is named, not linked.
+    on any clone. A target that cannot be found is named, not linked; one the redirects
+    ledger retired (``retired`` gives its live successors) is named with links to them.
     """
     edges = note.edges()
     if not edges:
@@ -187,7 +193,18 @@ def render_links(note: HasEdges, where: PurePosixPath, locate: Locator) -> str |
         rendered = []
         for target in ids:
             found = locate(target)
-            if found is None:
+            now = [] if found is not None or retired is None else retired(target)
+            if now:
+                shown = []
+                for successor in now:
+                    there = locate(successor)
+                    if there is None:
+                        shown.append(f"`{successor}`")
+                        continue
+                    rel = posixpath.relpath(there.as_posix(), where.parent.as_posix() or ".")
+                    shown.append(f"[{successor}]({rel})")
+                rendered.append(f"`{target}` (retired: now {', '.join(shown)})")
+            elif found is None:
                 rendered.append(f"`{target}` (not found)")
             else:
                 rel = posixpath.relpath(found.as_posix(), where.parent.as_posix() or ".")

@@ -41,6 +41,7 @@ from lorebook.recall.tokenize import STOPWORDS
 
 if TYPE_CHECKING:
     from lorebook.kb.catalog import NoteView, StoredView
+    from lorebook.kb.notesplit import NoteSplit
     from lorebook.models.config import Rebalance
 
 MAX_ROUNDS = 10_000
@@ -82,11 +83,14 @@ class Limits:
     max_notes: int = 40
     min_notes: int = 3
     max_index_chars: int = 12_000
+    split_note_chars: int = 6000
 
     @classmethod
     def of(cls, config: Rebalance) -> Limits:
         """The limits config.yaml sets."""
-        return cls(config.max_notes, config.min_notes, config.max_index_chars)
+        return cls(
+            config.max_notes, config.min_notes, config.max_index_chars, config.split_note_chars
+        )
 
     @property
     def least_group(self) -> int:
@@ -119,16 +123,22 @@ class RebalancePlan:
     reasons: list[str] = field(default_factory=list)
     """One line for each decision the trigger took."""
     pinned: list[str] = field(default_factory=list)
-    """Notes of a folder the trigger acted on that stay, being the target of an open conflict."""
+    """Notes of a folder the trigger acted on, or notes it would have split, that stay, being
+    the target of an open conflict."""
+    splits: list[NoteSplit] = field(default_factory=list)
+    """Over-large notes of several concepts retired into one note per concept."""
+    written: dict[str, str] = field(default_factory=dict)
+    """Id of each note a split creates -> its path under ``nodes/``."""
 
     @property
     def empty(self) -> bool:
-        """True when nothing moves."""
-        return not self.moves
+        """True when nothing moves and no note is split."""
+        return not self.moves and not self.splits
 
     def as_json(self) -> dict[str, Any]:
         """The plan as ``--json`` prints it."""
         return {
+            "splits": [s.as_json(self.written) for s in self.splits],
             "moves": [m.as_json() for m in self.moves],
             "folders_created": dict(sorted(self.created.items())),
             "summaries_dropped": self.dropped,

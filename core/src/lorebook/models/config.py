@@ -191,6 +191,14 @@ class Rebalance(BaseModel):
         description="A folder whose index.md would be longer than this is split too (every "
         "index.md also stops listing at 60,000 characters, whatever this says).",
     )
+    split_note_chars: int = Field(
+        default=6000,
+        ge=0,
+        le=500_000,
+        description="An active note whose body is longer than this and whose `## ` sections "
+        "fall into two or more concepts (sections sharing few terms) is split into one note "
+        "per concept; its id is retired to the new ones in nodes/.redirects.json. 0: never.",
+    )
     after_curate: bool = Field(
         default=True, description="`lorebook curate` runs the rebalance trigger at its end."
     )
