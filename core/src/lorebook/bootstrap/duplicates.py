@@ -20,6 +20,16 @@ filesystem operations directly", then "### Direct filesystem operations") detail
 rule: its rules are that rule's restatements. In one section, a rule said twice is found at
 a looser containment (:data:`SECTION_CONTAINMENT`).
 
+A document that links to another document of the run (a Markdown link, or Cursor's
+``mdc:`` link) says where its subject is stated: an index, a "start here" router, a summary
+restates the rules of what it links to in its own words ("Never use `test.skip()` to avoid
+fixing tests" for the linked file's "Tests MUST NEVER be marked as `.skip()` to make the
+suite pass"). Across such a link, and between two sections of one document, a rule is
+compared with the earlier ones by what its terms say *weighed by rarity*
+(:func:`rare_containment`): a term many rules of the run use ("test", "task") tells little
+of what a rule is about, a term two rules share and few others use ("skip", "placeholder")
+pins the subject. Two documents that do not link are compared by the word tests alone.
+
 A draft that restates an earlier one (:func:`restates`) takes the
 earlier one's title, description and kind, and keeps its own quote, body and origin: so
 curation, which merges a proposal that says what a note says, folds it into that note and
@@ -29,11 +39,15 @@ interrupted run come first, as they are.
 
 from __future__ import annotations
 
+import math
+import posixpath
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from lorebook.bootstrap.drafts import Draft
+from lorebook.bootstrap.grammar import ACTION_VERBS, PRACTICE_VERBS
 from lorebook.extract.terms import backticked
 from lorebook.kb.similarity import NEGATION, stem, terms
 from lorebook.models.note import NoteKind
@@ -53,21 +67,34 @@ FORM_WORDS = frozenset(
 )
 """Stems that make a sentence a rule, or only qualify it, or carry its action ("must be
 performed in", "must happen in", "must be made in"), without saying what it is about."""
+_ONE_ACTION_VERBS = (
+    ("modify", "edit", "change", "alter", "update"),
+    ("verify", "check", "confirm", "validate"),
+    ("delete", "remove"),
+    ("run", "execute", "invoke"),
+    ("repeat", "duplicate"),
+    ("guess", "assume"),
+)
 ONE_ACTION = {
     stem(word): stem(group[0])
-    for group in (
-        ("modify", "edit", "change", "alter", "update"),
-        ("verify", "check", "confirm", "validate"),
-        ("delete", "remove"),
-        ("run", "execute", "invoke"),
-        ("repeat", "duplicate"),
-        ("guess", "assume"),
-        ("directory", "folder"),
-    )
+    for group in (*_ONE_ACTION_VERBS, ("directory", "folder"))
     for word in group
 }
 """Words that name one action (or one thing) in instructions: each is read as the first of
 its group, so "never modify files" and "never edit files" are one rule."""
+ACTIONS = (
+    frozenset(
+        ONE_ACTION.get(stem(word), stem(word))
+        for word in (
+            *PRACTICE_VERBS,
+            *ACTION_VERBS,
+            *(w for group in _ONE_ACTION_VERBS for w in group),
+        )
+    )
+    - FORM_WORDS
+)
+"""The stems of verbs instructions name their action with (an action of one of
+:data:`ONE_ACTION`'s groups read as its first): "copy" and "modify" are two actions."""
 _CODE = re.compile(r"`[^`\n]*`")
 _ALTERNATIVE = re.compile(
     r"(?:,\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)(?:not|never)\s+(?!(?:only|just)\b)[^,;:]*"
@@ -105,6 +132,18 @@ share three terms or more and most of the smaller's ("Before committing, always 
 full test suite" and "The agent must run the full test suite after making any changes")."""
 
 
+LINKED_CONTAINMENT = 0.55
+"""The share of the smaller rule's rarity (:func:`rare_containment`) the larger must hold
+for two rules of documents one of which links to the other to be one rule."""
+SAME_DOCUMENT_CONTAINMENT = 0.65
+"""The same share for two rules of one document in different sections: a document's
+summary ("Requirements", "Key principles") restates its own rules."""
+LINKED_TERMS = 2
+"""Terms two rules must share at least for :func:`rare_containment` to count."""
+_LINK = re.compile(r"\]\(\s*(?:mdc:)?(?P<target>[^)\s#]+)(?:#[^)\s]*)?\s*(?:\"[^\"]*\")?\s*\)")
+"""A Markdown link's target (Cursor's ``mdc:`` links name a path from the project root)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Claim:
     """What a draft is compared by: the terms of its sentence, and whether it negates."""
@@ -126,7 +165,7 @@ def rule_terms(title: str) -> frozenset[str]:
     A rule affirms (no :data:`~lorebook.kb.similarity.NEGATION` term) when its only negation
     turns down an alternative or says "never X without Y" (see the module docstring).
     """
-    spans = {f"code:{' '.join(span.lower().split())}" for span in backticked(title)}
+    spans = {f"code:{_span(span)}" for span in backticked(title)}
     prose = _CODE.sub(lambda m: " " * len(m.group(0)), title)
     affirmed = _NEVER_WITHOUT.match(prose)
     if affirmed is not None:
@@ -136,10 +175,32 @@ def rule_terms(title: str) -> frozenset[str]:
     return frozenset({ONE_ACTION.get(word, word) for word in words - FORM_WORDS} | spans)
 
 
+def _span(code: str) -> str:
+    """A code span as compared: lower case, spaces collapsed, a path's leading ``/`` dropped.
+
+    ```/process/tasks.md``` and ```./process/tasks.md``` are ```process/tasks.md```, from the
+    project root.
+    """
+    span = " ".join(code.lower().split())
+    if "/" in span.lstrip("./") and " " not in span:
+        span = span.removeprefix("./").removeprefix("/")
+    return span
+
+
 def _same_code(left: str, right: str) -> bool:
-    """Two code spans name the same code: equal, or one opens with the other (a word)."""
+    """Two code spans name the same code.
+
+    Equal; or one opens with the other (a word: ```git mv``` and ```git mv old new```); or
+    the shorter is an option or a method named alone that the longer names on its command
+    or object (```--help``` and ```minsky <command> --help```, ```.skip()``` and
+    ```test.skip()```).
+    """
     short, long = sorted((left, right), key=len)
-    return long == short or long.startswith(short + " ")
+    if long == short or long.startswith(short + " "):
+        return True
+    if short.startswith("-"):
+        return long.endswith(" " + short)
+    return short.startswith(".") and len(short) > 1 and long.endswith(short)
 
 
 def _code_matches(left: frozenset[str], right: frozenset[str]) -> tuple[frozenset[str], ...]:
@@ -194,6 +255,82 @@ def restates(
     return not (code_left - code_right and code_right - code_left)
 
 
+@dataclass(frozen=True, slots=True)
+class Rarity:
+    """How many of a run's rules use each term, to weigh what two rules share."""
+
+    uses: Mapping[str, int]
+    rules: int
+
+    def weight(self, term: str, here: int) -> float:
+        """``log((N + 1) / (1 + n))``: N rules in the run, n *other* rules using ``term``.
+
+        ``here`` is how many of the two rules compared use it (they are not counted): a
+        term no other rule uses weighs most, one nearly every rule uses almost nothing.
+        """
+        others = max(self.uses.get(term, 0) - here, 0)
+        return math.log((self.rules + 1) / (1 + others))
+
+
+def rarity(claims: Sequence[frozenset[str]]) -> Rarity:
+    """The :class:`Rarity` of the terms of a run's rules (negation is no term here)."""
+    return Rarity(Counter(term for terms in claims for term in terms - {NEGATION}), len(claims))
+
+
+def rare_containment(
+    left: frozenset[str],
+    right: frozenset[str],
+    rare: Rarity,
+    *,
+    same_action: bool = False,
+) -> float:
+    """The share of the smaller rule's weight (by :class:`Rarity`) that the two rules share.
+
+    0 when they share fewer than :data:`LINKED_TERMS` terms; when the smaller names code the
+    larger does not (``Filter keys must match `[a-z]+` `` is not "every filter must
+    match"); or when both name an action (:data:`ACTIONS`) and none is the same ("never
+    copy files from the main workspace" is not "never modify files in the main workspace"),
+    or, with ``same_action``, when they name no action in common.
+    """
+    left, right = _code_matches(left - {NEGATION}, right - {NEGATION})
+    shared = left & right
+    if len(shared) < LINKED_TERMS:
+        return 0.0
+
+    def weight(found: frozenset[str]) -> float:
+        return sum(rare.weight(term, 2 if term in shared else 1) for term in found)
+
+    small, large = sorted((left, right), key=weight)
+    if any(t.startswith("code:") for t in small - large):
+        return 0.0
+    if not shared & ACTIONS and (same_action or (small & ACTIONS and large & ACTIONS)):
+        return 0.0
+    return weight(shared) / weight(small) if weight(small) else 0.0
+
+
+def links_between(texts: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    """For each document (repo-relative path -> text), the other documents it links to.
+
+    A target is read from the linking document's folder, or from the project root (Cursor's
+    ``mdc:`` links, and a path that names a document from the root); only documents of
+    ``texts`` count. The relation is returned both ways: a document also lists those that
+    link to it.
+    """
+    linked: dict[str, set[str]] = {rel: set() for rel in texts}
+    for rel, text in texts.items():
+        folder = posixpath.dirname(rel)
+        for match in _LINK.finditer(text):
+            target = match.group("target").removeprefix("./")
+            if "://" in target:
+                continue
+            for candidate in (posixpath.normpath(posixpath.join(folder, target)), target):
+                if candidate != rel and candidate in texts:
+                    linked[rel].add(candidate)
+                    linked[candidate].add(rel)
+                    break
+    return {rel: frozenset(found) for rel, found in linked.items()}
+
+
 def claim_of(title: str, description: str, kind: NoteKind) -> Claim:
     """The claim a draft or a staged proposal makes.
 
@@ -204,15 +341,54 @@ def claim_of(title: str, description: str, kind: NoteKind) -> Claim:
     return Claim(title, description, kind, rule_terms(whole))
 
 
+@dataclass(frozen=True, slots=True)
+class _Related:
+    """What the run knows of how its rules relate: links between documents, term rarity."""
+
+    links: Mapping[str, frozenset[str]]
+    rare: Rarity
+
+    def restates(self, claim: Claim, origin: str, other: Claim, where: str) -> bool:
+        """True when two rules whose places are related are one rule by rarity.
+
+        Places are related when one document links to the other (share
+        :data:`LINKED_CONTAINMENT`) or they are one document (share
+        :data:`SAME_DOCUMENT_CONTAINMENT`, and an action in common: a document says parallel
+        things of parallel subjects, "use the Responses API to access the web search tool",
+        "... the MCP server tool", in sentences alike but for their object).
+        """
+        doc, elsewhere = origin.partition("#")[0], where.partition("#")[0]
+        if not doc or not elsewhere:
+            return False
+        if doc == elsewhere:
+            found = rare_containment(claim.terms, other.terms, self.rare, same_action=True)
+            return found >= SAME_DOCUMENT_CONTAINMENT
+        if elsewhere not in self.links.get(doc, ()):
+            return False
+        return rare_containment(claim.terms, other.terms, self.rare) >= LINKED_CONTAINMENT
+
+
 def _earlier(
-    claim: Claim, seen: Sequence[tuple[Claim, str]], index: dict[str, list[int]], origin: str
+    claim: Claim,
+    seen: Sequence[tuple[Claim, str]],
+    index: dict[str, list[int]],
+    origin: str,
+    related: _Related,
 ) -> Claim | None:
-    """The first earlier claim this one restates, if any (one said in its section, looser)."""
+    """The first earlier claim this one restates, if any.
+
+    One said in its section is compared looser; one of the same document or of a linked one
+    by rarity too (:func:`rare_containment`).
+    """
     candidates = sorted({i for term in claim.terms for i in index.get(term, ())})
     for i in candidates:
         other, where = seen[i]
+        if other.negated != claim.negated:
+            continue
         share = SECTION_CONTAINMENT if origin and where == origin else CONTAINMENT
-        if other.negated == claim.negated and restates(claim.terms, other.terms, containment=share):
+        if restates(claim.terms, other.terms, containment=share):
+            return other
+        if related.restates(claim, origin, other, where):
             return other
     return None
 
@@ -247,9 +423,17 @@ def _named_by_heading(
 
 
 def merge_restatements(
-    documents: Sequence[list[Draft]], staged: Sequence[Claim] = ()
+    documents: Sequence[list[Draft]],
+    staged: Sequence[Claim] = (),
+    links: Mapping[str, frozenset[str]] | None = None,
 ) -> tuple[list[list[Draft]], int]:
     """Each document's drafts, a restatement given its first statement's claim.
+
+    Args:
+        documents: Each document's drafts, in the run's order.
+        staged: Claims an earlier, interrupted run staged (they come first, as they are).
+        links: For each document, the documents it links to or is linked from
+            (:func:`links_between`); none when not given.
 
     Returns:
         The drafts, document by document, and how many restated an earlier one.
@@ -264,13 +448,17 @@ def merge_restatements(
 
     for claim in staged:
         remember(claim)
+    every = [c.terms for c in staged] + [
+        claim_of(d.title, d.description, d.kind).terms for drafts in documents for d in drafts
+    ]
+    related = _Related(links or {}, rarity(every))
     merged = 0
     out: list[list[Draft]] = []
     for drafts in documents:
         kept: list[Draft] = []
         for draft in drafts:
             claim = claim_of(draft.title, draft.description, draft.kind)
-            first = _earlier(claim, seen, index, draft.origin) if claim.terms else None
+            first = _earlier(claim, seen, index, draft.origin, related) if claim.terms else None
             if first is None:
                 named = _named_by_heading(draft.origin, seen, index)
                 first = named if named is not None and named.negated == claim.negated else None
@@ -286,4 +474,13 @@ def merge_restatements(
     return out, merged
 
 
-__all__ = ["RESTATEMENT_THRESHOLD", "Claim", "claim_of", "merge_restatements"]
+__all__ = [
+    "RESTATEMENT_THRESHOLD",
+    "Claim",
+    "Rarity",
+    "claim_of",
+    "links_between",
+    "merge_restatements",
+    "rare_containment",
+    "rarity",
+]

@@ -41,7 +41,7 @@ from lorebook.bootstrap.drafts import (
     landed,
     stage,
 )
-from lorebook.bootstrap.duplicates import Claim, claim_of, merge_restatements
+from lorebook.bootstrap.duplicates import Claim, claim_of, links_between, merge_restatements
 from lorebook.bootstrap.sections import MIN_RULE_WORDS, MIN_WORDS, Section, sections_of
 from lorebook.bootstrap.state import DocState, SectionState, load_state, save_state
 from lorebook.capture.stage import load_log, log_path
@@ -292,7 +292,8 @@ def restate(
     planned: list[PlannedDocument], staged: Sequence[Claim], report: BootstrapReport
 ) -> None:
     """Give each rule said again the claim of its first statement (counted in ``report``)."""
-    groups, report.restated = merge_restatements([p.drafts for p in planned], staged)
+    links = links_between({p.doc.rel: p.doc.text for p in planned})
+    groups, report.restated = merge_restatements([p.drafts for p in planned], staged, links)
     for entry, drafts in zip(planned, groups, strict=True):
         entry.drafts = drafts
 
