@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lorebook.extract.sentences import Sentence, is_envelope, split_sentences
+from lorebook.extract.signals import without_replaced_behaviour
 from lorebook.models.session import LoggedTurn
 
 _I = re.IGNORECASE
@@ -50,10 +51,19 @@ DEONTIC = re.compile(
     _I,
 )
 """Modal verbs of obligation and permission."""
-COUNTERFACTUAL = re.compile(
-    rf"\b(?:should|shouldn{_APOS}?t|should not|must|could)(?: not)? (?:have|{_APOS}ve)\b", _I
+_PARTICIPLE = (
+    r"(?:\w+ly\s+)?(?:\w{2,}(?:ed|en|wn)|been|done|made|had|gone|seen|run|put|set|read|let"
+    r"|kept|left|said|told|got|brought|built|bought|caught|taught|thought|sent|spent|found"
+    r"|held|meant|lost|paid|stood|understood|begun|become|come|hit|cut|shut|split|spread)\b"
 )
-"""What ought to have happened and did not: "you should have addressed the warning"."""
+COUNTERFACTUAL = re.compile(
+    rf"\b(?:should|shouldn{_APOS}?t|should not|must|could)(?: not)? (?:have|{_APOS}ve)"
+    rf"\s+{_PARTICIPLE}",
+    _I,
+)
+"""What ought to have happened and did not, a perfect infinitive: "you should have
+addressed the warning". *Have* followed by a thing is possession, said of what is being
+built ("it should have full menus for batch management"), not a counterfactual."""
 POLAR_TO_AGENT = re.compile(r"^(?:\w+,?\s+){0,3}?(?:did|have|has|were|are|will)\s+(?:you|we)\b", _I)
 """A yes/no question about what the agent (or "we") did: "did you gather requirements?"."""
 ACCUSING = re.compile(
@@ -154,6 +164,13 @@ DEFINITION = re.compile(
     r"|represented (?:in|by|as))\b",
     _I,
 )
+SELF_REPAIR = re.compile(
+    r"\bi (?:mistakenly |accidentally |wrongly )?(?:said|wrote|typed|put)\b"
+    r"|\b(?:mistakenly|by mistake|my (?:mistake|bad)|typo)\b",
+    _I,
+)
+"""The person correcting their own words ("sorry I mistakenly said 'on' green red, I meant
+..."): *I meant* there repairs an instruction, it does not define a term."""
 _CAPS = re.compile(r"(?:\b(?P<before>[A-Za-z]+)\s+)?\b(?P<word>[A-Z]{2,})\b(?!-)")
 _SHOUTED = frozenset(
     {"you", "me", "we", "us", "i", "it", "not", "no", "never", "always", "yet", "now", "so"}
@@ -278,6 +295,7 @@ def read_turn(turns: Sequence[LoggedTurn], position: int) -> TurnCues:
     text = turns[position].text
     sentences = tuple(split_sentences(text))
     prose = [s.text for s in sentences]
+    plain = [without_replaced_behaviour(s) for s in prose]
     answered = _answered(turns, position)
     stripped = text.strip()
     return TurnCues(
@@ -293,12 +311,12 @@ def read_turn(turns: Sequence[LoggedTurn], position: int) -> TurnCues:
         rule_question=any(rule_question(s) for s in prose),
         info_question=bool(prose) and all(INFO_QUESTION.match(s) for s in prose),
         directive=any(directive(s) for s in prose),
-        preference=any(PREFERENCE.search(s) for s in prose),
+        preference=any(PREFERENCE.search(s) for s in plain),
         habit=any(HABIT.search(s) for s in prose),
         one_off=any(ONE_OFF.search(s) for s in prose),
         reason=any(REASON.search(s) for s in prose),
-        definition=any(DEFINITION.search(s) for s in prose),
-        contrast=any(CONTRAST.search(s) for s in prose),
+        definition=any(DEFINITION.search(s) and not SELF_REPAIR.search(s) for s in prose),
+        contrast=any(CONTRAST.search(s) for s in plain),
         codify=any(CODIFY.search(s) for s in prose),
         agency=any(AGENCY.search(s) for s in prose),
         counterfactual=any(COUNTERFACTUAL.search(s) for s in prose),

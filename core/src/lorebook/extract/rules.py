@@ -47,6 +47,8 @@ from dataclasses import dataclass, field
 
 from lorebook.extract.base import ExtractionRequest, normalise, quote_in_session
 from lorebook.extract.cues import (
+    CONTRAST,
+    COUNTERFACTUAL,
     HABIT,
     HEDGE,
     ONE_OFF,
@@ -181,6 +183,23 @@ WANTS_THIS = re.compile(
 file"): its object is a pronoun, so it is about this output, not a standing rule. So is
 saying which of the agent's doings one meant ("i mean the functions you removed in
 spinner.js"), not what a term means ("I meant the linter runs in the commit hook")."""
+ABOUT_THE_PASTE = re.compile(
+    r"\bi (?:do ?n['\u2019]?t |do not )?(?:want|need|like)\b[^.!?:]*?"
+    r"\b(?:this|these|that|those)\b[^.!?:]*:\s*$",
+    re.IGNORECASE,
+)
+"""A wish about the text the sentence introduces: it ends with a colon and points at what
+follows with *this* ("I dont need to know this message in the output:"), so it is about
+that pasted text, as :data:`WANTS_THIS` is about the thing just shown."""
+CODE_LINE = re.compile(
+    r"^\s*(?:(?:else\s+)?if\b|else\b|for(?:each)?\b|while\b|switch\b|return\b|var\b|let\b"
+    r"|const\b|def\b|class\b|public\b|private\b|protected\b|static\b|function\b)"
+    r"[^\n]*\n",
+)
+"""A sentence whose first line is a line of source code ("else if (showWhitespace)"): what
+follows it in the same sentence was copied with it from an editor, an analyser's message
+under the line it flags ("Change this condition so that it does not always evaluate to
+'True'"), not the person's words."""
 STILL_WRONG = re.compile(
     r"\bstill (?:doesn['\u2019]?t|does not|isn['\u2019]?t|is not|has|fails?|not)\b"
     r"|\bi (?:can['\u2019]?t|cannot|am unable to)\b",
@@ -221,6 +240,28 @@ ASKED_OF_AGENT = re.compile(
 )
 """A task asked of the agent in the first person ("I'd like you to build some tests"):
 a one-off request unless something gives it a scope beyond the task."""
+THING_BUILT = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|but|so|then)\s+|^when [^,]*?\s)"
+    r"(?:it|this(?: part| one)?|that(?: part| one)?)\s+"
+    r"(?:should(?:n['\u2019]?t| not)?|must(?:n['\u2019]?t| not)?|needs? to|has to)\b",
+    re.IGNORECASE,
+)
+"""A modal whose subject is *it* or *this (part)*: the thing being discussed or built in
+this task ("the history input currently replaces the prompt ..., it shouldn't", "it should
+support multiple task backends", "this part should refer to versions"). It specifies that
+thing, not a rule the agent keeps, as a pronoun object does in :data:`WANTS_THIS`."""
+NEGATED_ORDER = re.compile(
+    r"(?:^|[.!?;:,]\s+|\b(?:please|and|but|so|just)\s+)"
+    r"(?:do ?n['\u2019]?t|do not|never|stop|avoid)\b",
+    re.IGNORECASE,
+)
+"""An order to the agent not to do something ("please don't delete anything")."""
+GENERIC_CONDITION = re.compile(
+    r"\b(?:when|whenever|if|once)\b[^.;]*?\b(?:a|an|any)\s+\w", re.IGNORECASE
+)
+"""A condition on any thing of a kind ("When I convert an excel file that has a cell with a
+negative number, it should be displayed in brackets"): the pronoun after it stands for
+every such thing, so the sentence states a general rule."""
 AS_BEFORE = re.compile(r"\b(?:as (?:before|usual|always)|like (?:we did )?before)\b", re.I)
 """A request repeating how things were done before: a habit, so a rule."""
 SENTENCE_WORDS = 40
@@ -585,14 +626,19 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
       shell prompt (:func:`terminal_copy`), or it reads as a program's log
       (:func:`log_like`), whatever its language, and the sentence is not the first line
       the person typed above it;
+    - ``pasted`` too: the sentence's first line is a line of source code (:data:`CODE_LINE`),
+      so the rest was copied with it;
     - ``quoted``: the sentence (at offset ``at`` of the turn's ``text``) comes after a line
       that introduces something to read ("Fix this bug...", "I get this error:", "the
       following work:", "the entry is pasted below") and a blank line: it is the quoted
       report, not the person's words;
     - ``session``: it is about the session's own mechanics (``/compact``, the context);
     - ``here and now``: it points at this point of the exchange (:data:`DEIXIS`), or
-      wishes something of the thing just shown (:data:`WANTS_THIS`);
+      wishes something of the thing just shown (:data:`WANTS_THIS`) or of the text it
+      introduces (:data:`ABOUT_THE_PASTE`);
     - ``status``: it reports that the work is not right yet (:data:`STILL_WRONG`);
+    - ``thing built``: its modal's subject is *it* or *this (part)*, the thing this task
+      discusses or builds (:data:`THING_BUILT`), and nothing makes it general;
     - ``thinking aloud``: the person looks for an answer or thinks aloud
       (:data:`THINKING_ALOUD`);
     - ``request``: a task asked of the agent in the first person ("I'd like you to ...")
@@ -612,15 +658,19 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     intro = QUOTE_INTRO.search(text)
     if intro is not None and at >= intro.end():
         return "quoted"
+    if CODE_LINE.match(main):
+        return "pasted"
     sentence = main.strip()
     if SESSION_MECHANICS.search(sentence) and len(sentence.split()) <= SENTENCE_WORDS:
         return "session"
     if INDIRECT_QUESTION.match(sentence) or EMBEDDED_QUESTION.search(sentence):
         return "question"
-    if _points_at_now(sentence) or WANTS_THIS.match(sentence):
+    if _points_at_now(sentence) or WANTS_THIS.match(sentence) or ABOUT_THE_PASTE.search(sentence):
         return "here and now"
     if STILL_WRONG.search(sentence):
         return "status"
+    if _specifies_the_thing_built(sentence):
+        return "thing built"
     if THINKING_ALOUD.search(sentence):
         return "thinking aloud"
     if ASKED_OF_AGENT.search(sentence) and not (
@@ -641,6 +691,25 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     if CHAT.match(sentence):
         return "chat"
     return None
+
+
+def _specifies_the_thing_built(sentence: str) -> bool:
+    """True when a modal's subject is *it* / *this* and nothing makes the sentence general.
+
+    Left general: a habit (*always*, *never*, *whenever* ...), a contrast ("it should call
+    the domain methods, not the cli commands"), an order not to do something ("don't delete
+    anything, it should be archived not deleted"), a condition on any thing of a kind
+    (:data:`GENERIC_CONDITION`), or a "sentence" of many run together. Nor is what ought to
+    have been ("it should have been 'Lisi'"): that corrects what the agent did.
+    """
+    found = THING_BUILT.search(sentence)
+    if found is None or len(sentence.split()) > SENTENCE_WORDS:
+        return False
+    if ALWAYS.search(sentence) or CONTRAST.search(sentence) or NEGATED_ORDER.search(sentence):
+        return False
+    if COUNTERFACTUAL.search(sentence):
+        return False
+    return not GENERIC_CONDITION.search(sentence[: found.end()])
 
 
 def _addressed_moment(position: int, text: str) -> list[_Moment]:

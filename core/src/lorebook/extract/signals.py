@@ -153,6 +153,37 @@ _COMMAND_LIKE = re.compile(
     r"|git|just|tox|nox|poetry|gradle|mvn|dotnet|php|node|deno)\b)"
 )
 
+_DECIDED = (
+    r"deliberate(?:ly)?\b",
+    r"intentional(?:ly)?\b",
+    r"on purpose\b",
+    r"by design\b",
+    r"the reason\b",
+    r"we (?:chose|decided|picked|settled on|went with|standardi[sz]ed on)\b",
+)
+"""A decision said as one: on purpose, by design, for a reason, chosen by the team."""
+_DECIDED_RE = _phrases(*_DECIDED)
+_REPLACED = re.compile(
+    r"\b(?:instead of|rather than)\s+(?:\w+ly\s+)?\w+ing\s+(?:it|them|this|that|these|those)\b",
+    _I,
+)
+"""An alternative done to the thing shown, its object a pronoun ("instead of calling them
+version 1", "instead of doing it one pattern at a time"): the behaviour this change
+replaces, as a pronoun object is this output in a wish (``WANTS_THIS`` of the rules)."""
+_ALTERNATIVE = (r"rather than\b", r"instead of\b")
+"""A decision shown by the alternative it rules out."""
+_BUILD_ORDER = re.compile(
+    r"^(?:(?:please|also|and|then|now|so|ok(?:ay)?)[\s,]+)*"
+    r"(?:implement|make(?! sure)|add|create|build|update|extend|modify|change)\s+"
+    r"(?:(?:the|a|an|this|that|our|its|my|some|an?other|new)\s+|`)",
+    _I,
+)
+"""An order to build or change a piece of the product ("implement a navigation stack so
+that ...", "make the `git pr` command optionally take ...", "update the session start
+command to ..."). The alternative it names ("... instead of a session name", "... instead
+of back to the main menu") is the behaviour being replaced in this task, not a choice of
+practice ruled out for good."""
+
 _NOT_A_RULE = (
     r"(?! (?:forget|worry|bother|mind|need|have to|seem|appear|know|see|understand|care"
     r"|let me|let us)\b)"
@@ -179,19 +210,7 @@ SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
             rf"(?:wo{_NT}|does not|does{_NT}) work\b",
         ),
     ),
-    (
-        "decision",
-        _phrases(
-            r"deliberate(?:ly)?\b",
-            r"intentional(?:ly)?\b",
-            r"on purpose\b",
-            r"by design\b",
-            r"the reason\b",
-            r"rather than\b",
-            r"instead of\b",
-            r"we (?:chose|decided|picked|settled on|went with|standardi[sz]ed on)\b",
-        ),
-    ),
+    ("decision", _phrases(*_DECIDED, *_ALTERNATIVE)),
     (
         "prohibition",
         _phrases(
@@ -378,6 +397,36 @@ def _defines_a_term(text: str) -> bool:
     return subject[0] in "\"'\u201c`" or proper_names(subject) == [subject]
 
 
+def _specifies_a_change(text: str) -> bool:
+    """True when the sentence's only decision is the behaviour a change replaces.
+
+    "implement a navigation stack so that we can go back to where we were instead of back
+    to the main menu" specifies the feature (an order to build, :data:`_BUILD_ORDER`); so
+    does an alternative done to the thing shown ("instead of calling them version 1, ...",
+    "... instead of doing it one pattern at a time": :data:`_REPLACED`). "use
+    `@clack/prompts` instead of bun-promptx" and "we went with X rather than Y" still
+    decide.
+    """
+    core = strip_markers(text)
+    if _DECIDED_RE.search(core):
+        return False
+    return bool(_BUILD_ORDER.match(core) or _REPLACED.search(core))
+
+
+_ALTERNATIVE_RE = _phrases(*_ALTERNATIVE)
+
+
+def without_replaced_behaviour(text: str) -> str:
+    """``text`` without the *instead of* / *rather than* of an order to build (if it is one).
+
+    The turn-level cues (a preference, a contrast) read the sentence through this, so the
+    behaviour a feature request replaces is not taken for an alternative ruled out.
+    """
+    if not _specifies_a_change(text):
+        return text
+    return _ALTERNATIVE_RE.sub(" ", text)
+
+
 def teaching_kinds(text: str) -> tuple[NoteKind, ...]:
     """The kinds of teaching signal in ``text``, by precedence (empty when it teaches none).
 
@@ -386,6 +435,8 @@ def teaching_kinds(text: str) -> tuple[NoteKind, ...]:
     """
     found = {kind for kind, pattern in SIGNALS if pattern.search(text)}
     found.update(_extra_kinds(text))
+    if "decision" in found and _specifies_a_change(text):
+        found.discard("decision")
     if not _names_something(text):
         found -= MAP_KINDS
     return tuple(kind for kind in PRECEDENCE if kind in found)

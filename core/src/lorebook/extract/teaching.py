@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from lorebook.extract import cues as c
 from lorebook.extract.cues import TurnCues
 from lorebook.extract.sentences import Sentence
-from lorebook.extract.signals import judge
+from lorebook.extract.signals import judge, without_replaced_behaviour
 from lorebook.models.note import NoteKind
 
 
@@ -68,12 +68,16 @@ def _rule(cues: TurnCues) -> bool:
 
 def prefers(sentence: str) -> bool:
     """A preference in the first person, not a task asked for ("I'd like to publish it")."""
-    return bool(c.PREFERENCE.search(c.REQUEST.sub(" ", sentence)))
+    return bool(c.PREFERENCE.search(c.REQUEST.sub(" ", without_replaced_behaviour(sentence))))
 
 
 def defines(sentence: str) -> bool:
-    """A statement of what a term means ("by X I mean Y"), not *means* as a noun or a question."""
-    if sentence.rstrip().endswith("?"):
+    """A statement of what a term means ("by X I mean Y").
+
+    Not *means* as a noun, a question, or the person repairing their own words ("I
+    mistakenly said X, I meant Y": :data:`lorebook.extract.cues.SELF_REPAIR`).
+    """
+    if sentence.rstrip().endswith("?") or c.SELF_REPAIR.search(sentence):
         return False
     return bool(c.DEFINITION.search(c.NOUN_MEANS.sub(" ", sentence)))
 

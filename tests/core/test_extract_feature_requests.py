@@ -1,0 +1,99 @@
+"""A feature request is not a rule the agent keeps (issue 27, precision of the rules extractor).
+
+On ktsu-dev/BlastMerge and edobry/minsky half of what the deterministic extractor proposed
+specified the program being built: "when doing the merge it should ...", "implement a
+navigation stack ... instead of back to the main menu". What gives it away is grammar: the
+modal's subject is the thing built (*it*, *this part*), the alternative is the behaviour a
+change replaces, *have* is possession not a counterfactual, the person repairs their own
+words, a wish points at the text it introduces, a message was copied under a line of code.
+Each case below was proposed before; the rules next to them must still be.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lorebook.extract.rules import find_teaching_moments
+from lorebook.models.session import LoggedToolCall, LoggedTurn
+
+
+def alternate(*texts: str) -> list[LoggedTurn]:
+    """User turns, each answered by an agent turn that acted."""
+    turns: list[LoggedTurn] = []
+    for text in texts:
+        turns.append(LoggedTurn(index=len(turns), role="user", text=text))
+        turns.append(
+            LoggedTurn(
+                index=len(turns),
+                role="assistant",
+                text="Done: I edited the file.",
+                tool_calls=[LoggedToolCall(name="Edit", input={"file_path": "src/app.py"})],
+            )
+        )
+    return turns
+
+
+def proposed(text: str) -> bool:
+    return bool(find_teaching_moments(alternate(text)))
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        # an order to build: its "instead of" is the behaviour it replaces
+        "implement a navigation stack so that we can go back to where we were instead of"
+        " back to the main menu",
+        "make the `git pr` command optionally take a repo path instead of a session name",
+        "update the session start command to optionally take a task id instead of a session name",
+        # an alternative done to the thing shown
+        "when running a batch operation it would be better to gather all of the files and"
+        " group them by filename instead of doing it one pattern at a time.",
+        # the modal's subject is the thing built
+        "the history input currently replaces the prompt when using the up and down keys,"
+        " it shouldnt.",
+        "it should support multiple task backends.",
+        "when doing the iterative merge it should do the version search again between every"
+        " iteration",
+        # possession, not a counterfactual
+        "it should have full menus for batch management",
+        # the person repairs their own words
+        'sorry I mistakenly said "on" green red, I meant use the original green red colors'
+        " we had before.",
+        # a wish about the text it introduces
+        "I dont need to know this message in the output:\n\nSafety rule: Only files with"
+        " identical names can be merged together.",
+        # an analyser's message copied with the line it flags
+        "else if (showWhitespace)\nChange this condition so that it does not always evaluate"
+        " to 'True'. Some code paths are unreachable.\n\n\t\t{\n\t\t\treturn x;\n\t\t}",
+    ],
+)
+def test_a_feature_request_is_not_proposed(request_: str) -> None:
+    assert not proposed(request_)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "use `@clack/prompts` instead of bun-promptx",
+        "we went with Postgres rather than MySQL because the team knows it",
+        "you should have addressed the warning before committing",
+        "Please don't delete anything, it should be archived not deleted.",
+        "it should actually call the domain methods, not the cli commands",
+        "by 'batch' I mean the saved list of file patterns.",
+        "I don't like nested types, and I like all types to have their own file",
+    ],
+)
+def test_a_rule_beside_them_is_still_proposed(rule: str) -> None:
+    assert proposed(rule)
+
+
+def test_a_pronoun_after_a_condition_on_any_such_thing_states_a_general_rule() -> None:
+    rule = (
+        "When a test touches the database, it must use the `pg_tmp` fixture because the"
+        " real one is shared."
+    )
+    specification = (
+        "When the export runs, it must use the new template because the old one is gone."
+    )
+    assert proposed(rule)
+    assert not proposed(specification)
