@@ -114,6 +114,23 @@ def test_a_long_rule_is_titled_by_its_binding_clause() -> None:
     assert title_of("Keep it short; it is read often.") == "Keep it short; it is read often"
 
 
+def test_a_long_subject_with_a_second_alternative_keeps_its_verb_in_the_title() -> None:
+    sentence = (
+        "Any attempt to operate on a file using a relative path, or an absolute path that "
+        "falls outside the current session directory, MUST be immediately aborted."
+    )
+    # not "Any attempt to operate on a file using a relative path": a subject is no rule
+    assert title_of(sentence) == (
+        "Any attempt to operate on a file using a relative path MUST be immediately aborted"
+    )
+    # a list in the subject ("A, B, or C") is not an alternative set off by commas
+    listed = (
+        "ANY errors encountered during implementation, testing, or verification MUST be fixed "
+        "before considering the task complete, whatever they are."
+    )
+    assert "testing" in title_of(listed)
+
+
 def test_sentences_are_not_cut_inside_code_or_after_an_abbreviation() -> None:
     text = "Use `a.b()` e.g. for reads. Never call `x.y()` twice."
     assert sentences(text) == ["Use `a.b()` e.g. for reads.", "Never call `x.y()` twice."]

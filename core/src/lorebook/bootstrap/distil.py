@@ -44,7 +44,8 @@ sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's p
 
 A rule's title is its sentence, without the labels that only draw attention ("IMPORTANT:")
 and without its asides in parentheses, cut to at most :data:`TITLE_WORDS` words: a dash or
-a reason clause goes first, then the sentence is cut at a clause boundary, and only a
+a reason clause goes first, then a second alternative set off by commas (", or an absolute
+path outside the session,"), then the sentence is cut at a clause boundary, and only a
 sentence with none is cut mid-clause (with "…"). Its description is the whole sentence;
 its quote is the sentence as written.
 """
@@ -150,6 +151,14 @@ _CLAUSE_JOIN = re.compile(
 )
 """Where one clause ends and another begins (a list's commas are no such place)."""
 _PAREN = re.compile(r"\s*\([^()]*\)")
+_INNER_ALTERNATIVE = re.compile(
+    r"^(?P<subject>[^,;:]+),\s+or\s+[^,;:]+,\s+(?=(?:must|shall|should|may|cannot|can't"
+    r"|is|are|will)\b)",
+    re.IGNORECASE,
+)
+"""A subject's second alternative set off by commas before the verb ("Any attempt to use a
+relative path, or an absolute path outside the session, MUST be aborted"): a title too long
+with it keeps the first and the sentence's verb, not a subject cut off before its verb."""
 _TAIL = re.compile(
     r"\s+[\u2014\u2013]\s.*$|\s+-\s.*$|[,;]?\s+(?:because|since|so that|so|as this|which means)"
     r"\s.*$",
@@ -221,6 +230,10 @@ def title_of(statement: str) -> str:
         shorter = _TAIL.sub("", text).rstrip(" ,;:.")
         if len(words(shorter)) >= MIN_TITLE_WORDS:
             text = shorter
+    if len(words(text)) > TITLE_WORDS:
+        first = _INNER_ALTERNATIVE.sub(lambda m: m.group("subject") + " ", text, count=1)
+        if MIN_TITLE_WORDS <= len(words(first)) <= TITLE_WORDS:
+            text = first
     if len(words(text)) > TITLE_WORDS:
         text = _at_clause(text) or _cut(text, TITLE_WORDS) + " …"
     text = _DANGLING.sub("", text)
