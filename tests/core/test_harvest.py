@@ -326,6 +326,6 @@ def test_an_edited_memory_about_the_person_rewrites_its_personal_note(
     ],
 )
 def test_what_counts_as_about_the_person(line: str, personal: bool) -> None:
-    from lorebook.harvest.hosts import about_the_person
+    from lorebook.hostkit.memory import about_the_person
 
     assert about_the_person(line) is personal

@@ -1,6 +1,8 @@
 """What core knows of a host comes from its plugin: a third-party host plugin, installed as
 a distribution with an entry point, supplies its MCP config file the same way the
-first-party ones do (``HarnessSpec`` fields), and ``init`` and ``uninstall`` honour it."""
+first-party ones do (``HarnessSpec`` fields), and its memory layout through
+``lorebook.hostkit.memory.HostMemory``, as the Claude Code and Codex plugins do: ``init``,
+``uninstall``, ``stats``, ``harvest`` and ``doctor`` honour them."""
 
 from __future__ import annotations
 
@@ -17,14 +19,20 @@ from tests.conftest import run_lorebook
 needs_sdk = pytest.mark.skipif(not sdk_installed(), reason="the mcp extra is not installed")
 
 MYHOST = """
+import os
 from pathlib import Path
 
 from lorebook import hookimpl
 from lorebook.harness import InstallReport
+from lorebook.hostkit.memory import (
+    MemoryEntry, MemoryListing, about_the_person, kind_of, one_line, text_sha256,
+)
 from lorebook.providers import HarnessSpec
 
 
 class MyHost:
+    # A host keeping one memory per line of $MYHOST_HOME/memory.txt.
+
     name = "myhost"
 
     def install(self, repo):
@@ -32,6 +40,23 @@ class MyHost:
 
     def uninstall(self, repo):
         return InstallReport()
+
+    def memory_store(self, repo):
+        return Path(os.environ["MYHOST_HOME"])
+
+    def memory_entries(self, repo):
+        store = self.memory_store(repo)
+        listing = MemoryListing(store if store.is_dir() else None)
+        for line in (store / "memory.txt").read_text().splitlines() if listing.store else ():
+            listing.entries.append(
+                MemoryEntry(
+                    key=f"memory.txt#{text_sha256(line)[:12]}", slot="memory.txt",
+                    title=one_line(line, 120), description=one_line(line), text=line,
+                    kind=kind_of(line, line), sha256=text_sha256(line),
+                    personal=about_the_person(line),
+                )
+            )
+        return listing
 
 
 @hookimpl
@@ -80,3 +105,38 @@ def test_stats_counts_the_pointer_block_in_a_third_party_hosts_instruction_file(
     pointers = report["standing_cost"]["pointer_block"]
     assert list(pointers) == ["MYHOST.md"]
     assert pointers["MYHOST.md"] > 0
+
+
+MEMORY = """Never run the migrations against the shared staging database.
+The user prefers answers without preamble.
+"""
+
+
+def test_a_third_party_host_supplies_its_memory_to_doctor_and_harvest(
+    kb_repo: Path, myhost_env: dict[str, str], tmp_path: Path
+) -> None:
+    home = tmp_path / "myhost-home"
+    home.mkdir()
+    (home / "memory.txt").write_text(MEMORY, encoding="utf-8")
+    env = {**myhost_env, "MYHOST_HOME": str(home)}
+    doctor = json.loads(run_lorebook("doctor", "--json", cwd=kb_repo, env=env, check=False).stdout)
+    check = {c["name"]: c for c in doctor["checks"]}["myhost memory"]
+    assert check["state"] == "warning"
+    assert f"holds 2 memories of this repository not harvested yet ({home})" in check["detail"]
+    assert check["fix"] == "run `lorebook harvest --from myhost` to bring them into review"
+    report = json.loads(
+        run_lorebook("harvest", "--from", "myhost", "--json", cwd=kb_repo, env=env).stdout
+    )
+    assert report["store"] == str(home)
+    assert len(report["proposed"]["new"]) == 1  # the person's preference went to their store
+    assert sorted(report["outcomes"].values()) == ["note", "personal"]
+    doctor = json.loads(run_lorebook("doctor", "--json", cwd=kb_repo, env=env, check=False).stdout)
+    assert "myhost memory" not in {c["name"] for c in doctor["checks"]}
+
+
+def test_harvest_names_the_hosts_whose_plugins_keep_a_memory(
+    kb_repo: Path, myhost_env: dict[str, str]
+) -> None:
+    done = run_lorebook("harvest", "--from", "nohost", cwd=kb_repo, env=myhost_env, check=False)
+    assert done.returncode == 2
+    assert "--from 'nohost': expected one of claude, codex, myhost" in done.stderr

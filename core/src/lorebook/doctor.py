@@ -13,7 +13,7 @@ from lorebook.errors import LorebookError
 from lorebook.kb.paths import KBPaths
 
 if TYPE_CHECKING:
-    from lorebook.harvest.hosts import Host
+    from lorebook.hostkit.memory import HostMemory
     from lorebook.kb.store import Snapshot
     from lorebook.models.config import Config
 
@@ -289,11 +289,18 @@ def _host_memory_checks(paths: KBPaths) -> list[Check]:
     Nothing when there is none: a memory that is on but empty (or already harvested) asks
     nothing of the user, and a warning in every repository would hide the ones that do.
     """
-    from lorebook.harvest.hosts import HOSTS, store_location
+    from lorebook.harvest.hosts import memory_hosts
 
     checks = []
-    for host in HOSTS:
-        waiting = _unharvested(paths, host)
+    for host, memory in memory_hosts().items():
+        try:
+            waiting = _unharvested(paths, host, memory)
+            where = memory.memory_store(paths.repo) if waiting else None
+        except Exception as exc:  # a plugin's reader failing must not end the report
+            checks.append(
+                Check(f"{host} memory", "warning", f"its plugin could not read it: {exc}")
+            )
+            continue
         if waiting:
             memories = "1 memory" if waiting == 1 else f"{waiting} memories"
             checks.append(
@@ -301,7 +308,7 @@ def _host_memory_checks(paths: KBPaths) -> list[Check]:
                     f"{host} memory",
                     "warning",
                     f"{host}'s own memory holds {memories} of this repository not harvested "
-                    f"yet ({store_location(host, paths.repo)}): unreviewed and invisible "
+                    f"yet ({where}): unreviewed and invisible "
                     "to teammates",
                     f"run `lorebook harvest --from {host}` to bring them into review",
                 )
@@ -309,12 +316,11 @@ def _host_memory_checks(paths: KBPaths) -> list[Check]:
     return checks
 
 
-def _unharvested(paths: KBPaths, host: Host) -> int:
+def _unharvested(paths: KBPaths, host: str, memory: HostMemory) -> int:
     """How many of ``host``'s memories of this repository are new or edited since harvest."""
-    from lorebook.harvest.hosts import list_entries
     from lorebook.harvest.ledger import load_harvest_ledger
 
-    entries = list_entries(host, paths.repo).entries
+    entries = memory.memory_entries(paths.repo).entries
     if not entries:
         return 0
     try:

@@ -65,8 +65,9 @@ def harvest_command(
         str,
         typer.Option(
             "--from",
-            help="Whose memories: claude (Claude Code's auto memory of this project) or "
-            "codex (Codex memories whose working directory is this repository).",
+            help="Whose memories: a harness whose plugin reads its host's own memory, such as "
+            "claude (Claude Code's auto memory of this project) or codex (Codex memories "
+            "whose working directory is this repository).",
         ),
     ],
     curator: Annotated[
@@ -84,11 +85,12 @@ def harvest_command(
     then commit.
     """
     from lorebook.cli.progress import progress
-    from lorebook.harvest.hosts import HOSTS
+    from lorebook.harvest.hosts import memory_hosts
     from lorebook.harvest.run import run_harvest
 
-    if host not in HOSTS:
-        warn(f"lorebook: error: --from {host!r}: expected one of {', '.join(HOSTS)}")
+    hosts = memory_hosts()
+    if host not in hosts:
+        warn(f"lorebook: error: --from {host!r}: expected one of {', '.join(hosts) or 'none'}")
         raise typer.Exit(2)
     paths = repo_paths(ctx)
     with progress(f"harvest: {host} memories", json_output=json_output) as advance:

@@ -1,6 +1,7 @@
 """The hosts' own memories (Claude Code's auto memory, Codex memories) into team review.
 
-:mod:`.hosts` reads each host's store as it lies on disk, :mod:`.ledger` remembers what
+Each host's plugin reads its store as it lies on disk (:mod:`lorebook.hostkit.memory`);
+:mod:`.hosts` finds the installed hosts that keep one, :mod:`.ledger` remembers what
 became of every entry, :mod:`.run` is ``lorebook harvest``: new and edited memories become
 proposals through the same curation as captured sessions
 (:mod:`lorebook.bootstrap.drafts`).

@@ -1,7 +1,7 @@
 """Memories about the person, into the person's own store (:mod:`lorebook.kb.personal`).
 
-A memory harvest reads as about the person (``MemoryEntry.personal``: Claude Code's ``user``
-memories, "The user prefers terse answers") is no team knowledge: it is written straight to
+A memory its host's plugin reads as about the person (``MemoryEntry.personal``: "The user
+prefers terse answers") is no team knowledge: it is written straight to
 the personal store, which is never committed and is read from every repository, not staged
 for the team's review. Each becomes one ``convention`` note whose id is its title's slug,
 citing ``<host>-memory:<key>``; its text is redacted as capture redacts.
@@ -21,7 +21,7 @@ from lorebook.models.note import Note
 from lorebook.slug import slugify
 
 if TYPE_CHECKING:
-    from lorebook.harvest.hosts import MemoryEntry
+    from lorebook.hostkit.memory import MemoryEntry
     from lorebook.kb.store import MarkdownStore
 
 

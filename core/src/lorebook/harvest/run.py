@@ -1,8 +1,9 @@
-"""``lorebook harvest --from claude|codex``: a host's memories for this repo, into review.
+"""``lorebook harvest --from NAME``: a host's memories for this repo, into review.
 
 One run, under ``.lorebook/.state/harvest.lock``:
 
-1. lists the host's memory entries for this repository (:mod:`lorebook.harvest.hosts`);
+1. lists the host's memory entries for this repository, as its harness plugin reads them
+   (:class:`lorebook.hostkit.memory.HostMemory`, found by :mod:`lorebook.harvest.hosts`);
 2. keeps those that are new or changed since harvest last handled them (the per-user ledger,
    :mod:`lorebook.harvest.ledger`); an entry whose claim is in the rejected-claims ledger
    (:mod:`lorebook.curate.rejections`) is recorded as rejected and never proposed again;
@@ -12,8 +13,8 @@ One run, under ``.lorebook/.state/harvest.lock``:
 4. records each entry whose note, conflict or rejection is on disk; an entry whose step
    failed stays unrecorded and comes back next run.
 
-A memory about the person (``MemoryEntry.personal``: Claude Code's ``user`` memories, "The
-user prefers terse answers") skips steps 3 and 4: it is written to the person's own store
+A memory about the person (``MemoryEntry.personal``, as the plugin marks it: "The user
+prefers terse answers") skips steps 3 and 4: it is written to the person's own store
 (:mod:`lorebook.harvest.personal`), never to the team's, and recorded as ``personal``.
 
 A note cites ``<host>-memory:<key>`` (``MEMORY.md#...`` keys for a handbook bullet); an
@@ -23,20 +24,21 @@ edited memory's later text cites ``<key>@<8 hex digits of its hash>``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lorebook.bootstrap.drafts import Draft, build_log, curate_staged, landed, stage
 from lorebook.bootstrap.run import notes_by_origin
 from lorebook.curate.rejections import fingerprint, rejected_fingerprints
-from lorebook.harvest.hosts import Host, Listing, MemoryEntry, list_entries
+from lorebook.harvest.hosts import host_memory
 from lorebook.harvest.ledger import (
     Harvested,
     HarvestLedger,
     load_harvest_ledger,
     save_harvest_ledger,
 )
+from lorebook.hostkit.memory import MemoryEntry, MemoryListing
 from lorebook.kb.fsutil import kb_lock
 from lorebook.models.note import ID_RE
 
@@ -105,7 +107,7 @@ class _Plan:
     replaces: list[str | None] = field(default_factory=list)
 
 
-def _vanished(ledger: HarvestLedger, listing: Listing) -> dict[str, list[str]]:
+def _vanished(ledger: HarvestLedger, listing: MemoryListing) -> dict[str, list[str]]:
     """Slot -> keys harvested before that the store no longer holds, in key order."""
     present = {e.key for e in listing.entries}
     found: dict[str, list[str]] = {}
@@ -132,7 +134,7 @@ def _draft(host: str, entry: MemoryEntry, before: Harvested | None, notes: set[s
 
 
 def _plan(
-    paths: KBPaths, host: str, listing: Listing, ledger: HarvestLedger, report: HarvestReport
+    paths: KBPaths, host: str, listing: MemoryListing, ledger: HarvestLedger, report: HarvestReport
 ) -> _Plan:
     rejected = rejected_fingerprints(paths)
     vanished = _vanished(ledger, listing)
@@ -236,9 +238,8 @@ def _note_personal_store(paths: KBPaths, config: Config, report: HarvestReport) 
 def run_harvest(
     paths: KBPaths,
     config: Config,
-    host: Host,
+    host: str,
     *,
-    env: Mapping[str, str] | None = None,
     curator: str | None = None,
     plugins: Plugins | None = None,
     progress: Progress | None = None,
@@ -246,12 +247,14 @@ def run_harvest(
     """Propose ``host``'s new and edited memories for this repository (module docstring).
 
     Raises:
+        UsageError: no installed harness called ``host`` keeps a memory.
         LorebookError: the ledger, the rejected-claims ledger or the batch is invalid
             (nothing is recorded then).
     """
+    memory = host_memory(host, plugins)
     report = HarvestReport(host=host)
     with kb_lock(paths.state / "harvest.lock"):
-        listing = list_entries(host, paths.repo, env)
+        listing = memory.memory_entries(paths.repo)
         report.store = None if listing.store is None else str(listing.store)
         report.entries, report.skipped = len(listing.entries), listing.skipped
         report.problems += listing.problems

@@ -26,6 +26,9 @@ Install, check and transcripts (not for the hook path):
   stdin.
 * :mod:`lorebook.hostkit.history`: the optional :class:`~lorebook.hostkit.history.SessionHistory`
   methods for a host that keeps session transcripts on disk.
+* :mod:`lorebook.hostkit.memory`: the optional :class:`~lorebook.hostkit.memory.HostMemory`
+  methods for a host that keeps its own memory of a repository on disk, and the helpers
+  its reader shares.
 
 This package imports none of its modules eagerly.
 """

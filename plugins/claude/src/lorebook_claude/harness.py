@@ -8,6 +8,7 @@ from lorebook.harness import CheckItem, InstallReport
 from lorebook.hostkit import headless
 from lorebook.hostkit.harnesses import Translating, file_check, install_report, uninstall_report
 from lorebook.hostkit.history import PastSession
+from lorebook.hostkit.memory import MemoryListing
 
 from . import events, history, settings, transcript
 
@@ -73,6 +74,18 @@ class ClaudeHarness(Translating):
     def past_sessions(self, repo: Path) -> list[PastSession]:
         """This repository's sessions in Claude Code's ``projects/`` folder."""
         return history.past_sessions(repo)
+
+    def memory_entries(self, repo: Path) -> MemoryListing:
+        """This repository's auto memories (see :mod:`lorebook_claude.memory`)."""
+        from . import memory
+
+        return memory.memory_entries(repo)
+
+    def memory_store(self, repo: Path) -> Path:
+        """The folder Claude Code keeps this repository's auto memory in."""
+        from . import memory
+
+        return memory.memory_dir(repo)
 
     def headless(self, prompt: str, model: str | None) -> tuple[list[str], bytes | None]:
         """Argv (and stdin bytes) for ``claude -p`` with plain text output.

@@ -11,6 +11,7 @@ from lorebook.harness import CheckItem, CheckState, InstallReport
 from lorebook.hostkit import headless
 from lorebook.hostkit.harnesses import Translating, install_report, uninstall_report
 from lorebook.hostkit.history import PastSession
+from lorebook.hostkit.memory import MemoryListing
 
 from . import events, history, hooks_file, transcript, trust
 
@@ -170,6 +171,18 @@ class CodexHarness(Translating):
     def past_sessions(self, repo: Path) -> list[PastSession]:
         """This repository's rollouts under ``CODEX_HOME`` (see :mod:`lorebook_codex.history`)."""
         return history.past_sessions(repo, self._env)
+
+    def memory_entries(self, repo: Path) -> MemoryListing:
+        """This repository's Codex memories (see :mod:`lorebook_codex.memory`)."""
+        from . import memory
+
+        return memory.memory_entries(repo, self._env)
+
+    def memory_store(self, repo: Path) -> Path:
+        """Where Codex keeps its memories: ``$CODEX_HOME/memories``."""
+        from . import memory
+
+        return memory.memory_dir(self._env)
 
     def headless(self, prompt: str, model: str | None) -> tuple[list[str], bytes | None]:
         """Argv (and stdin bytes) for ``codex exec``, whose stdout is the final answer only.
