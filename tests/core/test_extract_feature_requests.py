@@ -52,6 +52,8 @@ def proposed(text: str) -> bool:
         "the history input currently replaces the prompt when using the up and down keys,"
         " it shouldnt.",
         "it should support multiple task backends.",
+        "> - #123: Task Title [TODO] this is not an actual task and shouldnt be output",
+        "this is not an actual task and shouldnt be output",
         "when doing the iterative merge it should do the version search again between every"
         " iteration",
         # possession, not a counterfactual

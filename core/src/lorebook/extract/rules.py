@@ -240,16 +240,19 @@ ASKED_OF_AGENT = re.compile(
 )
 """A task asked of the agent in the first person ("I'd like you to build some tests"):
 a one-off request unless something gives it a scope beyond the task."""
+_MODAL = r"(?:should(?:n['\u2019]?t| not)?|must(?:n['\u2019]?t| not)?|needs? to|has to)\b"
 THING_BUILT = re.compile(
     r"(?:^|[,;:]\s*|\b(?:and|but|so|then)\s+|^when [^,]*?\s)"
-    r"(?:it|this(?: part| one)?|that(?: part| one)?)\s+"
-    r"(?:should(?:n['\u2019]?t| not)?|must(?:n['\u2019]?t| not)?|needs? to|has to)\b",
+    rf"(?:it|this(?: part| one)?|that(?: part| one)?)\s+{_MODAL}"
+    rf"|^(?:it|this|that)\b[^,.;:]*?\b(?:and|but)\s+{_MODAL}",
     re.IGNORECASE,
 )
 """A modal whose subject is *it* or *this (part)*: the thing being discussed or built in
 this task ("the history input currently replaces the prompt ..., it shouldn't", "it should
 support multiple task backends", "this part should refer to versions"). It specifies that
-thing, not a rule the agent keeps, as a pronoun object does in :data:`WANTS_THIS`."""
+thing, not a rule the agent keeps, as a pronoun object does in :data:`WANTS_THIS`. So does
+a modal sharing that subject in a coordinated clause ("this is not an actual task and
+shouldnt be output")."""
 NEGATED_ORDER = re.compile(
     r"(?:^|[.!?;:,]\s+|\b(?:please|and|but|so|just)\s+)"
     r"(?:do ?n['\u2019]?t|do not|never|stop|avoid)\b",
