@@ -132,6 +132,8 @@ def test_a_third_party_host_supplies_its_memory_to_doctor_and_harvest(
     assert sorted(report["outcomes"].values()) == ["note", "personal"]
     doctor = json.loads(run_lorebook("doctor", "--json", cwd=kb_repo, env=env, check=False).stdout)
     assert "myhost memory" not in {c["name"] for c in doctor["checks"]}
+    status = json.loads(run_lorebook("status", "--json", cwd=kb_repo, env=env).stdout)
+    assert status["left_for_review"]["harvest"]["unreviewed"] == 1
 
 
 def test_harvest_names_the_hosts_whose_plugins_keep_a_memory(

@@ -15,11 +15,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from lorebook.kb.paths import KBPaths
 
-MEMORY_HARNESSES = ("claude-memory", "codex-memory")
+MEMORY_SUFFIX = "-memory"
+"""Harvest stages a host's memories under harness ``<host>-memory``, and its notes cite
+``<host>-memory:<key>`` (:mod:`lorebook.harvest.run`), whichever host plugin read them."""
+
+
+def _harvested(harness: str) -> bool:
+    return harness.endswith(MEMORY_SUFFIX) and len(harness) > len(MEMORY_SUFFIX)
 
 
 def _source(origin: str, documents: set[str]) -> str | None:
-    if origin.startswith(tuple(f"{h}:" for h in MEMORY_HARNESSES)):
+    if ":" in origin and _harvested(origin.split(":", 1)[0]):
         return "harvest"
     path = origin.split("#", 1)[0].split("@", 1)[0]
     return "bootstrap" if path in documents else None
@@ -39,7 +45,7 @@ def _pending(paths: KBPaths, counts: dict[str, dict[str, int]]) -> None:
             continue
         if log.harness == "bootstrap":
             counts["bootstrap"]["pending"] += len(log.proposals)
-        elif log.harness in MEMORY_HARNESSES:
+        elif _harvested(log.harness):
             counts["harvest"]["pending"] += len(log.proposals)
 
 
