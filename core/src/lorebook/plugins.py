@@ -238,6 +238,10 @@ class Plugins:
 
     @property
     def hook(self) -> pluggy.HookRelay:
+# The only host names core keeps, on purpose: a harness name that is not installed has no
+# plugin to ask, so the hint saying which package to install can only come from core, and it
+# names only packages that exist (another name gets the generic hint). Everything else core
+# knows of a host comes from its plugin (HarnessSpec fields, lorebook.hostkit protocols).
         """The raw relay, for the pipeline stages' own typed wrappers."""
         return self.pm.hook
 
