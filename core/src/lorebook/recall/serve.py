@@ -255,19 +255,34 @@ def rank_prompt(index: NoteIndex, prompt: str, *, semantic: bool = True) -> list
 def relevant(ranked: list[Candidate], config: HookConfig) -> list[Candidate]:
     """The plausible candidates, in rank order: served whole when confident, else pointers.
 
-    Semantic ranking (candidates carry a similarity): a note is kept when its relevance is
-    at least ``min_relevance`` and at least ``relevance_ratio`` of the best note's.
-    Lexical ranking: BM25 at least ``min_score`` and ``relative_floor`` of the best, and
-    at least ``min_coverage`` of the prompt's idf mass.
+    Lexical test (:func:`lexically_plausible`): BM25 at least ``min_score`` and
+    ``relative_floor`` of the best, and at least ``min_coverage`` of the prompt's idf mass.
+    Without the semantic signal that test alone decides. With it (candidates carry a
+    similarity), a note is also kept when its relevance is at least ``min_relevance`` and
+    at least ``relevance_ratio`` of the best note's: the extra adds the notes that meaning
+    finds and never drops one the prompt's words hold, so ``lorebook[semantic]`` serves no
+    fewer plausible notes than the default install (a note whose words match but whose
+    embedding is far from the prompt's stays a candidate; the ranks still order them).
     """
     if not ranked:
         return []
+    words = lexically_plausible(ranked, config)
+    if not any(c.similarity for c in ranked):
+        return [c for c in ranked if id(c) in words]
     top = max(c.score for c in ranked)
-    if any(c.similarity for c in ranked):
-        floor = max(config.min_relevance, config.relevance_ratio * top)
-        return [c for c in ranked if c.score >= floor]
+    floor = max(config.min_relevance, config.relevance_ratio * top)
+    return [c for c in ranked if c.score >= floor or id(c) in words]
+
+
+def lexically_plausible(ranked: list[Candidate], config: HookConfig) -> set[int]:
+    """``id()`` of the candidates the default install keeps.
+
+    BM25 at least ``min_score`` and ``relative_floor`` of the best BM25, coverage at least
+    ``min_coverage``.
+    """
+    top = max((c.lexical for c in ranked), default=0.0)
     floor = max(config.min_score, config.relative_floor * top)
-    return [c for c in ranked if c.score >= floor and c.coverage >= config.min_coverage]
+    return {id(c) for c in ranked if c.lexical >= floor and c.coverage >= config.min_coverage}
 
 
 WORDS_PLACE = 3
