@@ -171,3 +171,40 @@ def test_the_corpus_of_the_repository_loads_with_its_notes_unchanged() -> None:
         for entry in source["files"]:
             data = (project.notes / entry["note"]).read_bytes()
             assert hashlib.sha256(data).hexdigest() == entry["sha256"], entry["note"]
+
+
+def test_other_projects_join_each_store_as_distractors(cli: CliRunner, tmp_path: Path) -> None:
+    """--other-projects: each project's store also holds the others' notes, and says so."""
+    corpus = make_corpus(tmp_path / "corpus")
+    projects = load_retrieval_corpus(corpus)
+    given: list[list[str]] = []
+
+    def measure(
+        notes: Path, queries: Sequence[Query], distractors: Sequence[Path] = ()
+    ) -> dict[str, Any]:
+        given.append([d.parent.name for d in distractors])
+        return {}
+
+    report = run_corpus(projects, hook_config(None), 3, plugin=ServingPlugin(measure), others=True)
+    assert given == [["beta"], ["alpha"]]  # the plug-in measures the same stores
+    assert [r.evalset.distractors for r in report.reports] == [4, 4]
+    assert [r.notes for r in report.rows] == [4, 4]  # the project's own notes
+    # the other project's copy of a note is another note: its id says whose it is
+    served = {i for r in report.reports[0].results for i in r.served["raw"]}
+    assert any(i.startswith("beta/") for i in served)
+    assert {e for r in report.reports[0].results for e in r.query.expected} <= set(NOTES)
+    result = cli("eval", "retrieval", "--corpus", str(corpus), "--other-projects")
+    assert result.exit_code == 0, result.stderr
+    assert "each project's store also holds the other 1 projects' notes" in result.stdout
+    alone = cli("eval", "retrieval", "--notes", str(corpus / "alpha" / "notes"),
+                "--queries", str(corpus / "alpha" / "queries.jsonl"), "--other-projects")  # fmt: skip
+    assert alone.exit_code == 2
+    assert "--other-projects needs --corpus" in alone.stderr
+
+
+def test_two_projects_notes_folders_stay_apart_as_distractors(tmp_path: Path) -> None:
+    """Two projects' notes/ folders holding the same file names are two sets of notes."""
+    from lorebook.evaluation.serving import distractor_label
+
+    assert distractor_label(tmp_path / "cline" / "notes") == "cline"
+    assert distractor_label(tmp_path / "awesome-rules") == "awesome-rules"

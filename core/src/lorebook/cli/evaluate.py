@@ -59,6 +59,14 @@ ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", help="A lorebook config.yaml whose settings the hook uses."),
 ]
+OthersOption = Annotated[
+    bool,
+    typer.Option(
+        "--other-projects",
+        help="With --corpus: each project's store also holds the other projects' notes, "
+        "as distractors.",
+    ),
+]
 VerboseOption = Annotated[
     bool, typer.Option("--verbose", help="List what each system served for each query.")
 ]
@@ -86,6 +94,7 @@ def retrieval(
     verbose: VerboseOption = False,
     usage: UsageOption = None,
     corpus: CorpusOption = None,
+    other_projects: OthersOption = False,
     json_output: JsonOption = False,
 ) -> None:
     """Rank NOTES for QUERIES: our ranker as the hook injects it and raw, grep, plain BM25.
@@ -98,8 +107,12 @@ def retrieval(
         if notes is not None or queries is not None or usage is not None:
             raise UsageError("--corpus brings its own notes and queries: drop --notes, "
                              "--queries and --usage")  # fmt: skip
-        _retrieval_corpus(corpus, list(distractors or []), k, config, verbose, json_output)
+        _retrieval_corpus(
+            corpus, list(distractors or []), k, config, verbose, json_output, other_projects
+        )
         return
+    if other_projects:
+        raise UsageError("--other-projects needs --corpus")
     if notes is None:
         raise UsageError("eval retrieval needs --notes (with --queries) or --corpus")
     from lorebook.evaluation.report import json_document, summary_line, table, verbose_lines
@@ -142,6 +155,7 @@ def _retrieval_corpus(
     config: Path | None,
     verbose: bool,
     json_output: bool,
+    others: bool = False,
 ) -> None:
     from lorebook.evaluation import projects as pj
     from lorebook.evaluation.report import verbose_lines
@@ -150,7 +164,9 @@ def _retrieval_corpus(
     settings = hook_config(config)
     found = pj.load_retrieval_corpus(corpus)
     extra = [(path, path.name or "distractors") for path in distractors]
-    report = pj.run_corpus(found, settings, k, plugin=pj.serving_plugin(), distractors=extra)
+    report = pj.run_corpus(
+        found, settings, k, plugin=pj.serving_plugin(), distractors=extra, others=others
+    )
     if json_output:
         values = settings_values(settings)
         values["source"] = str(config) if config is not None else "defaults"

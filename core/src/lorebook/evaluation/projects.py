@@ -18,7 +18,9 @@ folder, queries) pairs), each held-out project is measured with
 ``served_metrics(notes, queries, fitted=fit(others))``. With ``--distractors``, the plug-in
 is called with ``distractors=[folders]`` when its ``served_metrics`` takes that keyword;
 when it does not, its columns are left out (they would describe a store without the
-distractors) and the report says so.
+distractors) and the report says so. With ``others`` (``--other-projects``), every project's
+store also holds the other projects' notes, and the plug-in gets their folders among
+``distractors``.
 """
 
 from __future__ import annotations
@@ -242,24 +244,42 @@ def run_corpus(
     *,
     plugin: ServingPlugin | None = None,
     distractors: Sequence[tuple[Path, str]] = (),
+    others: bool = False,
 ) -> CorpusReport:
-    """Rank every project on its own notes (plus ``distractors``), then pool the results."""
+    """Rank every project on its own notes (plus ``distractors``), then pool the results.
+
+    With ``others``, each project's store also holds every other project's notes (an id
+    its own notes already use becomes ``<project>/<id>``): a store of several teams' rules,
+    where what a prompt needs must be found among rules written for other code. The
+    expected notes stay the project's own.
+    """
     extra = [(load_collection(path), label) for path, label in distractors]
+    collections = {p.name: load_collection(p.notes) for p in projects} if others else {}
     remarks = []
-    if plugin is not None and distractors and not takes_distractors(plugin):
+    if others:
+        total = sum(len(c.notes) for c in collections.values())
+        remarks.append(
+            f"other projects: each project's store also holds the other {len(projects) - 1} "
+            f"projects' notes ({total} notes in all), as distractors"
+        )
+    if plugin is not None and (distractors or others) and not takes_distractors(plugin):
         remarks.append("the served-metrics plug-in takes no distractors: its columns are left out")
         plugin = None
     rows, reports = [], []
     for project in projects:
         base = load_collection(project.notes).notes
         notes = base
+        for other in projects if others else ():
+            if other is not project:
+                notes = add_distractors(notes, collections[other.name], other.name)
         for collection, label in extra:
             notes = add_distractors(notes, collection, label)
         evalset = EvalSet([Part(notes, project.queries)], "corpus", len(notes) - len(base))
         report = run_retrieval(evalset, config, k)
         row = _row(project.name, len(base), report.results, k)
         if plugin is not None:
-            folders = [path for path, _ in distractors]
+            folders = [p.notes for p in projects if others and p is not project]
+            folders += [path for path, _ in distractors]
             row.plugin.update(_plugin_metrics(plugin, project, projects, folders))
         rows.append(row)
         reports.append(report)

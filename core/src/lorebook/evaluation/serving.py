@@ -147,6 +147,17 @@ def serving_table(measures: dict[str, Metrics]) -> str:
     )
 
 
+def distractor_label(folder: Path) -> str:
+    """What prefixes a distractor's id that is already taken.
+
+    The folder's name, or its project's name for a project's ``notes/`` folder (two
+    projects' ``AGENTS.md`` then stay two notes).
+    """
+    if folder.name == "notes" and folder.parent.name:
+        return folder.parent.name
+    return folder.name or "distractors"
+
+
 def served_metrics(
     notes: Path,
     queries: Sequence[Query],
@@ -167,7 +178,7 @@ def served_metrics(
     del fitted
     merged = load_collection(notes).notes
     for folder in distractors:
-        merged = add_distractors(merged, load_collection(folder), folder.name or "distractors")
+        merged = add_distractors(merged, load_collection(folder), distractor_label(folder))
     served = serve_part(merged, queries, HookConfig())
     default, bm25 = measure(served["default"]), measure(served["bm25"])
     any_key = f"served_any@{MAIN_K}"
