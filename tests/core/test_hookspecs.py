@@ -120,7 +120,7 @@ def test_curate_first_result_wins_and_none_passes(hook_recorder: HookRecorder) -
     hook_recorder.pm.register(Passes())
     hook_recorder.pm.register(Decides())
     actions = hook_recorder.pm.hook.curate(
-        proposals=[_proposal(1), _proposal(2)], store=MemoryStore()
+        proposals=[_proposal(1), _proposal(2)], store=MemoryStore(), curator=None
     )
     assert [a.proposal_id for a in actions] == ["s1:1", "s1:2"]
     assert seen == [2]  # a plugin may take only the arguments it needs
@@ -136,10 +136,14 @@ def test_inject_is_first_result(hook_recorder: HookRecorder) -> None:
     event = HookEvent(
         name="prompt", harness="claude", session_id="s1", cwd="/repo", prompt="run tests"
     )
-    text = hook_recorder.pm.hook.inject(
-        event=event, hits=[Hit(note_id="practice-use-uv", score=2.0, store="markdown")]
-    )
+    hits = [Hit(note_id="practice-use-uv", score=2.0, store="markdown")]
+    text = hook_recorder.pm.hook.inject(event=event, hits=hits, text="core's")
     assert text == "prompt: practice-use-uv"
+
+
+def test_inject_gives_cores_text_when_no_plugin_answers(hook_recorder: HookRecorder) -> None:
+    event = HookEvent(name="prompt", harness="claude", session_id="s1", cwd="/repo")
+    assert hook_recorder.pm.hook.inject(event=event, hits=[], text="core's") == "core's"
 
 
 def test_register_harnesses_from_a_third_party_object() -> None:

@@ -78,6 +78,7 @@ WARM_MODULES = (
     "lorebook.inject.render",
     "lorebook.inject.sanitize",
     "lorebook.recall.pipeline",
+    "lorebook.hookplugins",
     "lorebook.recall.semantic",
     "lorebook.recall.piecefile",
     "lorebook.recall.dense",

@@ -14,9 +14,9 @@ Two kinds of hooks:
   plugins wrap or contribute to a stage. The built-in implementations (``trylast``) call the
   configured providers.
 
-Every spec is called by core: its docstring's ``Caller:`` line names the function that
-calls it (a test reads that function's source for the hook's name), and its example runs
-as a doctest.
+Every spec is called by core: its docstring's ``Caller:`` line names the functions that
+call it (a test calls each and checks that the hook was called through the plugin
+manager), and its example runs as a doctest.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import pluggy
 from lorebook.constants import PROJECT_NAME
 
 if TYPE_CHECKING:
+    from lorebook.curate.base import Curator
     from lorebook.events import Hit, HookEvent, RecallQuery
     from lorebook.models.curation import CuratorAction
     from lorebook.models.session import Proposal, SessionLog
@@ -156,9 +157,10 @@ def capture(log: SessionLog) -> SessionLog | None:
 
     Caller: :func:`lorebook.capture.plugins.capture_hook`, on each batch of new turns that
     capture appends: on stop, session end and pre-compact for the modules ``config.yaml``
-    names in ``hook_plugins`` (no entry points on the hook path), and for ``lorebook
-    capture`` and native imports also every entry-point plugin; and
-    :func:`lorebook.capture.stage.through_capture_hook` for a whole imported export. Always
+    names in ``hook_plugins`` (no entry points on the hook path; the same pluggy semantics,
+    ``lorebook.hookplugins``), and for ``lorebook capture`` and native imports also every
+    entry-point plugin; and :func:`lorebook.capture.stage.through_capture_hook` for a whole
+    imported export. Always
     after core removed ``<private>`` spans and redacted secrets, and the result is redacted
     again. First result: the built-in (``trylast``) returns the log unchanged; a plugin
     returning a log replaces it, and ``None`` passes. Use ``wrapper=True`` to transform
@@ -225,18 +227,22 @@ def extract(log: SessionLog) -> list[Proposal] | None:
 
 
 @hookspec(firstresult=True)
-def curate(proposals: list[Proposal], store: NoteStore) -> list[CuratorAction] | None:
+def curate(
+    proposals: list[Proposal], store: NoteStore, curator: Curator
+) -> list[CuratorAction] | None:
     """Turn pending proposals into one batch of add / modify / contradict / drop actions.
 
     Caller: :func:`lorebook.curate.run.ask_curator`, once per ``lorebook curate`` run with
     every pending proposal whose claim a person has not rejected (core drops those itself).
-    First result: the built-in (``trylast``) runs the configured curator; ``None`` passes to
-    the next plugin. Core files every ``add`` in a folder of its note's kind and validates
-    the whole batch before the first write.
+    First result: the built-in (``trylast``) runs ``curator``; ``None`` passes to the next
+    plugin. Core files every ``add`` in a folder of its note's kind and validates the
+    whole batch before the first write.
 
     Args:
         proposals: Pending proposals, in session then proposal order.
         store: The store being curated (read it to find duplicates and contradictions).
+        curator: The curator the run chose (``--curator``, built from its
+            ``register_curators`` record); a wrapper may run it and change its answer.
 
     Returns:
         The batch of actions, or None.
@@ -251,7 +257,7 @@ def curate(proposals: list[Proposal], store: NoteStore) -> list[CuratorAction] |
         >>> plugins = make_plugins(load_external=False)
         >>> plugins.pm.register(DropAll())  # doctest: +ELLIPSIS
         '...'
-        >>> plugins.hook.curate(proposals=[], store=MemoryStore())
+        >>> plugins.hook.curate(proposals=[], store=MemoryStore(), curator=None)
         []
     """
 
@@ -261,7 +267,9 @@ def recall(query: RecallQuery) -> list[Hit] | None:
     """Contribute scored candidate notes for a query.
 
     Caller: :func:`lorebook.recall.pipeline.call_recall` on the hook path (prompt events),
-    for the modules ``config.yaml`` names in ``hook_plugins``; and
+    through a plugin manager holding the modules ``config.yaml`` names in ``hook_plugins``
+    (``lorebook.hookplugins.manager_for``; a plain ``recall`` function of such a module
+    is an implementation, ``@hookimpl`` gives it options); and
     :meth:`lorebook.plugins.Plugins.recall_hits` for ``lorebook recall`` and the MCP
     server, for those modules and every entry-point plugin. Collected: a hit naming a note
     of a configured store (``Hit.store``, ``Hit.note_id``) joins the notes the ranker kept,
@@ -277,24 +285,27 @@ def recall(query: RecallQuery) -> list[Hit] | None:
     Example:
         >>> import types
         >>> from lorebook.events import Hit, RecallQuery
+        >>> from lorebook.hookplugins import manager
         >>> from lorebook.recall.pipeline import call_recall
         >>> plugin = types.ModuleType("myplugin")
         >>> plugin.recall = lambda query: [Hit(note_id="practice-x", score=1.0, store="markdown")]
-        >>> [h.note_id for h in call_recall([plugin], RecallQuery(text="uv"), [])]
+        >>> pm = manager([plugin], [])
+        >>> [h.note_id for h in call_recall(pm, RecallQuery(text="uv"), [])]
         ['practice-x']
     """
 
 
 @hookspec(firstresult=True)
-def inject(event: HookEvent, hits: list[Hit]) -> str | None:
+def inject(event: HookEvent, hits: list[Hit], text: str) -> str | None:
     r"""Render the final block of text injected for a prompt.
 
     Caller: :func:`lorebook.recall.pipeline.call_inject`, on the hook path, once the notes
-    are ranked, validated and cut to the budget, for the modules ``config.yaml`` names in
-    ``hook_plugins``. First result: the first module returning a string decides (an empty
-    string injects nothing); ``None`` passes, and core's own rendering (whole notes or
-    pointers, recheck marks, errata, warnings) is injected. Either text is sanitised
-    before the host gets it (:func:`lorebook.hook.for_model`).
+    are ranked, validated and cut to the budget, through the plugin manager holding the
+    modules ``config.yaml`` names in ``hook_plugins`` (as for ``recall``). First result: the
+    first implementation returning a string decides (an empty string injects nothing);
+    ``None`` passes, and the built-in (``trylast``) returns ``text``, core's own rendering
+    (whole notes or pointers, recheck marks, errata, warnings), which a wrapper may edit.
+    Either text is sanitised before the host gets it (``lorebook.hook.for_model``).
 
     Args:
         event: The normalised host event.
@@ -302,6 +313,7 @@ def inject(event: HookEvent, hits: list[Hit]) -> str | None:
             those no person has reviewed (``reason`` holds a note's recheck mark, if any,
             after the "unreviewed" label of a note no person has reviewed, which is to be
             rendered as a labelled pointer at most, never whole).
+        text: What core rendered for these notes.
 
     Returns:
         The text to inject, or None.
@@ -309,13 +321,21 @@ def inject(event: HookEvent, hits: list[Hit]) -> str | None:
     Example:
         >>> import types
         >>> from lorebook.events import HookEvent
+        >>> from lorebook.hookplugins import manager
         >>> from lorebook.recall.pipeline import call_inject
         >>> from lorebook.recall.serve import Served
         >>> plugin = types.ModuleType("myplugin")
         >>> plugin.inject = lambda event, hits: f"{event.name}: {len(hits)} notes"
         >>> event = HookEvent(name="prompt", harness="claude", session_id="s", cwd="/r")
-        >>> call_inject([plugin], event, Served([], [], "core's text", []), [])
+        >>> call_inject(manager([plugin], []), event, Served([], [], "core's text", []), [])
         'prompt: 0 notes'
+        >>> class Signed:
+        ...     @hookimpl(wrapper=True)
+        ...     def inject(self, text):
+        ...         rendered = yield
+        ...         return rendered + " (signed)"
+        >>> call_inject(manager([Signed()], []), event, Served([], [], "core's text", []), [])
+        "core's text (signed)"
     """
 
 

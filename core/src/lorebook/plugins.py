@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import pluggy
 
-from lorebook import hookspecs
+from lorebook import hookplugins
 from lorebook.constants import (
     ENTRY_POINT_GROUPS,
     ENV_DISABLE_PLUGINS,
@@ -42,6 +42,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "lorebook.builtin.personal_store",
     "lorebook.builtin.extractors",
     "lorebook.builtin.curators",
+    "lorebook.builtin.inject",
 )
 """Built-in plugins, registered first (their impls are ``trylast``)."""
 
@@ -211,41 +212,36 @@ class Plugins:
     # --- pipeline ---------------------------------------------------------------------
 
     def recall_hits(self, paths: KBPaths, query: RecallQuery) -> list[Hit]:
-        """Every plugin's ``recall`` hits: entry-point plugins, then ``hook_plugins`` modules.
+        """Every plugin's ``recall`` hits: entry-point plugins and the ``hook_plugins`` modules.
 
         Called by ``lorebook recall`` and the MCP server's ``recall`` tool (the hooks call
-        the configured modules alone, :func:`lorebook.recall.pipeline.call_recall`).
+        the configured modules alone, :func:`lorebook.recall.pipeline.call_recall`). The
+        configured modules join this manager, as they join the hooks' (pluggy's semantics
+        in both); a plugin that raises is skipped.
         """
         from lorebook.events import Hit
         from lorebook.hookconfig import load_hook_config
-        from lorebook.recall import pipeline
 
-        hits: list[Hit] = []
-        for impl in self.pm.hook.recall.get_hookimpls():
-            try:
-                found = impl.function(**({"query": query} if impl.argnames else {}))
-            except Exception as exc:  # fail open, as for providers
-                self._fail_loaded(impl.plugin_name, exc)
-                continue
-            hits += [h for h in (found if isinstance(found, list) else []) if isinstance(h, Hit)]
         problems: list[str] = []
         names = load_hook_config(str(paths.root)).hook_plugins
-        modules = pipeline.hook_plugins(names, problems)
-        hits += pipeline.call_recall(modules, query, problems)
+        pm = hookplugins.manager(hookplugins.load(names, problems), problems, base=self.pm)
+        found = hookplugins.call(pm, "recall", problems, query=query) or []
+        hits = [h for part in found if isinstance(part, list | tuple) for h in part]
+        hits = [h for h in hits if isinstance(h, Hit)]
         for problem in problems:
             log.warning("lorebook: %s", problem)
         return hits
 
     @property
     def hook(self) -> pluggy.HookRelay:
-# The only host names core keeps, on purpose: a harness name that is not installed has no
-# plugin to ask, so the hint saying which package to install can only come from core, and it
-# names only packages that exist (another name gets the generic hint). Everything else core
-# knows of a host comes from its plugin (HarnessSpec fields, lorebook.hostkit protocols).
         """The raw relay, for the pipeline stages' own typed wrappers."""
         return self.pm.hook
 
 
+# The only host names core keeps, on purpose: a harness name that is not installed has no
+# plugin to ask, so the hint saying which package to install can only come from core, and it
+# names only packages that exist (another name gets the generic hint). Everything else core
+# knows of a host comes from its plugin (HarnessSpec fields, lorebook.hostkit protocols).
 FIRST_PARTY_HARNESSES = ("claude", "codex", "copilot", "cursor", "opencode")
 """Harnesses with a first-party plugin, each its own distribution ``lorebook-<name>``."""
 
@@ -351,8 +347,7 @@ def make_plugins(*, load_external: bool = True, env: Mapping[str, str] | None = 
         The typed facade, with every plugin's record (loaded, failed or disabled).
     """
     env = os.environ if env is None else env
-    pm = pluggy.PluginManager(PROJECT_NAME)
-    pm.add_hookspecs(hookspecs)
+    pm = hookplugins.new_manager()
     if env.get(ENV_TRACE_PLUGINS):
         pm.trace.root.setwriter(lambda msg: sys.stderr.write(f"lorebook trace: {msg}"))
         pm.enable_tracing()

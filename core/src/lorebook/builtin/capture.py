@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from lorebook.hookspecs import hookimpl
-from lorebook.models.session import SessionLog
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lorebook.models.session import SessionLog
 
 
 @hookimpl(trylast=True)

@@ -73,9 +73,6 @@ def register_curators() -> list[CuratorSpec]:
 
 
 @hookimpl(trylast=True)
-def curate(proposals: list[Proposal], store: NoteStore) -> list[CuratorAction] | None:
-    """Run the curator the current run chose (``rules`` outside a run)."""
-    from lorebook.curate.base import active_curator
-
-    curator = active_curator() or _rules()
+def curate(proposals: list[Proposal], store: NoteStore, curator: Curator) -> list[CuratorAction]:
+    """Run the curator the run chose."""
     return curator.curate(proposals, store)

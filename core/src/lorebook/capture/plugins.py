@@ -1,11 +1,11 @@
 """The ``capture`` pipeline hook, as capture calls it on each batch of new turns.
 
-Hooks (and the detached capture they start) build no plugin manager: only the modules
-``config.yaml`` names in ``hook_plugins`` are imported, and their ``capture(log)`` is called
-as pluggy would call it (first result: the first module returning a log decides). Commands
-(``lorebook capture``, ``import``) also run the entry-point plugins' ``capture`` hook first.
-A plugin that fails to import or raises is skipped with one line in
-``_logs/hook-errors.log``: it never breaks capture.
+Hooks (and the detached capture they start) scan no entry point: the plugin manager holds
+the built-in implementation and the modules ``config.yaml`` names in ``hook_plugins``
+(:mod:`lorebook.hookplugins`), called with pluggy's semantics (wrappers, ``tryfirst``,
+first result). Commands (``lorebook capture``, ``import``) register those modules beside
+the entry-point plugins. A plugin that fails to import or raises is skipped with one line
+in ``_logs/hook-errors.log``: it never breaks capture.
 """
 
 from __future__ import annotations
@@ -17,51 +17,52 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    import pluggy
+
     from lorebook.models.session import SessionLog
 
 
-def _report(kb_root: str, message: str) -> None:
+def _report(kb_root: str, problems: list[str]) -> None:
     from lorebook.appendlog import append
 
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    line = " ".join(message.split())[:500]
-    append(os.path.join(kb_root, "_logs", "hook-errors.log"),
-           f"{stamp} capture plugin {line}\n".encode())  # fmt: skip
+    for message in problems:
+        line = " ".join(message.split())[:500]
+        append(os.path.join(kb_root, "_logs", "hook-errors.log"),
+               f"{stamp} capture plugin {line}\n".encode())  # fmt: skip
+    problems.clear()
 
 
 def capture_hook(kb_root: str, entry_points: bool) -> Callable[[SessionLog], SessionLog] | None:
-    """A function passing a log of new turns through every ``capture`` hook, or None.
+    """A function passing a log of new turns through the ``capture`` hook, or None.
 
-    None when there is none to call (no entry points asked for, no configured module with
-    a ``capture`` function): capture then never builds a pydantic model.
+    None when no plugin implements it (no entry points asked for, no configured module
+    with a ``capture`` implementation): capture then never builds a pydantic model.
     """
+    from lorebook import hookplugins
     from lorebook.hookconfig import load_hook_config
-    from lorebook.recall.pipeline import _call, hook_plugins
 
     problems: list[str] = []
     names = load_hook_config(kb_root).hook_plugins
-    modules = [m for m in hook_plugins(names, problems) if callable(getattr(m, "capture", None))]
-    for problem in problems:
-        _report(kb_root, problem)
-    if not modules and not entry_points:
+    pm: pluggy.PluginManager | None
+    if entry_points:
+        from lorebook.plugins import get_plugins
+
+        modules = hookplugins.load(names, problems)
+        pm = hookplugins.manager(modules, problems, base=get_plugins().pm)
+    else:
+        pm = hookplugins.manager_for(names, problems)
+    _report(kb_root, problems)
+    if pm is None:
+        return None
+    if all(i.plugin_name in hookplugins.BUILTINS for i in pm.hook.capture.get_hookimpls()):
         return None
 
     def finish(log: SessionLog) -> SessionLog:
         from lorebook.models.session import SessionLog
 
-        if entry_points:
-            from lorebook.plugins import get_plugins
-
-            result = get_plugins().hook.capture(log=log)
-            log = result if isinstance(result, SessionLog) else log
-        for module in modules:
-            try:
-                result = _call(module.capture, log=log)
-            except Exception as exc:  # fail open: the log as core redacted it is staged
-                _report(kb_root, f"{module.__name__}: capture raised {exc!r}; skipped")
-                continue
-            if isinstance(result, SessionLog):
-                return result
-        return log
+        result = hookplugins.call(pm, "capture", problems, log=log)
+        _report(kb_root, problems)  # fail open: the log as core redacted it is staged
+        return result if isinstance(result, SessionLog) else log
 
     return finish

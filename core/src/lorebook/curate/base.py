@@ -1,19 +1,15 @@
 """The curator contract, the curator a run uses, and the view of the notes curators read.
 
 A curator turns pending proposals into one batch of actions (add / modify / contradict /
-drop); it never writes. The ``curate`` pipeline hook receives only ``proposals`` and
-``store``, so the run names the configured curator through a context variable
-(:func:`curator_in_use`) that the built-in hook implementation reads.
+drop); it never writes. The ``curate`` pipeline hook receives the configured curator as
+its ``curator`` argument; the built-in implementation runs it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import inspect
-from collections.abc import Iterator, Sequence
-from contextvars import ContextVar
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from lorebook.errors import LorebookError
 
@@ -67,24 +63,6 @@ class Curator(Protocol):
         ...
 
 
-_ACTIVE: ContextVar[Curator | None] = ContextVar("lorebook_curator", default=None)
-
-
-@contextlib.contextmanager
-def curator_in_use(curator: Curator) -> Iterator[None]:
-    """Make ``curator`` the one the built-in ``curate`` hook runs, for the block."""
-    token = _ACTIVE.set(curator)
-    try:
-        yield
-    finally:
-        _ACTIVE.reset(token)
-
-
-def active_curator() -> Curator | None:
-    """The curator the current run chose (None outside a run)."""
-    return _ACTIVE.get()
-
-
 def build_curator(
     spec: CuratorSpec, *, config: Config, paths: KBPaths, plugins: Plugins
 ) -> Curator:
@@ -96,16 +74,10 @@ def build_curator(
     Raises:
         CurationError: the factory built something that is not a curator.
     """
-    offered: dict[str, Any] = {"config": config, "paths": paths, "plugins": plugins}
-    try:
-        params = list(inspect.signature(spec.factory).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
-        kwargs = offered
-    else:
-        kwargs = {p.name: offered[p.name] for p in params if p.name in offered}
-    curator = spec.factory(**kwargs)
+    from lorebook.hookplugins import call_named
+
+    offered = {"config": config, "paths": paths, "plugins": plugins}
+    curator = call_named(spec.factory, offered)
     if not isinstance(curator, Curator):
         raise CurationError(
             f"curator {spec.name!r} built a {type(curator).__name__}, which has no 'name' "
@@ -173,7 +145,5 @@ __all__ = [
     "Curator",
     "KbView",
     "UnusableAction",
-    "active_curator",
     "build_curator",
-    "curator_in_use",
 ]

@@ -47,7 +47,6 @@ from lorebook.curate.base import (
     Curator,
     KbView,
     build_curator,
-    curator_in_use as _curator_in_use,
 )
 from lorebook.curate.gate import refuse_secret_proposals, text_secrets
 from lorebook.curate.journal import (
@@ -174,8 +173,7 @@ def ask_curator(
     plugins: Plugins, curator: Curator, proposals: list[Proposal], store: MarkdownStore
 ) -> Any:
     """Call the ``curate`` pipeline hook with ``curator`` as the configured one."""
-    with _curator_in_use(curator):
-        answer = plugins.hook.curate(proposals=list(proposals), store=store)
+    answer = plugins.hook.curate(proposals=list(proposals), store=store, curator=curator)
     if answer is None:
         raise CurationError("no curate hook answered (the built-in one is missing)")
     return answer

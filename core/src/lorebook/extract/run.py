@@ -16,7 +16,6 @@ capture is never held up by extraction.
 from __future__ import annotations
 
 import datetime as dt
-import inspect
 import json
 import logging
 from collections.abc import Callable, Sequence
@@ -155,16 +154,10 @@ def build_extractor(
     Raises:
         LorebookError: the factory built something that is not an extractor.
     """
-    offered: dict[str, Any] = {"config": config, "paths": paths, "plugins": plugins}
-    try:
-        params = list(inspect.signature(spec.factory).parameters.values())
-    except (TypeError, ValueError):  # no signature to read: pass nothing
-        params = []
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
-        kwargs = offered
-    else:
-        kwargs = {p.name: offered[p.name] for p in params if p.name in offered}
-    extractor = spec.factory(**kwargs)
+    from lorebook.hookplugins import call_named
+
+    offered = {"config": config, "paths": paths, "plugins": plugins}
+    extractor = call_named(spec.factory, offered)
     if not isinstance(extractor, Extractor):
         raise LorebookError(
             f"extractor {spec.name!r} built a {type(extractor).__name__}, which has no "

@@ -79,12 +79,13 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     Every configured store is ranked together; plugins that ``config.yaml`` names by module
     path contribute candidates (``recall``) and may render the block (``inject``).
     """
+    from lorebook.hookplugins import manager_for
     from lorebook.recall import pipeline
 
     prompt = event.prompt or ""
     if not prompt.strip():
         return HookAnswer()
-    plugins = pipeline.hook_plugins(ctx.config.hook_plugins, ctx.problems)
+    plugins = manager_for(ctx.config.hook_plugins, ctx.problems)
     views = open_views(ctx.kb_root, ctx.problems)
     if not views:
         return HookAnswer()

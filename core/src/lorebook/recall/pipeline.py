@@ -1,10 +1,9 @@
 """The ``recall`` and ``inject`` pipeline hooks, as core calls them.
 
-On the hook fast path no plugin manager is built: only the modules ``config.yaml`` names in
-``hook_plugins`` (dotted module paths) are imported, and their ``recall`` and ``inject``
-functions are called with the keyword arguments they name, as pluggy would call them.
-Commands (``lorebook recall``, the MCP server) call the same modules, plus the entry-point
-plugins, through :meth:`lorebook.plugins.Plugins.recall_hits`.
+On the hook path the plugin manager holds only the modules ``config.yaml`` names in
+``hook_plugins`` (:mod:`lorebook.hookplugins`; with none, no manager is built and pluggy is
+not imported). Commands (``lorebook recall``, the MCP server) call the same modules, plus
+the entry-point plugins, through :meth:`lorebook.plugins.Plugins.recall_hits`.
 
 A plugin that fails to import or raises is skipped with one line in the hook's problems:
 it never breaks the session. Standard library and light lorebook modules only.
@@ -12,41 +11,14 @@ it never breaks the session. Standard library and light lorebook modules only.
 
 from __future__ import annotations
 
-import sys
-
 from lorebook.events import Hit, RecallQuery
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
-    from types import ModuleType
-    from typing import Any
+    import pluggy
 
     from lorebook.events import HookEvent
     from lorebook.recall.serve import Served
-
-
-def hook_plugins(names: Iterable[str], problems: list[str]) -> list[ModuleType]:
-    """Import the modules ``config.yaml`` names in ``hook_plugins``.
-
-    ``names`` is :attr:`lorebook.hookconfig.HookConfig.hook_plugins`. A module that fails
-    to import is reported in ``problems`` and skipped.
-    """
-    modules = []
-    for name in (n for n in names if n):
-        try:
-            __import__(name)  # not importlib: it costs the hook path its import
-            modules.append(sys.modules[name])
-        except Exception as exc:  # fail open: a broken plugin never breaks the session
-            problems.append(f"plugin {name} failed to import and is skipped: {exc!r}")
-    return modules
-
-
-def _call(func: Callable[..., Any], **available: Any) -> Any:
-    """Call ``func`` with the arguments it names (pluggy's opt-in arguments)."""
-    code = func.__code__
-    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-    return func(**{k: v for k, v in available.items() if k in names})
 
 
 def query_for(event: HookEvent) -> RecallQuery:
@@ -63,20 +35,22 @@ def query_for(event: HookEvent) -> RecallQuery:
 
 
 def call_recall(
-    modules: Iterable[ModuleType], query: RecallQuery, problems: list[str]
+    pm: pluggy.PluginManager | None, query: RecallQuery, problems: list[str]
 ) -> list[Hit]:
-    """Collect every module's ``recall(query)`` hits (``None`` contributes nothing)."""
-    hits: list[Hit] = []
-    for module in modules:
-        func = getattr(module, "recall", None)
-        if not callable(func):
-            continue
-        try:
-            found = _call(func, query=query) or []
-            hits += [h for h in found if isinstance(h, Hit)]
-        except Exception as exc:  # fail open
-            problems.append(f"plugin {module.__name__}: recall raised {exc!r}; skipped")
-    return hits
+    """Every plugin's ``recall(query)`` hits, through ``pm`` (None: no plugin, no hits).
+
+    ``pm`` is :func:`lorebook.hookplugins.manager_for` on the hook path, the commands'
+    plugin manager for ``lorebook recall``. A plugin that raises is skipped
+    (:func:`lorebook.hookplugins.call`).
+    """
+    if pm is None:
+        return []
+    from lorebook.hookplugins import call
+
+    found = call(pm, "recall", problems, query=query) or []
+    return [
+        h for hits in found if isinstance(hits, (list, tuple)) for h in hits if isinstance(h, Hit)
+    ]
 
 
 POINTER = "pointer: served as one line; the ranker is not confident it answers the prompt"
@@ -108,27 +82,20 @@ def hits_of(served: Served) -> list[Hit]:
 
 
 def call_inject(
-    modules: Iterable[ModuleType], event: HookEvent, served: Served, problems: list[str]
+    pm: pluggy.PluginManager | None, event: HookEvent, served: Served, problems: list[str]
 ) -> str:
-    """The text to inject: what core rendered, unless a module's ``inject`` returns text.
+    """The text to inject: the ``inject`` hook's first result, core's rendering by default.
 
-    First result: the first module whose ``inject(event, hits)`` is not ``None`` decides
-    ("" injects nothing).
+    Through ``pm`` (:func:`lorebook.hookplugins.manager_for`; None: no plugin, core's
+    text): the built-in implementation (``trylast``) returns core's text, so a plugin
+    returning a string ("" injects nothing) replaces it, and a wrapper sees it.
     """
-    hits: list[Hit] | None = None
-    for module in modules:
-        func = getattr(module, "inject", None)
-        if not callable(func):
-            continue
-        hits = hits_of(served) if hits is None else hits
-        try:
-            text = _call(func, event=event, hits=hits)
-        except Exception as exc:  # fail open
-            problems.append(f"plugin {module.__name__}: inject raised {exc!r}; skipped")
-            continue
-        if isinstance(text, str):
-            return text
-    return served.text
+    if pm is None:
+        return served.text
+    from lorebook.hookplugins import call
+
+    text = call(pm, "inject", problems, event=event, hits=hits_of(served), text=served.text)
+    return text if isinstance(text, str) else served.text
 
 
 def import_cost(module: str, repo: str) -> tuple[float | None, str]:
