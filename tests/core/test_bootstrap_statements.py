@@ -131,6 +131,23 @@ def test_a_long_subject_with_a_second_alternative_keeps_its_verb_in_the_title() 
     assert "testing" in title_of(listed)
 
 
+def test_a_long_rule_drops_its_relative_clause_before_being_cut() -> None:
+    sentence = (
+        "Our project uses the BDD style with pytest-describe/pytest-spec, which is fine, but "
+        "should be kept simple."
+    )
+    # not "..., which is fine": the title keeps what the sentence asks
+    assert title_of(sentence) == (
+        "Our project uses the BDD style with pytest-describe/pytest-spec, but should be kept simple"
+    )
+    # a comma then "that" may open the main clause: it is no aside
+    main = (
+        "When a workflow's top-level `if:` references a custom job's output, even if only in "
+        "a comment, that job must also be referenced somewhere in the prompt."
+    )
+    assert "that job must" in title_of(main) or title_of(main).endswith("…")
+
+
 def test_sentences_are_not_cut_inside_code_or_after_an_abbreviation() -> None:
     text = "Use `a.b()` e.g. for reads. Never call `x.y()` twice."
     assert sentences(text) == ["Use `a.b()` e.g. for reads.", "Never call `x.y()` twice."]

@@ -45,9 +45,9 @@ sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's p
 A rule's title is its sentence, without the labels that only draw attention ("IMPORTANT:")
 and without its asides in parentheses, cut to at most :data:`TITLE_WORDS` words: a dash or
 a reason clause goes first, then a second alternative set off by commas (", or an absolute
-path outside the session,"), then the sentence is cut at a clause boundary, and only a
-sentence with none is cut mid-clause (with "…"). Its description is the whole sentence;
-its quote is the sentence as written.
+path outside the session,"), then relative clauses (", which is fine,"), then the sentence
+is cut at a clause boundary, and only a sentence with none is cut mid-clause (with "…").
+Its description is the whole sentence; its quote is the sentence as written.
 """
 
 from __future__ import annotations
@@ -159,6 +159,9 @@ _INNER_ALTERNATIVE = re.compile(
 """A subject's second alternative set off by commas before the verb ("Any attempt to use a
 relative path, or an absolute path outside the session, MUST be aborted"): a title too long
 with it keeps the first and the sentence's verb, not a subject cut off before its verb."""
+_ASIDE_CLAUSE = re.compile(r",\s+(?:which|who|whose|whereby)\b[^,;:]*", re.IGNORECASE)
+"""A relative clause set off by a comma (", which is fine"): an aside ("that" is left alone:
+after a comma it may open the main clause, "When X, that job must ...")."""
 _TAIL = re.compile(
     r"\s+[\u2014\u2013]\s.*$|\s+-\s.*$|[,;]?\s+(?:because|since|so that|so|as this|which means)"
     r"\s.*$",
@@ -234,6 +237,10 @@ def title_of(statement: str) -> str:
         first = _INNER_ALTERNATIVE.sub(lambda m: m.group("subject") + " ", text, count=1)
         if MIN_TITLE_WORDS <= len(words(first)) <= TITLE_WORDS:
             text = first
+    if len(words(text)) > TITLE_WORDS:
+        plain = _ASIDE_CLAUSE.sub("", text)
+        if MIN_TITLE_WORDS <= len(words(plain)) <= TITLE_WORDS:
+            text = plain
     if len(words(text)) > TITLE_WORDS:
         text = _at_clause(text) or _cut(text, TITLE_WORDS) + " …"
     text = _DANGLING.sub("", text)
