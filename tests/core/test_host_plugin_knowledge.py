@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from lorebook.mcp_config import sdk_installed
-from tests.conftest import run_lorebook
+from tests.conftest import git, run_lorebook
 
 needs_sdk = pytest.mark.skipif(not sdk_installed(), reason="the mcp extra is not installed")
 
@@ -142,3 +143,23 @@ def test_harvest_names_the_hosts_whose_plugins_keep_a_memory(
     done = run_lorebook("harvest", "--from", "nohost", cwd=kb_repo, env=myhost_env, check=False)
     assert done.returncode == 2
     assert "--from 'nohost': expected one of claude, codex, myhost" in done.stderr
+
+
+def test_pack_import_guards_a_third_party_hosts_instruction_file(
+    kb_repo: Path, myhost_env: dict[str, str], tmp_path: Path
+) -> None:
+    run_lorebook("init", "--harnesses", "myhost", cwd=kb_repo, env=myhost_env)
+    run_lorebook(
+        "note", "add", "--title", "Use uv for dependencies", "--description", "When adding one",
+        "--kind", "tooling", "--folder", "shared", cwd=kb_repo, env=myhost_env,
+    )  # fmt: skip
+    pack = tmp_path / "pack"
+    run_lorebook("pack", "export", str(pack), "--folder", "shared", cwd=kb_repo, env=myhost_env)
+    shutil.rmtree(kb_repo / ".lorebook" / "nodes" / "shared")
+    git(kb_repo, "add", "-A")
+    git(kb_repo, "commit", "-qm", "wired")
+    with (kb_repo / "MYHOST.md").open("a", encoding="utf-8") as handle:
+        handle.write("A line of my own.\n")
+    done = run_lorebook("pack", "import", str(pack), cwd=kb_repo, env=myhost_env, check=False)
+    assert done.returncode == 1
+    assert "uncommitted changes (MYHOST.md)" in done.stderr

@@ -25,6 +25,18 @@ keeping (a rule, a gotcha, a name), record it with
 {END}"""
 
 
+def instruction_files() -> list[str]:
+    """The instruction files the installed harness plugins name, in harness-name order.
+
+    Core names none itself: each host's plugin says which files its host reads
+    (``HarnessSpec.instruction_files``).
+    """
+    from lorebook.plugins import get_plugins
+
+    specs = get_plugins().harnesses().values()
+    return list(dict.fromkeys(rel for spec in specs for rel in spec.instruction_files))
+
+
 def _split(text: str) -> tuple[str, str] | None:
     start = text.find(BEGIN)
     end = text.find(END, start)

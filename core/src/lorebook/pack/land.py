@@ -3,7 +3,8 @@
 Everything is checked before the first write, so a refused import leaves the tree
 byte-identical:
 
-- the knowledge base (``.lorebook/``, ``AGENTS.md``, ``CLAUDE.md``) has no uncommitted or
+- the knowledge base (``.lorebook/`` and the instruction files holding core's pointer block,
+  ``AGENTS.md`` and ``CLAUDE.md`` for the first-party host plugins) has no uncommitted or
   untracked change, so git can undo the import;
 - the pack holds no symbolic link (:func:`lorebook.pack.bundle.refuse_symlinks`), and every
   leaf reads as a note (:func:`lorebook.pack.bundle.read_pack`);
@@ -41,7 +42,6 @@ from lorebook.pack.bundle import Pack, PackError, read_pack
 if TYPE_CHECKING:
     from lorebook.kb.paths import KBPaths
 
-GUARDED = (".lorebook", "AGENTS.md", "CLAUDE.md")
 _EDGE_KEYS = ("lb_relates_to", "lb_depends_on", "lb_supersedes", "lb_superseded_by")
 
 
@@ -70,6 +70,13 @@ class ImportReport:
         }
 
 
+def _guarded() -> list[str]:
+    """``.lorebook`` and the instruction files the installed harness plugins name."""
+    from lorebook.pointer import instruction_files
+
+    return [".lorebook", *instruction_files()]
+
+
 def dirty_files(repo: Path) -> list[str]:
     """Uncommitted or untracked (not ignored) files of the knowledge base, per git.
 
@@ -78,7 +85,7 @@ def dirty_files(repo: Path) -> list[str]:
     """
     try:
         proc = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=all", "--", *GUARDED],
+            ["git", "status", "--porcelain", "--untracked-files=all", "--", *_guarded()],
             cwd=repo, capture_output=True, text=True, check=False,
         )  # fmt: skip
     except OSError as exc:

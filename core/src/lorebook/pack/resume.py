@@ -122,7 +122,7 @@ def _change_kind(paths: KBPaths, rel: str, leaves: dict[str, str]) -> str | None
     path = PurePosixPath(rel)
     nodes = PurePosixPath(paths.rel(paths.nodes))
     if not path.is_relative_to(paths.rel(paths.root)):
-        return None  # AGENTS.md or CLAUDE.md: never written by an import
+        return None  # an instruction file (AGENTS.md, say): never written by an import
     if dead_writers_file(path.name) is not None:
         return "temporary"
     rewritten = {paths.rel(p) for p in (paths.summaries, paths.redirects, paths.entry, paths.graph)}

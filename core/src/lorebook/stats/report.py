@@ -195,23 +195,15 @@ def latencies(logs: Iterable[SessionLog], kb_root: Path, since: datetime | None)
     return rows
 
 
-def instruction_files() -> list[str]:
-    """The instruction files of every installed harness plugin, in harness-name order."""
-    from lorebook.plugins import get_plugins
-
-    specs = get_plugins().harnesses().values()
-    return list(dict.fromkeys(rel for spec in specs for rel in spec.instruction_files))
-
-
 def standing_cost(
     paths: KBPaths, session_start_chars: list[int], instructions: Iterable[str] | None = None
 ) -> dict[str, object]:
     """Characters every session pays before its first prompt is answered.
 
     ``instructions`` are the files core's pointer block may be in (default: those the
-    installed harness plugins name, :func:`instruction_files`).
+    installed harness plugins name, :func:`lorebook.pointer.instruction_files`).
     """
-    from lorebook.pointer import BEGIN, END
+    from lorebook.pointer import BEGIN, END, instruction_files
     from lorebook.skills import SKILL_NAME, is_ours
 
     pointers = {}
