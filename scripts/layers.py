@@ -56,7 +56,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.hookplugins",
             "lorebook.hookconfig",
             "lorebook.hookinput",
-            "lorebook.hookimport",
+            "lorebook.fastpath.finder",
             "lorebook.installhint",
         ),
     ),
@@ -67,7 +67,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.config",
             "lorebook.datafile",
             "lorebook.gitmerge",
-            "lorebook.launcher",
+            "lorebook.fastpath.launcher",
             "lorebook.pointer",
             "lorebook.skills",
             "lorebook.precommit",
@@ -138,8 +138,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.cli",
             "lorebook.__main__",
             "lorebook.hook",
-            "lorebook.hookclient",
-            "lorebook.hookserver",
+            "lorebook.fastpath",
             "lorebook.nudges",
         ),
     ),
@@ -185,7 +184,7 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
         ("lorebook.inject.state", "lorebook.hook"),
         ("lorebook.inject.session", "lorebook.nudges"),
         # doctor asks the warm process how it is
-        ("lorebook.doctor", "lorebook.hookserver"),
+        ("lorebook.doctor", "lorebook.fastpath.server"),
         # the MCP server answers premise questions with the premise command's code
         ("lorebook.mcp_server", "lorebook.cli.premise"),
     }
@@ -199,15 +198,12 @@ KNOWN_CIRCLES: tuple[frozenset[str], ...] = (
             "lorebook.capture.hook",
             "lorebook.capture.retention",
             "lorebook.hook",
-            "lorebook.hookclient",
-            "lorebook.hookserver",
             "lorebook.inject.session",
             "lorebook.inject.stages",
             "lorebook.inject.state",
             "lorebook.nudges",
         }
     ),
-    frozenset({"lorebook.capture.stage", "lorebook.stats.tally"}),
     frozenset({"lorebook.inject.served", "lorebook.recall.serve"}),
     frozenset(
         {"lorebook.kb.catalog", "lorebook.kb.store", "lorebook.recall.sync", "lorebook.reviewstate"}

@@ -32,6 +32,10 @@ import re
 import zlib
 
 from lorebook.capture import progress, records, staged
+
+# Defined beside the log format, so the follow-up (lorebook.stats.tally) reads logs without
+# importing this module, which runs it.
+from lorebook.capture.staged import load_log as load_log, tally_path as tally_path
 from lorebook.kb.fsutil import atomic_write_bytes, kb_lock
 
 TYPE_CHECKING = False
@@ -86,23 +90,6 @@ def log_files(path: Path) -> list[Path]:
 def lock_path(paths: KBPaths, stem: str) -> Path:
     """The lock capture and extraction take for one session log."""
     return paths.state / "capture" / f"{stem}.lock"
-
-
-def tally_path(paths: KBPaths, stem: str) -> Path:
-    """Where the follow-up keeps its tally of ``<stem>.json`` (:mod:`lorebook.stats.tally`)."""
-    return paths.tallies / f"{stem}.json"
-
-
-def load_log(path: Path) -> SessionLog | None:
-    """Read a staged log (either format), or None when there is none.
-
-    Raises:
-        ValueError: the log is not valid (pydantic's ``ValidationError`` is one).
-    """
-    from lorebook.models.session import SessionLog
-
-    data = staged.read_log_data(path)
-    return None if data is None else SessionLog.model_validate(data)
 
 
 def staged_logs(paths: KBPaths, problems: list[str]) -> Iterator[tuple[Path, SessionLog]]:

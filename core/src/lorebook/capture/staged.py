@@ -16,8 +16,7 @@ them off before it appends. Nothing already staged is rewritten by capture.
 
 A log written before this format (``lb_schema`` 1: one JSON file with ``turns`` and
 ``injected`` inline, no ``body``) is still read as it is; capture migrates it on first
-touch. Every consumer reads through :func:`lorebook.capture.stage.load_log`, which builds
-on :func:`read_log_data` here.
+touch. Every consumer reads through :func:`load_log`, which builds on :func:`read_log_data`.
 """
 
 from __future__ import annotations
@@ -32,12 +31,32 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from lorebook.kb.paths import KBPaths
+    from lorebook.models.session import SessionLog
+
 SCHEMA = 2
 """``lb_schema`` of a header with a separate body."""
 CHUNK = 1 << 20
 INLINE_KEYS = ("turns", "injected")
 HEADER_ONLY = ("body", "transcript_lines")
 """Header keys that are capture's bookkeeping, not fields of the session log."""
+
+
+def tally_path(paths: KBPaths, stem: str) -> Path:
+    """Where the follow-up keeps its tally of ``<stem>.json`` (:mod:`lorebook.stats.tally`)."""
+    return paths.tallies / f"{stem}.json"
+
+
+def load_log(path: Path) -> SessionLog | None:
+    """Read a staged log (either format), or None when there is none.
+
+    Raises:
+        ValueError: the log is not valid (pydantic's ``ValidationError`` is one).
+    """
+    from lorebook.models.session import SessionLog
+
+    data = read_log_data(path)
+    return None if data is None else SessionLog.model_validate(data)
 
 
 def body_path(header: Path) -> Path:

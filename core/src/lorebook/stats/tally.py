@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from lorebook.capture import staged
-from lorebook.capture.stage import tally_path
+from lorebook.capture.staged import load_log, tally_path
 from lorebook.kb.fsutil import atomic_write_text
 from lorebook.kb.janitor import sweep_temp_files
 from lorebook.kb.paths import KBPaths
@@ -156,10 +156,8 @@ def follow_log(paths: KBPaths, target: Path) -> None:
     docstring); the whole log when its tally does not apply.
 
     Raises:
-        ValueError: the log is not valid (as :func:`lorebook.capture.stage.load_log`).
+        ValueError: the log is not valid (as :func:`lorebook.capture.staged.load_log`).
     """
-    from lorebook.capture.stage import load_log
-
     store = tally_path(paths, target.stem)
     header = staged.read_header(target)
     if header is None:
