@@ -151,8 +151,6 @@ PIPELINE_LAYERS = 5
 # a comment saying why the import cannot go down.
 KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
     {
-        # the plugin manager runs the hook path's module plugins through the recall pipeline
-        ("lorebook.plugins", "lorebook.recall.pipeline"),
         # a note written, archived or moved updates the index at once (kb -> recall.sync)
         ("lorebook.kb.store", "lorebook.recall.sync"),
         ("lorebook.kb.lifecycle", "lorebook.recall.sync"),
@@ -165,10 +163,8 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
         # rebalancing places notes and records conflicts as curation does
         ("lorebook.kb.rebalance_run", "lorebook.curate.conflicts"),
         ("lorebook.kb.rebalance_run", "lorebook.curate.placement"),
-        # the words of a text, still defined in recall
+        # the stop words, now in kb.stopwords (the import is in a file being edited)
         ("lorebook.kb.rebalance", "lorebook.recall.tokenize"),
-        ("lorebook.kb.similarity", "lorebook.recall.tokenize"),
-        ("lorebook.kb.notesplit", "lorebook.recall.tokenize"),
         # lint reads the rejections ledger and the validity of notes
         ("lorebook.kb.lint", "lorebook.curate.rejections"),
         ("lorebook.kb.lint", "lorebook.validity.report"),

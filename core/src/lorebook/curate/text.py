@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from lorebook.kb.similarity import stem
-from lorebook.recall.tokenize import STOPWORDS
+from lorebook.kb.stopwords import STOPWORDS
 
 DUPLICATE_THRESHOLD = 0.6
 """Similarity from which two claims of the same polarity are one note (a merge).

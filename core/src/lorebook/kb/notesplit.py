@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from lorebook.kb.rebalance import _RULE_WORDS, _WORD_RE
+from lorebook.kb.stopwords import STOPWORDS
 from lorebook.kb.store import StoredNote
 from lorebook.models.note import MAX_ID_LENGTH, Note
-from lorebook.recall.tokenize import STOPWORDS
 from lorebook.slug import slugify
 
 SPLIT_LINK = 0.1
