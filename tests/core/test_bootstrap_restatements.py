@@ -168,3 +168,26 @@ def test_an_option_or_method_named_alone_is_the_same_code_as_on_its_command() ->
     assert not restates(
         rule_terms("Never call `.skip()` in a test"), rule_terms("Never call `.only()` in a test")
     )
+
+
+def test_a_shared_code_span_weighs_double_across_a_link() -> None:
+    def draft(origin: str, title: str) -> Draft:
+        return Draft(origin, title, f"{title}.", "", "prohibition")
+
+    rule = "Tests MUST NEVER include placeholders like `expect(true).toBe(true)`"
+    summary = "Never use `expect(true).toBe(true)` or similar non-testing patterns"
+    others = [
+        "Never test console output directly",
+        "Never delete test files to fix failures",
+        "Never share mutable state between tests",
+        "Never commit placeholder tests",
+        "Never include secrets in test fixtures",
+    ]
+    documents = [
+        [draft("rules/boundaries.md#principles", t) for t in (rule, *others)],
+        [draft("rules/router.md#requirements", summary)],
+    ]
+    links = links_between({"rules/boundaries.md": "", "rules/router.md": "[b](boundaries.md)"})
+    groups, merged = merge_restatements(documents, links=links)
+    assert merged == 1
+    assert groups[1][0].title == rule

@@ -286,6 +286,9 @@ def rare_containment(
 ) -> float:
     """The share of the smaller rule's weight (by :class:`Rarity`) that the two rules share.
 
+    A code span weighs :data:`IDENTIFIER_WEIGHT` times its rarity, as in :func:`similarity`:
+    a name both rules give pins their subject.
+
     0 when they share fewer than :data:`LINKED_TERMS` terms; when the smaller names code the
     larger does not (``Filter keys must match `[a-z]+` `` is not "every filter must
     match"); or when both name an action (:data:`ACTIONS`) and none is the same ("never
@@ -298,7 +301,11 @@ def rare_containment(
         return 0.0
 
     def weight(found: frozenset[str]) -> float:
-        return sum(rare.weight(term, 2 if term in shared else 1) for term in found)
+        return sum(
+            rare.weight(term, 2 if term in shared else 1)
+            * (IDENTIFIER_WEIGHT if term.startswith("code:") else 1)
+            for term in found
+        )
 
     small, large = sorted((left, right), key=weight)
     if any(t.startswith("code:") for t in small - large):
