@@ -240,3 +240,29 @@ def test_a_version_1_note_copied_into_a_migrated_knowledge_base_is_migrated(
     assert [s["name"] for s in doc["pending"]] == ["canonical-frontmatter"]
     assert cli("migrate", "run", cwd=v1_repo).exit_code == 0
     assert cli("lint", cwd=v1_repo).exit_code == 0
+
+
+def test_init_on_version_1_migrates_first_then_sets_up(v1_repo: Path, cli: CliRunner) -> None:
+    """A user upgrading lorebook runs init on the clone: it finishes, it does not refuse."""
+    before = _notes(v1_repo)
+    done = cli("init", cwd=v1_repo)
+    assert done.exit_code == 0, done.stderr  # was: exit 1 with the one line above
+    assert (
+        "migrated .lorebook/ from format version 1 to the current one, as `lorebook migrate "
+        "run` does: 13 files rewritten (ids, paths and bodies kept); review with `git diff "
+        ".lorebook/`, then commit"
+    ) in done.stdout
+    assert "lb_schema: 2" in (v1_repo / ".lorebook/config.yaml").read_text(encoding="utf-8")
+    assert _notes(v1_repo) == before  # every note's path and body kept
+    assert cli("lint", cwd=v1_repo).exit_code == 0
+    assert "up to date; nothing changed" in cli("init", cwd=v1_repo).stdout
+
+
+def test_init_on_a_newer_version_still_refuses(v1_repo: Path, cli: CliRunner) -> None:
+    config = v1_repo / ".lorebook/config.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("lb_schema: 1", "lb_schema: 9"))
+    done = cli("init", cwd=v1_repo)
+    assert done.exit_code == 1
+    assert "is at format version 9, newer than this lorebook reads (2): upgrade lorebook" in (
+        done.stderr
+    )

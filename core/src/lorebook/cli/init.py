@@ -51,7 +51,9 @@ def init_command(
 
     Safe to run again: a second run with the same harnesses changes no byte. Run it once on
     every fresh clone to give this machine working hooks (and, with --pre-commit, the
-    secrets scan before each commit; it is per machine, like the hooks' launcher).
+    secrets scan before each commit; it is per machine, like the hooks' launcher). A
+    knowledge base written at an older format version is migrated first, as `lorebook
+    migrate run` does (ids, paths and bodies kept; review it with git diff).
     """
     names = [n.strip() for n in harnesses.split(",") if n.strip()]
     require_providers("harness", names)  # a mistyped name: before anything is said or written
@@ -67,12 +69,41 @@ def init_command(
         from lorebook.precommit import hook_path
 
         hook_path(repo)  # not a git repository: refused before anything is written
+    migrated = _migrate_first(repo)
     report = init_repo(repo, names)
+    if migrated:
+        report.changed = list(dict.fromkeys([*migrated[1], *report.changed]))
+        report.notes.insert(
+            0,
+            f"migrated .lorebook/ from format version {migrated[0]} to the current one, as "
+            f"`lorebook migrate run` does: {len(migrated[1])} files rewritten (ids, paths and "
+            "bodies kept); review with `git diff .lorebook/`, then commit",
+        )
     if pre_commit:
         from lorebook.precommit import install_pre_commit
 
         report.changed += install_pre_commit(repo)
     _show(report, json_output, "initialised")
+
+
+def _migrate_first(repo: Path) -> tuple[int, list[str]] | None:
+    """Bring a knowledge base at an older format version up to date: (version, files).
+
+    None when it is at the current version (or there is none). A newer version is left to
+    ``init_repo``, which refuses it (upgrade lorebook).
+    """
+    from lorebook.constants import SCHEMA_VERSION
+    from lorebook.kb.paths import KBPaths
+    from lorebook.kb.version import config_version
+
+    paths = KBPaths(repo)
+    version = config_version(str(paths.root))
+    if version is None or version >= SCHEMA_VERSION:
+        return None
+    from lorebook.migrate import run_migration
+
+    plan = run_migration(paths)
+    return version, [paths.rel(paths.root / rel) for rel, _ in plan.writes]
 
 
 def _show(report: InitReport, json_output: bool, verb: str) -> None:
