@@ -87,20 +87,22 @@ class Recall(BaseModel):
         ge=0.0,
         le=1.5,
         description="Semantic ranking: a note whose relevance (cosine + 0.5 x coverage) "
-        "is below this is not injected, not even as a pointer (a note is whole only when "
-        "the ranker is confident: `lorebook recall` says why).",
+        "is below this is not injected, not even as a pointer, unless it passes the lexical "
+        "floors (min_score, relative_floor, min_coverage) as without the semantic signal "
+        "(a note is whole only when the ranker is confident: `lorebook recall` says why).",
     )
     relevance_ratio: float = Field(
         default=0.0,
         ge=0.0,
         le=1.0,
         description="Semantic ranking: a note below this fraction of the best note's "
-        "relevance is dropped.",
+        "relevance is dropped, unless it passes the lexical floors.",
     )
     min_score: float = Field(
         default=2.0,
         ge=0.0,
-        description="Lexical ranking: a note whose BM25 score is below it is not injected.",
+        description="Lexical ranking: a note whose BM25 score is below it is not injected "
+        "(with the semantic signal, one at or above it is kept whatever its relevance).",
     )
     relative_floor: float = Field(
         default=0.0,
