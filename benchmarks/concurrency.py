@@ -35,7 +35,7 @@ from pathlib import Path
 from kbgen import write_kb
 from kill_writers import claude_line
 
-from lorebook.hookclient import stop_server
+from lorebook.fastpath.client import stop_server
 
 LOREBOOK = [sys.executable, "-m", "lorebook"]
 TIMEOUT = 120.0

@@ -20,7 +20,7 @@ warm process included), not that of the launcher, which stays near the floor's.
 
 Events are ``--gap`` seconds apart (0.1 by default; the sleep is not timed): in a session
 the model answers between two events, and the warm process readies its spare child for the
-next event meanwhile (see ``lorebook.hookserver.Spare``). ``--gap 0`` runs them back to
+next event meanwhile (see ``lorebook.fastpath.child.Spare``). ``--gap 0`` runs them back to
 back, which a session never does: an event that comes before the spare is ready gets a
 child forked for it, whose first run costs more.
 
@@ -164,7 +164,7 @@ def write_against_launcher(repo: Path, code: Path) -> None:
     It is this checkout's launcher (its interpreter flags and import finder), with ``code``'s
     folders ahead of the installed ones: the comparison is of the code, not of launchers.
     """
-    from lorebook.launcher import launcher_entry, launcher_paths
+    from lorebook.fastpath.launcher import launcher_entry, launcher_paths
 
     modules = {"claude": "lorebook_claude.events"}
     first = [str(code / "core/src"), str(code / "plugins/claude/src")]
@@ -183,8 +183,8 @@ def timed(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> tu
 
 def start_server(repo: Path, env: dict[str, str]) -> int:
     """Start the repository's warm hook process (one session start); return its pid."""
-    from lorebook.hookclient import socket_path
-    from lorebook.hookserver import LOCK_NAME
+    from lorebook.fastpath.client import socket_path
+    from lorebook.fastpath.server import LOCK_NAME
 
     data = payloads(repo, f"bench-warmup-{time.monotonic_ns()}")
     timed(commands(repo)["session start"], data["session start"], env, repo)
@@ -201,7 +201,7 @@ CHILD_RSS = """
 import gc, json, os, resource, sys
 paths, repo, launcher, events = json.loads(sys.argv[1])
 sys.path += paths
-from lorebook.hookserver import Server
+from lorebook.fastpath.server import Server
 server = Server(repo, {"claude": "lorebook_claude.events"}, launcher)
 server.warm()
 gc.collect()
@@ -215,7 +215,7 @@ for name, (event, payload) in events.items():
     report, told = os.pipe()
     if os.fork() == 0:
         gc.disable()
-        from lorebook.inject.stages import rehearse
+        from lorebook.fastpath.rehearse import rehearse
         rehearse(server.kb_root)  # as a spare child does before its event
         os.dup2(read, 0)
         os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
@@ -235,7 +235,7 @@ each child's peak resident memory, which counts the pages it shares with the war
 
 def warm_child_rss(repo: Path, env: dict[str, str]) -> dict[str, float]:
     """Peak resident memory (MB) of the warm process's child answering each hook figure."""
-    from lorebook.launcher import launcher_paths
+    from lorebook.fastpath.launcher import launcher_paths
 
     data = payloads(repo, f"bench-child-rss-{time.monotonic_ns()}")
     argv = commands(repo)
@@ -264,7 +264,7 @@ def server_rss(pid: int) -> str:
 def measure(repo: Path, rounds: int, against: str | None = None, gap: float = 0.1) -> None:
     """Run the interleaved rounds on one repository and print the table."""
     from lorebook.constants import ENV_HOOK_SERVER
-    from lorebook.hookclient import stop_server
+    from lorebook.fastpath.client import stop_server
 
     env = {k: v for k, v in os.environ.items() if k not in ("LOREBOOK_INTERNAL", ENV_HOOK_SERVER)}
     env["CLAUDE_PROJECT_DIR"] = str(repo)

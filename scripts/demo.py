@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lorebook.hookclient import stop_server
+from lorebook.fastpath.client import stop_server
 
 LOREBOOK = [sys.executable, "-m", "lorebook"]
 SESSIONS = Path(__file__).resolve().parent / "demo_sessions"

@@ -48,7 +48,7 @@ needs_shared = pytest.mark.skipif(
 def _stop_warm_hook_processes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Stop every warm hook process a test's repository still runs when the run ends."""
     yield
-    from lorebook.hookclient import stop_server
+    from lorebook.fastpath.client import stop_server
 
     for sock in tmp_path_factory.getbasetemp().rglob("hookd.sock"):
         stop_server(str(sock.parent.parent))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from lorebook.hookclient import available, stop_server
+from lorebook.fastpath.client import available, stop_server
 from lorebook.kb.store import MarkdownStore
 from lorebook.testing import make_note
 from tests.conftest import CliRunner

@@ -329,7 +329,7 @@ def test_the_hook_path_imports_nothing_heavy() -> None:
     ms; datetime (through sqlite3) and importlib about 2 ms together."""
     import subprocess
 
-    from lorebook.launcher import launcher_paths
+    from lorebook.fastpath.launcher import launcher_paths
 
     banned = (
         "typing",
@@ -363,7 +363,7 @@ def test_a_module_named_like_a_standard_one_beside_lorebook_does_not_break_the_h
     """The launcher puts its folders after the standard library's, as site would."""
     import subprocess
 
-    from lorebook.launcher import launcher_entry, launcher_paths
+    from lorebook.fastpath.launcher import launcher_entry, launcher_paths
 
     shadow = tmp_path / "installed"
     shadow.mkdir()
@@ -422,7 +422,7 @@ def test_the_launcher_runs_the_fast_path_without_the_collector_and_capture_with_
     """Cyclic collection costs a prompt ~3 ms; a capture of a large transcript needs it."""
     import subprocess
 
-    from lorebook.launcher import launcher_entry, launcher_paths
+    from lorebook.fastpath.launcher import launcher_entry, launcher_paths
 
     package = tmp_path / "plugins" / "gcprobe"
     package.mkdir(parents=True)
@@ -461,7 +461,7 @@ def _prompt_in_a_fresh_interpreter(kb: Path, prompt: str) -> tuple[str, set[str]
     """(the hook's stdout, the lorebook modules it imported) for one prompt."""
     import subprocess
 
-    from lorebook.launcher import launcher_paths
+    from lorebook.fastpath.launcher import launcher_paths
 
     code = (
         f"import sys; sys.path[:0] = {launcher_paths(MODULES)!r}; "
@@ -498,3 +498,38 @@ def test_a_prompt_is_answered_without_importing_the_index_writer(kb: Path) -> No
         "lorebook.inject.render",
         "lorebook.inject.sanitize",
     }
+
+
+def test_a_launcher_written_before_the_fast_path_package_still_answers(kb: Path) -> None:
+    """A launcher of an older lorebook names hookclient, hookimport and hookserver: each
+    import fails, and the event is answered in its own process; doctor says to run init."""
+    import subprocess
+
+    from lorebook.fastpath.launcher import launcher_entry, launcher_paths
+
+    entry = launcher_entry(MODULES, launcher_paths(MODULES))
+    old = (
+        entry.replace("lorebook.fastpath.client", "lorebook.hookclient")
+        .replace("lorebook.fastpath.finder", "lorebook.hookimport")
+        .replace("lorebook.fastpath.server", "lorebook.hookserver")
+        .replace("from lorebook.fastpath import after_event", "from lorebook.hookd import after")
+    )
+    assert "fastpath" not in old
+    hook = kb / ".lorebook/bin/hook.py"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text(old, encoding="utf-8")
+    payload = {"session_id": "s1", "cwd": str(kb), "prompt": "how do I run the pytest suite?"}
+    out = subprocess.run(
+        [sys.executable, "-I", "-S", str(hook), "fake", "Prompt"],
+        input=json.dumps(payload), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert "Run tests with uv run pytest" in out.stdout
+    assert out.stderr == ""
+    from lorebook.fastpath.launcher import launcher_outdated
+    from lorebook.kb.paths import KBPaths
+
+    said = launcher_outdated(KBPaths(kb))
+    assert said is not None
+    assert said.startswith(".lorebook/bin/hook.py was written by an older lorebook")
+    hook.write_text(entry, encoding="utf-8")
+    assert launcher_outdated(KBPaths(kb)) is None

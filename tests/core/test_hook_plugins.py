@@ -19,7 +19,7 @@ import pytest
 
 from lorebook import hookplugins
 from lorebook.events import Hit, RecallQuery
-from lorebook.launcher import launcher_entry, launcher_paths
+from lorebook.fastpath.launcher import launcher_entry, launcher_paths
 
 MODULES = {"claude": "lorebook_claude.events"}
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from lorebook.hookclient import (
+from lorebook.fastpath.client import (
     available,
     decode_request,
     encode_request,
@@ -31,7 +31,7 @@ from lorebook.hookclient import (
     socket_path,
     stop_server,
 )
-from lorebook.hookserver import FAILED_NAME, LOCK_NAME, WARM_MODULES, Server, Stamps, describe
+from lorebook.fastpath.server import FAILED_NAME, LOCK_NAME, WARM_MODULES, Server, Stamps, describe
 from lorebook.kb.store import MarkdownStore
 from lorebook.testing import make_note
 from tests.conftest import CliRunner
@@ -279,7 +279,7 @@ def test_a_spare_child_waits_for_each_event_and_a_killed_one_is_replaced(repo: P
 def test_a_spare_s_rehearsal_ranks_the_notes_and_leaves_no_trace(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lorebook.inject import stages
+    from lorebook.fastpath import rehearse
     from lorebook.recall import serve
 
     ranked: list[list[str]] = []
@@ -290,10 +290,10 @@ def test_a_spare_s_rehearsal_ranks_the_notes_and_leaves_no_trace(
         ranked.append([c.id for c in served.ranked])
         return served
 
-    monkeypatch.setattr("lorebook.inject.stages.choose", choose)  # what rehearse calls
+    monkeypatch.setattr("lorebook.fastpath.rehearse.choose", choose)  # what rehearse calls
     files = [p for p in (repo / ".lorebook").rglob("*") if p.is_file()]
     before = {p: p.stat().st_mtime_ns for p in files}
-    stages.rehearse(str(repo / ".lorebook"))
+    rehearse.rehearse(str(repo / ".lorebook"))
     assert len(ranked) == 1  # the made-up prompt was ranked against the notes, once
     assert ranked[0]
     after = [p for p in (repo / ".lorebook").rglob("*") if p.is_file()]
@@ -391,7 +391,7 @@ def test_a_server_that_cannot_listen_says_why_once_and_hooks_still_answer(repo: 
 def test_the_warm_modules_are_all_a_fast_event_imports(repo: Path) -> None:
     script = f"""
 import json, os, sys
-from lorebook.hookserver import Server
+from lorebook.fastpath.server import Server
 server = Server({str(repo)!r}, {{"claude": "lorebook_claude.events"}}, "launcher")
 server.warm()
 before = set(sys.modules)
@@ -513,7 +513,7 @@ def fake_server(kb_root: Path, reply: bytes | None) -> tuple[socket.socket, thre
 def test_the_launcher_answers_itself_when_no_child_takes_the_event(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: bytes | None, logged: bool
 ) -> None:
-    from lorebook import hookclient
+    from lorebook.fastpath import client as hookclient
 
     monkeypatch.delenv("LOREBOOK_HOOK_SERVER", raising=False)
     monkeypatch.setattr(hookclient, "_passed_over", False)
@@ -538,14 +538,15 @@ def test_the_launcher_answers_itself_when_no_child_takes_the_event(
 
 
 def test_the_launcher_reads_no_more_of_a_payload_than_the_hook_accepts() -> None:
-    from lorebook import hookclient, hookinput
+    from lorebook import hookinput
+    from lorebook.fastpath import client as hookclient
 
     assert hookclient.MAX_PAYLOAD == hookinput.MAX_PAYLOAD
 
 
 def test_a_launcher_runs_an_older_lorebook_that_has_no_warm_process(tmp_path: Path) -> None:
     """A lorebook downgraded under its launcher: no client, no finder, the old run()."""
-    from lorebook.launcher import launcher_entry
+    from lorebook.fastpath.launcher import launcher_entry
 
     old = tmp_path / "old" / "lorebook"
     old.mkdir(parents=True)

@@ -19,7 +19,7 @@ def _imports(folder: Path, *names: str) -> dict[str, dict[str, object]]:
     ``pkg`` package in ``folder``; each module's VALUE, file and loader."""
     code = (
         f"import sys, json; sys.path += [{CORE!r}, {str(folder)!r}]; "
-        "from lorebook.hookimport import install; "
+        "from lorebook.fastpath.finder import install; "
         f"install({{'pkg': [{str(folder)!r}]}}); "
         "import importlib; out = {}\n"
         f"for name in {list(names)!r}:\n"

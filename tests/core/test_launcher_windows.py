@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lorebook import launcher
+from lorebook.fastpath import launcher
 from lorebook.kb.paths import KBPaths
 
 

@@ -160,7 +160,7 @@ def test_the_warm_hook_process_answers_the_next_session(
     wired: Path, mock_anthropic: MockAnthropic, run_claude: ClaudeRunner
 ) -> None:
     """The first session's hooks start it; the second session's are answered by it."""
-    from lorebook.hookclient import socket_path, stop_server
+    from lorebook.fastpath.client import socket_path, stop_server
 
     add_note(wired, "--title", "Run tests with uv run pytest", "--description", "Running the test suite",
              "--kind", "convention", "--body", "NOTE_BODY_UV: never bare pytest here.")  # fmt: skip

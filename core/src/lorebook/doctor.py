@@ -226,7 +226,7 @@ def _state_of(item_state: str, fix: str | None) -> State:
 
 def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
     """The wired harnesses' own checks, this machine's launcher, the pointer blocks."""
-    from lorebook.launcher import launcher_problem
+    from lorebook.fastpath.launcher import launcher_outdated, launcher_problem
     from lorebook.plugins import get_plugins
     from lorebook.pointer import has_pointer
     from lorebook.recall.index import index_path
@@ -241,7 +241,11 @@ def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
     if problem:
         checks.append(Check("hook launcher", "problem", problem, fix))
     else:
-        checks.append(Check("hook launcher", "ok", paths.rel(paths.bin / "hook")))
+        outdated = launcher_outdated(paths)
+        if outdated:
+            checks.append(Check("hook launcher", "warning", outdated, fix))
+        else:
+            checks.append(Check("hook launcher", "ok", paths.rel(paths.bin / "hook")))
         checks.append(_warm_process_check(paths))
     if not Path(index_path(str(paths.root))).exists():
         checks.append(
@@ -277,7 +281,7 @@ def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
 
 def _warm_process_check(paths: KBPaths) -> Check:
     """Whether the repository's warm hook process runs, is off, or could not start."""
-    from lorebook.hookserver import describe
+    from lorebook.fastpath.server import describe
 
     fine, detail, fix = describe(str(paths.root))
     return Check("warm hook process", "ok" if fine else "warning", detail, fix)

@@ -20,7 +20,7 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from lorebook.events import HookAnswer, HookEvent
     from lorebook.inject.stages import Context
@@ -151,7 +151,7 @@ def run(
     *,
     repo: str,
     event_modules: Mapping[str, str],
-    launcher: str | None = None,
+    after: Callable[[Context, HookEvent], None] | None = None,
     started: float | None = None,
     warm: bool = False,
 ) -> int:
@@ -161,9 +161,9 @@ def run(
         argv: ``[harness, host_event]`` as the committed host config passes them.
         repo: The repository root (the launcher's own location).
         event_modules: harness name -> module with ``parse_event`` and ``render``.
-        launcher: The launcher's file, given when it runs this in its own process: after a
-            fast-path event, the warm hook process (:mod:`lorebook.hookserver`) is started
-            from it.
+        after: Called with the context and the event once the event is answered (and its
+            timing recorded), when one was parsed: the launcher passes
+            :func:`lorebook.fastpath.after_event`, which starts the warm hook process.
         started: When the event's launcher started (``time.monotonic()``): the budget
             and the timing log count from it; default now.
         warm: True in the warm server's child that answers for the launcher (the timing
@@ -221,23 +221,9 @@ def run(
 
         chars = len((answer.context or answer.reason or "") if answer is not None else "")
         record_timing(kb_root, harness, host_event, event, started, chars, warm=warm)
-    if launcher is not None and ctx is not None and event is not None:
-        _start_server(ctx, event, launcher)
+    if after is not None and ctx is not None and event is not None:
+        try:
+            after(ctx, event)
+        except Exception as exc:  # never breaks the session
+            log_failure(kb_root, harness, host_event, f"after the event: {exc!r}")
     return 0
-
-
-def _start_server(ctx: Context, event: HookEvent, launcher: str) -> None:
-    """Start the warm hook process after a fast-path event, where the settings allow one."""
-    from lorebook.events import CAPTURE_EVENTS
-    from lorebook.hookclient import enabled
-
-    if event.name in CAPTURE_EVENTS or ctx.config.hook_server_minutes <= 0 or not enabled():
-        return
-    try:
-        from lorebook.hookserver import start_server
-
-        start_server(ctx.kb_root, launcher)
-    except Exception as exc:
-        log_failure(
-            ctx.kb_root, event.harness, event.host_event, f"starting the warm hook process: {exc}"
-        )

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from lorebook.config import load_config, write_config
+from lorebook.fastpath.launcher import remove_launcher, write_launcher
 from lorebook.gitmerge import install_merge_support
 from lorebook.kb.fsutil import kb_lock, write_if_changed
 from lorebook.kb.index import rebuild_indexes
 from lorebook.kb.paths import KBPaths
-from lorebook.launcher import remove_launcher, write_launcher
 from lorebook.mcp_config import sync_mcp
 from lorebook.models.config import Config
 from lorebook.plugins import get_plugins

@@ -217,8 +217,8 @@ def test_the_stop_hook_capture_path_imports_no_pydantic_yaml_or_pluggy(
     kb_repo: Path, tmp_path: Path
 ) -> None:
     """What the launcher runs at Stop, inline: no heavy module, and the turns are staged."""
+    from lorebook.fastpath.launcher import launcher_paths
     from lorebook.initialize import init_repo
-    from lorebook.launcher import launcher_paths
 
     init_repo(kb_repo, ["claude"])
     ref = _transcript(tmp_path)

@@ -106,7 +106,7 @@ def _host_tag() -> re.Pattern[str]:
 def prepare() -> None:
     """Build the translation tables and compile the pattern now, not at first use.
 
-    The warm hook process (:mod:`lorebook.hookserver`) calls it once, so that no event's
+    The warm hook process (:mod:`lorebook.fastpath.server`) calls it once, so that no event's
     child builds them again.
     """
     _table("fold")

@@ -2,7 +2,7 @@
 
 numpy takes longer to import (about 60 to 120 ms) than a whole prompt takes on the hook
 path, so a hook in its own process never uses it. The warm hook process
-(:mod:`lorebook.hookserver`) imports it once when it is installed; in its children, and
+(:mod:`lorebook.fastpath.server`) imports it once when it is installed; in its children, and
 in any process that has numpy loaded already (``lorebook eval``),
 :func:`lorebook.recall.postings.top_k` hands a query with many postings here.
 

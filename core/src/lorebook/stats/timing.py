@@ -9,7 +9,7 @@ A line: ``{"at": <unix seconds>, "harness": "claude", "host_event": "UserPromptS
 "event": "prompt", "session": "<id>", "ms": 12, "chars": 840, "transcript": "<ref>",
 "warm": true}``; ``chars`` counts what was injected (0 for nothing), ``event`` is ``null``
 when the payload could not be parsed, ``warm`` says whether the repository's warm hook
-process answered (:mod:`lorebook.hookserver`) or the hook's own process. ``lorebook
+process answered (:mod:`lorebook.fastpath.server`) or the hook's own process. ``lorebook
 stats`` reads it for hook latency where the host records none, and ``lorebook mark`` reads
 it to tell which session it was run from.
 """

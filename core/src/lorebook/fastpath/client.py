@@ -1,7 +1,7 @@
 """The launcher's first step: hand the event to the repository's warm hook process.
 
 A hook process spends most of its time starting: the interpreter, then some forty lorebook
-modules, before it reads a byte of the index. :mod:`lorebook.hookserver` keeps those
+modules, before it reads a byte of the index. :mod:`lorebook.fastpath.server` keeps those
 modules imported in one process per repository and forks a child per event, so the
 launcher only has to connect to its socket (``.lorebook/.cache/hookd.sock``) and trade a
 few messages with that child. The child answers exactly as the launcher would have (it

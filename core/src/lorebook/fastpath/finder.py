@@ -4,7 +4,7 @@ A prompt imports about forty lorebook modules. For each, the standard path finde
 source loader work in Python (the folder's suffixes, the source's stat, the compiled file's
 path, its header) before the module's code runs: about 2 ms of every hook process, a tenth
 of what the do-nothing hook costs. The launcher
-(:mod:`lorebook.launcher`) installs :class:`HookFinder` for lorebook's packages and the
+(:mod:`lorebook.fastpath.launcher`) installs :class:`HookFinder` for lorebook's packages and the
 wired harnesses' instead; it reads the same compiled file the standard loader would and
 trusts it under the same rule (its header names the source's modification time and size).
 

@@ -10,12 +10,13 @@ installed shadows a standard module, and a standard import does not search them 
 turns the cyclic garbage collector off (a hook process frees everything when it exits, and
 the collector's passes over what its imports create took about 3 ms of each prompt;
 capture, which may read a large transcript, turns it back on), first offers the event to
-the repository's warm hook process (:func:`lorebook.hookclient.handled_by_server`: a
+the repository's warm hook process (:func:`lorebook.fastpath.client.handled_by_server`: a
 connection, no import of the hook path), and only when that process is not there, or
-steps aside, lets :class:`lorebook.hookimport.HookFinder` find lorebook's and the
+steps aside, lets :class:`lorebook.fastpath.finder.HookFinder` find lorebook's and the
 harnesses' modules (about 2 ms less than importlib's search) and calls
-:func:`lorebook.hook.run`, which starts that process for the next event. Run as ``hook
---serve``, it is that process (:func:`lorebook.hookserver.serve`).
+:func:`lorebook.hook.run`, passing :func:`lorebook.fastpath.after_event`, which starts that
+process for the next event. Run as ``hook --serve``, it is that process
+(:func:`lorebook.fastpath.server.serve`).
 
 Where the interpreter's path cannot go in a shebang (too long, or with spaces), ``hook`` is
 a POSIX shell script that execs the interpreter on ``hook.py`` instead. On Windows the
@@ -66,27 +67,30 @@ if not SERVE:  # the repository's warm hook process answers, if there is one
 
     started = time.monotonic()
     try:
-        from lorebook.hookclient import handled_by_server
+        from lorebook.fastpath.client import handled_by_server
     except ImportError:  # a lorebook older than the one that wrote this file
         pass
     else:
         if handled_by_server(os.path.join(REPO, ".lorebook"), sys.argv[1:], started):
             raise SystemExit(0)
 try:
-    from lorebook.hookimport import install
+    from lorebook.fastpath.finder import install
 except ImportError:  # a lorebook older than the one that wrote this file: its own imports
     pass
 else:
     install({packages!r})  # lorebook's modules found and loaded without importlib's search
 if SERVE:
-    from lorebook.hookserver import serve
+    from lorebook.fastpath.server import serve
 
     raise SystemExit(serve(REPO, MODULES, __file__))
 from lorebook.hook import run  # noqa: E402
 
 try:
-    code = run(sys.argv[1:], repo=REPO, event_modules=MODULES, launcher=__file__, started=started)
-except TypeError:  # a lorebook older than the one that wrote this file (run never raises)
+    from lorebook.fastpath import after_event
+
+    after = after_event(__file__)  # starts the warm hook process for the next event
+    code = run(sys.argv[1:], repo=REPO, event_modules=MODULES, after=after, started=started)
+except (ImportError, TypeError):  # a lorebook older than the one that wrote this file
     code = run(sys.argv[1:], repo=REPO, event_modules=MODULES)
 raise SystemExit(code)
 '''
@@ -213,4 +217,26 @@ def launcher_problem(paths: KBPaths, *, windows: bool | None = None) -> str | No
         python = lines[0][2:].split()[0] if lines and lines[0].startswith("#!") else ""
     if not python or not os.access(python, os.X_OK):
         return f"{paths.rel(hook)} names an interpreter that no longer exists ({python or '?'})"
+    return None
+
+
+def launcher_outdated(paths: KBPaths) -> str | None:
+    """Say so when this machine's launcher was written by a lorebook older than the package.
+
+    Such a launcher still answers every event (in its own process), but does not reach the
+    warm hook process or the import finder, whose modules moved to :mod:`lorebook.fastpath`.
+    """
+    for name in ("hook.py", "hook"):
+        try:
+            text = (paths.bin / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if "from lorebook.hook import run" not in text:
+            continue  # the shell form: its hook.py holds the entry
+        if "lorebook.fastpath" not in text:
+            return (
+                f"{paths.rel(paths.bin / name)} was written by an older lorebook: every hook "
+                "runs in its own process, without the warm hook process"
+            )
+        return None
     return None
