@@ -40,6 +40,14 @@ TAG_QUESTION = re.compile(rf"[,.]\s*(?:right|correct|no|isn{_APOS}?t it|ok|yes)\
 """A statement asking for agreement: "..., right?"."""
 MODAL_QUESTION = re.compile(r"^(?:\w+,?\s+){0,2}?(?:should|must)\s+\S", _I)
 """A question about what ought to be ("should `x` be in tasks?")."""
+ADVICE_ASKED = re.compile(r"^(?:\w+,?\s+){0,2}?(?:should|must)\s+(?:i|it|this|that)\b", _I)
+"""A modal question about the person's own step ("Should I have a separate key for each
+environment?") or the thing at hand ("should it be folded into .env.production?"): it asks
+for advice. About a named thing, or what we or you ought to do ("should `resolveRepoPath`
+be in tasks?"), or naming the alternative it rules out ("should I be creating a secret key
+for this instead?"), it carries a rule."""
+BOTH_WAYS = re.compile(r"\bwhy or why not\b", _I)
+"""Asking for the reasons for and against: not the rule-carrying "why not?"."""
 INFO_QUESTION = re.compile(
     r"^(?:\w+,?\s+){0,2}?(?:what|how|where|which|when|who|explain|tell me|can you explain)\b", _I
 )
@@ -67,9 +75,13 @@ built ("it should have full menus for batch management"), not a counterfactual."
 POLAR_TO_AGENT = re.compile(r"^(?:\w+,?\s+){0,3}?(?:did|have|has|were|are|will)\s+(?:you|we)\b", _I)
 """A yes/no question about what the agent (or "we") did: "did you gather requirements?"."""
 ACCUSING = re.compile(
-    rf"\b(?:why|how|what) (?:(?:the \w+ )?(?:are|did|were|do) you|{_APOS}re you)\b", _I
+    rf"\b(?:why|how|what) (?:(?:the \w+ )?(?:are|did|were|do) you|{_APOS}re you)\b"
+    r"(?! (?:think|recommend|suggest|propose|advise|prefer|reckon|feel|see as|make of)\b)",
+    _I,
 )
-"""A question at the agent's own conduct: "why are you ...", "how did you verify ..."."""
+"""A question at the agent's own conduct: "why are you ...", "how did you verify ...". Not
+one asking for its opinion or advice ("What do you think?", "what do you recommend and
+why?"): that asks, it does not push back."""
 PROHIBITIVE = re.compile(
     rf"(?:^|[.!?;:,]\s+|\b(?:please|and|but|so|just)\s+)(?:do{_NEG}|don{_APOS}?t|never|stop|avoid"
     rf"|no more)\b|\b(?:never|shouldn{_APOS}?t|mustn{_APOS}?t|should not|must not"
@@ -104,9 +116,16 @@ ONE_OFF = re.compile(
 )
 """Scope bound to the task at hand: its moment ("now", "for now", "not yet"), a go-ahead, or
 the session's own plan ("we agreed", "our plan", "this session")."""
-REQUEST = re.compile(rf"\bi(?:{_APOS}d| would)? (?:like|want) to\b", _I)
+REQUEST = re.compile(
+    rf"\bi(?:{_APOS}d| would)? (?:like|want) (?:to|for you to"
+    r"|your (?:help|input|thoughts|take|advice|opinion|feedback|review))\b",
+    _I,
+)
 """A task asked for in the first person ("I'd like to publish it", "I want to use it on my
-laptop"): a request, not a preference, unless something gives it a scope beyond the task."""
+laptop"), or the agent's help asked for ("I'd like your help planning a new feature", "I'd
+like for you to read through ..."): a request, not a preference, unless something gives it
+a scope beyond the task. ("I'd like you to ..." is read as a request where the turn's rule is
+chosen: ``ASKED_OF_AGENT`` of the rules.)"""
 OBSERVATION = re.compile(
     rf"\bi(?:{_APOS}ve| have)? (?:saw|noticed|found|read|came across|stumbled|heard"
     r"|checked|looked)\b(?! (?:that )?you\b)",
@@ -249,8 +268,12 @@ def rule_question(sentence: str) -> bool:
     """A question carrying a rule: negated auxiliary, a tag, or a modal of obligation.
 
     Without a question mark only a sentence that opens with the negated auxiliary counts
-    ("doesn't git have `mv`"), so "I don't understand" is not a question.
+    ("doesn't git have `mv`"), so "I don't understand" is not a question. A modal question
+    about the person's own step or the thing at hand asks for advice (:data:`ADVICE_ASKED`)
+    unless it names the alternative it rules out. Asking for the reasons both ways ("why or
+    why not?") is not "why not?".
     """
+    sentence = BOTH_WAYS.sub(" ", sentence).strip()
     if re.search(r"\bwhy not\b", sentence, _I):
         return True
     if not sentence.rstrip().endswith("?"):
@@ -258,7 +281,8 @@ def rule_question(sentence: str) -> bool:
     return bool(
         NEGATIVE_QUESTION.match(sentence)
         or TAG_QUESTION.search(sentence)
-        or MODAL_QUESTION.match(sentence)
+        or (MODAL_QUESTION.match(sentence) and not ADVICE_ASKED.match(sentence))
+        or (MODAL_QUESTION.match(sentence) and CONTRAST.search(sentence))
     )
 
 

@@ -115,12 +115,15 @@ QUOTE_INTRO = re.compile(
     r"[ \t\\]*\r?\n[ \t\\]*\r?\n"
     r"|\b(?:(?:pasted|copied|quoted|is|are) below|the following)\b[^\n]*\n"
     r"(?:[^\n]*\S[^\n]*\n)??"
-    r"[ \t\\]*\r?\n",
-    re.IGNORECASE,
+    r"[ \t\\]*\r?\n"
+    r"|^[ \t]*(?:-{3,}|={3,}|#{3,}|\*{3,})[ \t]*[\w][\w .:/-]*?[ \t]*(?:-{3,}|={3,}|#{3,}|\*{3,})"
+    r"[ \t]*\r?\n",
+    re.IGNORECASE | re.MULTILINE,
 )
 """A line introducing what follows as something to read, then a blank line (a console copy
-may show it as a lone backslash): what comes after it is the report the person pasted
-("Fix this bug...", "I get this error:", "the entry is pasted below ...")."""
+may show it as a lone backslash), or a banner naming it ("---- Build Logs ----"): what comes
+after it is the report the person pasted ("Fix this bug...", "I get this error:", "the entry
+is pasted below ...")."""
 SESSION_MECHANICS = re.compile(
     r"(?<![\w/.])/[a-z][\w-]*\b(?!/)|\bcompact(?:ed|ing)?\b"
     r"|\b(?:low|out) (?:on|of) context\b|\bcontext (?:window|was cleared)\b",
@@ -200,6 +203,23 @@ CODE_LINE = re.compile(
 follows it in the same sentence was copied with it from an editor, an analyser's message
 under the line it flags ("Change this condition so that it does not always evaluate to
 'True'"), not the person's words."""
+EXPECTED = re.compile(
+    r"\b(?:should|must) (?:now |already |still )?be (?:ready|working|fine|done|fixed|there|set"
+    r"|available|good|ok(?:ay)?|visible|live|up|running|in place|configured)\b",
+    re.IGNORECASE,
+)
+"""*Should* of expectation, not obligation: "`VERCEL_TOKEN` should be ready for you to use",
+"it should be working now": the state of this task."""
+BARE_TAG = re.compile(r"^(?:right|correct|no|ok(?:ay)?|yes|isn['\u2019]?t it)\s*\?+$", re.I)
+"""A tag question on its own ("... right?"): it asks about the sentence it follows."""
+EVIDENTIAL = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|and|but|hmm+|well|also)[\s,.]+)*"
+    r"(?:it (?:looks|seems|appears)|looks|seems|apparently)\b(?! (?:good|great|fine|right)\b)",
+    re.IGNORECASE,
+)
+"""A report of what the person sees happening ("ok it looks like railway is creating a
+deploy each time a variable is set..."): its *each time* describes the behaviour observed,
+not a habit asked for."""
 STILL_WRONG = re.compile(
     r"\bstill (?:doesn['\u2019]?t|does not|isn['\u2019]?t|is not|has|fails?|not)\b"
     r"|\bi (?:can['\u2019]?t|cannot|am unable to)\b",
@@ -313,10 +333,11 @@ FILE_MENTION = re.compile(r"(?<![\w/`])@([\w-]+(?:\.[\w-]+)*\.[A-Za-z0-9]{1,8})\
 """A file named with ``@`` in an editor's chat: ``@routes.py``, ``@base_page.html``."""
 LOG_LINE = re.compile(
     r"^\s*(?:[^\s:]{1,30}:\s+\S|\[[^\]\s]{1,20}\]|.*(?:\x1b)?\[\d+(?:;\d+)*m"
-    r"|.*[\u2500-\u257f])"
+    r"|.*[\u2500-\u257f]|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2})"
 )
 """A line a program printed: ``label: value``, a ``[TAG]`` prefix, a terminal colour code,
-a table or a panel drawn with box-drawing characters."""
+a table or a panel drawn with box-drawing characters, a timestamp opening it (a CI runner's
+or a container's log: ``2025-10-02T19:23:50.0535462Z ##[endgroup]``)."""
 SHELL_PROMPT = re.compile(
     r"^\s*(?:\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+(?:[ :][^\s$%#>]+)?\s?[$%#>] \S|^\s*\$ \S"
 )
@@ -639,14 +660,16 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     - ``here and now``: it points at this point of the exchange (:data:`DEIXIS`), or
       wishes something of the thing just shown (:data:`WANTS_THIS`) or of the text it
       introduces (:data:`ABOUT_THE_PASTE`);
-    - ``status``: it reports that the work is not right yet (:data:`STILL_WRONG`);
+    - ``status``: it reports that the work is not right yet (:data:`STILL_WRONG`), what the
+      person sees happening (:data:`EVIDENTIAL`) or expects to be so (:data:`EXPECTED`);
     - ``thing built``: its modal's subject is *it* or *this (part)*, the thing this task
       discusses or builds (:data:`THING_BUILT`), and nothing makes it general;
     - ``thinking aloud``: the person looks for an answer or thinks aloud
       (:data:`THINKING_ALOUD`);
     - ``request``: a task asked of the agent in the first person ("I'd like you to ...")
       with no habit, emphasis or prohibition giving it a scope beyond the task;
-    - ``question``: the main sentence asks ("check if ...", "... how can I ..." ask too),
+    - ``question``: the main sentence asks ("check if ...", "... how can I ..." ask too, and
+      so does a sentence trailing off into such a question: :func:`_question_after`),
       and its asking
       carries no rule (no negated auxiliary or tag, no question about what the agent
       did, no emphasis, no preference or alternative ruled out: "can we use X instead of
@@ -656,13 +679,9 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     """
     if cues.memory:
         return None
-    if cues.pasted or (log_like(text) and not _typed_first(text, at)) or terminal_copy(text):
-        return "pasted"
-    intro = QUOTE_INTRO.search(text)
-    if intro is not None and at >= intro.end():
-        return "quoted"
-    if CODE_LINE.match(main):
-        return "pasted"
+    copied = _copied(cues, main, text, at)
+    if copied is not None:
+        return copied
     sentence = main.strip()
     if SESSION_MECHANICS.search(sentence) and len(sentence.split()) <= SENTENCE_WORDS:
         return "session"
@@ -670,8 +689,10 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
         return "question"
     if _points_at_now(sentence) or WANTS_THIS.match(sentence) or ABOUT_THE_PASTE.search(sentence):
         return "here and now"
-    if STILL_WRONG.search(sentence):
+    if STILL_WRONG.search(sentence) or EVIDENTIAL.match(sentence) or EXPECTED.search(sentence):
         return "status"
+    if _trails_into_a_question(cues, sentence, text, at + len(main)):
+        return "question"
     if _specifies_the_thing_built(sentence):
         return "thing built"
     if THINKING_ALOUD.search(sentence):
@@ -683,17 +704,63 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
         or PROHIBITIVE.search(sentence)
     ):
         return "request"
-    if (
-        sentence.endswith("?")
-        and not (rule_question(sentence) or cues.accuses or emphatic(sentence))
-        and not POLAR_TO_AGENT.match(sentence)
-        and not FRENCH_PUSHES_BACK.search(sentence)
-        and not PREFERENCE.search(sentence)
-    ):
+    if sentence.endswith("?") and _asks_without_rule(sentence, cues):
         return "question"
     if CHAT.match(sentence):
         return "chat"
     return None
+
+
+def _copied(cues: TurnCues, main: str, text: str, at: int) -> str | None:
+    """``pasted`` or ``quoted`` when the main sentence is not the person's own words."""
+    if cues.pasted or (log_like(text) and not _typed_first(text, at)) or terminal_copy(text):
+        return "pasted"
+    intro = QUOTE_INTRO.search(text)
+    if intro is not None and at >= intro.end():
+        return "quoted"
+    if CODE_LINE.match(main):
+        return "pasted"
+    return None
+
+
+def _trails_into_a_question(cues: TurnCues, sentence: str, text: str, end: int) -> bool:
+    """The sentence trails off (an ellipsis) into a question whose asking carries no rule.
+
+    A bare tag after it ("... right?") asks about it, so the two are read together.
+    """
+    if not sentence.endswith(("...", "\u2026")):
+        return False
+    following = _question_after(text, end)
+    if following is None:
+        return False
+    if BARE_TAG.match(following):
+        following = f"{sentence} {following}"
+    return _asks_without_rule(following, cues)
+
+
+def _question_after(text: str, end: int) -> str | None:
+    """The sentence after offset ``end`` of ``text`` if it is a question, else None.
+
+    A sentence trailing off in an ellipsis is continued by the next ("Rather than creating
+    another project for staging... could we just use a single one?"): when that one asks,
+    the whole asks.
+    """
+    following = split_sentences(text[end:])
+    if following and following[0].text.rstrip().endswith("?"):
+        return following[0].text.strip()
+    return None
+
+
+def _asks_without_rule(sentence: str, cues: TurnCues) -> bool:
+    """A question whose asking carries no rule (see ``question`` in :func:`refusal_reason`)."""
+    return not (
+        rule_question(sentence)
+        or cues.accuses
+        or emphatic(sentence)
+        or POLAR_TO_AGENT.match(sentence)
+        or FRENCH_PUSHES_BACK.search(sentence)
+        or PREFERENCE.search(sentence)
+    )
 
 
 def _specifies_the_thing_built(sentence: str) -> bool:
