@@ -175,9 +175,7 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
         ("lorebook.recall.serve", "lorebook.inject.loaded"),
         ("lorebook.recall.serve", "lorebook.inject.served"),
         ("lorebook.recall.stores", "lorebook.inject.served"),
-        # the hook path's modules reach back into the hook process
-        ("lorebook.capture.worker", "lorebook.hook"),
-        ("lorebook.inject.state", "lorebook.hook"),
+        # session start says the nudges, a module kept beside the hook entry
         ("lorebook.inject.session", "lorebook.nudges"),
         # doctor asks the warm process how it is
         ("lorebook.doctor", "lorebook.fastpath.server"),
@@ -189,17 +187,6 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
 # Circles today, each as the set of modules in it. A circle passes while its modules are a
 # subset of one of these.
 KNOWN_CIRCLES: tuple[frozenset[str], ...] = (
-    frozenset(
-        {
-            "lorebook.capture.hook",
-            "lorebook.capture.retention",
-            "lorebook.hook",
-            "lorebook.inject.session",
-            "lorebook.inject.stages",
-            "lorebook.inject.state",
-            "lorebook.nudges",
-        }
-    ),
     frozenset({"lorebook.inject.served", "lorebook.recall.serve"}),
     frozenset(
         {"lorebook.kb.catalog", "lorebook.kb.store", "lorebook.recall.sync", "lorebook.reviewstate"}

@@ -12,6 +12,9 @@ import os
 
 from lorebook.safeopen import open_file
 
+ERROR_LOG = os.path.join("_logs", "hook-errors.log")
+"""The hooks' error log, under the knowledge base's root: one line per failure."""
+
 
 def append(path: str, data: bytes) -> bool:
     """Append ``data`` in one write; False (nothing written) on a symlink or an OS error."""
@@ -26,3 +29,20 @@ def append(path: str, data: bytes) -> bool:
     finally:
         os.close(fd)
     return True
+
+
+def log_failure(kb_root: str, harness: str, host_event: str, message: str) -> None:
+    """Append one line to ``_logs/hook-errors.log``; never raise.
+
+    Every part of the hook path logs here (the hook entry, the warm process, capture, the
+    session state): a failure is one line, never a broken session. Also
+    ``lorebook.hook.log_failure``, its name for plugins.
+    """
+    import time
+
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    line = " ".join(message[:2000].split())[:500]
+    append(
+        os.path.join(kb_root, ERROR_LOG),
+        f"{stamp} {harness} {host_event} {line}\n".encode(),
+    )

@@ -18,26 +18,16 @@ import os
 import sys
 import time
 
+from lorebook.appendlog import ERROR_LOG, log_failure
+
+__all__ = ["ERROR_LOG", "answer_event", "for_model", "log_failure", "run"]
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from lorebook.events import HookAnswer, HookEvent
     from lorebook.inject.stages import Context
-
-ERROR_LOG = os.path.join("_logs", "hook-errors.log")
-
-
-def log_failure(kb_root: str, harness: str, host_event: str, message: str) -> None:
-    """Append one line to ``_logs/hook-errors.log``; never raise."""
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    line = " ".join(message[:2000].split())[:500]
-    from lorebook.appendlog import append
-
-    append(
-        os.path.join(kb_root, ERROR_LOG),
-        f"{stamp} {harness} {host_event} {line}\n".encode(),
-    )
 
 
 def _budget_ms(name: str, ctx_config: object) -> int:

@@ -313,7 +313,7 @@ def lint_main(argv: list[str]) -> int:
             raise ValueError(f"expected the repository, got {argv!r}")
         run_lint(repo)
     except BaseException as exc:
-        from lorebook.hook import log_failure
+        from lorebook.appendlog import log_failure
 
         log_failure(os.path.join(repo, ".lorebook"), "lint-tick", "lint",
                     f"{type(exc).__name__}: {exc}")  # fmt: skip

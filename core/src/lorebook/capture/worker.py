@@ -77,7 +77,7 @@ def main(argv: list[str]) -> int:
         else:
             raise ValueError(f"expected capture or follow with their arguments, got {argv!r}")
     except BaseException as exc:
-        from lorebook.hook import log_failure
+        from lorebook.appendlog import log_failure
 
         kb_root = os.path.join(repo, ".lorebook")
         log_failure(kb_root, "capture", argv[0] if argv else "?", f"{type(exc).__name__}: {exc}")

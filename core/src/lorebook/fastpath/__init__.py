@@ -48,7 +48,7 @@ def after_event(launcher: str) -> Callable[[Context, HookEvent], None]:
 
             start_server(ctx.kb_root, launcher)
         except Exception as exc:
-            from lorebook.hook import log_failure
+            from lorebook.appendlog import log_failure
 
             log_failure(
                 ctx.kb_root,

@@ -277,6 +277,6 @@ def _wait_for_exit(pid: int, seconds: float) -> None:
 
 
 def _log(kb_root: str, message: str) -> None:
-    from lorebook.hook import log_failure
+    from lorebook.appendlog import log_failure
 
     log_failure(kb_root, "-", "hookd", message)

@@ -266,7 +266,7 @@ def _pass_over(kb_root: str, argv: list[str], what: str) -> None:
 
 
 def _log(kb_root: str, argv: list[str], message: str) -> None:
-    from lorebook.hook import log_failure
+    from lorebook.appendlog import log_failure
 
     harness, host_event = [*argv, "?", "?"][:2]
     log_failure(kb_root, harness, host_event, message)

@@ -459,6 +459,6 @@ def _failed(server: Server, reason: str) -> None:
 
 
 def _log(server: Server, message: str) -> None:
-    from lorebook.hook import log_failure
+    from lorebook.appendlog import log_failure
 
     log_failure(server.kb_root, "-", "hookd", message)

@@ -114,7 +114,7 @@ def remember_notes(
     try:
         write_atomic(path, json.dumps(state).encode(), sync=False)
     except OSError as exc:
-        from lorebook.hook import log_failure
+        from lorebook.appendlog import log_failure
 
         message = f"the notes given to this session were not recorded ({exc}): may be given again"
         log_failure(kb_root, "-", "session-state", message)
