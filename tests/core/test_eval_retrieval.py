@@ -265,3 +265,23 @@ def test_locomo_plain_bm25_reproduces_the_reference_numbers() -> None:
         level, measure = key.split(".")
         ours = measure.replace("ndcg_any", "ndcg")
         assert report.measures[level]["bm25"][ours] == pytest.approx(value, abs=0.01), key
+
+
+def test_verbose_marks_the_notes_the_hook_served_whole() -> None:
+    """--verbose says which of the hook's notes went whole; the rest were pointers."""
+    from lorebook.evaluation.queries import Query
+    from lorebook.evaluation.report import verbose_lines
+    from lorebook.evaluation.retrieval import EvalSet, QueryResult, RetrievalReport
+
+    query = Query("run pytest", ("practice-uv",), "answerable", "q.jsonl:1")
+    served = {
+        "injected": ["practice-uv", "practice-db"],
+        "raw": ["practice-uv", "practice-db"],
+        "grep": ["practice-uv"],
+        "bm25": ["practice-db", "practice-uv"],
+    }
+    result = QueryResult(query, served, whole=["practice-uv"])
+    report = RetrievalReport(EvalSet([], "okf"), 5, {}, [result])
+    lines = verbose_lines(report)
+    assert "  ours (injected):  practice-uv* (whole), practice-db" in lines
+    assert "  ours (raw):       practice-uv*, practice-db" in lines

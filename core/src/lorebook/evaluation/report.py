@@ -81,13 +81,22 @@ def table(report: RetrievalReport) -> str:
     return "\n".join(lines)
 
 
-def _listed(ids: Sequence[str], expected: Sequence[str]) -> str:
-    wanted = set(expected)
-    return ", ".join(f"{i}*" if i in wanted else i for i in ids) or "(nothing)"
+def _listed(ids: Sequence[str], expected: Sequence[str], whole: Sequence[str] = ()) -> str:
+    wanted, wholes = set(expected), set(whole)
+    return (
+        ", ".join(
+            (f"{i}*" if i in wanted else i) + (" (whole)" if i in wholes else "") for i in ids
+        )
+        or "(nothing)"
+    )
 
 
 def verbose_lines(report: RetrievalReport) -> list[str]:
-    """Per query: what it expected, and each system's first k (``*`` marks an expected id)."""
+    """Per query: what it expected, and each system's first k (``*`` marks an expected id).
+
+    On the hook's row (``injected``), ``(whole)`` marks a note served whole; the others
+    went as one-line pointers.
+    """
     width = max(len(name) for _, name in report.systems) + 1
     lines = []
     for result in report.results:
@@ -96,7 +105,9 @@ def verbose_lines(report: RetrievalReport) -> list[str]:
         lines.append(f"  {'expected:'.ljust(width + 1)} {', '.join(q.expected) or '(nothing)'}")
         for key, name in report.systems:
             served = result.served[key][: report.k]
-            lines.append(f"  {(name + ':').ljust(width + 1)} {_listed(served, q.expected)}")
+            whole = result.whole if key == "injected" else ()
+            listed = _listed(served, q.expected, whole)
+            lines.append(f"  {(name + ':').ljust(width + 1)} {listed}")
     return lines
 
 
