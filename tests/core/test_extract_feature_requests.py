@@ -178,3 +178,29 @@ def test_a_sentence_trailing_off_into_a_tag_question_still_carries_its_rule() ->
         ),
     ]
     assert find_teaching_moments(turns)
+
+
+def test_an_order_put_as_a_question_to_record_a_rule_is_proposed() -> None:
+    order = (
+        "Looks good. Can you update the 103-task-decomposition-phase cursor rule to make sure"
+        " that a task's Markdown file is created each time we move into task decomposition?"
+    )
+    assert find_teaching_moments(after_an_action(order))
+    assert not find_teaching_moments(after_an_action("Can you explain how the rule works?"))
+
+
+def test_what_matters_to_the_person_is_a_preference() -> None:
+    turn = (
+        "Ok let's keep the best elements of each. Keeping the notion of continuous improvement"
+        " is very important to me throughout our playbook and tactics."
+    )
+    assert find_teaching_moments(after_an_action(turn))
+
+
+def test_a_sentence_opening_as_a_question_asks_before_its_question_mark() -> None:
+    turn = (
+        "For example, would it make sense to say in the phase II cursor rule that the AI"
+        " should be wearing the hats of:\n1. Product Manager\n2. Software Architect\n\n"
+        "What do you think?"
+    )
+    assert not find_teaching_moments(after_an_action(turn))

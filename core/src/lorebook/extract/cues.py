@@ -46,6 +46,14 @@ environment?") or the thing at hand ("should it be folded into .env.production?"
 for advice. About a named thing, or what we or you ought to do ("should `resolveRepoPath`
 be in tasks?"), or naming the alternative it rules out ("should I be creating a secret key
 for this instead?"), it carries a rule."""
+POLITE_ORDER = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|also|and|now|then|great|looks good|sounds good|yes|yep)[\s,.!]+)*"
+    r"(?:can|could|would|will) you (?:please )?(?:update|add|change|make|write|create|set up"
+    r"|adjust|record|put|move|rename|remove|keep|ensure|convert|turn)\b",
+    _I,
+)
+"""An order put as a question: "Can you update the cursor rule to ...?", "could you please
+add ...?". Not a request for information ("can you explain ...?", "can you check ...?")."""
 BOTH_WAYS = re.compile(r"\bwhy or why not\b", _I)
 """Asking for the reasons for and against: not the rule-carrying "why not?"."""
 INFO_QUESTION = re.compile(
@@ -96,10 +104,12 @@ PREFERENCE = re.compile(
     rf"|\b(?:i|we) (?:do{_NEG}|don{_APOS}?t) need\b"
     rf"|\b(?:is|are) (?:preferred|preferable)\b|\b(?:instead of|rather than)\b"
     rf"|\bi(?:{_APOS}m| am) (?:\w+ ){{0,2}}"
-    r"(?:afraid|worried|paranoid|nervous|uncomfortable|scared)\b",
+    r"(?:afraid|worried|paranoid|nervous|uncomfortable|scared)\b"
+    r"|\b(?:is|are) (?:\w+ )?(?:important|essential|crucial) to (?:me|us)\b"
+    r"|\bmatters? (?:a lot |most )?to (?:me|us)\b",
     _I,
 )
-"""A preference in the first person."""
+"""A preference in the first person ("I'd rather ...", "X is very important to me")."""
 HABIT = re.compile(
     rf"\b(?:always|never|every ?time|whenever|in general|as a rule|from now on|going forward"
     rf"|(?:you|we) keep|again|still|each time|last time|by default|in this project"
@@ -287,8 +297,13 @@ def rule_question(sentence: str) -> bool:
 
 
 def directive(sentence: str) -> bool:
-    """A sentence that directs: a deontic modal or a prohibition (statements only)."""
-    if sentence.rstrip().endswith("?"):
+    """A sentence that directs: a deontic modal or a prohibition.
+
+    Statements only, and orders put politely as a question ("Can you update the rule to
+    make sure that a task file is created each time ...?", :data:`POLITE_ORDER`): asking
+    whether the agent can is asking it to.
+    """
+    if sentence.rstrip().endswith("?") and not POLITE_ORDER.match(sentence):
         return False
     return bool(DEONTIC.search(sentence) or PROHIBITIVE.search(sentence))
 

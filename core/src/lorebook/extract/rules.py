@@ -53,9 +53,11 @@ from lorebook.extract.cues import (
     HEDGE,
     ONE_OFF,
     POLAR_TO_AGENT,
+    POLITE_ORDER,
     PREFERENCE,
     PROHIBITIVE,
     TurnCues,
+    directive,
     emphatic,
     read_turn,
     rule_question,
@@ -69,6 +71,7 @@ from lorebook.extract.sentences import (
 )
 from lorebook.extract.signals import (
     PRECEDENCE,
+    QUESTION_START,
     Verdict,
     is_confirmation,
     judge,
@@ -210,6 +213,12 @@ EXPECTED = re.compile(
 )
 """*Should* of expectation, not obligation: "`VERCEL_TOKEN` should be ready for you to use",
 "it should be working now": the state of this task."""
+DISCOURSE_MARKER = re.compile(
+    r"^(?:for example|for instance|so|also|and|but|ok(?:ay)?|now|then|well|hmm+|i mean)"
+    r"[\s,]+",
+    re.IGNORECASE,
+)
+"""A word opening a sentence that links it to the one before ("For example, would it ...")."""
 BARE_TAG = re.compile(r"^(?:right|correct|no|ok(?:ay)?|yes|isn['\u2019]?t it)\s*\?+$", re.I)
 """A tag question on its own ("... right?"): it asks about the sentence it follows."""
 EVIDENTIAL = re.compile(
@@ -706,6 +715,8 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
         return "request"
     if sentence.endswith("?") and _asks_without_rule(sentence, cues):
         return "question"
+    if _opens_as_a_question(sentence) and _asks_without_rule(f"{sentence}?", cues):
+        return "question"
     if CHAT.match(sentence):
         return "chat"
     return None
@@ -738,6 +749,15 @@ def _trails_into_a_question(cues: TurnCues, sentence: str, text: str, end: int) 
     return _asks_without_rule(following, cues)
 
 
+def _opens_as_a_question(sentence: str) -> bool:
+    """The sentence opens as a question, after a discourse marker or not, whatever it ends on.
+
+    "For example, would it make sense to say, in the phase II rule, that the AI should wear
+    the hats of:" asks; its question mark comes after the list it introduces.
+    """
+    return bool(QUESTION_START.match(DISCOURSE_MARKER.sub("", sentence, count=1)))
+
+
 def _question_after(text: str, end: int) -> str | None:
     """The sentence after offset ``end`` of ``text`` if it is a question, else None.
 
@@ -755,6 +775,7 @@ def _asks_without_rule(sentence: str, cues: TurnCues) -> bool:
     """A question whose asking carries no rule (see ``question`` in :func:`refusal_reason`)."""
     return not (
         rule_question(sentence)
+        or (POLITE_ORDER.match(sentence) and directive(sentence))
         or cues.accuses
         or emphatic(sentence)
         or POLAR_TO_AGENT.match(sentence)
