@@ -71,6 +71,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.pointer",
             "lorebook.skills",
             "lorebook.precommit",
+            # whether what a note rests on changed: notes and the repository's files
+            "lorebook.validity",
             # the building blocks of host plugins: standard library, events and kb files
             "lorebook.hostkit",
         ),
@@ -84,7 +86,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "lorebook.capture",
             "lorebook.inject",
-            "lorebook.validity",
             # what the hook path writes and the follow-up after a capture reads; the
             # ``lorebook stats`` report built on them is a feature
             "lorebook.stats.timing",
@@ -165,9 +166,6 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
         ("lorebook.kb.rebalance_run", "lorebook.curate.placement"),
         # the stop words, now in kb.stopwords (the import is in a file being edited)
         ("lorebook.kb.rebalance", "lorebook.recall.tokenize"),
-        # lint reads the rejections ledger and the validity of notes
-        ("lorebook.kb.lint", "lorebook.curate.rejections"),
-        ("lorebook.kb.lint", "lorebook.validity.report"),
         # ranking and serving are woven together (issue 31)
         ("lorebook.recall.pipeline", "lorebook.inject.anchors"),
         ("lorebook.recall.query", "lorebook.inject.sanitize"),

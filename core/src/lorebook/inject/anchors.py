@@ -6,6 +6,9 @@ import functools
 import os
 import re
 
+# Defined in kb, where a note's dependency trees use the same globs; exported here as before.
+from lorebook.kb.globs import glob_regex as glob_regex
+
 TYPE_CHECKING = False  # the hook path does not import typing
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -13,30 +16,6 @@ if TYPE_CHECKING:
 
 FILE_KEYS = ("file_path", "path", "notebook_path", "filePath", "filepath", "file")
 COMMAND_KEYS = ("command", "cmd")
-
-
-@functools.lru_cache(maxsize=4096)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a file glob: ``**`` crosses folders, ``*`` and ``?`` do not."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -176,7 +176,7 @@ def _check_redirects(
 
 def _check_rejections(paths: KBPaths) -> list[Finding]:
     """The rejections ledger (``.lorebook/rejected-claims.txt``) must parse."""
-    from lorebook.curate.rejections import ledger_path, load_ledger
+    from lorebook.kb.rejections import ledger_path, load_ledger
 
     try:
         load_ledger(paths)

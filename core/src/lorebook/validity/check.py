@@ -23,7 +23,7 @@ import os
 import stat
 import time
 
-from lorebook.inject.anchors import glob_regex
+from lorebook.kb.globs import glob_regex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
