@@ -2,9 +2,11 @@
 """Every lorebook hook specification, grouped by lifecycle.
 
 Plugins implement these with :data:`hookimpl` (also importable as ``lorebook.hookimpl``).
-Core never calls ``pm.hook`` directly: it goes through the typed facade in
-:mod:`lorebook.plugins`. Arguments are keyword-only public types from
-:mod:`lorebook.models`; new arguments may be added, and a plugin receives only those it names.
+Core calls the provider hooks through the typed facade in :mod:`lorebook.plugins` (one
+implementation at a time, so a raising plugin fails alone), and the pipeline hooks through
+a plugin manager's relay (``pm.hook``), where each spec's ``Caller:`` line says. Arguments
+are keyword-only public types from :mod:`lorebook.models` and :mod:`lorebook.events`; new
+arguments may be added, and a plugin receives only those it names.
 
 Two kinds of hooks:
 

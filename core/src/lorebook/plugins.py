@@ -1,9 +1,10 @@
 """The plugin manager: built-in plugins, entry-point loading, fail-open, the typed facade.
 
-Core calls :class:`Plugins` methods, never ``pm.hook`` directly. Loading is deterministic
-(groups in :data:`~lorebook.constants.ENTRY_POINT_GROUPS` order, then entry-point name,
-then distribution) and fails open: a plugin that cannot be imported, registered or called
-is recorded as failed with the reason, logged, and skipped.
+Core calls provider hooks through :class:`Plugins` methods, and pipeline hooks through its
+``hook`` relay (:mod:`lorebook.hookplugins` adds the modules ``hook_plugins`` names).
+Loading is deterministic (groups in :data:`~lorebook.constants.ENTRY_POINT_GROUPS` order,
+then entry-point name, then distribution) and fails open: a plugin that cannot be imported,
+registered or called is recorded as failed with the reason, logged, and skipped.
 """
 
 from __future__ import annotations
