@@ -138,3 +138,33 @@ def test_a_module_pluggy_refuses_is_skipped_naming_it() -> None:
     assert problems
     assert problems[0].startswith("plugin wrong_args is skipped: ")
     assert "colour" in problems[0]
+
+
+WARMED = """
+import sys
+sys.path[:0] = {paths!r}
+from lorebook.fastpath.server import Server
+server = Server({repo!r}, {{}}, {launcher!r})
+server.warm()
+print("pluggy" in sys.modules)
+"""
+
+
+def test_the_warm_process_loads_pluggy_only_when_a_module_is_configured(
+    kb_repo: Path, cli: Any
+) -> None:
+    """A child then builds the prompt's plugin manager without importing pluggy (~10 ms)."""
+    launcher = kb_repo / ".lorebook/bin/hook"
+    launcher.parent.mkdir(parents=True, exist_ok=True)
+    launcher.write_text("")
+    code = WARMED.format(paths=launcher_paths({}), repo=str(kb_repo), launcher=str(launcher))
+    seen = []
+    for names in ("[]", "[teamhooks]"):
+        config = kb_repo / ".lorebook/config.yaml"
+        lines = [x for x in config.read_text().splitlines() if not x.startswith("hook_plugins:")]
+        config.write_text("\n".join([*lines, f"hook_plugins: {names}", ""]), encoding="utf-8")
+        assert cli("lint", cwd=kb_repo).exit_code == 0  # compiles config.json for the hooks
+        out = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True,
+                             text=True, check=True, timeout=60)  # fmt: skip
+        seen.append(out.stdout.strip())
+    assert seen == ["False", "True"]

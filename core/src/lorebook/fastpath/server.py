@@ -92,6 +92,9 @@ WARM_MODULES = (
 """What a prompt, a tool event or a session start imports (a test runs each after warm-up
 and checks it imported nothing more). Capture's modules load in its child, as they would
 in its own process."""
+PLUGIN_HOST = "lorebook.hookspecs"
+"""Imported (with pluggy) when ``hook_plugins`` names a module: every prompt then builds a
+plugin manager (:mod:`lorebook.hookplugins`), and a child finds pluggy loaded."""
 OPTIONAL_MODULES = ("simsimd", "numpy", "lorebook.recall.wholesum")
 """Imported when installed (the semantic extra brings both): with numpy loaded, a child
 scores a prompt's many postings in compiled code (:mod:`lorebook.recall.wholesum`)."""
@@ -201,6 +204,10 @@ class Server:
         for name in OPTIONAL_MODULES:
             with contextlib.suppress(ImportError):
                 __import__(name)
+        from lorebook.hookconfig import load_hook_config
+
+        if load_hook_config(self.kb_root).hook_plugins:
+            __import__(PLUGIN_HOST)  # the configured modules themselves load in each child
         from lorebook.inject.sanitize import prepare
 
         prepare()
