@@ -177,8 +177,6 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
         ("lorebook.inject.session", "lorebook.nudges"),
         # doctor asks the warm process how it is
         ("lorebook.doctor", "lorebook.fastpath.server"),
-        # the MCP server answers premise questions with the premise command's code
-        ("lorebook.mcp_server", "lorebook.cli.premise"),
     }
 )
 

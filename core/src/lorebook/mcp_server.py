@@ -276,13 +276,12 @@ def premise_answer(paths: KBPaths, goal: str, context: str) -> dict[str, Any]:
     Raises:
         LorebookError: the goal does not parse, or a premise file cannot be read.
     """
-    from lorebook.cli.premise import answer_json
     from lorebook.premises.kernel import ask
     from lorebook.premises.model import parse_atom
     from lorebook.premises.store import bundles
 
     answer = ask(bundles(paths, context), parse_atom(goal))
-    return {"ok": True, "context": context, **answer_json(answer)}
+    return {"ok": True, "context": context, **answer.as_json()}
 
 
 def premise_change(

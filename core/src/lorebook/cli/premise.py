@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -86,18 +86,6 @@ def retract_command(
     say(f"retract: {context}/{source}")
 
 
-def answer_json(answer: Any) -> dict[str, Any]:
-    """An :class:`~lorebook.premises.kernel.Answer` as JSON (the CLI's and MCP's shape)."""
-    return {
-        "goal": str(answer.goal),
-        "verdict": answer.verdict,
-        "proof": None if answer.proof is None else answer.proof.as_json(),
-        "counter_proof": None if answer.counter is None else answer.counter.as_json(),
-        "sources": answer.sources(),
-        "truncated": answer.truncated,
-    }
-
-
 def ask_command(
     ctx: typer.Context,
     goal: Annotated[str, typer.Argument(help="A ground atom, e.g. 'avoid(billing, paypal)'.")],
@@ -112,7 +100,7 @@ def ask_command(
     paths = repo_paths(ctx)
     answer = ask(bundles(paths, context), parse_atom(goal))
     if json_output:
-        print_json({"ok": True, "context": context, **answer_json(answer)})
+        print_json({"ok": True, "context": context, **answer.as_json()})
         return
     say(f"{answer.goal}: {answer.verdict}")
     if answer.proof is not None:

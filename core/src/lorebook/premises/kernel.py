@@ -167,6 +167,17 @@ class Answer:
                 found |= proof.sources()
         return sorted(found)
 
+    def as_json(self) -> dict[str, object]:
+        """The answer as JSON: the shape ``lorebook premise ask --json`` and MCP give."""
+        return {
+            "goal": str(self.goal),
+            "verdict": self.verdict,
+            "proof": None if self.proof is None else self.proof.as_json(),
+            "counter_proof": None if self.counter is None else self.counter.as_json(),
+            "sources": self.sources(),
+            "truncated": self.truncated,
+        }
+
 
 def ask(bundles: list[SourceBundle], goal: Atom) -> Answer:
     """Whether ``bundles`` support, refute, both or neither ``goal``."""
