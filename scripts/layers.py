@@ -36,7 +36,7 @@ MAX_LINES = 500
 # ``__init__``); every module must have one.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
-        "model: data model, errors, hook specs, plugin manager",
+        "model: data model, errors, hook specs, plugin manager, secret scanner",
         (
             "lorebook",
             "lorebook.models",
@@ -58,6 +58,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.hookinput",
             "lorebook.fastpath.finder",
             "lorebook.installhint",
+            # the secret scanner: detect-secrets and its own modules, nothing else of ours;
+            # capture redacts with it, curation and recall refuse what it flags
+            "lorebook.capture.redact",
+            "lorebook.capture.assignments",
+            "lorebook.capture.commands",
+            "lorebook.capture.escapes",
+            "lorebook.capture.keys",
+            "lorebook.capture.libscan",
+            "lorebook.capture.rules",
+            "lorebook.capture.tokens",
+            "lorebook.capture.values",
         ),
     ),
     (
@@ -169,7 +180,6 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
         # ranking and serving are woven together (issue 31)
         ("lorebook.recall.pipeline", "lorebook.inject.anchors"),
         ("lorebook.recall.query", "lorebook.inject.sanitize"),
-        ("lorebook.recall.query", "lorebook.curate.gate"),
         ("lorebook.recall.serve", "lorebook.inject.loaded"),
         ("lorebook.recall.serve", "lorebook.inject.served"),
         ("lorebook.recall.stores", "lorebook.inject.served"),

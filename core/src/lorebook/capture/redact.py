@@ -399,3 +399,9 @@ def find_secrets(text: str) -> list[int]:
             if redact_line(line) != line:
                 found.add(number)
     return sorted(found)
+
+
+def text_secrets(text: str) -> str:
+    """Say which lines of ``text`` ``lorebook scan`` flags: "line N" or "lines N, M" ("": none)."""
+    lines = find_secrets(text)
+    return ("line " if len(lines) == 1 else "lines ") + ", ".join(map(str, lines)) if lines else ""

@@ -31,11 +31,10 @@ PROPOSAL_FIELDS = (
 
 
 def text_secrets(text: str) -> str:
-    """Say which lines of ``text`` ``lorebook scan`` flags: "line N" or "lines N, M" ("": none)."""
-    from lorebook.capture.redact import find_secrets
+    """:func:`lorebook.capture.redact.text_secrets` (imported when called: ~80 ms)."""
+    from lorebook.capture.redact import text_secrets as scan
 
-    lines = find_secrets(text)
-    return ("line " if len(lines) == 1 else "lines ") + ", ".join(map(str, lines)) if lines else ""
+    return scan(text)
 
 
 def note_secrets(note: Note) -> str:
