@@ -107,3 +107,9 @@ class Harness(Translating):
     def host_env(self, repo: Path) -> dict[str, str]:
         """The variables your host sets for hook commands."""
         return {}
+
+    # Optional, when your host keeps its own memory of a repository on disk: add
+    # ``memory_entries(repo)`` and ``memory_store(repo)`` (lorebook.hostkit.memory.HostMemory)
+    # and ``lorebook harvest --from __HOST__`` and ``lorebook doctor`` read it; see
+    # lorebook_claude.memory for one. ``transcript_info`` and ``past_sessions``
+    # (lorebook.hostkit.history.SessionHistory) do the same for ``lorebook import``.

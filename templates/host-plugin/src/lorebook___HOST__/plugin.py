@@ -12,6 +12,7 @@ SPEC = HarnessSpec(
     instruction_files=("AGENTS.md",),  # the files your host reads as instructions
     event_module="lorebook___HOST__.events",  # imported by the hook launcher
     skill_dirs=(".agents/skills",),  # where your host lists project skills, if it does
+    mcp_config=None,  # the project MCP config file your host reads (".mcp.json"), if any
     description="__HOST_TITLE__",
 )
 
