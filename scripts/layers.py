@@ -470,9 +470,14 @@ def measure(
         f"lines: {sum(sizes.values())} in {len(sizes)} modules, {pipeline} in the pipeline"
         f" layers 1-{PIPELINE_LAYERS}"
     )
-    say("layers (low to high):")
+    per_layer = [0] * len(layers)
+    for module, count in sizes.items():
+        layer = layer_of(module, layers)
+        if layer is not None:
+            per_layer[layer] += count
+    say("layers (low to high), lines in each:")
     for number, (name, _prefixes) in enumerate(layers, start=1):
-        say(f"  {number}. {name}")
+        say(f"  {number}. {per_layer[number - 1]:6d}  {name}")
     return report
 
 
