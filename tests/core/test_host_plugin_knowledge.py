@@ -163,3 +163,12 @@ def test_pack_import_guards_a_third_party_hosts_instruction_file(
     done = run_lorebook("pack", "import", str(pack), cwd=kb_repo, env=myhost_env, check=False)
     assert done.returncode == 1
     assert "uncommitted changes (MYHOST.md)" in done.stderr
+
+
+def test_import_names_the_hosts_whose_plugins_read_a_session_store(kb_repo: Path) -> None:
+    done = run_lorebook("import", "--list", cwd=kb_repo, check=False)
+    assert done.returncode == 2
+    assert "--list and --session go with --from-harness claude|codex|copilot" in done.stderr
+    only_claude = {"LOREBOOK_LOAD_PLUGINS": "claude"}
+    done = run_lorebook("import", "--list", cwd=kb_repo, env=only_claude, check=False)
+    assert "--list and --session go with --from-harness claude\n" in done.stderr

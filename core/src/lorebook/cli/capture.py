@@ -142,7 +142,8 @@ def _check_import_options(
 
     if from_harness is None:
         if list_only or sessions:
-            raise UsageError("--list and --session go with --from-harness claude|codex|copilot")
+            stores = "|".join(history_harnesses()) or "NAME"
+            raise UsageError(f"--list and --session go with --from-harness {stores}")
         if not files:
             raise UsageError("name transcript files to import, or use --from-harness")
     elif files or fmt or skip_invalid:
