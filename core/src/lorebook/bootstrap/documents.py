@@ -33,6 +33,9 @@ MAX_DOC_BYTES = 1 << 20
 SKIPPED_DIRS = frozenset(
     {"node_modules", "venv", "vendor", "dist", "build", "target", "site-packages", "__pycache__"}
 )
+# Host names core keeps on purpose: a repository's instruction documents are the team's
+# knowledge whichever assistant they were written for, and bootstrap reads them whether or
+# not that host's plugin is installed here, so it cannot ask only the installed plugins.
 DOT_DIRS_READ = frozenset({".cursor", ".github", ".claude"})
 ADR_FOLDERS = frozenset({"adr", "adrs", "decisions"})
 INSTRUCTION_FILES = frozenset({"CLAUDE.md", "AGENTS.md", "copilot-instructions.md"})

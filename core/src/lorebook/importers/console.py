@@ -55,6 +55,8 @@ from lorebook.importers.common import (
 )
 from lorebook.models.session import LoggedToolCall, LoggedTurn, SessionLog
 
+# Host names core keeps on purpose: a console copy is a terminal's text, read without the
+# host's plugin (Gemini CLI has none), so its marks cannot come from a plugin.
 ConsoleTool = Literal["claude", "gemini"]
 ConsoleRole = Literal["user", "assistant", "summary"]
 

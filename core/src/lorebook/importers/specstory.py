@@ -59,6 +59,8 @@ from lorebook.importers.common import (
 from lorebook.models.session import LoggedToolCall, LoggedTurn, SessionLog
 
 HARNESS = "cursor"
+"""The harness a SpecStory export's staged log names (a format read without the cursor
+plugin: the name only labels where the session came from)."""
 EXCERPT_CHARS = 300
 _ROLES: dict[str, Literal["user", "assistant"]] = {
     "User": "user",
