@@ -169,8 +169,6 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
         ("lorebook.kb.incremental", "lorebook.recall.index"),
         ("lorebook.kb.incremental", "lorebook.recall.semantic"),
         ("lorebook.kb.incremental", "lorebook.recall.sync"),
-        ("lorebook.kb.personal", "lorebook.recall.stores"),
-        ("lorebook.kb.personal", "lorebook.recall.sync"),
         ("lorebook.kb.rebalance_run", "lorebook.recall.sync"),
         # rebalancing places notes and records conflicts as curation does
         ("lorebook.kb.rebalance_run", "lorebook.curate.conflicts"),

@@ -80,7 +80,7 @@ def add_elsewhere(
 ) -> None:
     """``note add --store NAME``: write to that store, refresh its index and ``stores.json``."""
     from lorebook.config import load_config
-    from lorebook.kb.personal import refresh_stores
+    from lorebook.recall.refresh import refresh_stores
 
     store = open_named_store(paths, name)
     placed = store.add(note, folder=folder)  # a plugin's store says where, in its own terms

@@ -227,7 +227,8 @@ def _record(
 
 def _note_personal_store(paths: KBPaths, config: Config, report: HarvestReport) -> None:
     """Say where the personal notes went, and refresh that store's index when it is served."""
-    from lorebook.kb.personal import PERSONAL, personal_paths, refresh_stores
+    from lorebook.kb.personal import PERSONAL, personal_paths
+    from lorebook.recall.refresh import refresh_stores
 
     report.personal_store = str(personal_paths().nodes)
     report.personal_served = PERSONAL in config.stores

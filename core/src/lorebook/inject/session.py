@@ -50,7 +50,7 @@ def _reconcile(ctx: Context) -> None:
         from lorebook.config import load_config
 
         reloaded = load_config(paths)
-    from lorebook.kb.personal import session_refresh
+    from lorebook.recall.refresh import session_refresh
     from lorebook.recall.sync import reconcile
 
     reconcile(paths, build_pieces=False)  # and flags the notes committed as they are

@@ -194,8 +194,8 @@ def recall(
     Raises:
         UnknownProviderError: ``stores:`` names a store no plugin provides.
     """
-    from lorebook.kb.personal import refresh_stores
     from lorebook.plugins import get_plugins
+    from lorebook.recall.refresh import refresh_stores
     from lorebook.recall.stores import close_views, open_views
     from lorebook.recall.sync import reconcile
 

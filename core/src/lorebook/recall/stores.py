@@ -1,7 +1,7 @@
 """Which stores the hooks rank together, read from ``.lorebook/.cache/stores.json``.
 
 The hook fast path cannot load plugins, so every command that opens the configured stores
-(and the session-start hook) writes this file (:func:`lorebook.kb.personal.refresh_stores`):
+(and the session-start hook) writes this file (:func:`lorebook.recall.refresh.refresh_stores`):
 the store names in config order, each with the folder holding its ``nodes/`` and
 ``.cache/index.sqlite``. A missing or broken file means the repository store alone.
 
