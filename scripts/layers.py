@@ -97,6 +97,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "lorebook.capture",
             "lorebook.inject",
+            # what session start tells the person through the model, beside what inject serves
+            "lorebook.nudges",
             # what the hook path writes and the follow-up after a capture reads; the
             # ``lorebook stats`` report built on them is a feature
             "lorebook.stats.timing",
@@ -151,7 +153,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.__main__",
             "lorebook.hook",
             "lorebook.fastpath",
-            "lorebook.nudges",
         ),
     ),
 )
@@ -181,8 +182,6 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
         ("lorebook.recall.serve", "lorebook.inject.loaded"),
         ("lorebook.recall.serve", "lorebook.inject.served"),
         ("lorebook.recall.stores", "lorebook.inject.served"),
-        # session start says the nudges, a module kept beside the hook entry
-        ("lorebook.inject.session", "lorebook.nudges"),
         # doctor asks the warm process how it is
         ("lorebook.doctor", "lorebook.fastpath.server"),
     }
