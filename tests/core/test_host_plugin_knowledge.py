@@ -151,11 +151,11 @@ def test_pack_import_guards_a_third_party_hosts_instruction_file(
     run_lorebook("init", "--harnesses", "myhost", cwd=kb_repo, env=myhost_env)
     run_lorebook(
         "note", "add", "--title", "Use uv for dependencies", "--description", "When adding one",
-        "--kind", "tooling", "--folder", "shared", cwd=kb_repo, env=myhost_env,
+        "--kind", "tooling", "--folder", "team", cwd=kb_repo, env=myhost_env,
     )  # fmt: skip
     pack = tmp_path / "pack"
-    run_lorebook("pack", "export", str(pack), "--folder", "shared", cwd=kb_repo, env=myhost_env)
-    shutil.rmtree(kb_repo / ".lorebook" / "nodes" / "shared")
+    run_lorebook("pack", "export", str(pack), "--folder", "team", cwd=kb_repo, env=myhost_env)
+    shutil.rmtree(kb_repo / ".lorebook" / "nodes" / "team")
     git(kb_repo, "add", "-A")
     git(kb_repo, "commit", "-qm", "wired")
     with (kb_repo / "MYHOST.md").open("a", encoding="utf-8") as handle:
