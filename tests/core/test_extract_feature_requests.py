@@ -15,22 +15,7 @@ import pytest
 
 from lorebook.extract.rules import find_teaching_moments
 from lorebook.models.session import LoggedToolCall, LoggedTurn
-
-
-def alternate(*texts: str) -> list[LoggedTurn]:
-    """User turns, each answered by an agent turn that acted."""
-    turns: list[LoggedTurn] = []
-    for text in texts:
-        turns.append(LoggedTurn(index=len(turns), role="user", text=text))
-        turns.append(
-            LoggedTurn(
-                index=len(turns),
-                role="assistant",
-                text="Done: I edited the file.",
-                tool_calls=[LoggedToolCall(name="Edit", input={"file_path": "src/app.py"})],
-            )
-        )
-    return turns
+from tests.core.test_extract_precision import alternate
 
 
 def proposed(text: str) -> bool:
