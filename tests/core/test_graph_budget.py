@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from lorebook.kb.index import GRAPH_BUDGET, render_graph
+from lorebook.kb.graph import GRAPH_BUDGET, render_graph
 from lorebook.kb.store import Snapshot, StoredNote
 from lorebook.models.note import Note
 from tests.conftest import CliRunner

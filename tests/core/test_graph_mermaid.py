@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lorebook.kb import index as kb_index
+from lorebook.kb import graph as kb_graph
 from tests.conftest import CliRunner
 
 BASE = ["--description", "d", "--kind", "convention", "--body", "b"]
@@ -51,7 +51,7 @@ def test_no_edges_no_diagram_and_too_many_are_not_drawn(
     graph = (kb_repo / ".lorebook/GRAPH.md").read_text()
     assert "```mermaid" not in graph
     assert "No edges yet." in graph
-    monkeypatch.setattr(kb_index, "MAX_DRAWN_EDGES", 1)
+    monkeypatch.setattr(kb_graph, "MAX_DRAWN_EDGES", 1)
     cli("note", "add", "--title", "Beta", *BASE, "--relates-to", "practice-alpha",
         "--depends-on", "practice-alpha", cwd=kb_repo)  # fmt: skip
     graph = (kb_repo / ".lorebook/GRAPH.md").read_text()
