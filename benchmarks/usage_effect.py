@@ -1,7 +1,7 @@
 """Does weighing notes by usage help on new prompts? A simulation on the minsky query set.
 
 Half a of benchmarks/retrieval/ plays the past sessions: each of its prompts goes through
-the prompt hook's own code (serve.choose on an index written as the hook's is); every note
+the prompt hook's own code (choose on an index written as the hook's is); every note
 served counts as injected, and as used when it is one the prompt needed (as if the agent
 had then quoted or obeyed it). Those counts are written as a usage file, and half b, the
 new prompts, is evaluated with and without them (`lorebook eval retrieval --usage`).
@@ -21,8 +21,9 @@ from pathlib import Path
 from lorebook.evaluation.corpus import add_distractors, load_collection
 from lorebook.evaluation.queries import load_queries
 from lorebook.hookconfig import HookConfig
+from lorebook.inject.choose import choose
 from lorebook.recall.index import NoteIndex
-from lorebook.recall.serve import build_index, choose
+from lorebook.recall.serve import build_index
 
 HERE = Path(__file__).resolve().parent
 EVAL = HERE.parents[1] / "shared" / "eval"

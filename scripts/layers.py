@@ -176,12 +176,6 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
         ("lorebook.kb.rebalance_run", "lorebook.curate.placement"),
         # the stop words, now in kb.stopwords (the import is in a file being edited)
         ("lorebook.kb.rebalance", "lorebook.recall.tokenize"),
-        # ranking and serving are woven together (issue 31)
-        ("lorebook.recall.pipeline", "lorebook.inject.anchors"),
-        ("lorebook.recall.query", "lorebook.inject.sanitize"),
-        ("lorebook.recall.serve", "lorebook.inject.loaded"),
-        ("lorebook.recall.serve", "lorebook.inject.served"),
-        ("lorebook.recall.stores", "lorebook.inject.served"),
         # doctor asks the warm process how it is
         ("lorebook.doctor", "lorebook.fastpath.server"),
     }
@@ -190,7 +184,6 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
 # Circles today, each as the set of modules in it. A circle passes while its modules are a
 # subset of one of these.
 KNOWN_CIRCLES: tuple[frozenset[str], ...] = (
-    frozenset({"lorebook.inject.served", "lorebook.recall.serve"}),
     frozenset(
         {"lorebook.kb.catalog", "lorebook.kb.store", "lorebook.recall.sync", "lorebook.reviewstate"}
     ),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from lorebook.inject.anchors import glob_regex
+from lorebook.recall.anchors import glob_regex
 from lorebook.recall.index import IndexedNote
 from lorebook.recall.writer import IndexWriter, glob_literals
 

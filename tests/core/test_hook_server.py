@@ -280,7 +280,7 @@ def test_a_spare_s_rehearsal_ranks_the_notes_and_leaves_no_trace(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lorebook.fastpath import rehearse
-    from lorebook.recall import serve
+    from lorebook.inject import choose as serve
 
     ranked: list[list[str]] = []
     real = serve.choose

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from lorebook.hookconfig import HookConfig
+from lorebook.inject.choose import choose
 from lorebook.inject.render import layout
 from lorebook.recall import semantic
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
-from lorebook.recall.serve import build_index, choose, rank_prompt
+from lorebook.recall.serve import build_index, rank_prompt
 from tests.conftest import CliRunner
 from tests.core.semantic_data import PASTED, needs_model
 

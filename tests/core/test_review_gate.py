@@ -285,10 +285,10 @@ def test_a_junk_unreviewed_setting_in_the_compiled_copy_falls_back_to_pointer(
 
 def test_an_inject_plugin_gets_the_unreviewed_label_in_the_hit_reason(repo: Path) -> None:
     from lorebook.hookconfig import load_hook_config
-    from lorebook.inject.served import StoreView
+    from lorebook.inject.choose import choose
     from lorebook.recall.index import NoteIndex
     from lorebook.recall.pipeline import hits_of
-    from lorebook.recall.serve import choose
+    from lorebook.recall.stores import StoreView
 
     reviewed_and_unreviewed(repo)
     start(repo)
@@ -363,8 +363,9 @@ def served_notes(*specs: tuple[str, bool, str]) -> list[Any]:
     """ServedNotes of the repository's store: (id, reviewed, body) each, in rank order."""
     from lorebook.inject import served as sv
     from lorebook.recall.document import IndexedNote
+    from lorebook.recall.stores import StoreView
 
-    view = sv.StoreView("markdown", None, "/nowhere", None, ".lorebook/nodes/")  # type: ignore[arg-type]
+    view = StoreView("markdown", None, "/nowhere", None, ".lorebook/nodes/")  # type: ignore[arg-type]
     found = []
     for note_id, reviewed, body in specs:
         note = IndexedNote(

@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from lorebook.hookconfig import HookConfig
+from lorebook.inject.choose import PROMPT_HEADER, choose
 from lorebook.inject.render import POINTER_HEADER, whole
 from lorebook.recall.index import NoteIndex
-from lorebook.recall.serve import PROMPT_HEADER, Candidate, choose, confidence, is_confident
+from lorebook.recall.serve import Candidate, confidence, is_confident
 from tests.conftest import CliRunner
 from tests.core.semantic_data import needs_model
 from tests.core.test_ranker import TEAM, distractors, index_of, note

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from lorebook.evaluation.corpus import load_collection
 from lorebook.hookconfig import HookConfig
+from lorebook.inject.choose import choose
 from lorebook.recall.index import NoteIndex
-from lorebook.recall.serve import Candidate, choose, rank_prompt, relevant
+from lorebook.recall.serve import Candidate, rank_prompt, relevant
 from tests.core.semantic_data import needs_model
 from tests.core.test_ranker import index_of
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from lorebook.hookconfig import HookConfig
+from lorebook.inject.choose import choose
 from lorebook.recall.index import IndexedNote, NoteIndex
-from lorebook.recall.serve import build_index, choose, usage_weight
+from lorebook.recall.serve import build_index, usage_weight
 from tests.conftest import CliRunner
 
 

@@ -4,7 +4,7 @@ Three tools, on the official Python SDK, over stdio:
 
 - ``recall(query, pending=False)``: what ``lorebook recall QUERY --json`` prints: the hooks'
   ranker over every configured store, validity marks, warnings, why each note matched, and
-  as ``context`` the text the prompt hook would inject (:mod:`lorebook.recall.query`);
+  as ``context`` the text the prompt hook would inject (:mod:`lorebook.inject.query`);
 - ``note_show(note_id)``: one note of the stores ``stores:`` names (those ``recall``
   ranks), with its state; a note no person has reviewed is labelled ``unreviewed``.
 
@@ -202,7 +202,7 @@ def build_server(repo: Path) -> Any:
     from mcp.server.mcpserver import MCPServer
 
     from lorebook import __version__
-    from lorebook.recall.query import recall as recall_doc
+    from lorebook.inject.query import recall as recall_doc
 
     paths = KBPaths(repo)
     server = MCPServer("lorebook", version=__version__, instructions=INSTRUCTIONS)

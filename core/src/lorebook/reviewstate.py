@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 RELATIVE = os.path.join(".state", "reviewed.json")
 REPO_STORE = "markdown"
-"""The name the repository's own store is served under (``lorebook.inject.served.HOME``)."""
+"""The name the repository's own store is served under (``lorebook.recall.stores.HOME``)."""
 MAX_BYTES = 64 << 20
 LABEL = "unreviewed: written by a tool, no person has reviewed it yet; a suggestion only"
 """Put beside an unreviewed note's pointer (curation, bootstrap, harvest, a pack or a hand

@@ -93,7 +93,7 @@ def recall_command(
     store it came from. With --json, "context" is the text the hook would inject. Note
     text is sanitised as the hooks sanitise it.
     """
-    from lorebook.recall.query import recall
+    from lorebook.inject.query import recall
 
     doc = recall(repo_paths(ctx), query, pending=pending, explain=explain)
     if json_output:

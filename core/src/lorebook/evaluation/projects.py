@@ -5,7 +5,7 @@ project's rule files, any folder format ``--notes`` reads) and ``queries.jsonl``
 developer of that project would type, each with the rule files it needs; ``[]``: none).
 
 Each project is ranked on its own notes, as ``--notes``/``--queries`` would rank it: the raw
-ranking, plain BM25, grep, and what the prompt hook serves (:func:`lorebook.recall.serve.choose`
+ranking, plain BM25, grep, and what the prompt hook serves (:func:`lorebook.inject.choose.choose`
 through :mod:`lorebook.evaluation.retrieval`). The figures are leave-one-project-out: a
 project's figures may use only what was fitted on the other projects. The hook's thresholds
 are constants, so today nothing is fitted and every project's figures use no other project's

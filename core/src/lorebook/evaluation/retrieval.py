@@ -2,7 +2,7 @@
 
 Our ranker is measured through the prompt hook's own code: the notes are written to an index
 by :func:`lorebook.recall.serve.build_index`, opened as the hook opens it, and each query goes
-through :func:`lorebook.recall.serve.choose` (what the hook injects, for a fresh session) and
+through :func:`lorebook.inject.choose.choose` (what the hook injects, for a fresh session) and
 :func:`lorebook.recall.serve.rank_prompt` (the raw ranking). Nothing here re-implements them.
 """
 
@@ -25,8 +25,9 @@ from lorebook.evaluation.corpus import (
 from lorebook.evaluation.locomo import load_locomo, looks_like_locomo, session_of
 from lorebook.evaluation.metrics import Measures, collapse, summarise
 from lorebook.evaluation.queries import Query, load_queries, resolve_expected
+from lorebook.inject.choose import choose
 from lorebook.recall.index import NoteIndex
-from lorebook.recall.serve import build_index, choose, rank_prompt
+from lorebook.recall.serve import build_index, rank_prompt
 
 if TYPE_CHECKING:
     from lorebook.hookconfig import HookConfig

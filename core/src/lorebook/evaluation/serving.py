@@ -72,8 +72,9 @@ def serve_part(
 ) -> dict[str, list[Served]]:
     """Every query served by each install and by plain BM25, on one index of ``notes``."""
     from lorebook.evaluation.baselines import PlainBm25
+    from lorebook.inject.choose import choose
     from lorebook.recall.index import NoteIndex
-    from lorebook.recall.serve import build_index, choose
+    from lorebook.recall.serve import build_index
 
     lexical = without_semantic(config)
     bm25 = PlainBm25(notes)

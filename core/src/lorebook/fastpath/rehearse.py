@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lorebook.recall.serve import choose
+from lorebook.inject.choose import choose
 from lorebook.recall.stores import close_views, open_views
 
 REHEARSAL_PROMPT = (

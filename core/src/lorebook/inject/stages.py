@@ -13,13 +13,14 @@ import time
 
 from lorebook.events import HookAnswer, HookEvent
 from lorebook.hookconfig import HookConfig
-from lorebook.inject import anchors as match, served as serving
+from lorebook.inject import served as serving
+from lorebook.inject.choose import choose
 from lorebook.inject.marks import location, recheck
-from lorebook.inject.served import StoreView
 from lorebook.inject.state import remember_notes, session_record
+from lorebook.recall import anchors as match
 from lorebook.recall.index import IndexedNote, NoteIndex, index_path
-from lorebook.recall.serve import choose, live_notes
-from lorebook.recall.stores import close_views, open_views
+from lorebook.recall.serve import live_notes
+from lorebook.recall.stores import StoreView, close_views, open_views
 from lorebook.reviewstate import is_unreviewed
 
 TYPE_CHECKING = False
@@ -74,7 +75,7 @@ class Context:
 
 
 def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
-    """Inject the notes :func:`lorebook.recall.serve.choose` serves for this prompt.
+    """Inject the notes :func:`lorebook.inject.choose.choose` serves for this prompt.
 
     Every configured store is ranked together; plugins that ``config.yaml`` names by module
     path contribute candidates (``recall``) and may render the block (``inject``).

@@ -1,6 +1,6 @@
 """The file globs notes name: anchors (``lb_anchors`` files) and dependency trees.
 
-Serving matches the file at hand against anchors (:mod:`lorebook.inject.anchors`); validity
+Serving matches the file at hand against anchors (:mod:`lorebook.recall.anchors`); validity
 matches a tree's glob against the repository (:mod:`lorebook.validity.check`). Standard
 library only: the hook path imports this module.
 """

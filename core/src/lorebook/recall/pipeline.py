@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def query_for(event: HookEvent) -> RecallQuery:
     """The recall query a hook event asks: its prompt, error text, files, tool, command."""
-    from lorebook.inject import anchors
+    from lorebook.recall import anchors
 
     tool_input = event.tool_input or {}
     return RecallQuery(

@@ -1,5 +1,8 @@
 """Which stores the hooks rank together, read from ``.lorebook/.cache/stores.json``.
 
+A store is ranked and served through its :class:`StoreView`: its name, its open index and
+where its notes live.
+
 The hook fast path cannot load plugins, so every command that opens the configured stores
 (and the session-start hook) writes this file (:func:`lorebook.recall.refresh.refresh_stores`):
 the store names in config order, each with the folder holding its ``nodes/`` and
@@ -13,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 
-from lorebook.inject.served import HOME, StoreView
 from lorebook.recall.db import sqlite3
 from lorebook.recall.index import NoteIndex, index_path
 
@@ -24,6 +26,44 @@ if TYPE_CHECKING:
 STORES_NAME = "stores.json"
 _STARTED: list[Any] = []
 """The refreshes this process started (subprocess.Popen objects, never waited for)."""
+
+
+HOME = "markdown"
+
+
+class StoreView:
+    """One store as the serving code reads it: its name, its index, where its notes live.
+
+    Attributes:
+        name: The store's provider name (``markdown``, ``personal``).
+        index: Its open note index.
+        nodes: The folder holding its note files.
+        repo: The repository its notes' dependencies are relative to (None: the store's
+            notes declare none, as for the personal store).
+        prefix: How a note's location is shown: prefix + its path under ``nodes``.
+    """
+
+    __slots__ = ("index", "name", "nodes", "prefix", "repo")
+
+    def __init__(
+        self, name: str, index: NoteIndex, nodes: str, repo: str | None, prefix: str
+    ) -> None:
+        self.name = name
+        self.index = index
+        self.nodes = nodes
+        self.repo = repo
+        self.prefix = prefix
+
+    @classmethod
+    def home(cls, index: NoteIndex) -> StoreView:
+        """The repository's own store, from its index at ``.lorebook/.cache/index.sqlite``."""
+        kb_root = os.path.dirname(os.path.dirname(os.path.abspath(index.path)))
+        nodes = os.path.join(kb_root, "nodes")
+        return cls(HOME, index, nodes, os.path.dirname(kb_root), ".lorebook/nodes/")
+
+    def key(self, note_id: str) -> str:
+        """The session-state key of one of this store's notes."""
+        return note_id if self.name == HOME else f"{self.name}:{note_id}"
 
 
 def stores_file(kb_root: str) -> str:

@@ -1,6 +1,6 @@
 """``lorebook recall`` and the MCP server's ``recall`` tool: the hooks' ranker, on demand.
 
-:func:`recall` ranks every configured store with :func:`lorebook.recall.serve.choose` (the
+:func:`recall` ranks every configured store with :func:`lorebook.inject.choose.choose` (the
 function the prompt hook calls, with the same config, validity checks and warnings) and
 says why each note matched. Its ``context`` is the text the prompt hook injects for the
 query in a fresh session, sanitised as the hook sanitises every answer
@@ -18,9 +18,10 @@ from typing import Any
 from lorebook.config import load_config
 from lorebook.events import RecallQuery
 from lorebook.hookconfig import load_hook_config
+from lorebook.inject.choose import choose
 from lorebook.inject.sanitize import sanitize
 from lorebook.kb.paths import KBPaths
-from lorebook.recall.serve import Candidate, Served, choose, confidence
+from lorebook.recall.serve import Candidate, Served, confidence
 from lorebook.recall.tokenize import tokenize
 from lorebook.reviewstate import LABEL, is_unreviewed
 

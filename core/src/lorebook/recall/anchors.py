@@ -1,4 +1,9 @@
-"""Match the file, tool, command or error at hand against note anchors."""
+"""Match the file, tool, command or error at hand against note anchors.
+
+Recall by anchor: which notes the files, tool, command or error of a hook event select,
+beside the ones the prompt ranker finds. :func:`tool_files` and :func:`tool_command` also
+read a tool's input for the ``recall`` hook's query (:func:`lorebook.recall.pipeline.query_for`).
+"""
 
 from __future__ import annotations
 
