@@ -42,12 +42,7 @@ sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's p
   rule ("Avoid dynamic imports", "Always use bun instead of node") is that rule said from
   its other side: part of its note, not a note of its own.
 
-A rule's title is its sentence, without the labels that only draw attention ("IMPORTANT:")
-and without its asides in parentheses, cut to at most :data:`TITLE_WORDS` words: a dash or
-a reason clause goes first, then a second alternative set off by commas (", or an absolute
-path outside the session,"), then relative clauses (", which is fine,"), then the sentence
-is cut at a clause boundary, and only a sentence with none is cut mid-clause (with "…").
-Its description is the whole sentence; its quote is the sentence as written.
+A rule's title and description are its sentence's (:mod:`lorebook.bootstrap.titles`).
 """
 
 from __future__ import annotations
@@ -68,14 +63,20 @@ from lorebook.bootstrap.statements import (
     strip_markers,
     words,
 )
+from lorebook.bootstrap.titles import (
+    LABEL_WORDS,
+    TITLE_WORDS,
+    description_of,
+    plain,
+    sentences,
+    title_case_label,
+    title_of,
+)
 from lorebook.models.note import NoteKind
 
-TITLE_WORDS = 16
-MIN_TITLE_WORDS = 3
 FORCEABLE = frozenset({"statement", "instruction", "step"})
 """What an item under a heading that says it holds rules may be and still be one."""
 CHECKLIST_ITEMS = 3
-DESCRIPTION_CHARS = 220
 BINDING_LEAD = re.compile(
     r"^(?P<lead>(?:you |we )?(?:never|always|avoid|don'?t|do not|must(?: not)?|should(?: not)?"
     r"|prefer|do)(?: (?:not|ever|never))?)(?: (?:do|use|the following|these|this|things"
@@ -94,7 +95,6 @@ CHECK = re.compile(
     re.IGNORECASE,
 )
 """A lead-in or label that names a check: its items are criteria, one rule."""
-LABEL_WORDS = 6
 COLLECTING = -1
 EXAMPLE_HEADING = re.compile(r"^\W*(?:examples?|example\s+\w+(?:\s+\w+)?)\W*$", re.IGNORECASE)
 """A heading of examples ("Examples", "Example usage"): what stands under it illustrates."""
@@ -124,48 +124,7 @@ _BOLD_LABEL = re.compile(r"^\s*(?:\*\*[^*\n]+\*\*|__[^_\n]+__)\s*:?\s*$")
 _STEP_HEADING = re.compile(r"^\s*step\s*\d", re.IGNORECASE)
 _SECTION_NUMBER = re.compile(r"^\s*(?:\d+\.)*\d+\.?\s+")
 """A heading's section number ("2. ", "3.1. ")."""
-_CODE = re.compile(r"`[^`\n]*`")
-_SENTENCE_END = re.compile(r"[.!?]+[\"')\]*_\u2019\u201d]*\s+(?=[A-Z0-9`\"'*_(\[\u201c])")
-_ABBREV = re.compile(
-    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|Mr|Mrs|Dr|St|No)|\b[A-Za-z])\.$"
-)
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|\[([^\]]+)\]\[[^\]]*\]")
-_FOOTNOTE = re.compile(r"\[\^[^\]]+\]")
-_ROLE = re.compile(r"(?<!`)\{[\w:-]+\}(?=`)")
-_TAG = re.compile(r"</?[A-Za-z][^>]*>")
-_STRUCK = re.compile(r"~~.+?~~")
-_EMPHASIS = re.compile(r"\*\*(.+?)\*\*|__(.+?)__|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
-_SYMBOLS = re.compile(r"^[^\w`\"'(\[\x00]+")
 _CLAUSE_BREAK = re.compile(r";\s|:\s|\s[\u2014\u2013]\s|\s-\s")
-_DANGLING = re.compile(
-    r"(?:\s+(?:when|if|for|to|with|and|or|the|a|an|because|as|by|in|on|of|before|after|unless"
-    r"|while|via|from|into|like))+\s*$",
-    re.IGNORECASE,
-)
-"""A word left hanging where the sentence went on into a list ("Always begin with X when")."""
-_CLAUSE_JOIN = re.compile(
-    r";\s|,\s+(?:but|so|while|which|whereas|then|since|because|unless|except)\s"
-    r"|,\s+(?:and|or)\s+(?=(?:the|a|an|one|two|it|they|you|we|this|that|these|those|each|every"
-    r"|its|their|your|our|no|any|all)\s)",
-    re.IGNORECASE,
-)
-"""Where one clause ends and another begins (a list's commas are no such place)."""
-_PAREN = re.compile(r"\s*\([^()]*\)")
-_INNER_ALTERNATIVE = re.compile(
-    r"^(?P<subject>[^,;:]+),\s+or\s+[^,;:]+,\s+(?=(?:must|shall|should|may|cannot|can't"
-    r"|is|are|will)\b)",
-    re.IGNORECASE,
-)
-"""A subject's second alternative set off by commas before the verb ("Any attempt to use a
-relative path, or an absolute path outside the session, MUST be aborted"): a title too long
-with it keeps the first and the sentence's verb, not a subject cut off before its verb."""
-_ASIDE_CLAUSE = re.compile(r",\s+(?:which|who|whose|whereby)\b[^,;:]*", re.IGNORECASE)
-"""A relative clause set off by a comma (", which is fine"): an aside ("that" is left alone:
-after a comma it may open the main clause, "When X, that job must ...")."""
-_TAIL = re.compile(
-    r"\s+[\u2014\u2013]\s.*$|\s+-\s.*$|[,;]?\s+(?:because|since|so that|so|as this|which means)"
-    r"\s.*$",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,110 +146,6 @@ class Rule:
     quote: str
     context: str
     headings: tuple[str, ...]
-
-
-def plain(text: str) -> str:
-    """``text`` without markdown: links become their text, emphasis and tags go, code stays."""
-    spans: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        spans.append(match.group(0))
-        return f"\x00{len(spans) - 1}\x00"
-
-    text = _ROLE.sub("", text)
-    text = _CODE.sub(keep, text)
-    text = _LINK.sub(lambda m: m.group(1) or m.group(2) or "", text)
-    text = _FOOTNOTE.sub("", _STRUCK.sub("", _TAG.sub("", text)))
-    for _ in range(2):
-        text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2) or m.group(3), text)
-    text = _SYMBOLS.sub("", " ".join(text.split()))
-    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
-
-
-def sentences(text: str) -> list[str]:
-    """The sentences of a block's text, as written (lines joined; code spans never cut)."""
-    flat = " ".join(text.split())
-    masked = _CODE.sub(lambda m: "x" * len(m.group(0)), flat)
-    masked = _LINK.sub(lambda m: "x" * len(m.group(0)), masked)
-    found, start = [], 0
-    for match in _SENTENCE_END.finditer(masked):
-        head = masked[max(0, match.start() - 15) : match.start() + 1]
-        if _ABBREV.search(head):
-            continue
-        found.append(flat[start : match.end()].strip())
-        start = match.end()
-    found.append(flat[start:].strip())
-    return [s for s in found if s]
-
-
-def title_of(statement: str) -> str:
-    """The rule in at most :data:`TITLE_WORDS` words (see the module docstring)."""
-    text = strip_markers(statement).rstrip(" .!:")
-    without_asides = _without_asides(text)
-    if len(words(without_asides)) >= MIN_TITLE_WORDS:
-        text = without_asides  # "(e.g. ...)", "(no failures)": the description keeps them
-    if len(words(text)) > TITLE_WORDS:
-        shorter = _TAIL.sub("", text).rstrip(" ,;:.")
-        if len(words(shorter)) >= MIN_TITLE_WORDS:
-            text = shorter
-    if len(words(text)) > TITLE_WORDS:
-        first = _INNER_ALTERNATIVE.sub(lambda m: m.group("subject") + " ", text, count=1)
-        if MIN_TITLE_WORDS <= len(words(first)) <= TITLE_WORDS:
-            text = first
-    if len(words(text)) > TITLE_WORDS:
-        plain = _ASIDE_CLAUSE.sub("", text)
-        if MIN_TITLE_WORDS <= len(words(plain)) <= TITLE_WORDS:
-            text = plain
-    if len(words(text)) > TITLE_WORDS:
-        text = _at_clause(text) or _cut(text, TITLE_WORDS) + " …"
-    text = _DANGLING.sub("", text)
-    return (text[:1].upper() + text[1:])[:200]
-
-
-def _without_asides(text: str) -> str:
-    """``text`` without its asides in parentheses; a code span keeps its own."""
-    spans: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        spans.append(match.group(0))
-        return f"\x00{len(spans) - 1}\x00"
-
-    masked = _PAREN.sub("", _CODE.sub(keep, text)).rstrip(" ,;:.")
-    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], masked)
-
-
-def _title_case_label(clause: str) -> bool:
-    """A few words each capitalised ("Mandatory Pre-Edit Verification Message"): a label."""
-    found = [w for w in words(clause) if len(w) > 3]
-    return 0 < len(words(clause)) <= LABEL_WORDS and all(w[0].isupper() for w in found)
-
-
-def _at_clause(text: str) -> str | None:
-    """``text`` cut at its last clause boundary that leaves a title of 4 to 16 words."""
-    for match in reversed(list(_CLAUSE_JOIN.finditer(text))):
-        head = text[: match.start()].rstrip(" ,;")
-        if 4 <= len(words(head)) <= TITLE_WORDS:
-            return head
-    return None
-
-
-def _cut(text: str, limit: int) -> str:
-    """``text`` up to its ``limit``-th word outside code spans (a code span stays whole)."""
-    count = 0
-    for match in re.finditer(r"`[^`\n]*`|[A-Za-z][A-Za-z'\u2019-]*|\S", text):
-        if match.group(0)[0].isalpha():
-            count += 1
-        if count > limit:
-            return text[: match.start()].rstrip(" ,;:")
-    return text
-
-
-def description_of(statement: str) -> str:
-    """The whole sentence on one line, cut at a word after :data:`DESCRIPTION_CHARS`."""
-    text = strip_markers(statement)
-    if len(text) <= DESCRIPTION_CHARS:
-        return text
-    return text[:DESCRIPTION_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + " …"
 
 
 def _procedures(blocks: list[Block]) -> set[int]:
@@ -377,7 +232,7 @@ def _binding_clause(statement: str, context: _Context) -> str:
     if len(clauses) < 2 or len(words(statement)) <= TITLE_WORDS:
         return statement
     for clause in clauses:
-        if _title_case_label(clause):
+        if title_case_label(clause):
             continue  # a label before the rule ("**Mandatory Pre-Edit Message:** Before ...")
         reading = read_sentence(clause, procedure=context.procedure, strict=context.strict)
         if reading.kind is not None:

@@ -1,0 +1,179 @@
+"""A rule's title and description, and the plain text and sentences they are read from.
+
+A rule's title is its sentence, without the labels that only draw attention ("IMPORTANT:")
+and without its asides in parentheses, cut to at most :data:`TITLE_WORDS` words: a dash or
+a reason clause goes first, then a second alternative set off by commas (", or an absolute
+path outside the session,"), then relative clauses (", which is fine,"), then the sentence
+is cut at a clause boundary, and only a sentence with none is cut mid-clause (with "…").
+Its description is the whole sentence (up to :data:`DESCRIPTION_CHARS` characters).
+:func:`plain` takes the markdown out of a block's text and :func:`sentences` cuts it into
+sentences; :mod:`lorebook.bootstrap.distil` reads them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lorebook.bootstrap.statements import strip_markers, words
+
+TITLE_WORDS = 16
+MIN_TITLE_WORDS = 3
+DESCRIPTION_CHARS = 220
+LABEL_WORDS = 6
+_CODE = re.compile(r"`[^`\n]*`")
+_SENTENCE_END = re.compile(r"[.!?]+[\"')\]*_\u2019\u201d]*\s+(?=[A-Z0-9`\"'*_(\[\u201c])")
+_ABBREV = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|Mr|Mrs|Dr|St|No)|\b[A-Za-z])\.$"
+)
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|\[([^\]]+)\]\[[^\]]*\]")
+_FOOTNOTE = re.compile(r"\[\^[^\]]+\]")
+_ROLE = re.compile(r"(?<!`)\{[\w:-]+\}(?=`)")
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_STRUCK = re.compile(r"~~.+?~~")
+_EMPHASIS = re.compile(r"\*\*(.+?)\*\*|__(.+?)__|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
+_SYMBOLS = re.compile(r"^[^\w`\"'(\[\x00]+")
+_DANGLING = re.compile(
+    r"(?:\s+(?:when|if|for|to|with|and|or|the|a|an|because|as|by|in|on|of|before|after|unless"
+    r"|while|via|from|into|like))+\s*$",
+    re.IGNORECASE,
+)
+"""A word left hanging where the sentence went on into a list ("Always begin with X when")."""
+_CLAUSE_JOIN = re.compile(
+    r";\s|,\s+(?:but|so|while|which|whereas|then|since|because|unless|except)\s"
+    r"|,\s+(?:and|or)\s+(?=(?:the|a|an|one|two|it|they|you|we|this|that|these|those|each|every"
+    r"|its|their|your|our|no|any|all)\s)",
+    re.IGNORECASE,
+)
+"""Where one clause ends and another begins (a list's commas are no such place)."""
+_PAREN = re.compile(r"\s*\([^()]*\)")
+_INNER_ALTERNATIVE = re.compile(
+    r"^(?P<subject>[^,;:]+),\s+or\s+[^,;:]+,\s+(?=(?:must|shall|should|may|cannot|can't"
+    r"|is|are|will)\b)",
+    re.IGNORECASE,
+)
+"""A subject's second alternative set off by commas before the verb ("Any attempt to use a
+relative path, or an absolute path outside the session, MUST be aborted"): a title too long
+with it keeps the first and the sentence's verb, not a subject cut off before its verb."""
+_ASIDE_CLAUSE = re.compile(r",\s+(?:which|who|whose|whereby)\b[^,;:]*", re.IGNORECASE)
+"""A relative clause set off by a comma (", which is fine"): an aside ("that" is left alone:
+after a comma it may open the main clause, "When X, that job must ...")."""
+_TAIL = re.compile(
+    r"\s+[\u2014\u2013]\s.*$|\s+-\s.*$|[,;]?\s+(?:because|since|so that|so|as this|which means)"
+    r"\s.*$",
+)
+
+
+def plain(text: str) -> str:
+    """``text`` without markdown: links become their text, emphasis and tags go, code stays."""
+    spans: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        spans.append(match.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    text = _ROLE.sub("", text)
+    text = _CODE.sub(keep, text)
+    text = _LINK.sub(lambda m: m.group(1) or m.group(2) or "", text)
+    text = _FOOTNOTE.sub("", _STRUCK.sub("", _TAG.sub("", text)))
+    for _ in range(2):
+        text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2) or m.group(3), text)
+    text = _SYMBOLS.sub("", " ".join(text.split()))
+    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a block's text, as written (lines joined; code spans never cut)."""
+    flat = " ".join(text.split())
+    masked = _CODE.sub(lambda m: "x" * len(m.group(0)), flat)
+    masked = _LINK.sub(lambda m: "x" * len(m.group(0)), masked)
+    found, start = [], 0
+    for match in _SENTENCE_END.finditer(masked):
+        head = masked[max(0, match.start() - 15) : match.start() + 1]
+        if _ABBREV.search(head):
+            continue
+        found.append(flat[start : match.end()].strip())
+        start = match.end()
+    found.append(flat[start:].strip())
+    return [s for s in found if s]
+
+
+def title_of(statement: str) -> str:
+    """The rule in at most :data:`TITLE_WORDS` words (see the module docstring)."""
+    text = strip_markers(statement).rstrip(" .!:")
+    without_asides = _without_asides(text)
+    if len(words(without_asides)) >= MIN_TITLE_WORDS:
+        text = without_asides  # "(e.g. ...)", "(no failures)": the description keeps them
+    if len(words(text)) > TITLE_WORDS:
+        shorter = _TAIL.sub("", text).rstrip(" ,;:.")
+        if len(words(shorter)) >= MIN_TITLE_WORDS:
+            text = shorter
+    if len(words(text)) > TITLE_WORDS:
+        first = _INNER_ALTERNATIVE.sub(lambda m: m.group("subject") + " ", text, count=1)
+        if MIN_TITLE_WORDS <= len(words(first)) <= TITLE_WORDS:
+            text = first
+    if len(words(text)) > TITLE_WORDS:
+        plain = _ASIDE_CLAUSE.sub("", text)
+        if MIN_TITLE_WORDS <= len(words(plain)) <= TITLE_WORDS:
+            text = plain
+    if len(words(text)) > TITLE_WORDS:
+        text = _at_clause(text) or _cut(text, TITLE_WORDS) + " …"
+    text = _DANGLING.sub("", text)
+    return (text[:1].upper() + text[1:])[:200]
+
+
+def _without_asides(text: str) -> str:
+    """``text`` without its asides in parentheses; a code span keeps its own."""
+    spans: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        spans.append(match.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    masked = _PAREN.sub("", _CODE.sub(keep, text)).rstrip(" ,;:.")
+    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], masked)
+
+
+def title_case_label(clause: str) -> bool:
+    """A few words each capitalised ("Mandatory Pre-Edit Verification Message"): a label."""
+    found = [w for w in words(clause) if len(w) > 3]
+    return 0 < len(words(clause)) <= LABEL_WORDS and all(w[0].isupper() for w in found)
+
+
+def _at_clause(text: str) -> str | None:
+    """``text`` cut at its last clause boundary that leaves a title of 4 to 16 words."""
+    for match in reversed(list(_CLAUSE_JOIN.finditer(text))):
+        head = text[: match.start()].rstrip(" ,;")
+        if 4 <= len(words(head)) <= TITLE_WORDS:
+            return head
+    return None
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` up to its ``limit``-th word outside code spans (a code span stays whole)."""
+    count = 0
+    for match in re.finditer(r"`[^`\n]*`|[A-Za-z][A-Za-z'\u2019-]*|\S", text):
+        if match.group(0)[0].isalpha():
+            count += 1
+        if count > limit:
+            return text[: match.start()].rstrip(" ,;:")
+    return text
+
+
+def description_of(statement: str) -> str:
+    """The whole sentence on one line, cut at a word after :data:`DESCRIPTION_CHARS`."""
+    text = strip_markers(statement)
+    if len(text) <= DESCRIPTION_CHARS:
+        return text
+    return text[:DESCRIPTION_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+
+
+__all__ = [
+    "DESCRIPTION_CHARS",
+    "LABEL_WORDS",
+    "TITLE_WORDS",
+    "description_of",
+    "plain",
+    "sentences",
+    "title_case_label",
+    "title_of",
+]
