@@ -10,6 +10,9 @@
   section, else its title without its number.
 - A changelog (most of its headings name a version or a date) gives none: what it says
   changed is history.
+- What the instructions say about themselves gives none: a rule file whose globs name only
+  instruction documents, and a rule file's rule that speaks of rules
+  (:mod:`lorebook.bootstrap.roles`; counted as ``about the instructions``).
 
 Each draft's title is the rule, its description the whole sentence, its quote the sentence
 as the document writes it, and its body that quote with the block around it and where it
@@ -26,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from lorebook.bootstrap.distil import Rule, description_of, distil, plain, sentences, title_of
 from lorebook.bootstrap.drafts import Draft
+from lorebook.bootstrap.roles import instruction_globs, names_rules
 from lorebook.slug import slugify
 
 if TYPE_CHECKING:
@@ -145,7 +149,15 @@ def rules_of(
         return []
     if doc.kind == "adr":
         return [adr_rule(doc, section)]
-    return distil(section.text, tally, strict=strict)
+    found = distil(section.text, tally, strict=strict)
+    if doc.kind != "rule":
+        return found
+    whole = instruction_globs(section.files)
+    kept = [r for r in found if not whole and not names_rules(r.title)]
+    if tally is not None and len(kept) < len(found):
+        tally["rule"] -= len(found) - len(kept)
+        tally["about the instructions"] += len(found) - len(kept)
+    return kept
 
 
 __all__ = [
