@@ -26,7 +26,8 @@ from pathlib import Path
 
 from lorebook.extract.base import normalise
 from lorebook.extract.evaluate import SessionResult, evaluate_folder
-from lorebook.extract.rules import RulesExtractor, find_teaching_moments, make_title
+from lorebook.extractors.rules import RulesExtractor, find_teaching_moments
+from lorebook.extractors.titles import make_title
 from lorebook.importers.specstory import parse_specstory
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

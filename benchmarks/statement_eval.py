@@ -4,8 +4,8 @@ For every teaching input labelled in ``benchmarks/corpus/*/labels.jsonl`` it rea
 full text from the session (as ``benchmarks/corpus/turns.py`` does; a console copy the
 importer refuses is read by its ``> `` prompt lines, as the project's REFUSED.md describes),
 corrects certain typos against the words of the session's agent text
-(:func:`lorebook.extract.statement.fix_typos`), states the rule
-(:func:`lorebook.extract.statement.state_rule`) and compares it with the label's ``rule``:
+(:func:`lorebook.extractors.typos.fix_typos`), states the rule
+(:func:`lorebook.extractors.statement.state_rule`) and compares it with the label's ``rule``:
 
 - ``stated``: the share of teaching inputs for which a rule is stated (non-empty);
 - ``typos``: words :func:`fix_typos` changed in these inputs (``--show`` lists them);
@@ -31,10 +31,12 @@ from pathlib import Path
 
 from lorebook.errors import LorebookError
 from lorebook.evaluation.extraction_labels import HUMAN_ROLES, load_labels
-from lorebook.extract.rules import make_title
-from lorebook.extract.sentences import split_sentences
-from lorebook.extract.statement import content_words, fix_typos, state_rule
-from lorebook.extract.teaching import main_sentence
+from lorebook.extractors.sentences import split_sentences
+from lorebook.extractors.statement import state_rule
+from lorebook.extractors.teaching import main_sentence
+from lorebook.extractors.titles import make_title
+from lorebook.extractors.typos import fix_typos
+from lorebook.extractors.words import content_words
 from lorebook.importers.sources import plan_files
 
 CORPUS = Path(__file__).resolve().parent / "corpus"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from lorebook.extract.rules import find_teaching_moments
+from lorebook.extractors.rules import find_teaching_moments
 from lorebook.models.session import LoggedToolCall, LoggedTurn
 from tests.core.test_extract_precision import alternate
 

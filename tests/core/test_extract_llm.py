@@ -19,9 +19,9 @@ import pytest
 
 from lorebook import hookimpl
 from lorebook.errors import LorebookError
-from lorebook.extract.llm import HeadlessExtractor, pick_harness, preselect
-from lorebook.extract.prompt import SYSTEM_PROMPT, parse_answer
 from lorebook.extract.run import REJECTIONS_LOG, ExtractReport, extract_pending, read_log
+from lorebook.extractors.llm import HeadlessExtractor, pick_harness, preselect
+from lorebook.extractors.prompt import SYSTEM_PROMPT, parse_answer
 from lorebook.harness import Harness
 from lorebook.kb.paths import KBPaths
 from lorebook.models.config import Config, Extraction

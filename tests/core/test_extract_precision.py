@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lorebook.extract.rules import find_teaching_moments
+from lorebook.extractors.rules import find_teaching_moments
 from lorebook.models.session import LoggedToolCall, LoggedTurn
 
 RULES = (
@@ -127,7 +127,7 @@ def _titles(*exchange: tuple[str, str]) -> list[str]:
     import asyncio
 
     from lorebook.extract.base import ExtractionRequest
-    from lorebook.extract.rules import RulesExtractor
+    from lorebook.extractors.rules import RulesExtractor
     from lorebook.models.session import SessionLog
 
     turns = [

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lorebook.extract.cues import emphatic, rule_question
-from lorebook.extract.llm import preselect
-from lorebook.extract.preselect import CONTEXT_WORDS, select_turns
+from lorebook.extractors.cues import emphatic, rule_question
+from lorebook.extractors.llm import preselect
+from lorebook.extractors.preselect import CONTEXT_WORDS, select_turns
 from lorebook.models.session import LoggedToolCall, LoggedTurn
 
 

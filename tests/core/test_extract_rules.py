@@ -7,16 +7,11 @@ import asyncio
 import pytest
 
 from lorebook.extract.base import ExtractionRequest, Extractor, quote_in_session
-from lorebook.extract.rules import (
-    Candidate,
-    RulesExtractor,
-    find_teaching_moments,
-    make_description,
-    make_title,
-)
-from lorebook.extract.sentences import split_sentences
-from lorebook.extract.signals import judge, strip_markers
-from lorebook.extract.terms import as_tag, code_identifiers, file_anchor, proper_names
+from lorebook.extractors.rules import Candidate, RulesExtractor, find_teaching_moments
+from lorebook.extractors.sentences import split_sentences
+from lorebook.extractors.signals import judge, strip_markers
+from lorebook.extractors.terms import as_tag, code_identifiers, file_anchor, proper_names
+from lorebook.extractors.titles import make_description, make_title
 from lorebook.models.note import TAG_RE
 from lorebook.models.session import LoggedTurn, Proposal, SessionLog
 
@@ -558,7 +553,7 @@ def test_sessions_shaped_like_each_category(category: str) -> None:
 HASH_SEED_SCRIPT = """
 import asyncio, json, sys
 from lorebook.extract.base import ExtractionRequest
-from lorebook.extract.rules import RulesExtractor
+from lorebook.extractors.rules import RulesExtractor
 from lorebook.models.session import LoggedTurn, SessionLog
 texts = json.loads(sys.argv[1])
 turns = [LoggedTurn(index=i, role=("user", "assistant")[i % 2], text=t) for i, t in enumerate(texts)]

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from lorebook.extract.statement import content_words, fix_typos, rule_slug_words, state_rule
+from lorebook.extractors.statement import state_rule
+from lorebook.extractors.typos import fix_typos
+from lorebook.extractors.words import content_words, rule_slug_words
 from lorebook.slug import slugify
 
 VOCABULARY = {

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from lorebook.extract.rules import find_teaching_moments
-from lorebook.extract.signals import judge
+from lorebook.extractors.rules import find_teaching_moments
+from lorebook.extractors.signals import judge
 from lorebook.models.session import LoggedToolCall, LoggedTurn
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from lorebook.extract.evaluate import SessionResult, evaluate_folder
-from lorebook.extract.rules import RulesExtractor
+from lorebook.extractors.rules import RulesExtractor
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 PROMPT_EVAL = SHARED / "eval/extraction/kenkeep-prompt-eval"

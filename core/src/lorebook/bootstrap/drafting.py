@@ -103,7 +103,7 @@ def is_changelog(doc: Document) -> bool:
 
 def _tags(doc: Document, rule: Rule) -> tuple[str, ...]:
     """``bootstrap``, the kind of document, and the code names the rule mentions."""
-    from lorebook.extract.terms import as_tag, backticked
+    from lorebook.extractors.terms import as_tag, backticked
 
     named = [tag for span in backticked(rule.title) if (tag := as_tag(span))]
     return tuple(dict.fromkeys(["bootstrap", DOC_TAGS[doc.kind], *named[:MAX_TAGS]]))

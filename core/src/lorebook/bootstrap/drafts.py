@@ -52,7 +52,7 @@ class Draft:
 
 def guess_kind(title: str, description: str, default: NoteKind = "convention") -> NoteKind:
     """The kind the rules extractor's signals read in the claim, else ``default``."""
-    from lorebook.extract.signals import teaching_kinds
+    from lorebook.extractors.signals import teaching_kinds
 
     for text in (description, title):
         kinds = teaching_kinds(text)

@@ -48,7 +48,7 @@ from dataclasses import dataclass, replace
 
 from lorebook.bootstrap.drafts import Draft
 from lorebook.bootstrap.grammar import ACTION_VERBS, PRACTICE_VERBS
-from lorebook.extract.terms import backticked
+from lorebook.extractors.terms import backticked
 from lorebook.kb.similarity import NEGATION, stem, terms
 from lorebook.models.note import NoteKind
 

@@ -315,7 +315,7 @@ def refine_kind(text: str, kind: NoteKind) -> NoteKind:
     """``tooling`` for a convention about which command or tool to run, else ``kind``."""
     if kind != "convention":
         return kind
-    from lorebook.extract.signals import teaching_kinds
+    from lorebook.extractors.signals import teaching_kinds
 
     return "tooling" if "tooling" in teaching_kinds(text) else kind
 

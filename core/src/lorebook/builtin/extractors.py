@@ -9,7 +9,7 @@ from lorebook.providers import ExtractorSpec
 
 if TYPE_CHECKING:
     from lorebook.extract.base import Extractor
-    from lorebook.extract.llm import HeadlessExtractor, HttpExtractor
+    from lorebook.extractors.llm import HeadlessExtractor, HttpExtractor
     from lorebook.kb.paths import KBPaths
     from lorebook.models.config import Config
     from lorebook.plugins import Plugins
@@ -22,19 +22,19 @@ _LLM_OPTIONS = {
 
 
 def _rules() -> Extractor:
-    from lorebook.extract.rules import RulesExtractor
+    from lorebook.extractors.rules import RulesExtractor
 
     return RulesExtractor()
 
 
 def _headless(config: Config, paths: KBPaths, plugins: Plugins) -> HeadlessExtractor:
-    from lorebook.extract.llm import HeadlessExtractor
+    from lorebook.extractors.llm import HeadlessExtractor
 
     return HeadlessExtractor(config, harnesses=plugins.harnesses(), cwd=paths.repo)
 
 
 def _http(config: Config) -> HttpExtractor:
-    from lorebook.extract.llm import HttpExtractor
+    from lorebook.extractors.llm import HttpExtractor
 
     return HttpExtractor(config.extraction)
 

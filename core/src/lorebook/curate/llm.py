@@ -14,7 +14,7 @@ action at all, fails the run and writes nothing.
 wired harness's own CLI with ``LOREBOOK_INTERNAL=1`` (so lorebook's hooks ignore it). Both
 read the ``extraction`` settings of ``config.yaml`` (``endpoint``, ``model``,
 ``api_key_env``, ``timeout_s``) and reuse the transport helpers of the LLM extractors
-(:mod:`lorebook.extract.llm`). Every exchange is traced to
+(:mod:`lorebook.extract.answers`). Every exchange is traced to
 ``.lorebook/_logs/llm/curate-<n>.json`` (request, response, duration, error).
 """
 
@@ -136,7 +136,7 @@ def parse_actions(
     Raises:
         CurationError: the answer holds no such object.
     """
-    from lorebook.extract.prompt import _FENCE, _decoded_values
+    from lorebook.extract.answers import _FENCE, _decoded_values
 
     pending = {p.id: p for p in proposals}
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
@@ -256,7 +256,7 @@ class HttpCurator(LLMCurator):
     def _ask(self, system: str, user: str, exchange: dict[str, Any]) -> str:
         import httpx
 
-        from lorebook.extract.llm import _content_of, _json_or_text
+        from lorebook.extract.answers import _content_of, _json_or_text
 
         env = os.environ if self.env is None else self.env
         key = env.get(self.api_key_env)
@@ -312,7 +312,7 @@ class HeadlessCurator(LLMCurator):
         self.harness_name = self._pick()
 
     def _pick(self) -> str:
-        from lorebook.extract.llm import pick_harness
+        from lorebook.extract.answers import pick_harness
 
         try:
             return pick_harness("", self.wired, self.specs)
@@ -329,7 +329,7 @@ class HeadlessCurator(LLMCurator):
         return f"headless {argv[0]}"
 
     def _ask(self, system: str, user: str, exchange: dict[str, Any]) -> str:
-        from lorebook.extract.llm import _tail
+        from lorebook.extract.answers import _tail
 
         harness = self.specs[self.harness_name].factory()
         prompt = f"{system}\n\n{user}\n"

@@ -7,7 +7,7 @@ For each session given, with a labels file (:mod:`~lorebook.evaluation.extractio
 2. the built-in ``rules`` extractor runs on every turn, as ``lorebook extract`` runs it; an
    input is *flagged* when a proposal's quote comes from it (its origin turn);
 3. the pre-selection an LLM extractor would send runs on the same turns
-   (:func:`lorebook.extract.llm.preselect`); an input is *selected* when its turn is sent.
+   (:func:`lorebook.extractors.llm.preselect`); an input is *selected* when its turn is sent.
 
 Per input, precision is teaching flagged inputs over flagged inputs, recall teaching flagged
 inputs over teaching inputs. The pre-selection's recall is over the same teaching inputs, and
@@ -26,8 +26,8 @@ from typing import Any
 
 from lorebook.evaluation.extraction_labels import Label, LabelError, align, load_labels
 from lorebook.extract.evaluate import evaluate_folder, run_extractor
-from lorebook.extract.llm import preselect
-from lorebook.extract.rules import RulesExtractor
+from lorebook.extractors.llm import preselect
+from lorebook.extractors.rules import RulesExtractor
 from lorebook.models.session import SessionLog
 
 

@@ -160,8 +160,8 @@ def load_corpus(roots: Sequence[Path]) -> list[Project]:
 
 def measure(project: Project) -> ProjectFigures:
     """Run the extractor and the pre-selection on the project's sessions."""
-    from lorebook.extract.llm import preselect
-    from lorebook.extract.rules import find_teaching_moments
+    from lorebook.extractors.llm import preselect
+    from lorebook.extractors.rules import find_teaching_moments
 
     figures: list[SessionFigures] = []
     for session in project.sessions:

@@ -25,7 +25,7 @@ from typing import Any
 
 from lorebook.datafile import read_yaml
 from lorebook.extract.base import ExtractionRequest, Extractor, normalise
-from lorebook.extract.terms import code_identifiers
+from lorebook.extractors.terms import code_identifiers
 from lorebook.importers.kenkeep import import_kenkeep
 from lorebook.models.session import Proposal, SessionLog
 

@@ -122,7 +122,7 @@ def first_sentence(text: str, fallback: str) -> str:
 
 def stated_rule(text: str) -> str:
     """The rule ``text`` states, in a short sentence; "" when it states none."""
-    from lorebook.extract.statement import state_rule
+    from lorebook.extractors.statement import state_rule
 
     return state_rule(text)
 

@@ -1,11 +1,11 @@
 """Whether a whole human turn teaches, read from its cues, and which sentence says what.
 
-The sentence rules of :mod:`lorebook.extract.signals` find rules written as rules ("Never
+The sentence rules of :mod:`lorebook.extractors.signals` find rules written as rules ("Never
 call the gateway from a unit test."). People at a terminal teach more often in passing: an
 emphatic line typed right after refusing the agent's action, a question whose answer is the
 rule ("doesn't git have `mv`?"), a preference ("I'd rather exclude the diary folder"), a
 restated rule the agent just broke. This module reads a turn's cues
-(:mod:`lorebook.extract.cues`) and decides, by mechanism rather than by topic:
+(:mod:`lorebook.extractors.cues`) and decides, by mechanism rather than by topic:
 
 - a **correction**: the agent's action was refused or interrupted and the human pushes
   back (emphasis, a directive, a rule-carrying question, a choice against an alternative,
@@ -43,10 +43,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lorebook.extract import cues as c
-from lorebook.extract.cues import TurnCues
-from lorebook.extract.sentences import Sentence
-from lorebook.extract.signals import judge, without_replaced_behaviour
+from lorebook.extractors import cues as c
+from lorebook.extractors.cues import TurnCues
+from lorebook.extractors.sentences import Sentence
+from lorebook.extractors.signals import judge, without_replaced_behaviour
 from lorebook.models.note import NoteKind
 
 
@@ -75,7 +75,7 @@ def defines(sentence: str) -> bool:
     """A statement of what a term means ("by X I mean Y").
 
     Not *means* as a noun, a question, or the person repairing their own words ("I
-    mistakenly said X, I meant Y": :data:`lorebook.extract.cues.SELF_REPAIR`).
+    mistakenly said X, I meant Y": :data:`lorebook.extractors.cues.SELF_REPAIR`).
     """
     if sentence.rstrip().endswith("?") or c.SELF_REPAIR.search(sentence):
         return False

@@ -27,8 +27,14 @@ import anyio
 
 from lorebook.constants import ENV_INTERNAL
 from lorebook.errors import LorebookError
+from lorebook.extract.answers import (
+    _content_of,
+    _json_or_text,
+    _tail,
+    pick_harness,
+)
 from lorebook.extract.base import ExtractionRequest, normalise
-from lorebook.extract.prompt import (
+from lorebook.extractors.prompt import (
     SYSTEM_PROMPT,
     build_proposals,
     count_words,
@@ -44,9 +50,6 @@ if TYPE_CHECKING:
     from lorebook.harness import Harness
     from lorebook.models.config import Config, Extraction
     from lorebook.providers import HarnessSpec
-
-TRACE_TEXT_CHARS = 20_000
-"""Stdout and stderr of a headless run are cut to this many characters in a trace."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +78,10 @@ class Selection:
 def preselect(turns: Sequence[LoggedTurn]) -> Selection:
     """Keep the human turns that could teach, each with the agent turns it answers.
 
-    The choice is :func:`lorebook.extract.preselect.select_turns`: recall first, and
+    The choice is :func:`lorebook.extractors.preselect.select_turns`: recall first, and
     independent of what the deterministic extractor proposes.
     """
-    from lorebook.extract.preselect import select_turns
+    from lorebook.extractors.preselect import select_turns
 
     chosen = tuple(select_turns(turns))
     return Selection(chosen, count_words(chosen), count_words(turns))
@@ -133,28 +136,6 @@ class LLMExtractor:
 
 
 # --- HTTP -----------------------------------------------------------------------------
-
-
-def _json_or_text(response: httpx.Response) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return response.text[:TRACE_TEXT_CHARS]
-
-
-def _content_of(body: Any, url: str) -> str:
-    """The assistant message of a Chat Completions answer."""
-    try:
-        content = body["choices"][0]["message"]["content"]
-    except (KeyError, IndexError, TypeError):
-        raise LorebookError(
-            f"{url} answered without choices[0].message.content: {normalise(str(body))[:200]!r}"
-        ) from None
-    if isinstance(content, list):  # content parts, as some compatible servers send
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    if not isinstance(content, str) or not content.strip():
-        raise LorebookError(f"{url} answered with an empty message")
-    return content
 
 
 class HttpExtractor(LLMExtractor):
@@ -238,29 +219,6 @@ class HttpExtractor(LLMExtractor):
 
 
 # --- headless host --------------------------------------------------------------------
-
-
-def pick_harness(log_harness: str, wired: Sequence[str], specs: Mapping[str, HarnessSpec]) -> str:
-    """The harness to run: the log's own when it is wired and installed, else the first.
-
-    Raises:
-        LorebookError: no wired harness is installed.
-    """
-    usable = [name for name in wired if name in specs]
-    if log_harness in usable:
-        return log_harness
-    if usable:
-        return usable[0]
-    wired_text = ", ".join(wired) or "none"
-    raise LorebookError(
-        f"the headless extractor needs a wired harness with a headless mode; wired: {wired_text}",
-        hint="run `lorebook init --harnesses <name>`, or set extraction.extractor to http",
-    )
-
-
-def _tail(data: bytes | None) -> str:
-    text = (data or b"").decode("utf-8", "replace")
-    return text[-TRACE_TEXT_CHARS:]
 
 
 class HeadlessExtractor(LLMExtractor):

@@ -10,7 +10,7 @@ human turn a person typed is kept, and the words are saved where nothing is taug
   output), compaction summaries; a ``#`` memory line is always kept;
 - within a kept turn, what was pasted (a code fence, a shell session and its output, a
   stack trace, a table, what "I get this error:" introduces) is replaced by one line
-  saying how many lines were left out (:func:`lorebook.extract.sentences.prose_lines`):
+  saying how many lines were left out (:func:`lorebook.extractors.sentences.prose_lines`):
   the model reads what the person typed, at most :data:`HUMAN_WORDS` words of it (the
   first :data:`HEAD_WORDS` and the last ones of a longer turn);
 - each kept turn goes with the agent turns it answers (those since the previous human
@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from lorebook.extract.cues import TurnCues, read_turn
-from lorebook.extract.prompt import count_words
-from lorebook.extract.sentences import prose_lines
+from lorebook.extractors.cues import TurnCues, read_turn
+from lorebook.extractors.prompt import count_words
+from lorebook.extractors.sentences import prose_lines
 from lorebook.models.session import LoggedTurn
 
 CONTEXT_WORDS = 40

@@ -10,7 +10,6 @@ or quote is dropped, and the caller traces why.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from lorebook.errors import LorebookError
+from lorebook.extract.answers import _FENCE, _decoded_values
 from lorebook.extract.base import normalise
 from lorebook.models.note import KIND_TYPES, NOTE_KINDS, TAG_RE
 from lorebook.models.session import LoggedTurn, Proposal, SessionLog
@@ -105,27 +105,6 @@ def count_words(turns: Sequence[LoggedTurn]) -> int:
 
 
 # --- reading the answer ---------------------------------------------------------------
-
-_FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.S)
-
-
-def _decoded_values(text: str) -> list[Any]:
-    """Every JSON object or array that starts somewhere in ``text``, in order."""
-    decoder = json.JSONDecoder()
-    found: list[Any] = []
-    index = 0
-    while True:
-        starts = [i for i in (text.find("{", index), text.find("[", index)) if i >= 0]
-        if not starts:
-            return found
-        start = min(starts)
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except ValueError:
-            index = start + 1
-            continue
-        found.append(value)
-        index = end
 
 
 def _items_of(value: Any) -> list[Any] | None:

@@ -9,8 +9,8 @@ don't want*); emphasis is punctuation and capitals; a reason is a subordinate cl
 (*because*, *since*, *so that*). The agent's turn before it says whether the human is
 answering an action (a tool call) and whether that action was refused or interrupted.
 
-:mod:`lorebook.extract.preselect` reads these cues loosely (could this turn teach?);
-:mod:`lorebook.extract.rules` reads them strictly (does it?). Each function is a pure
+:mod:`lorebook.extractors.preselect` reads these cues loosely (could this turn teach?);
+:mod:`lorebook.extractors.rules` reads them strictly (does it?). Each function is a pure
 function of its text.
 """
 
@@ -20,8 +20,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lorebook.extract.sentences import Sentence, is_envelope, split_sentences
-from lorebook.extract.signals import without_replaced_behaviour
+from lorebook.extractors.sentences import Sentence, is_envelope, split_sentences
+from lorebook.extractors.signals import without_replaced_behaviour
 from lorebook.models.session import LoggedTurn
 
 _I = re.IGNORECASE

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from lorebook.extract.terms import backticked, paths, proper_names
+from lorebook.extractors.terms import backticked, paths, proper_names
 from lorebook.models.note import KIND_TYPES, NoteKind, NoteType
 
 Status = Literal["teach", "neutral", "question", "tentative", "meta", "ephemeral", "retract"]

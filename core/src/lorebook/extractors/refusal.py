@@ -1,0 +1,467 @@
+"""Why a teaching moment the rules extractor found is not proposed: precision first.
+
+:func:`refusal_reason` reads the grammar of the turn, not its topic: pasted or quoted text, the
+session's own mechanics, a sentence bound to this point of the exchange, a status report, the
+thing being built, thinking aloud, a task asked of the agent, a question whose asking carries
+no rule, chat. :mod:`lorebook.extractors.rules` drops every moment it gives a reason for.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lorebook.extractors.cues import (
+    CONTRAST,
+    COUNTERFACTUAL,
+    HABIT,
+    POLAR_TO_AGENT,
+    POLITE_ORDER,
+    PREFERENCE,
+    PROHIBITIVE,
+    TurnCues,
+    directive,
+    emphatic,
+    rule_question,
+)
+from lorebook.extractors.sentences import split_sentences
+from lorebook.extractors.signals import QUESTION_START
+
+_ACK_WORD = (
+    r"(?:ok(?:ay)?|yes|yeah|yep|great|good|perfect|nice|cool|thanks?|thank you|sorry|wow|hi"
+    r"|hello|hey|alright|excellent|awesome|amazing|lovely|fine|sure|ah|oh|hmm|well|indeed"
+    r"|(?:great|good|nice|excellent|awesome) (?:work|job|progress|stuff)|well done"
+    r"|my apologies|apologies)"
+)
+
+
+CHAT = re.compile(
+    rf"^(?:{_ACK_WORD}[\s,.!]*)+$"
+    r"|^(?:(?:ok(?:ay)?|yes|great|good|perfect)[\s,.!]+)?(?:this|that|it|everything)(?: all)?"
+    r" (?:looks?|seems?|works?|worked|is working)(?: \w+)?(?: now)?[\s,.!]*$",
+    re.IGNORECASE,
+)
+"""A sentence that is only an acknowledgement, praise, thanks or an apology: chat."""
+
+
+QUOTE_INTRO = re.compile(
+    r"\b(?:this|these|following|below|errors?|bugs?|output|logs?|messages?|says|shows"
+    r"|get|got|getting|see|seeing)\b(?:[ \t]+[\w-]+){0,2}[ \t]*(?::|\.\.\.|\u2026)"
+    r"[ \t\\]*\r?\n[ \t\\]*\r?\n"
+    r"|\b(?:(?:pasted|copied|quoted|is|are) below|the following)\b[^\n]*\n"
+    r"(?:[^\n]*\S[^\n]*\n)??"
+    r"[ \t\\]*\r?\n"
+    r"|^[ \t]*(?:-{3,}|={3,}|#{3,}|\*{3,})[ \t]*[\w][\w .:/-]*?[ \t]*(?:-{3,}|={3,}|#{3,}|\*{3,})"
+    r"[ \t]*\r?\n",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A line introducing what follows as something to read, then a blank line (a console copy
+may show it as a lone backslash), or a banner naming it ("---- Build Logs ----"): what comes
+after it is the report the person pasted ("Fix this bug...", "I get this error:", "the entry
+is pasted below ...")."""
+
+
+SESSION_MECHANICS = re.compile(
+    r"(?<![\w/.])/[a-z][\w-]*\b(?!/)|\bcompact(?:ed|ing)?\b"
+    r"|\b(?:low|out) (?:on|of) context\b|\bcontext (?:window|was cleared)\b",
+    re.IGNORECASE,
+)
+"""The session's own mechanics: a slash command named in prose ("first we need to
+/compact"), compacting, the context running out. Bound to this session, never a rule."""
+
+
+INDIRECT_QUESTION = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|now|also|and|please|can you|could you)[\s,]+)*"
+    r"(?:check|see|find out|look|search|verify|tell me|let me know|cherche|v\u00e9rifie"
+    r"|regarde|dis-moi)\b[^.!?]*?\b(?:if|whether|si)\b",
+    re.IGNORECASE,
+)
+"""A question put as an order to look something up: "check if there are any names ...",
+"cherche si ... existe": it asks; it teaches nothing."""
+
+
+EMBEDDED_QUESTION = re.compile(
+    r"\bhow (?:can|do|should|would) (?:i|we)\b"
+    r"|\bhelp me (?:to )?(?:figure out|understand|find|work out|see)\b",
+    re.IGNORECASE,
+)
+"""A question run into a statement ("I'm using X how can I get it to ...", "help me figure
+out how to get X to work")."""
+
+
+DEIXIS = re.compile(
+    r"(?<![-\w])here\b(?![-\w]| (?:is|are)\b)|\beither[.!]*$|^(?:ok(?:ay)?,? )?then\b"
+    r"|\bthen[.!]*$|\b(?:today|tonight|yesterday|this (?:morning|afternoon|evening|week))\b"
+    r"|^(?:\w+,?\s+)?instead of (?:that|this|those|these)\b",
+    re.IGNORECASE,
+)
+"""Words that point at this point of the exchange: *here* (this place in the flow, not
+"here is/are ..."), a closing *either* (one more item of a one-off list), *then* opening or
+closing the sentence (a consequence of what was just said), a day named from today
+("Today is July 8th"), an alternative to what was just shown ("instead of that, let's
+make ..."): "we don't need to save the
+result here", "don't use a winget staging directory either", "okay then I don't want the
+long path ellipsization then"."""
+
+
+ALWAYS = re.compile(
+    r"\b(?:always|never|every ?time|whenever|in general|as a rule|from now on|going forward"
+    r"|by default|we use)\b",
+    re.IGNORECASE,
+)
+"""What makes a sentence a habit: said of every time, its *here* is the project, not this
+moment ("We always run the tests with `uv run pytest` here, never with bare pytest")."""
+
+
+def _points_at_now(sentence: str) -> bool:
+    """The sentence points at this point of the exchange (:data:`DEIXIS`), not a habit."""
+    found = [m.group(0).casefold() for m in DEIXIS.finditer(sentence)]
+    if found and all(word == "here" for word in found) and ALWAYS.search(sentence):
+        return False
+    return bool(found)
+
+
+WANTS_THIS = re.compile(
+    r"^(?:\w+,?\s+){0,2}?i(?:['\u2019]d| would)? (?:want|need|like)"
+    r" (?:it|this|that|these|those|them)\b"
+    r"|^(?:\w+,?\s+){0,2}?i mean(?:t)? (?:the|that|this|these|those) [^,.;]*?\byou\b",
+    re.IGNORECASE,
+)
+"""A wish about the thing just shown ("I need it for every block", "I want it to open the
+file"): its object is a pronoun, so it is about this output, not a standing rule. So is
+saying which of the agent's doings one meant ("i mean the functions you removed in
+spinner.js"), not what a term means ("I meant the linter runs in the commit hook")."""
+
+
+ABOUT_THE_PASTE = re.compile(
+    r"\bi (?:do ?n['\u2019]?t |do not )?(?:want|need|like)\b[^.!?:]*?"
+    r"\b(?:this|these|that|those)\b[^.!?:]*:\s*$",
+    re.IGNORECASE,
+)
+"""A wish about the text the sentence introduces: it ends with a colon and points at what
+follows with *this* ("I dont need to know this message in the output:"), so it is about
+that pasted text, as :data:`WANTS_THIS` is about the thing just shown."""
+
+
+CODE_LINE = re.compile(
+    r"^\s*(?:(?:else\s+)?if\b|else\b|for(?:each)?\b|while\b|switch\b|return\b|var\b|let\b"
+    r"|const\b|def\b|class\b|public\b|private\b|protected\b|static\b|function\b)"
+    r"[^\n]*\n",
+)
+"""A sentence whose first line is a line of source code ("else if (showWhitespace)"): what
+follows it in the same sentence was copied with it from an editor, an analyser's message
+under the line it flags ("Change this condition so that it does not always evaluate to
+'True'"), not the person's words."""
+
+
+EXPECTED = re.compile(
+    r"\b(?:should|must) (?:now |already |still )?be (?:ready|working|fine|done|fixed|there|set"
+    r"|available|good|ok(?:ay)?|visible|live|up|running|in place|configured)\b",
+    re.IGNORECASE,
+)
+"""*Should* of expectation, not obligation: "`VERCEL_TOKEN` should be ready for you to use",
+"it should be working now": the state of this task."""
+
+
+DISCOURSE_MARKER = re.compile(
+    r"^(?:for example|for instance|so|also|and|but|ok(?:ay)?|now|then|well|hmm+|i mean)"
+    r"[\s,]+",
+    re.IGNORECASE,
+)
+"""A word opening a sentence that links it to the one before ("For example, would it ...")."""
+
+
+BARE_TAG = re.compile(r"^(?:right|correct|no|ok(?:ay)?|yes|isn['\u2019]?t it)\s*\?+$", re.I)
+"""A tag question on its own ("... right?"): it asks about the sentence it follows."""
+
+
+EVIDENTIAL = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|and|but|hmm+|well|also)[\s,.]+)*"
+    r"(?:it (?:looks|seems|appears)|looks|seems|apparently)\b(?! (?:good|great|fine|right)\b)",
+    re.IGNORECASE,
+)
+"""A report of what the person sees happening ("ok it looks like railway is creating a
+deploy each time a variable is set..."): its *each time* describes the behaviour observed,
+not a habit asked for."""
+
+
+STILL_WRONG = re.compile(
+    r"\bstill (?:doesn['\u2019]?t|does not|isn['\u2019]?t|is not|has|fails?|not)\b"
+    r"|\bi (?:can['\u2019]?t|cannot|am unable to)\b",
+    re.IGNORECASE,
+)
+"""A report that the work is not right yet ("still doesn't work", "this still isn't right",
+"X still has a function which will fail", "I cannot click on it"): the state of this task,
+not a rule."""
+
+
+THINKING_ALOUD = re.compile(
+    r"^(?:\w+,?\s+){0,3}?i(?:['\u2019]m| am) (?:looking for|trying to (?:find|understand"
+    r"|figure)|theori[sz]ing|speculating|guessing)\b"
+    r"|[,;]\s*i(?:['\u2019]m| am) (?:just )?(?:theori[sz]ing|speculating|guessing)\b"
+    r"|^(?:\w+,?\s+){0,3}?i (?:no longer|don['\u2019]?t|do not|can['\u2019]?t|cannot)"
+    r" (?:recall|remember)\b",
+    re.IGNORECASE,
+)
+"""The person thinking aloud or looking for an answer, as the sentence's clause: "I'm
+looking for a word", "I no longer recall why ...", "I'm not saying ..., I'm theorizing"."""
+
+
+ASKED_OF_AGENT = re.compile(
+    r"^(?:(?:\w+,?\s+){0,3}?(?:that\s+))?i(?:['\u2019]d| would)? (?:like|want|need) you to\b",
+    re.IGNORECASE,
+)
+"""A task asked of the agent in the first person ("I'd like you to build some tests"):
+a one-off request unless something gives it a scope beyond the task."""
+
+
+_MODAL = r"(?:should(?:n['\u2019]?t| not)?|must(?:n['\u2019]?t| not)?|needs? to|has to)\b"
+
+
+THING_BUILT = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|but|so|then)\s+|^when [^,]*?\s)"
+    rf"(?:it|this(?: part| one)?|that(?: part| one)?)\s+{_MODAL}"
+    rf"|^(?:it|this|that)\b[^,.;:]*?\b(?:and|but)\s+{_MODAL}",
+    re.IGNORECASE,
+)
+"""A modal whose subject is *it* or *this (part)*: the thing being discussed or built in
+this task ("the history input currently replaces the prompt ..., it shouldn't", "it should
+support multiple task backends", "this part should refer to versions"). It specifies that
+thing, not a rule the agent keeps, as a pronoun object does in :data:`WANTS_THIS`. So does
+a modal sharing that subject in a coordinated clause ("this is not an actual task and
+shouldnt be output")."""
+
+
+NEGATED_ORDER = re.compile(
+    r"(?:^|[.!?;:,]\s+|\b(?:please|and|but|so|just)\s+)"
+    r"(?:do ?n['\u2019]?t|do not|never|stop|avoid)\b",
+    re.IGNORECASE,
+)
+"""An order to the agent not to do something ("please don't delete anything")."""
+
+
+GENERIC_CONDITION = re.compile(
+    r"\b(?:when|whenever|if|once)\b[^.;]*?\b(?:a|an|any)\s+\w", re.IGNORECASE
+)
+"""A condition on any thing of a kind ("When I convert an excel file that has a cell with a
+negative number, it should be displayed in brackets"): the pronoun after it stands for
+every such thing, so the sentence states a general rule."""
+
+
+AS_BEFORE = re.compile(r"\b(?:as (?:before|usual|always)|like (?:we did )?before)\b", re.I)
+"""A request repeating how things were done before: a habit, so a rule."""
+
+
+SENTENCE_WORDS = 40
+"""A main "sentence" of more words is several run together (pasted lists, no full stops):
+one of them naming the session's mechanics does not bind the rest to the session."""
+
+
+FRENCH_PUSHES_BACK = re.compile(
+    r"\bpourquoi (?:tu|vous)\b.*\?|\bencore\b.*(?:[?!]{2,})", re.IGNORECASE
+)
+"""A French correction of what the agent did: a question at its conduct ("pourquoi tu m'en
+parles alors ??") or an exasperated *encore* ("il est encore référencé ???!")."""
+
+
+LOG_LINE = re.compile(
+    r"^\s*(?:[^\s:]{1,30}:\s+\S|\[[^\]\s]{1,20}\]|.*(?:\x1b)?\[\d+(?:;\d+)*m"
+    r"|.*[\u2500-\u257f]|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2})"
+)
+"""A line a program printed: ``label: value``, a ``[TAG]`` prefix, a terminal colour code,
+a table or a panel drawn with box-drawing characters, a timestamp opening it (a CI runner's
+or a container's log: ``2025-10-02T19:23:50.0535462Z ##[endgroup]``)."""
+
+
+SHELL_PROMPT = re.compile(
+    r"^\s*(?:\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+(?:[ :][^\s$%#>]+)?\s?[$%#>] \S|^\s*\$ \S"
+)
+"""A shell prompt opening a line: ``$ cmd``, ``user@host:~/dir$ cmd``,
+``(venv) user@host dir % cmd``."""
+
+
+LOG_LINES = 4
+"""A turn of at least this many lines, half of them :data:`LOG_LINE`, is a pasted log."""
+
+
+def _typed_first(text: str, at: int) -> bool:
+    """True when offset ``at`` is on the turn's first line, typed before what was pasted."""
+    first = text.lstrip()
+    head = first.split("\n", 1)[0]
+    start = len(text) - len(first)
+    return start <= at < start + len(head) and not LOG_LINE.match(head)
+
+
+def terminal_copy(text: str) -> bool:
+    """True when the turn opens with a shell prompt line: a terminal session pasted whole.
+
+    A line typed below such a copy is read as part of it (a known loss: the LLM
+    extractor's pre-selection still sends it).
+    """
+    head = text.lstrip().split("\n", 1)[0]
+    return bool(SHELL_PROMPT.match(head))
+
+
+def log_like(text: str) -> bool:
+    """True when the turn is a program's log: four lines or more, half of them log lines.
+
+    Typed prose wraps into sentences; a log is lines of ``label: value``, ``[DEBUG]``
+    prefixes and colour codes, in any language ("動画情報取得完了: Never Gonna Give You Up"
+    is a download log, not a prohibition).
+    """
+    lines = [line for line in text.splitlines() if line.strip()]
+    logged = sum(bool(LOG_LINE.match(line)) for line in lines)
+    return len(lines) >= LOG_LINES and logged * 2 >= len(lines)
+
+
+def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> str | None:
+    """Why a moment whose main sentence is ``main`` is not proposed, or None if it may be.
+
+    Precision comes first: a proposal a person has to reject costs more than a rule the
+    LLM extractor would find. The reasons are the grammar of the turn, not its topic:
+
+    - ``pasted``: under a third of the turn's words are typed prose, the turn opens with a
+      shell prompt (:func:`terminal_copy`), or it reads as a program's log
+      (:func:`log_like`), whatever its language, and the sentence is not the first line
+      the person typed above it;
+    - ``pasted`` too: the sentence's first line is a line of source code (:data:`CODE_LINE`),
+      so the rest was copied with it;
+    - ``quoted``: the sentence (at offset ``at`` of the turn's ``text``) comes after a line
+      that introduces something to read ("Fix this bug...", "I get this error:", "the
+      following work:", "the entry is pasted below") and a blank line: it is the quoted
+      report, not the person's words;
+    - ``session``: it is about the session's own mechanics (``/compact``, the context);
+    - ``here and now``: it points at this point of the exchange (:data:`DEIXIS`), or
+      wishes something of the thing just shown (:data:`WANTS_THIS`) or of the text it
+      introduces (:data:`ABOUT_THE_PASTE`);
+    - ``status``: it reports that the work is not right yet (:data:`STILL_WRONG`), what the
+      person sees happening (:data:`EVIDENTIAL`) or expects to be so (:data:`EXPECTED`);
+    - ``thing built``: its modal's subject is *it* or *this (part)*, the thing this task
+      discusses or builds (:data:`THING_BUILT`), and nothing makes it general;
+    - ``thinking aloud``: the person looks for an answer or thinks aloud
+      (:data:`THINKING_ALOUD`);
+    - ``request``: a task asked of the agent in the first person ("I'd like you to ...")
+      with no habit, emphasis or prohibition giving it a scope beyond the task;
+    - ``question``: the main sentence asks ("check if ...", "... how can I ..." ask too, and
+      so does a sentence trailing off into such a question: :func:`_question_after`),
+      and its asking
+      carries no rule (no negated auxiliary or tag, no question about what the agent
+      did, no emphasis, no preference or alternative ruled out: "can we use X instead of
+      Y?" carries one, "still no summary?" and "is there a command-line-only solution?"
+      do not);
+    - ``chat``: the main sentence is only an acknowledgement, praise, thanks or apology.
+    """
+    if cues.memory:
+        return None
+    copied = _copied(cues, main, text, at)
+    if copied is not None:
+        return copied
+    sentence = main.strip()
+    if SESSION_MECHANICS.search(sentence) and len(sentence.split()) <= SENTENCE_WORDS:
+        return "session"
+    if INDIRECT_QUESTION.match(sentence) or EMBEDDED_QUESTION.search(sentence):
+        return "question"
+    if _points_at_now(sentence) or WANTS_THIS.match(sentence) or ABOUT_THE_PASTE.search(sentence):
+        return "here and now"
+    if STILL_WRONG.search(sentence) or EVIDENTIAL.match(sentence) or EXPECTED.search(sentence):
+        return "status"
+    if _trails_into_a_question(cues, sentence, text, at + len(main)):
+        return "question"
+    if _specifies_the_thing_built(sentence):
+        return "thing built"
+    if THINKING_ALOUD.search(sentence):
+        return "thinking aloud"
+    if ASKED_OF_AGENT.search(sentence) and not (
+        HABIT.search(sentence)
+        or AS_BEFORE.search(sentence)
+        or emphatic(sentence)
+        or PROHIBITIVE.search(sentence)
+    ):
+        return "request"
+    if sentence.endswith("?") and _asks_without_rule(sentence, cues):
+        return "question"
+    if _opens_as_a_question(sentence) and _asks_without_rule(f"{sentence}?", cues):
+        return "question"
+    if CHAT.match(sentence):
+        return "chat"
+    return None
+
+
+def _copied(cues: TurnCues, main: str, text: str, at: int) -> str | None:
+    """``pasted`` or ``quoted`` when the main sentence is not the person's own words."""
+    if cues.pasted or (log_like(text) and not _typed_first(text, at)) or terminal_copy(text):
+        return "pasted"
+    intro = QUOTE_INTRO.search(text)
+    if intro is not None and at >= intro.end():
+        return "quoted"
+    if CODE_LINE.match(main):
+        return "pasted"
+    return None
+
+
+def _trails_into_a_question(cues: TurnCues, sentence: str, text: str, end: int) -> bool:
+    """The sentence trails off (an ellipsis) into a question whose asking carries no rule.
+
+    A bare tag after it ("... right?") asks about it, so the two are read together.
+    """
+    if not sentence.endswith(("...", "\u2026")):
+        return False
+    following = _question_after(text, end)
+    if following is None:
+        return False
+    if BARE_TAG.match(following):
+        following = f"{sentence} {following}"
+    return _asks_without_rule(following, cues)
+
+
+def _opens_as_a_question(sentence: str) -> bool:
+    """The sentence opens as a question, after a discourse marker or not, whatever it ends on.
+
+    "For example, would it make sense to say, in the phase II rule, that the AI should wear
+    the hats of:" asks; its question mark comes after the list it introduces.
+    """
+    return bool(QUESTION_START.match(DISCOURSE_MARKER.sub("", sentence, count=1)))
+
+
+def _question_after(text: str, end: int) -> str | None:
+    """The sentence after offset ``end`` of ``text`` if it is a question, else None.
+
+    A sentence trailing off in an ellipsis is continued by the next ("Rather than creating
+    another project for staging... could we just use a single one?"): when that one asks,
+    the whole asks.
+    """
+    following = split_sentences(text[end:])
+    if following and following[0].text.rstrip().endswith("?"):
+        return following[0].text.strip()
+    return None
+
+
+def _asks_without_rule(sentence: str, cues: TurnCues) -> bool:
+    """A question whose asking carries no rule (see ``question`` in :func:`refusal_reason`)."""
+    return not (
+        rule_question(sentence)
+        or (POLITE_ORDER.match(sentence) and directive(sentence))
+        or cues.accuses
+        or emphatic(sentence)
+        or POLAR_TO_AGENT.match(sentence)
+        or FRENCH_PUSHES_BACK.search(sentence)
+        or PREFERENCE.search(sentence)
+    )
+
+
+def _specifies_the_thing_built(sentence: str) -> bool:
+    """True when a modal's subject is *it* / *this* and nothing makes the sentence general.
+
+    Left general: a habit (*always*, *never*, *whenever* ...), a contrast ("it should call
+    the domain methods, not the cli commands"), an order not to do something ("don't delete
+    anything, it should be archived not deleted"), a condition on any thing of a kind
+    (:data:`GENERIC_CONDITION`), or a "sentence" of many run together. Nor is what ought to
+    have been ("it should have been 'Lisi'"): that corrects what the agent did.
+    """
+    found = THING_BUILT.search(sentence)
+    if found is None or len(sentence.split()) > SENTENCE_WORDS:
+        return False
+    if ALWAYS.search(sentence) or CONTRAST.search(sentence) or NEGATED_ORDER.search(sentence):
+        return False
+    if COUNTERFACTUAL.search(sentence):
+        return False
+    return not GENERIC_CONDITION.search(sentence[: found.end()])

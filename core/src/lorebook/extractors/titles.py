@@ -1,0 +1,92 @@
+"""A candidate's title and description, made from its main sentence.
+
+:func:`rule_title` states the rule (:mod:`lorebook.extractors.statement`) after fixing the
+typos that are certain (:mod:`lorebook.extractors.typos`); :func:`make_title` cuts the sentence
+itself when no rule is stated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from lorebook.extract.base import normalise
+from lorebook.extractors.signals import strip_markers
+from lorebook.extractors.statement import state_rule
+from lorebook.extractors.typos import fix_typos
+from lorebook.models.session import LoggedTurn
+
+MAX_TITLE_WORDS = 12
+
+
+MAX_LEAD_IN = 5
+"""A title skips a lead-in this short before a colon ("The seams are deliberate: ...")."""
+
+
+MAX_DESCRIPTION = 240
+
+
+_CLAUSE = re.compile(r"[,;:]\s|\s[\u2014\u2013-]\s")
+
+
+_TRAILING = re.compile(r"[\s.,;:!]+$")
+
+
+def capital(text: str) -> str:
+    """``text`` with its first character upper-cased."""
+    return text[:1].upper() + text[1:]
+
+
+def make_title(sentence: str) -> str:
+    """A title of at most ~12 words from a sentence, its leading markers and code ticks gone.
+
+    A short lead-in before a colon is skipped; a long sentence is cut at its first clause
+    boundary when that leaves 3 to 12 words, else after 12 words.
+    """
+    text = normalise(strip_markers(sentence))
+    head, colon, tail = text.partition(": ")
+    if colon and len(head.split(" ")) <= MAX_LEAD_IN and len(tail.split(" ")) >= 3:
+        text = tail
+    code_first = text.startswith("`")
+    text = text.replace("`", "")
+    words = text.split(" ")
+    if len(words) > MAX_TITLE_WORDS:
+        clause = _CLAUSE.search(text)
+        head = text[: clause.start()] if clause else ""
+        if clause and 3 <= len(head.split(" ")) <= MAX_TITLE_WORDS:
+            text = head
+        else:
+            text = " ".join(words[:MAX_TITLE_WORDS])
+    text = _TRAILING.sub("", text)
+    return text if code_first else capital(text)
+
+
+def make_description(sentence: str) -> str:
+    """A one-line description: the main sentence without its markers, cut at a word."""
+    text = normalise(strip_markers(sentence))
+    if len(text) > MAX_DESCRIPTION:
+        text = text[:MAX_DESCRIPTION].rsplit(" ", 1)[0] + " …"
+    return capital(text)
+
+
+def vocabulary(turns: Sequence[LoggedTurn]) -> Counter[str]:
+    """How often each word occurs in the agent's text: what :func:`fix_typos` corrects toward."""
+    return Counter(
+        word.lower()
+        for turn in turns
+        if turn.role == "assistant"
+        for word in re.findall(r"[A-Za-z][A-Za-z']+", turn.text)
+    )
+
+
+def rule_title(sentence: str, words: Counter[str] | None = None) -> str:
+    """The rule a sentence teaches, as a title.
+
+    Typos the person made are fixed where certain
+    (:func:`~lorebook.extractors.typos.fix_typos`), the discourse around the rule dropped
+    and its phrasing made an imperative (:func:`~lorebook.extractors.statement.state_rule`);
+    :func:`make_title` of the corrected sentence when no sentence states a rule.
+    """
+    fixed = fix_typos(strip_markers(sentence), words or Counter())
+    return state_rule(fixed) or make_title(fixed)
