@@ -39,11 +39,16 @@ def test_each_project_gets_its_row_and_the_untuned_ones_are_pooled_apart(
     make_project(tmp_path, "gamma", teaching=(True, False, False), tuned=True)
     result = cli("eval", "extraction", "--corpus", str(tmp_path))
     assert result.exit_code == 0, result.stderr
-    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[1:]}
+    rules, _, loo = result.stdout.partition("\n\n")
+    rows = {line.split()[0]: line.split() for line in rules.splitlines()[3:]}
     assert rows["alpha"][1:7] == ["3", "1", "1", "1.00", "1.00", "1.00"]
     assert rows["beta"][1:6] == ["3", "0", "1", "0.00", "-"]
     assert rows["gamma"][1] == "(tuned"
-    assert "pooled, not tuned on (leave-one-project-out)" in result.stdout
+    assert "pooled, not tuned on" in rules
+    assert "leave-one-project-out" in loo
+    gated = {line.split()[0]: line.split() for line in loo.splitlines()[3:]}
+    assert set(gated) == {"alpha", "beta", "gamma", "pooled"}
+    assert gated["alpha"][1:3] == ["3", "1"]
 
     doc = cli("eval", "extraction", "--corpus", str(tmp_path), "--json").json()
     by_name = {p["project"]: p for p in doc["projects"]}
@@ -51,6 +56,10 @@ def test_each_project_gets_its_row_and_the_untuned_ones_are_pooled_apart(
     assert (by_name["alpha"]["precision"], by_name["beta"]["precision"]) == (1.0, 0.0)
     assert doc["pooled"]["inputs"] == 9
     assert doc["pooled"]["flagged"] == 3
+    loo = doc["leave_one_out"]
+    assert [p["project"] for p in loo["projects"]] == ["alpha", "beta", "gamma"]
+    assert all("gate_threshold" in p for p in loo["projects"])
+    assert loo["pooled"]["inputs"] == 9
 
 
 def test_labels_that_do_not_fit_their_session_name_the_project_and_file(

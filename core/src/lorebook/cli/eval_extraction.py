@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -11,6 +12,8 @@ from lorebook.cli.output import JsonOption, print_json, say
 
 if TYPE_CHECKING:
     from lorebook.evaluation.extraction import Counts, ExtractionEval
+    from lorebook.evaluation.extraction_corpus import ProjectFigures
+    from lorebook.evaluation.extraction_loo import LeaveOneOut
 
 
 def _pct(value: float | None) -> str:
@@ -93,9 +96,10 @@ def extraction_command(
     proposal is made from it), by labelled kind and by proposed kind; the pre-selection's
     recall and the share of the sessions' words it would send to a model.
 
-    --corpus measures project by project, and pooled over the projects the phrase rules
-    were not written against (`lorebook eval extraction --corpus benchmarks/corpus` in a
-    clone of lorebook).
+    --corpus measures project by project, pooled, and pooled over the projects the phrase
+    rules were not written against; then leave-one-project-out: each project scored by the
+    rules with the learned gate fitted on the other projects only (`lorebook eval extraction
+    --corpus benchmarks/corpus` in a clone of lorebook).
     """
     from lorebook.errors import UsageError
     from lorebook.evaluation.extraction import evaluate_extraction, report_json
@@ -116,33 +120,74 @@ def extraction_command(
         say(line)
 
 
-def _corpus_report(roots: list[Path], json_output: bool) -> None:
-    from lorebook.evaluation.extraction_corpus import load_corpus, measure_corpus, pooled
+_HEADER = (
+    f"{'project':44} {'inputs':>6} {'teaching':>8} {'flagged':>7}"
+    f" {'precision':>9} {'recall':>6} {'pre-recall':>10} {'words':>6}"
+)
 
-    figures = measure_corpus(load_corpus(roots))
+
+def leave_one_out_lines(report: LeaveOneOut) -> list[str]:
+    """The table of the rules with the learned gate, each project's gate fitted without it."""
+    from lorebook.evaluation.extraction_corpus import pooled
+
+    lines = [
+        "",
+        "rules extractor + learned gate, leave-one-project-out (each project's gate is fitted on",
+        "the other projects' labels; 'gate' is its threshold, 0.00 when it keeps every proposal):",
+        f"{_HEADER} {'gate':>5}",
+    ]
+    for f, cut in zip(report.gated, report.thresholds, strict=True):
+        name = f"{f.name} (tuned on)" if f.tuned_on else f.name
+        lines.append(f"{_row(name, f.counts, f.word_share or 0.0)} {cut:5.2f}")
+    counts, share = pooled(report.gated)
+    lines.append(_row("pooled", counts, share or 0.0))
+    return lines
+
+
+def _corpus_report(roots: list[Path], json_output: bool) -> None:
+    from lorebook.evaluation.extraction_corpus import load_corpus, pooled
+    from lorebook.evaluation.extraction_loo import leave_one_out
+
+    report = leave_one_out(load_corpus(roots))
+    figures = list(report.rules)
     counts, share = pooled(figures)
     if json_output:
         from lorebook.evaluation.extraction import counts_json
 
-        print_json({
-            "projects": [
+        def rows(projects: Sequence[ProjectFigures]) -> list[dict[str, object]]:
+            return [
                 {"project": f.name, "tuned_on": f.tuned_on, **counts_json(f.counts),
                  "word_share": None if f.word_share is None else round(f.word_share, 3)}
-                for f in figures
-            ],
+                for f in projects
+            ]  # fmt: skip
+
+        gated, gated_share = pooled(report.gated)
+        print_json({
+            "projects": rows(figures),
             "pooled": {**counts_json(counts),
                        "word_share": None if share is None else round(share, 3)},
+            "leave_one_out": {
+                "projects": [
+                    {**row, "gate_threshold": round(cut, 4)}
+                    for row, cut in zip(rows(report.gated), report.thresholds, strict=True)
+                ],
+                "pooled": {**counts_json(gated),
+                           "word_share": None if gated_share is None else round(gated_share, 3)},
+            },
         })  # fmt: skip
         return
-    header = f"{'project':44} {'inputs':>6} {'teaching':>8} {'flagged':>7}"
-    say(f"{header} {'precision':>9} {'recall':>6} {'pre-recall':>10} {'words':>6}")
+    say("rules extractor alone (its phrase rules were written reading these projects but the")
+    say("held-out ones: see each project's SOURCE.json):")
+    say(_HEADER)
     for f in figures:
         say(_row(f"{f.name} (tuned on)" if f.tuned_on else f.name, f.counts, f.word_share or 0.0))
     say(_row("pooled", counts, share or 0.0))
     untuned = [f for f in figures if not f.tuned_on]
     if len(untuned) != len(figures):
         counts, share = pooled(untuned)
-        say(_row("pooled, not tuned on (leave-one-project-out)", counts, share or 0.0))
+        say(_row("pooled, not tuned on", counts, share or 0.0))
+    for line in leave_one_out_lines(report):
+        say(line)
 
 
 def register(eval_app: typer.Typer) -> None:

@@ -60,6 +60,7 @@ from lorebook.extractors.moments import (
     turn_moment,
 )
 from lorebook.extractors.refusal import refusal_reason
+from lorebook.extractors.scorer import gate, shipped
 from lorebook.extractors.sentences import split_sentences
 from lorebook.extractors.signals import is_confirmation, judge, refers_back, strip_markers
 from lorebook.extractors.terms import (
@@ -286,17 +287,20 @@ def _candidate(group: _Group) -> Candidate:
     )
 
 
-def find_teaching_moments(turns: Sequence[LoggedTurn]) -> list[Candidate]:
+def find_teaching_moments(turns: Sequence[LoggedTurn], *, gated: bool = True) -> list[Candidate]:
     """Find the teaching moments of a session's turns, one candidate per subject.
 
     Args:
         turns: The turns to read, in order (only those with role ``user`` are judged).
+        gated: Keep only the candidates the learned gate keeps
+            (:func:`lorebook.extractors.scorer.gate` with the shipped scorer).
 
     Returns:
         The candidates, ordered by the turn their quote comes from.
     """
     candidates = [_candidate(group) for group in _groups(turns)]
-    return sorted(candidates, key=lambda candidate: (candidate.turn, candidate.type))
+    candidates.sort(key=lambda candidate: (candidate.turn, candidate.type))
+    return gate(turns, candidates, shipped()) if gated else candidates
 
 
 def to_proposal(
