@@ -124,8 +124,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "features built on them",
         (
             "lorebook.builtin",
-            # the built-in extractors: plugins on the extraction contract (extract.base)
-            "lorebook.extractors",
             "lorebook.bootstrap",
             "lorebook.harvest",
             "lorebook.pack",
@@ -189,8 +187,6 @@ KNOWN_CIRCLES: tuple[frozenset[str], ...] = (
     frozenset(
         {"lorebook.kb.catalog", "lorebook.kb.store", "lorebook.recall.sync", "lorebook.reviewstate"}
     ),
-    frozenset({"lorebook.recall.index", "lorebook.recall.writer"}),
-    frozenset({"lorebook.recall.postings", "lorebook.recall.wholesum"}),
 )
 
 

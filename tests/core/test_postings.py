@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lorebook.recall import bm25, postings
+from lorebook.recall import bm25, index as index_module, postings
 from lorebook.recall.index import IndexedNote
 from lorebook.recall.postings import PostingList, key, merge
 from lorebook.recall.writer import IndexWriter
@@ -80,15 +80,15 @@ def assert_exact(
 
 @contextlib.contextmanager
 def searched_by(way: str) -> Iterator[None]:
-    """Make :func:`lorebook.recall.postings.top_k` take ``way``: "maxscore" or "wholesum"."""
+    """Make :func:`lorebook.recall.index.top_k` take ``way``: "maxscore" or "wholesum"."""
     if way == "wholesum":
         pytest.importorskip("numpy")
-    saved = postings.WHOLESUM_MIN
-    postings.WHOLESUM_MIN = 0 if way == "wholesum" else sys.maxsize
+    saved = index_module.WHOLESUM_MIN
+    index_module.WHOLESUM_MIN = 0 if way == "wholesum" else sys.maxsize
     try:
         yield
     finally:
-        postings.WHOLESUM_MIN = saved
+        index_module.WHOLESUM_MIN = saved
 
 
 def zipf_notes(

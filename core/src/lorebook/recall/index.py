@@ -9,13 +9,21 @@ disk by a stat walk, so a ``git pull`` is picked up without re-reading unchanged
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from collections.abc import Iterable, Iterator
 
 from lorebook.recall import bm25
 from lorebook.recall.db import sqlite3
 from lorebook.recall.document import DOC_COLUMNS, IndexedNote, body_sections, note_from_row
-from lorebook.recall.postings import PostingList, QueryTerm, contribution, score_notes, top_k
+from lorebook.recall.postings import (
+    PostingList,
+    QueryTerm,
+    contribution,
+    maxscore,
+    score_notes,
+)
 
 __all__ = [
     "INDEX_NAME",
@@ -50,6 +58,46 @@ LEXICAL_CANDIDATES = 16
 """How many notes the lexical search returns for a prompt (and ties at the last score)."""
 QUERY_TERMS = 24
 """The lexical search picks its best notes by the prompt's rarest words, at most this many."""
+
+
+TOTALS_KEY = "totals"
+"""The ``meta`` row keeping :class:`Totals`, so a write need not count the whole index."""
+
+
+class Totals:
+    """What the corpus statistics are computed from, kept up to date by every write."""
+
+    __slots__ = ("histogram", "notes", "sections", "statuses", "tokens")
+
+    def __init__(
+        self,
+        notes: int,
+        tokens: int,
+        sections: int,
+        histogram: dict[int, int],
+        statuses: dict[str, int],
+    ) -> None:
+        self.notes = notes
+        self.tokens = tokens
+        self.sections = sections
+        self.histogram = histogram
+        """Document frequency -> how many words have it."""
+        self.statuses = statuses
+        """Status -> how many notes have it (the session-start status line reads it)."""
+
+    @classmethod
+    def loads(cls, text: str) -> Totals | None:
+        """The recorded totals (None: recorded by a writer that kept no statuses)."""
+        recorded = json.loads(text)
+        if len(recorded) != 5:
+            return None
+        notes, tokens, sections, pairs, statuses = recorded
+        return cls(notes, tokens, sections, {df: n for df, n in pairs}, statuses)
+
+    def dumps(self) -> str:
+        pairs = sorted([df, n] for df, n in self.histogram.items() if n)
+        statuses = {s: n for s, n in sorted(self.statuses.items()) if n}
+        return json.dumps([self.notes, self.tokens, self.sections, pairs, statuses])
 
 
 class NoteIndex:
@@ -152,7 +200,7 @@ class NoteIndex:
         the share of the query's idf mass that section holds. A note sharing one common
         word with a long prompt scores above zero but covers little of it.
 
-        The best notes are found by :func:`lorebook.recall.postings.top_k`, exactly as
+        The best notes are found by :func:`top_k`, exactly as
         scoring every note would find them, over the query's :data:`QUERY_TERMS` rarest
         words (a pasted log of 150 words has many common ones, which decide nothing but
         would cost a pass over their lists); every note returned is then scored exactly,
@@ -242,10 +290,8 @@ class NoteIndex:
 
     def status_counts(self) -> dict[str, int]:
         """How many notes have each status, as every write records it (no scan of docs)."""
-        from lorebook.recall.writer import TOTALS_KEY, _Totals
-
         recorded = self._meta(TOTALS_KEY)
-        totals = _Totals.loads(recorded) if recorded else None
+        totals = Totals.loads(recorded) if recorded else None
         if totals is None:
             return dict(self.db.execute("SELECT status, COUNT(*) FROM docs GROUP BY status"))
         return {status: n for status, n in totals.statuses.items() if n}
@@ -283,6 +329,30 @@ class NoteIndex:
         yield from self.db.execute(
             "SELECT pattern, id FROM anchors WHERE kind = ? ORDER BY id", (kind,)
         )
+
+
+WHOLESUM_MIN = 2_000
+""":func:`top_k` scores every posting with numpy, where it is loaded, from this many on
+(below, reading fewer postings in Python is as fast)."""
+
+
+def top_k(
+    terms: list[QueryTerm], stats: bm25.CorpusStats, k: int
+) -> dict[int, tuple[float, float]]:
+    """The ``k`` best notes (and ties at the k-th score): note number -> (score, covered).
+
+    A note's score is its best section's BM25Okapi score; ``covered`` is the summed weight
+    of the query words that section holds. Where numpy is loaded already (the warm hook
+    process, ``lorebook eval``) and the words hold :data:`WHOLESUM_MIN` postings or more,
+    :func:`lorebook.recall.wholesum.top_k` gives the same result by scoring every posting
+    in compiled code.
+    """
+    np = sys.modules.get("numpy")
+    if np is not None and sum(len(t.postings.keys) for t in terms) >= WHOLESUM_MIN:
+        from lorebook.recall import wholesum
+
+        return wholesum.top_k(terms, stats, k, np)
+    return maxscore(terms, stats, k)
 
 
 def index_path(kb_root: str) -> str:

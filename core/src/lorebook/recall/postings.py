@@ -12,14 +12,14 @@ common word therefore costs a few look-ups, not a pass over its list. The scores
 exactly those of scoring every section (a hypothesis test compares them).
 
 Where numpy is loaded already (the warm hook process's children), a query with many
-postings is scored whole in compiled code instead (:mod:`lorebook.recall.wholesum`), to the
-same bits. Runs on the hook path: standard library only.
+postings is scored whole in compiled code instead (:mod:`lorebook.recall.wholesum`, which
+:func:`lorebook.recall.index.top_k` chooses), to the same bits. Runs on the hook path:
+standard library only.
 """
 
 from __future__ import annotations
 
 import heapq
-import sys
 from array import array
 from bisect import bisect_left
 
@@ -31,9 +31,6 @@ SECTION_BITS = 8
 LIST_WALK = 8
 """:func:`score_notes` walks a word's whole list when it holds at most this many postings
 per note asked about (a test per posting is cheaper than a binary search per note)."""
-WHOLESUM_MIN = 2_000
-""":func:`top_k` scores every posting with numpy, where it is loaded, from this many on
-(below, reading fewer postings in Python is as fast)."""
 MAX_VALUE = 0xFFFF
 """Term frequencies and section lengths are stored as 16-bit counts (larger ones clamp)."""
 
@@ -150,29 +147,13 @@ def by_bound(terms: list[QueryTerm]) -> list[QueryTerm]:
     return sorted(terms, key=lambda t: (-t.bound, t.term))
 
 
-def top_k(
-    terms: list[QueryTerm], stats: bm25.CorpusStats, k: int
-) -> dict[int, tuple[float, float]]:
-    """The ``k`` best notes (and ties at the k-th score): note number -> (score, covered).
-
-    A note's score is its best section's BM25Okapi score; ``covered`` is the summed weight
-    of the query words that section holds. Where numpy is loaded already (the warm hook
-    process, ``lorebook eval``) and the words hold :data:`WHOLESUM_MIN` postings or more,
-    :func:`lorebook.recall.wholesum.top_k` gives the same result by scoring every posting
-    in compiled code.
-    """
-    np = sys.modules.get("numpy")
-    if np is not None and sum(len(t.postings.keys) for t in terms) >= WHOLESUM_MIN:
-        from lorebook.recall import wholesum
-
-        return wholesum.top_k(terms, stats, k, np)
-    return maxscore(terms, stats, k)
-
-
 def maxscore(
     terms: list[QueryTerm], stats: bm25.CorpusStats, k: int
 ) -> dict[int, tuple[float, float]]:
-    """:func:`top_k` in pure Python: reads whole lists, then probes (see the module's text)."""
+    """The top-k search in pure Python: reads whole lists, then probes (module's text).
+
+    :func:`lorebook.recall.index.top_k` uses it where numpy is not loaded.
+    """
     order = by_bound(terms)
     remaining = [0.0] * (len(order) + 1)
     for i in range(len(order) - 1, -1, -1):

@@ -4,7 +4,7 @@ numpy takes longer to import (about 60 to 120 ms) than a whole prompt takes on t
 path, so a hook in its own process never uses it. The warm hook process
 (:mod:`lorebook.fastpath.server`) imports it once when it is installed; in its children, and
 in any process that has numpy loaded already (``lorebook eval``),
-:func:`lorebook.recall.postings.top_k` hands a query with many postings here.
+:func:`lorebook.recall.index.top_k` hands a query with many postings here.
 
 The result is the same dict as the pure-Python search gives, to the last bit: every
 section's score is the same sum of the same terms, added in the same order (the words

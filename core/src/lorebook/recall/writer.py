@@ -14,7 +14,7 @@ from operator import rshift
 from lorebook.recall import bm25
 from lorebook.recall.db import sqlite3
 from lorebook.recall.document import DOC_COLUMNS, IndexedNote, note_from_row, pack_body
-from lorebook.recall.index import INDEX_VERSION, PRIOR_DOCS, NoteIndex
+from lorebook.recall.index import INDEX_VERSION, PRIOR_DOCS, TOTALS_KEY, NoteIndex, Totals
 from lorebook.recall.postings import MAX_VALUE, SECTION_BITS, PostingList, key
 from lorebook.safeopen import SQLITE_FILES, refuse_links
 
@@ -94,46 +94,6 @@ class _Known:
         self.tokens = tokens
         self.sections = sections
         self.status = status
-
-
-TOTALS_KEY = "totals"
-"""The ``meta`` row keeping :class:`_Totals`, so a write need not count the whole index."""
-
-
-class _Totals:
-    """What the corpus statistics are computed from, kept up to date by every write."""
-
-    __slots__ = ("histogram", "notes", "sections", "statuses", "tokens")
-
-    def __init__(
-        self,
-        notes: int,
-        tokens: int,
-        sections: int,
-        histogram: dict[int, int],
-        statuses: dict[str, int],
-    ) -> None:
-        self.notes = notes
-        self.tokens = tokens
-        self.sections = sections
-        self.histogram = histogram
-        """Document frequency -> how many words have it."""
-        self.statuses = statuses
-        """Status -> how many notes have it (the session-start status line reads it)."""
-
-    @classmethod
-    def loads(cls, text: str) -> _Totals | None:
-        """The recorded totals (None: recorded by a writer that kept no statuses)."""
-        recorded = json.loads(text)
-        if len(recorded) != 5:
-            return None
-        notes, tokens, sections, pairs, statuses = recorded
-        return cls(notes, tokens, sections, {df: n for df, n in pairs}, statuses)
-
-    def dumps(self) -> str:
-        pairs = sorted([df, n] for df, n in self.histogram.items() if n)
-        statuses = {s: n for s, n in sorted(self.statuses.items()) if n}
-        return json.dumps([self.notes, self.tokens, self.sections, pairs, statuses])
 
 
 class IndexWriter(NoteIndex):
@@ -313,10 +273,10 @@ class IndexWriter(NoteIndex):
                 found[old.id] = _Known(row[0], terms, row[1], row[2], old.status)
         return found
 
-    def _totals(self) -> _Totals:
+    def _totals(self) -> Totals:
         """The corpus totals as recorded, or counted when the index records none yet."""
         recorded = self._meta(TOTALS_KEY)
-        totals = _Totals.loads(recorded) if recorded else None
+        totals = Totals.loads(recorded) if recorded else None
         if totals is not None:
             return totals
         size, tokens, sections = self.db.execute(
@@ -324,14 +284,14 @@ class IndexWriter(NoteIndex):
         ).fetchone()
         histogram = self.db.execute("SELECT df, COUNT(*) FROM terms GROUP BY df").fetchall()
         statuses = self.db.execute("SELECT status, COUNT(*) FROM docs GROUP BY status").fetchall()
-        return _Totals(size, tokens, sections, dict(histogram), dict(statuses))
+        return Totals(size, tokens, sections, dict(histogram), dict(statuses))
 
     def _next_num(self) -> int:
         (top,) = self.db.execute("SELECT COALESCE(MAX(num), 0) FROM docs").fetchone()
         return int(top) + 1
 
     def _forget(
-        self, note_id: str, old: _Known, changes: dict[str, WordChanges], totals: _Totals
+        self, note_id: str, old: _Known, changes: dict[str, WordChanges], totals: Totals
     ) -> None:
         from lorebook.recall.changes import WordChanges
 
@@ -350,7 +310,7 @@ class IndexWriter(NoteIndex):
         note: IndexedNote,
         num: int,
         changes: dict[str, WordChanges],
-        totals: _Totals,
+        totals: Totals,
     ) -> tuple[object, ...]:
         """Add the note's postings and anchors; return its ``docs`` row, less body and vector."""
         from lorebook.recall.changes import WordChanges
@@ -397,7 +357,7 @@ class IndexWriter(NoteIndex):
             )
         return row
 
-    def _write_terms(self, changes: dict[str, WordChanges], totals: _Totals) -> None:
+    def _write_terms(self, changes: dict[str, WordChanges], totals: Totals) -> None:
         words = sorted(changes)
         old: dict[str, PostingList] = {}
         histogram = totals.histogram
@@ -427,7 +387,7 @@ class IndexWriter(NoteIndex):
             kept,
         )
 
-    def _refresh_stats(self, totals: _Totals) -> None:
+    def _refresh_stats(self, totals: Totals) -> None:
         size, total, sections = totals.notes, totals.tokens, totals.sections
         histogram = sorted((df, n) for df, n in totals.histogram.items() if n)
         # The prior: PRIOR_DOCS documents of average length made only of a token no query
