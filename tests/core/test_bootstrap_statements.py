@@ -41,6 +41,7 @@ NOT_RULES = [
     ("Lint: `ruff check .`", "reference"),
     ("It must be async.", "refers back"),
     ("Don't build on it.", "refers back"),
+    ("All tasks must be tracked using the canonical process described here.", "refers back"),
     ("No additional configuration is required.", "statement"),
     ("No standardized format for a long time.", "statement"),
     ("Keep comments brief.", "instruction"),
@@ -151,3 +152,29 @@ def test_a_long_rule_drops_its_relative_clause_before_being_cut() -> None:
 def test_sentences_are_not_cut_inside_code_or_after_an_abbreviation() -> None:
     text = "Use `a.b()` e.g. for reads. Never call `x.y()` twice."
     assert sentences(text) == ["Use `a.b()` e.g. for reads.", "Never call `x.y()` twice."]
+
+
+def test_items_that_say_when_something_else_may_happen_are_no_rules() -> None:
+    """Conditions of an exception, and what a change of state requires, are not rules."""
+    transitions = """\
+1. **IN-PROGRESS \u2192 IN-REVIEW**
+   - All tests should be passing
+   - PR should be generated
+2. **Reverting**
+   - Never delete the branch of a task in review.
+"""
+    tally: Counter[str] = Counter()
+    (rule,) = distil(transitions, tally)
+    assert rule.title == "Never delete the branch of a task in review"
+    assert tally["condition"] == 2
+    conditions = """\
+### Conditions for permitted use
+
+- No other work must be based on the commits that will be overwritten.
+- The user must approve it in writing.
+
+### Rebase safety
+
+- Never rebase branches that have been pushed.
+"""
+    assert [r.title for r in distil(conditions)] == ["Never rebase branches that have been pushed"]

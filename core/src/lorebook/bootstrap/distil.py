@@ -111,6 +111,14 @@ REASON_HEADING = re.compile(
 )
 """A heading of reasons ("Why we still need `__init__.py` files", "Rationale"): what stands
 under it says why, not what to do."""
+CONDITION_HEADING = re.compile(r"^\W*(?:conditions?|criteria)\s+(?:for|of|to)\b", re.IGNORECASE)
+"""A heading of conditions ("Conditions for permitted use"): its items say when something
+else is allowed, not what is always done."""
+TRANSITION = re.compile(
+    r"^\W*[\w-]+(?:\s+[\w-]+){0,3}\W*\s*(?:\u2192|->|=>|\u21d2)\s*[\w-]+(?:\s+[\w-]+){0,3}\W*$"
+)
+"""A label naming a change of state ("**IN-PROGRESS \u2192 IN-REVIEW**"): the items under it
+("All tests should be passing", "PR should be generated") are what that change requires."""
 _LINK_ENTRY = re.compile(r"^\W*\[[^\]]+\]\([^)]*\)\W*\s*(?::|\s[-\u2013\u2014])\s")
 """An item that opens with a link and says what it links to ("[guide](guide.md): how to ...")."""
 _PREFERS = re.compile(r"\bprefer", re.IGNORECASE)
@@ -272,10 +280,11 @@ def _block_rules(block: Block, context: _Context, tally: Counter[str]) -> list[R
 
 
 def _under(block: Block) -> str | None:
-    """``pointer`` or ``example``: what stands under ``block``'s heading, or its list's lead.
+    """``pointer``, ``example``, ``reason`` or ``condition``: what stands under ``block``.
 
-    A heading says its items point elsewhere or illustrate, or the paragraph that introduces
-    the list does ("Examples:", "For example:").
+    A heading says its items point elsewhere, illustrate, say why or say when something
+    else may happen ("Conditions for permitted use"), or what introduces the list does
+    ("Examples:", "For example:", a change of state "TODO \u2192 IN-PROGRESS").
     """
     heading = plain(block.headings[-1]) if block.headings else ""
     if POINTER_HEADING.match(heading):
@@ -286,6 +295,11 @@ def _under(block: Block) -> str | None:
         return "pointer"  # "[testing-boundaries](...): rules for what to test": a link described
     if block.item and REASON_HEADING.match(heading):
         return "reason"
+    if block.item and (
+        CONDITION_HEADING.match(heading)
+        or (block.depth and block.lead and TRANSITION.match(plain(block.lead.splitlines()[0])))
+    ):
+        return "condition"
     if block.item and EXAMPLE_LEAD.match(plain(block.lead.splitlines()[0] if block.lead else "")):
         return "example"
     return None

@@ -274,11 +274,13 @@ POINTER = re.compile(
     r"^\W*the\s+following\b"
     r"|\b(?:above|below|previous|preceding|following)\s+(?:section|sections|list|table|steps?"
     r"|example)\b|\b(?:the|these|those)\s+\w+(?:\s+\w+)?\s+(?:above|below)\b"
-    r"|\b(?:above|below)\s*[.:]?$",
+    r"|\b(?:above|below)\s*[.:]?$"
+    r"|\b(?:described|outlined|defined|specified|explained|detailed)\s+(?:here|herein"
+    r"|in\s+this\s+(?:document|file|rule|guide|section))\b",
     _I,
 )
 """A rule that points elsewhere in its document ("Follow the section above", "The following
-protocol is mandatory")."""
+protocol is mandatory", "the canonical process described here")."""
 APPLY_WITH = re.compile(
     r"^(?:for\s+[^,]{1,40},\s*)?(?:(?:always|also)\s+)?(?:apply|use|read|load|combine)\s+(?:this\s+(?:rule\s+)?)?"
     r"(?:alongside|together\s+with|with|in\s+combination\s+with)\s+(?:the\s+)?"
