@@ -132,6 +132,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.importers",
             "lorebook.mcp_server",
             "lorebook.mcp_config",
+            # reshapes nodes/: reads open conflicts and kind folders as curation does,
+            # may ask a curator for the plan, and syncs the index after its renames
+            "lorebook.rebalance",
             # harvest's memory layouts (bootstrap and evaluation parts)
             "lorebook.hostkit.memory",
             # scores an extractor against labels: evaluation, kept beside the extractors
@@ -170,12 +173,6 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
         ("lorebook.kb.incremental", "lorebook.recall.index"),
         ("lorebook.kb.incremental", "lorebook.recall.semantic"),
         ("lorebook.kb.incremental", "lorebook.recall.sync"),
-        ("lorebook.kb.rebalance_run", "lorebook.recall.sync"),
-        # rebalancing places notes and records conflicts as curation does
-        ("lorebook.kb.rebalance_run", "lorebook.curate.conflicts"),
-        ("lorebook.kb.rebalance_run", "lorebook.curate.placement"),
-        # the stop words, now in kb.stopwords (the import is in a file being edited)
-        ("lorebook.kb.rebalance", "lorebook.recall.tokenize"),
         # doctor asks the warm process how it is
         ("lorebook.doctor", "lorebook.fastpath.server"),
     }

@@ -260,11 +260,11 @@ def test_an_interrupted_run_is_finished_by_the_next(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from lorebook.config import load_config
-    from lorebook.kb import rebalance_run
+    from lorebook.rebalance import apply as rebalance_apply, run as rebalance_run
 
     repo, made = topical
     paths = KBPaths(repo)
-    real = rebalance_run.move_file
+    real = rebalance_apply.move_file
     calls = []
 
     def dies_at_the_fiftieth(source: Path, target: Path) -> None:
@@ -273,10 +273,10 @@ def test_an_interrupted_run_is_finished_by_the_next(
             raise KeyboardInterrupt
         real(source, target)
 
-    monkeypatch.setattr(rebalance_run, "move_file", dies_at_the_fiftieth)
+    monkeypatch.setattr(rebalance_apply, "move_file", dies_at_the_fiftieth)
     with pytest.raises(KeyboardInterrupt):
         rebalance_run.run_rebalance(paths, load_config(paths))
-    monkeypatch.setattr(rebalance_run, "move_file", real)
+    monkeypatch.setattr(rebalance_apply, "move_file", real)
     assert (repo / ".lorebook/.state/rebalance-journal.json").is_file()
     assert cli("lint", cwd=repo).exit_code == 1  # mid-run: the indexes are stale
 
@@ -411,17 +411,39 @@ def test_curation_runs_the_trigger_at_its_end(
     assert cli("curate", "--json", cwd=repo).json()["rebalanced"] == []
     assert _files(repo) == files
     config.write_text(text, encoding="utf-8")
+    _multi_concept(repo, SPLIT[0])
     done = cli("curate", "--json", cwd=repo)
     assert done.exit_code == 0, done.stderr
-    assert len(done.json()["rebalanced"]) == 300
+    assert len(done.json()["rebalanced"]) == 299
+    (split,) = done.json()["rebalance_splits"]  # the splits it made are listed too
+    assert split["id"] == SPLIT[0]
+    assert [p["id"] for p in split["into"]] == [
+        f"{SPLIT[0]}-fixtures-and-mocks",
+        f"{SPLIT[0]}-cutting-a-release",
+    ]
+    assert split["into"][0]["path"] == f"convention/testing/{SPLIT[0]}-fixtures-and-mocks.md"
+    assert split["reason"].startswith(f"{SPLIT[0]}: body 7,")
     assert (repo / NODES / "gotcha/frontend/index.md").is_file()
+
+
+def test_curation_says_which_notes_the_trigger_split_even_with_nothing_to_curate(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    _two_concept_kb(kb_repo)
+    done = cli("curate", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.splitlines()[:2] == [
+        "nothing to curate: no session log awaits curation (run `lorebook extract`)",
+        f"rebalance split {SPLIT[0]} into {SPLIT[0]}-fixtures-and-mocks, "
+        f"{SPLIT[0]}-cutting-a-release (its id leads to them in nodes/.redirects.json)",
+    ]
 
 
 def test_notes_from_one_document_share_a_folder_and_titles_are_cut_by_their_letters() -> None:
     from pathlib import PurePosixPath
 
-    from lorebook.kb.rebalance import Limits, plan_rebalance
     from lorebook.kb.store import StoredNote
+    from lorebook.rebalance.plan import Limits, plan_rebalance
 
     notes = {}
     for n in range(30):
@@ -443,8 +465,8 @@ def test_a_tag_beats_a_broader_word_and_a_word_every_note_has_is_no_topic() -> N
     what its notes share, never by the words every description repeats."""
     from pathlib import PurePosixPath
 
-    from lorebook.kb.rebalance import Limits, plan_rebalance
     from lorebook.kb.store import StoredNote
+    from lorebook.rebalance.plan import Limits, plan_rebalance
 
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
     notes, tags = {}, {}
@@ -507,21 +529,21 @@ def test_an_interrupted_split_is_finished_by_the_next_run(
     kb_repo: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lorebook.config import load_config
-    from lorebook.kb import rebalance_run
+    from lorebook.rebalance import apply as rebalance_apply, run as rebalance_run
 
     _two_concept_kb(kb_repo)
     paths = KBPaths(kb_repo)
-    real = rebalance_run.write_part
+    real = rebalance_apply.write_part
 
     def dies_at_the_second(target: Path, text: str) -> None:
         if target.name.endswith("cutting-a-release.md"):
             raise KeyboardInterrupt
         real(target, text)
 
-    monkeypatch.setattr(rebalance_run, "write_part", dies_at_the_second)
+    monkeypatch.setattr(rebalance_apply, "write_part", dies_at_the_second)
     with pytest.raises(KeyboardInterrupt):
         rebalance_run.run_rebalance(paths, load_config(paths))
-    monkeypatch.setattr(rebalance_run, "write_part", real)
+    monkeypatch.setattr(rebalance_apply, "write_part", real)
     assert (kb_repo / NODES / "convention" / f"{SPLIT[0]}.md").is_file()  # not removed yet
     assert not (kb_repo / NODES / ".redirects.json").exists()
     dry = cli("rebalance", "--dry-run", cwd=kb_repo)
@@ -540,7 +562,7 @@ def test_an_interrupted_split_is_finished_by_the_next_run(
 
 
 def test_a_long_note_of_one_concept_or_a_heading_in_code_stays_whole() -> None:
-    from lorebook.kb.notesplit import sections, split_note
+    from lorebook.rebalance.notesplit import sections, split_note
 
     one = "\n\n".join(
         _section(h, TESTING_WORDS) for h in ("Fixtures", "Mocks", "Coverage", "Conftest")

@@ -149,8 +149,10 @@ def curate_staged(
 ) -> CurateReport:
     """Run curation over every pending proposal (ours among them)."""
     from lorebook.curate.run import curate_pending
+    from lorebook.rebalance.aftercurate import after_curation
 
-    return curate_pending(paths, config, curator_name=curator, plugins=plugins, progress=progress)
+    return curate_pending(paths, config, curator_name=curator, plugins=plugins, progress=progress,
+                          after=after_curation(paths, config))  # fmt: skip
 
 
 def landed(report: CurateReport) -> dict[str, tuple[str, str | None, str]]:

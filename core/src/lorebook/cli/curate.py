@@ -27,6 +27,25 @@ def _line(result: StepResult) -> str:
     return f"{verb:<10} {result.proposal_id} -> {where}{suffix}"
 
 
+def _rebalanced(report: CurateReport) -> list[str]:
+    """What the rebalance trigger did at the end of the run."""
+    lines = []
+    for split in report.rebalance_splits:
+        into = ", ".join(str(p["id"]) for p in split.get("into", []))
+        lines.append(
+            f"rebalance split {split['id']} into {into} (its id leads to them in "
+            "nodes/.redirects.json)"
+            if into
+            else f"rebalance finished the interrupted split of {split['id']}"
+        )
+    if report.rebalanced:
+        lines.append(
+            f"rebalanced: {len(report.rebalanced)} notes moved into topical folders "
+            "(ids unchanged; `lorebook rebalance --dry-run` explains the limits)"
+        )
+    return lines
+
+
 def _summary(report: CurateReport) -> list[str]:
     counts = report.counts()
     premises = [f"conflict from premises: {rel}" for rel in report.premise_conflicts]
@@ -36,7 +55,7 @@ def _summary(report: CurateReport) -> list[str]:
             premises.append(
                 "decide the conflicts: `lorebook conflict list`, then `conflict resolve`"
             )
-        return [nothing, *premises]
+        return [nothing, *_rebalanced(report), *premises]
     lines = [_line(r) for r in report.results]
     if report.resumed:
         lines.append(f"finished the interrupted run {report.resumed}")
@@ -57,11 +76,7 @@ def _summary(report: CurateReport) -> list[str]:
     curated = sum(1 for s in report.sessions.values() if s in ("curated", "already"))
     lines.append(f"sessions curated: {curated} of {len(report.sessions)}")
     lines += premises
-    if report.rebalanced:
-        lines.append(
-            f"rebalanced: {len(report.rebalanced)} notes moved into topical folders "
-            "(ids unchanged; `lorebook rebalance --dry-run` explains the limits)"
-        )
+    lines += _rebalanced(report)
     if counts["contradict"] or premises:
         lines.append("decide the conflicts: `lorebook conflict list`, then `conflict resolve`")
     lines.append("review with `git diff .lorebook/`, then commit or restore")
@@ -90,12 +105,14 @@ def curate_command(
     session and what you can do, and the rest is written. An interrupted run is finished by
     the next one. Sessions whose proposals all landed (or were dropped or held back) are
     marked curated. At the end the rebalance trigger runs (`lorebook rebalance`; off with
-    rebalance.after_curate: false). Exits 1 if a step failed or the curator's answer was
+    rebalance.after_curate: false); the notes it moved and split are listed (--json:
+    rebalanced, rebalance_splits). Exits 1 if a step failed or the curator's answer was
     unusable.
     """
     from lorebook.cli.progress import finish_hint, progress
     from lorebook.cli.usage import require_providers
     from lorebook.curate.run import curate_pending
+    from lorebook.rebalance.aftercurate import after_curation
 
     paths = repo_paths(ctx)
     config = load_config(paths)
@@ -109,6 +126,7 @@ def curate_command(
             config,
             curator_name=curator,
             progress=lambda done, total: advance(total=total, completed=done),
+            after=after_curation(paths, config),
         )
     finish(
         report.problems,

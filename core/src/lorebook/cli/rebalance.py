@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lorebook.cli.output import JsonOption, print_json, repo_paths, say
+from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
 
 if TYPE_CHECKING:
-    from lorebook.kb.rebalance_run import RebalanceReport
+    from lorebook.rebalance.run import RebalanceReport
 
 SHOWN_MOVES = 30
 """Moves listed one a line without ``--verbose``; the rest are counted by folder."""
@@ -76,6 +76,14 @@ def rebalance_command(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="List every move and why it is made.")
     ] = False,
+    planner: Annotated[
+        str | None,
+        typer.Option(
+            "--planner",
+            help="Who proposes the plan: deterministic, or a curator that can (http, "
+            "headless). Default: rebalance.planner in config.yaml.",
+        ),
+    ] = None,
     json_output: JsonOption = False,
 ) -> None:
     """Split over-full folders into topical subfolders, merge under-full ones, split notes.
@@ -90,16 +98,20 @@ def rebalance_command(
     renames: ids never change, and a note an open conflict is about never moves nor is split.
     The plan is checked
     against the tree before the first write; an interrupted run is finished by running it
-    again.
+    again. With rebalance.planner (or --planner) naming a curator, that curator proposes the
+    plan when there is work, checked the same way; one it gets wrong is set aside with one
+    warning and the deterministic plan is applied.
     """
     from lorebook.cli.progress import finish_hint
     from lorebook.config import load_config
-    from lorebook.kb.rebalance_run import run_rebalance
+    from lorebook.rebalance.run import run_rebalance
 
     paths = repo_paths(ctx)
     config = load_config(paths)
     with finish_hint("lorebook rebalance", "it finishes the interrupted moves first"):
-        report = run_rebalance(paths, config, dry_run=dry_run)
+        report = run_rebalance(paths, config, dry_run=dry_run, planner=planner)
+    for warning in report.warnings:
+        warn(f"lorebook: warning: {warning}")
     if json_output:
         print_json(report.as_json())
         return

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from lorebook.models.config import Config
     from lorebook.models.curation import CuratorAction
     from lorebook.models.note import Note
+    from lorebook.models.rebalance import PlanProposal, RebalanceRequest
     from lorebook.models.session import Proposal
     from lorebook.plugins import Plugins
     from lorebook.providers import CuratorSpec
@@ -59,6 +60,28 @@ class Curator(Protocol):
 
         An item the curator could not make valid may be an :class:`UnusableAction` instead
         (the LLM curators do that): the run holds that proposal back and writes the rest.
+        """
+        ...
+
+
+@runtime_checkable
+class RebalancePlanner(Protocol):
+    """A curator that may propose the rebalance plan (``rebalance.planner`` names it).
+
+    Optional: a curator without ``propose_rebalance`` is not asked, and the deterministic
+    plan is used. The rebalance (:mod:`lorebook.rebalance.run`) calls it only when the
+    deterministic trigger finds work, then validates the proposal against the simulated
+    tree exactly like its own plan; a proposal that fails, or an exception, sets it aside
+    with one warning line, and the deterministic plan is applied.
+    """
+
+    name: str
+
+    def propose_rebalance(self, request: RebalanceRequest) -> PlanProposal:
+        """Return the moves, splits and new folders' summaries for ``request`` (read only).
+
+        Raises:
+            CurationError: no plan can be given (the deterministic one is used).
         """
         ...
 
@@ -144,6 +167,7 @@ __all__ = [
     "CurationError",
     "Curator",
     "KbView",
+    "RebalancePlanner",
     "UnusableAction",
     "build_curator",
 ]

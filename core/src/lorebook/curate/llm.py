@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from lorebook.kb.paths import KBPaths
     from lorebook.models.config import Config, Extraction
     from lorebook.models.note import Note
+    from lorebook.models.rebalance import PlanProposal, RebalanceRequest
     from lorebook.models.session import Proposal
     from lorebook.providers import HarnessSpec
     from lorebook.store import NoteStore
@@ -186,6 +187,25 @@ class LLMCurator:
             if unusable:
                 exchange["unusable"] = unusable
             return actions
+        except BaseException as exc:
+            exchange["error"] = exc.message if isinstance(exc, LorebookError) else repr(exc)
+            raise
+        finally:
+            exchange["duration_s"] = round(time.monotonic() - started, 3)
+            exchange.setdefault("error", None)
+            self._trace(exchange)
+
+    def propose_rebalance(self, request: RebalanceRequest) -> PlanProposal:
+        """Ask the model for the rebalance plan (:mod:`lorebook.curate.llmplan`), traced."""
+        from lorebook.curate.llmplan import PLAN_PROMPT, parse_plan, plan_message
+
+        exchange: dict[str, Any] = {"curator": self.name, "rebalance": len(request.notes)}
+        started = time.monotonic()
+        try:
+            text = self._ask(PLAN_PROMPT, plan_message(request), exchange)
+            proposal = parse_plan(text, source=self.describe(exchange))
+            exchange["moves"], exchange["splits"] = len(proposal.moves), len(proposal.splits)
+            return proposal
         except BaseException as exc:
             exchange["error"] = exc.message if isinstance(exc, LorebookError) else repr(exc)
             raise

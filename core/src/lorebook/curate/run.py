@@ -102,6 +102,8 @@ class CurateReport:
     """Conflict files written because two notes' premises derive a contradiction."""
     rebalanced: list[dict[str, str]] = field(default_factory=list)
     """Notes the rebalance trigger moved at the end of the run (id, from, to)."""
+    rebalance_splits: list[dict[str, Any]] = field(default_factory=list)
+    """Notes the rebalance trigger split at the end of the run (id, from, into, reason)."""
 
     @property
     def failed(self) -> list[StepResult]:
@@ -136,6 +138,7 @@ class CurateReport:
             ]
             + self.premise_conflicts,
             "rebalanced": self.rebalanced,
+            "rebalance_splits": self.rebalance_splits,
             "problems": self.problems,
         }
 
@@ -225,6 +228,9 @@ def _held_back_line(
 
 
 StepProgress = Callable[[int, int], None]
+AfterCuration = Callable[["CurateReport"], None]
+"""Run under the curate lock once the batch has landed (the rebalance trigger, passed in by
+the features that curate: the command line and bootstrap)."""
 """Told ``(steps applied, steps in the batch)`` as curation writes its batch."""
 
 
@@ -267,6 +273,7 @@ def curate_pending(
     curator_name: str | None = None,
     plugins: Plugins | None = None,
     progress: StepProgress | None = None,
+    after: AfterCuration | None = None,
 ) -> CurateReport:
     """Curate every pending proposal (see the module docstring).
 
@@ -276,6 +283,8 @@ def curate_pending(
         curator_name: The curator provider to use (default ``rules``).
         plugins: The plugin host (default: the process-wide one).
         progress: Told each step written, with the batch's size.
+        after: Run last, under the curate lock, with the report (it may add to it): the
+            rebalance trigger (:func:`lorebook.rebalance.aftercurate.rebalance_after_curation`).
 
     Returns:
         What the run did: each step's result, each consumed log's stamp.
@@ -311,22 +320,9 @@ def curate_pending(
             written, problems = premise_conflicts(paths)
             report.premise_conflicts += [paths.rel(p) for p in written]
             report.problems += problems
-        if config.rebalance.after_curate:
-            _rebalance(paths, config, report)
+        if after is not None:
+            after(report)
     return report
-
-
-def _rebalance(paths: KBPaths, config: Config, report: CurateReport) -> None:
-    """Run the rebalance trigger (the last phase of curation); a failure is a warning."""
-    from lorebook.errors import LorebookError
-    from lorebook.kb.rebalance_run import run_rebalance
-
-    try:
-        done = run_rebalance(paths, config)
-    except LorebookError as exc:
-        report.problems.append(f"rebalance skipped: {exc.message} (`lorebook rebalance` retries)")
-        return
-    report.rebalanced += [m.as_json() for m in [*done.resumed, *done.plan.moves]]
 
 
 __all__ = ["CurateReport", "ask_curator", "curate_pending", "pending_logs"]

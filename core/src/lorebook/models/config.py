@@ -204,6 +204,16 @@ class Rebalance(BaseModel):
     after_curate: bool = Field(
         default=True, description="`lorebook curate` runs the rebalance trigger at its end."
     )
+    planner: str = Field(
+        default="deterministic",
+        min_length=1,
+        max_length=100,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+        description="Who proposes the plan when the trigger finds work: deterministic (the "
+        "notes' tags, documents and title words), or a curator that can propose one (http, "
+        "headless), whose plan is validated like the deterministic one and set aside with "
+        "one warning if it fails.",
+    )
 
     @model_validator(mode="after")
     def _hysteresis(self) -> Rebalance:

@@ -33,10 +33,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lorebook.kb.rebalance import _RULE_WORDS, _WORD_RE
 from lorebook.kb.stopwords import STOPWORDS
 from lorebook.kb.store import StoredNote
 from lorebook.models.note import MAX_ID_LENGTH, Note
+from lorebook.rebalance.terms import RULE_WORDS, WORD_RE
 from lorebook.slug import slugify
 
 SPLIT_LINK = 0.1
@@ -99,8 +99,8 @@ def sections(body: str) -> tuple[str, list[Section]]:
 def _terms(text: str) -> set[str]:
     return {
         w
-        for w in _WORD_RE.findall(text.casefold())
-        if len(w) >= 3 and w not in STOPWORDS and w not in _RULE_WORDS
+        for w in WORD_RE.findall(text.casefold())
+        if len(w) >= 3 and w not in STOPWORDS and w not in RULE_WORDS
     }
 
 
@@ -171,6 +171,21 @@ def _part(note: Note, part_id: str, preamble: str, chosen: list[Section]) -> Not
     return Note.model_validate(fields)
 
 
+def build_parts(note: Note, groups: list[list[int]], taken: set[str]) -> tuple[Note, ...]:
+    """The notes of ``note`` taking the sections of each group (indexes into its sections).
+
+    The text before the first heading goes with the first group. ``taken`` holds every id in
+    use; the new ids are added to it.
+    """
+    preamble, found = sections(note.body)
+    parts = []
+    for number, group in enumerate(groups):
+        chosen = [found[i] for i in group]
+        part_id = _part_id(note.id, chosen[0].heading, taken)
+        parts.append(_part(note, part_id, preamble if number == 0 else "", chosen))
+    return tuple(parts)
+
+
 def split_note(note: Note, max_chars: int, taken: set[str]) -> tuple[tuple[Note, ...], str]:
     """The notes ``note`` splits into and why, or ``((), "")`` when it stays whole.
 
@@ -178,22 +193,18 @@ def split_note(note: Note, max_chars: int, taken: set[str]) -> tuple[tuple[Note,
     """
     if max_chars <= 0 or note.status != "active" or len(note.body) <= max_chars:
         return (), ""
-    preamble, found = sections(note.body)
+    _, found = sections(note.body)
     groups = concepts(found) if len(found) >= 2 else []
     if len(groups) < 2:
         return (), ""
-    parts = []
-    for number, group in enumerate(groups):
-        chosen = [found[i] for i in group]
-        part_id = _part_id(note.id, chosen[0].heading, taken)
-        parts.append(_part(note, part_id, preamble if number == 0 else "", chosen))
+    parts = build_parts(note, groups, taken)
     named = " | ".join(" + ".join(repr(found[i].heading) for i in g) for g in groups)
     reason = (
         f"{note.id}: body {len(note.body):,} characters (split_note_chars {max_chars:,}), "
         f"{len(found)} sections in {len(groups)} concepts sharing under "
         f"{SPLIT_LINK:.0%} of their terms: {named} -> {', '.join(p.id for p in parts)}"
     )
-    return tuple(parts), reason
+    return parts, reason
 
 
 def plan_note_splits(
@@ -223,6 +234,7 @@ __all__ = [
     "SPLIT_LINK",
     "NoteSplit",
     "Section",
+    "build_parts",
     "concepts",
     "plan_note_splits",
     "sections",

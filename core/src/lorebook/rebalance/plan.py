@@ -28,48 +28,23 @@ of ``<id>.md`` into another folder.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from lorebook.errors import LorebookError, UnsafePathError
+from lorebook.errors import LorebookError
 from lorebook.kb.index import Tree, render_folder_index
-from lorebook.kb.paths import validate_relpath
-from lorebook.recall.tokenize import STOPWORDS
+from lorebook.rebalance.terms import SOURCE_WEIGHT, TAG_WEIGHT, clip, features, folder_name
 
 if TYPE_CHECKING:
     from lorebook.kb.catalog import NoteView, StoredView
-    from lorebook.kb.notesplit import NoteSplit
     from lorebook.models.config import Rebalance
+    from lorebook.rebalance.notesplit import NoteSplit
 
 MAX_ROUNDS = 10_000
 """Rounds of the trigger on the simulated tree (one split or merge each); a plan needing
 more, or coming back to a tree it had before, is a bug, refused."""
-TAG_WEIGHT = 3
-SOURCE_WEIGHT = 2
-"""A shared tag counts three times a shared title word, a shared source document twice."""
-_WORD_RE = re.compile(r"[a-z][a-z0-9]+")
-_NAME_RE = re.compile(r"[^a-z0-9._-]+")
-_RULE_WORDS = frozenset({
-    "always", "never", "use", "using", "used", "uses", "must", "should", "shouldn", "make",
-    "sure", "don", "doesn", "can", "cannot", "will", "need", "needs", "instead", "when",
-    "where", "which", "what", "why", "how", "run", "runs", "via", "per", "also", "every",
-    "each", "first", "before", "after", "only", "any", "all", "new", "old", "one", "two",
-    "not", "like", "get", "set", "see", "add", "note", "notes", "rule", "rules", "prefer",
-    "avoid", "without", "ensure", "keep", "follow", "write", "code", "change", "changes",
-    "file", "files", "project", "type", "types", "function", "functions", "within",
-})  # fmt: skip
-"""Words of how rules are said, not of what they are about: never a folder."""
-_PROVENANCE_TAGS = frozenset(
-    {"bootstrap", "harvest", "imported", "pack", "cursor-rule", "instructions", "docs", "adr"}
-)
-"""Tags saying where a note came from, not what it is about: never a folder."""
-_GENERAL_SOURCES = frozenset(
-    {"readme", "agents", "claude", "contributing", "copilot-instructions", "index", "gemini"}
-)
-"""Documents about everything in a project: sharing one says nothing of a topic."""
 
 
 class RebalanceError(LorebookError):
@@ -176,53 +151,6 @@ class _View:
 def note_path(folder: str, note_id: str) -> str:
     """The path under ``nodes/`` of note ``note_id`` in ``folder``."""
     return f"{folder}/{note_id}.md" if folder else f"{note_id}.md"
-
-
-def folder_name(term: str) -> str | None:
-    """``term`` as a folder name, or None when no valid name comes of it."""
-    name = _NAME_RE.sub("-", term.casefold()).strip("-._")[:60].rstrip("-._")
-    if not name:
-        return None
-    try:
-        validate_relpath(name, what="folder")
-    except UnsafePathError:
-        return None
-    return name
-
-
-def source_stem(origin: str) -> str | None:
-    """The file name (without extension) of a document a note came from; None for a session.
-
-    A session origin is ``<harness>:<session>:<turn>``; a document is a repository path,
-    perhaps with ``#section``.
-    """
-    path = origin.split("#", 1)[0]
-    if not path or ":" in path:
-        return None
-    return path.rpartition("/")[2].partition(".")[0] or None
-
-
-def _features(note: NoteView, tags: Mapping[str, tuple[str, ...]]) -> dict[str, int]:
-    """Term -> weight: the note's tags (as folder names), source documents and title words."""
-    found: dict[str, int] = {}
-    text = f"{note.title} {note.description}".casefold()
-    for word in _WORD_RE.findall(text):
-        if len(word) >= 3 and word not in STOPWORDS and word not in _RULE_WORDS:
-            found[word] = 1
-    for origin in note.derived_from:
-        stem = source_stem(origin)
-        name = folder_name(stem) if stem else None
-        if name and name not in _GENERAL_SOURCES:
-            found[name] = max(found.get(name, 0), SOURCE_WEIGHT)
-    for tag in tags.get(note.id, ()):
-        if tag not in _PROVENANCE_TAGS and (name := folder_name(tag)):
-            found[name] = TAG_WEIGHT
-    return found
-
-
-def _clip(text: str, size: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= size else text[: size - 1].rstrip() + "…"
 
 
 class _Sim:
@@ -368,11 +296,11 @@ class _Sim:
         still beats a word.
         """
         reserved = set(folder.split("/")) | set(self.kind_summaries) | {"practice", "map"}
-        features = {i: _features(self.notes[i], self.tags) for i in movable}
+        terms = {i: features(self.notes[i], self.tags) for i in movable}
         cap = max(self.limits.max_notes, len(movable) // 2)
         spread: dict[str, int] = {}
         for note_id in movable:
-            for term in features[note_id]:
+            for term in terms[note_id]:
                 spread[term] = spread.get(term, 0) + 1
         left = list(movable)
         groups: dict[str, tuple[list[str], str]] = {}
@@ -380,7 +308,7 @@ class _Sim:
         while len(left) >= self.limits.least_group and not (groups and len(left) <= most // 2):
             counts: dict[str, tuple[int, int]] = {}
             for note_id in left:
-                for term, weight in features[note_id].items():
+                for term, weight in terms[note_id].items():
                     count, best = counts.get(term, (0, 0))
                     counts[term] = (count + 1, max(best, weight))
             eligible = [
@@ -392,14 +320,14 @@ class _Sim:
             if not eligible:
                 break
             _, negative_weight, _, term = min(eligible)
-            members = [i for i in left if term in features[i]]
-            left = [i for i in left if term not in features[i]]
+            members = [i for i in left if term in terms[i]]
+            left = [i for i in left if term not in terms[i]]
             groups[term] = (members, self._summary(term, -negative_weight, members))
         return groups
 
     def _summary(self, term: str, weight: int, members: list[str]) -> str:
         first = min(members, key=lambda i: (self.notes[i].title.casefold(), i))
-        example = _clip(self.notes[first].title).replace('"', "'")
+        example = clip(self.notes[first].title).replace('"', "'")
         about = {
             TAG_WEIGHT: f"Notes tagged `{term}`",
             SOURCE_WEIGHT: f"Notes from the {term} documents",
@@ -492,13 +420,13 @@ def plan_rebalance(
         for i in sim.notes
         if sim.where[i] != sim.origin[i]
     ]
-    holds, held = _holding(sim.where.values()), _holding(sim.origin.values())
+    holds, held = holding(sim.where.values()), holding(sim.origin.values())
     plan.created = {f: s for f, s in sorted(sim.created.items()) if f in holds}
     plan.dropped = sorted(f for f in summaries if f in held and f not in holds)
     return plan
 
 
-def _holding(folders: Iterable[str]) -> set[str]:
+def holding(folders: Iterable[str]) -> set[str]:
     """Every folder holding a note, directly or below."""
     found = set(folders)
     return found | {"/".join(f.split("/")[:n]) for f in found for n in range(1, f.count("/") + 1)}
@@ -510,6 +438,7 @@ __all__ = [
     "RebalanceError",
     "RebalancePlan",
     "folder_name",
+    "holding",
     "note_path",
     "plan_rebalance",
 ]
