@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lorebook.cli.eval_extraction import leave_one_out_lines
 from lorebook.evaluation.extraction_corpus import load_corpus
-from lorebook.evaluation.extraction_loo import fit_all, leave_one_out
+from lorebook.evaluation.extraction_loo import leave_one_out
 from lorebook.extractors.scorer import shipped_path, write_shipped
 
 
@@ -29,9 +29,10 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="compare, write nothing")
     args = parser.parse_args()
     projects = load_corpus([args.corpus])
-    for line in leave_one_out_lines(leave_one_out(projects)):
+    report = leave_one_out(projects)
+    for line in leave_one_out_lines(report):
         print(line)
-    scorer = fit_all(projects)
+    scorer = report.fitted
     path = shipped_path()
     if args.check:
         same = json.loads(path.read_text(encoding="utf-8")) == json.loads(

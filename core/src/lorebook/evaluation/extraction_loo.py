@@ -79,22 +79,24 @@ class LeaveOneOut:
     gated: tuple[ProjectFigures, ...]
     thresholds: tuple[float, ...]
     """The threshold of each project's gate (0.0: it keeps every proposal)."""
+    fitted: Scorer
+    """The gate fitted on every project (what ships)."""
 
 
 def leave_one_out(projects: Sequence[Project]) -> LeaveOneOut:
-    """Score each project with the rules, then with a gate fitted on the other projects."""
+    """Score each project with the rules, then with a gate fitted on the other projects.
+
+    The gate fitted on every project comes with it: the fits share their weights.
+    """
     reads = [_read(project) for project in projects]
     rules = tuple(_figures(read, None) for read in reads)
     gated: list[ProjectFigures] = []
     thresholds: list[float] = []
+    cache: dict[tuple[str, ...], dict[str, float]] = {}
     for read in reads:
         others = {r.project.name: r.examples for r in reads if r is not read}
-        scorer = fit(others)
+        scorer = fit(others, cache=cache)
         thresholds.append(scorer.threshold)
         gated.append(_figures(read, scorer))
-    return LeaveOneOut(rules, tuple(gated), tuple(thresholds))
-
-
-def fit_all(projects: Sequence[Project]) -> Scorer:
-    """The gate fitted on every project (what ships)."""
-    return fit({read.project.name: read.examples for read in map(_read, projects)})
+    fitted = fit({read.project.name: read.examples for read in reads}, cache=cache)
+    return LeaveOneOut(rules, tuple(gated), tuple(thresholds), fitted)

@@ -116,7 +116,7 @@ class Scorer:
         """The shipped file's content: weights rounded, sorted by name."""
         weights = {k: round(v, 4) for k, v in sorted(self.weights.items()) if round(v, 4)}
         return {
-            "model": "logistic regression over named grammar features (lorebook/extractors/scorer.py)",
+            "model": "logistic regression over named grammar features (lorebook.extractors.scorer)",
             "iterations": ITERATIONS,
             "target_precision": TARGET_PRECISION,
             "threshold": round(self.threshold, 4),
@@ -240,7 +240,12 @@ def _sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
-def fit(projects: Mapping[str, Sequence[Example]], *, target: float = TARGET_PRECISION) -> Scorer:
+def fit(
+    projects: Mapping[str, Sequence[Example]],
+    *,
+    target: float = TARGET_PRECISION,
+    cache: dict[tuple[str, ...], dict[str, float]] | None = None,
+) -> Scorer:
     """A scorer fitted on the flagged inputs of ``projects`` (name: its labelled inputs).
 
     The weights are fitted on every flagged input. The threshold is chosen on scores the
@@ -249,15 +254,23 @@ def fit(projects: Mapping[str, Sequence[Example]], *, target: float = TARGET_PRE
     teaching input counting 1 and any other ``target / (1 - target)`` (4 at 0.8: a
     proposal is worth keeping when the odds it teaches are better than that). When no
     threshold gains over keeping every proposal, the threshold is 0: the gate keeps all.
-    Deterministic: the same projects in the same order give the same scorer.
+    Deterministic: the same projects in the same order give the same scorer. ``cache``
+    keeps weights by the names of the projects fitted on, for fits that share them (each
+    project left out of a corpus in turn fits every pair left out twice).
     """
     flagged = {name: [e for e in examples if e.flagged] for name, examples in projects.items()}
-    pooled = [e for examples in flagged.values() for e in examples]
+    store = {} if cache is None else cache
+
+    def weights(names: tuple[str, ...]) -> dict[str, float]:
+        if names not in store:
+            store[names] = _weights([e for name in names for e in flagged[name]])
+        return store[names]
+
     held_out: list[tuple[float, bool]] = []
     for name, examples in flagged.items():
-        others = Scorer(_weights([e for n, ex in flagged.items() if n != name for e in ex]), 0.0)
+        others = Scorer(weights(tuple(n for n in flagged if n != name)), 0.0)
         held_out += [(others.probability(e.features), e.teaching) for e in examples]
-    return Scorer(_weights(pooled), threshold(held_out, target))
+    return Scorer(weights(tuple(flagged)), threshold(held_out, target))
 
 
 def threshold(scored: Sequence[tuple[float, bool]], target: float) -> float:
