@@ -4,17 +4,24 @@ named grammar features, shipped as JSON, fitted with each project's labels left 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
+
+from lorebook.extractors import scorer as scorer_module
 from lorebook.extractors.rules import find_teaching_moments
 from lorebook.extractors.scorer import (
+    ITERATIONS,
     Example,
     Scorer,
+    ScorerError,
     fit,
     gate,
     input_features,
     shipped,
     shipped_path,
     threshold,
+    write_shipped,
 )
 from tests.core.test_extract_precision import RULES, alternate
 
@@ -80,3 +87,26 @@ def test_the_gate_drops_what_scores_under_its_threshold_only() -> None:
     found = find_teaching_moments(turns, gated=False)
     assert gate(turns, found, Scorer({}, 0.0)) == found
     assert gate(turns, found, Scorer({}, 0.9)) == []  # every score is 0.5 with no weights
+
+
+def test_a_shipped_file_that_cannot_be_read_is_one_error_naming_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scorer_module, "SHIPPED", "no-such-scorer.json")
+    shipped.cache_clear()
+    try:
+        with pytest.raises(ScorerError, match=r"no-such-scorer\.json .*reinstall lorebook"):
+            shipped()
+    finally:
+        monkeypatch.undo()
+        shipped.cache_clear()
+
+
+def test_a_written_scorer_reads_back_the_same(tmp_path: Path) -> None:
+    scorer = fit(_projects())
+    path = tmp_path / "scorer.json"
+    write_shipped(scorer, path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["threshold"] == round(scorer.threshold, 4)
+    assert data["weights"]["chat"] == round(scorer.weights["chat"], 4)
+    assert data["iterations"] == ITERATIONS
