@@ -153,6 +153,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "entry points: the command line and the hook process",
         (
             "lorebook.cli",
+            # the built-in plugins adding the features' commands (register_commands)
+            "lorebook.builtin.commands",
             "lorebook.__main__",
             "lorebook.hook",
             "lorebook.fastpath",

@@ -21,6 +21,7 @@ from typing import Any
 
 import pluggy
 import pytest
+import typer
 
 from lorebook import hookimpl, hookplugins, hookspecs
 from lorebook.curate.rules import RulesCurator
@@ -86,6 +87,10 @@ class Spy:
         return []
 
     @hookimpl(tryfirst=True)
+    def register_commands(self) -> None:
+        self._saw("register_commands")
+
+    @hookimpl(tryfirst=True)
     def capture(self) -> None:
         self._saw("capture")
 
@@ -128,6 +133,8 @@ DRIVERS: dict[str, Callable[[Any, Plugins, Spy, Path], pluggy.PluginManager]] = 
     "lorebook.plugins.Plugins.stores": lambda f, p, s, r: (f(p), p.pm)[1],
     "lorebook.plugins.Plugins.extractors": lambda f, p, s, r: (f(p), p.pm)[1],
     "lorebook.plugins.Plugins.curators": lambda f, p, s, r: (f(p), p.pm)[1],
+    "lorebook.plugins.Plugins.register_commands": lambda f, p, s, r: (f(p, typer.Typer()), p.pm)[1],
+    "lorebook.cli.app.build_app": lambda f, p, s, r: (f(p), p.pm)[1],
     "lorebook.capture.plugins.capture_hook": lambda f, p, s, r: (
         f(str(r / ".lorebook"), True)(_log()),
         p.pm,

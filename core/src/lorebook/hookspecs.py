@@ -11,7 +11,8 @@ arguments may be added, and a plugin receives only those it names.
 Two kinds of hooks:
 
 - **Providers** (``register_*``) return named records whose factories build the object that
-  does the work; config picks one by name.
+  does the work; config picks one by name. ``register_commands`` adds sub-commands to the
+  ``lorebook`` command line instead (the built-in features add theirs the same way).
 - **Pipeline hooks** (``capture``, ``extract``, ``curate``, ``recall``, ``inject``) let
   plugins wrap or contribute to a stage. The built-in implementations (``trylast``) call the
   configured providers.
@@ -30,6 +31,8 @@ import pluggy
 from lorebook.constants import PROJECT_NAME
 
 if TYPE_CHECKING:
+    import typer
+
     from lorebook.curate.base import Curator
     from lorebook.events import Hit, HookEvent, RecallQuery
     from lorebook.models.curation import CuratorAction
@@ -147,6 +150,47 @@ def register_curators() -> list[CuratorSpec]:
         '...'
         >>> plugins.curator("careful").name
         'careful'
+    """
+
+
+@hookspec
+def register_commands(cli: typer.Typer) -> None:
+    """Add sub-commands to the ``lorebook`` command line.
+
+    Caller: :func:`lorebook.cli.app.build_app`, once, when ``lorebook`` builds its
+    application (every command but ``note`` and ``index``, which run from an application of
+    their own), through :meth:`lorebook.plugins.Plugins.register_commands`, one
+    implementation at a time: the built-in features (``bootstrap``, ``harvest``, ``import``,
+    ``pack``, ``stats``, ``eval``, ``mcp``) first, then entry-point plugins in loading order
+    (a command lorebook ships runs without the entry-point plugins' commands; ``--help``,
+    ``--version``, ``plugins``, ``doctor`` and any other command have them). A plugin that
+    raises, or adds a command whose name is taken already, fails alone: what it added is
+    taken back and ``lorebook plugins`` shows why. ``lorebook --help`` lists the built-in
+    commands in their usual order, then the plugins' ones.
+
+    Args:
+        cli: The application (a ``typer.Typer``); add commands with ``cli.command(name)``
+            and groups with ``cli.add_typer(group, name=name)``. Import what the command
+            needs inside it, not at module level: every ``lorebook`` command builds the
+            application.
+
+    Example:
+        >>> import typer
+        >>> from typer.testing import CliRunner
+        >>> from lorebook.cli.app import build_app
+        >>> from lorebook.plugins import make_plugins
+        >>> class Hello:
+        ...     @hookimpl
+        ...     def register_commands(self, cli):
+        ...         @cli.command("hello", help="Say hello.")
+        ...         def hello(name: str = "world") -> None:
+        ...             typer.echo(f"hello {name}")
+        >>> plugins = make_plugins(load_external=False)
+        >>> plugins.pm.register(Hello())  # doctest: +ELLIPSIS
+        '...'
+        >>> print(CliRunner().invoke(build_app(plugins), ["hello", "--name", "lb"]).output)
+        hello lb
+        <BLANKLINE>
     """
 
 
@@ -346,5 +390,6 @@ PROVIDER_HOOKS = (
     "register_stores",
     "register_extractors",
     "register_curators",
+    "register_commands",
 )
 PIPELINE_HOOKS = ("capture", "extract", "curate", "recall", "inject")

@@ -32,6 +32,9 @@ from lorebook.errors import DuplicateProviderError, UnknownProviderError
 from lorebook.providers import CuratorSpec, ExtractorSpec, HarnessSpec, StoreSpec
 
 if TYPE_CHECKING:
+    import typer
+    from typer.models import CommandInfo, TyperInfo
+
     from lorebook.events import Hit, RecallQuery
     from lorebook.kb.paths import KBPaths
 
@@ -44,6 +47,13 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "lorebook.builtin.extractors",
     "lorebook.builtin.curators",
     "lorebook.builtin.inject",
+    "lorebook.builtin.commands.importers",
+    "lorebook.builtin.commands.evaluation",
+    "lorebook.builtin.commands.mcp",
+    "lorebook.builtin.commands.bootstrap",
+    "lorebook.builtin.commands.harvest",
+    "lorebook.builtin.commands.packs",
+    "lorebook.builtin.commands.stats",
 )
 """Built-in plugins, registered first (their impls are ``trylast``)."""
 
@@ -210,6 +220,35 @@ class Plugins:
         """Return the curator called ``name``, or fail listing the valid names."""
         return _pick(self.curators(), name, "curator")
 
+    # --- commands ---------------------------------------------------------------------
+
+    def register_commands(self, cli: typer.Typer) -> None:
+        """Let every plugin add its commands to ``cli``, one implementation at a time.
+
+        Called by :func:`lorebook.cli.app.build_app`. A plugin that raises, or that adds a
+        command whose name core or an earlier plugin has taken, fails alone: what it added
+        is taken back, and ``lorebook plugins`` lists it as failed with the reason.
+        """
+        owners = dict.fromkeys(command_names(cli), PROJECT_NAME)
+        for impl in self.pm.hook.register_commands.get_hookimpls():
+            owner = self._distribution_of(impl.plugin_name)
+            commands, groups = len(cli.registered_commands), len(cli.registered_groups)
+            try:
+                impl.function(**{arg: cli for arg in impl.argnames if arg == "cli"})
+                added = command_names(cli, commands, groups)
+                taken = [n for i, n in enumerate(added) if n in owners or n in added[:i]]
+                if taken:
+                    raise DuplicateProviderError(
+                        f"command {taken[0]!r} is registered by both "
+                        f"{owners.get(taken[0], owner)} and {owner}"
+                    )
+            except Exception as exc:
+                del cli.registered_commands[commands:]
+                del cli.registered_groups[groups:]
+                self._fail_loaded(impl.plugin_name, exc)
+                continue
+            owners.update(dict.fromkeys(added, owner))
+
     # --- pipeline ---------------------------------------------------------------------
 
     def recall_hits(self, paths: KBPaths, query: RecallQuery) -> list[Hit]:
@@ -237,6 +276,33 @@ class Plugins:
     def hook(self) -> pluggy.HookRelay:
         """The raw relay, for the pipeline stages' own typed wrappers."""
         return self.pm.hook
+
+
+def command_name(info: CommandInfo | TyperInfo) -> str | None:
+    """The name a command or a group of ``lorebook`` is called by, as typer resolves it."""
+    from typer.models import CommandInfo, DefaultPlaceholder
+
+    if isinstance(info, CommandInfo):
+        if info.name:
+            return info.name
+        return info.callback.__name__.lower().replace("_", "-") if info.callback else None
+    group = info.typer_instance
+    candidates = [info.name]
+    if group is not None:
+        candidates += [getattr(group.registered_callback, "name", None), group.info.name]
+    for name in candidates:
+        if name is not None and not isinstance(name, DefaultPlaceholder):
+            return str(name)
+    return None
+
+
+def command_names(cli: typer.Typer, commands: int = 0, groups: int = 0) -> list[str]:
+    """The names of the commands, then the groups, ``cli`` holds from these positions on."""
+    infos: list[CommandInfo | TyperInfo] = [
+        *cli.registered_commands[commands:],
+        *cli.registered_groups[groups:],
+    ]
+    return [name for name in map(command_name, infos) if name]
 
 
 # The only host names core keeps, on purpose: a harness name that is not installed has no

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from lorebook import __version__
+
+if TYPE_CHECKING:
+    from typer.models import CommandInfo, TyperInfo
+
+    from lorebook.plugins import Plugins
 
 EPILOG = (
     "Exit codes: 0 success; 1 the command failed or found errors (the message names the "
@@ -101,27 +106,61 @@ def _new_app() -> typer.Typer:
 
 _COMMANDS = (
     "init", "capture", "extract", "curate", "conflict", "note", "index", "folder", "review",
-    "checks", "plugins", "schema", "evaluate", "recall", "mcp", "bootstrap", "harvest", "pack",
-    "stats", "mark", "premise", "rebalance", "migrate",
+    "checks", "plugins", "schema", "recall", "mark", "premise", "rebalance", "migrate",
 )  # fmt: skip
-"""The command modules, in the order ``lorebook --help`` lists them."""
+"""The command modules of the core, registered before the plugins'."""
+BUILTIN_COMMANDS = (
+    "init", "uninstall", "capture", "import", "forget-session", "prune", "scan", "extract",
+    "curate", "review", "lint", "doctor", "status", "plugins", "schema", "recall", "mcp",
+    "bootstrap", "harvest", "stats", "mark", "rebalance",
+    "conflict", "note", "index", "folder", "eval", "pack", "premise", "migrate",
+)  # fmt: skip
+"""Every command lorebook ships, in the order ``lorebook --help`` lists them (commands, then
+groups); the features' ones (``import``, ``mcp``, ``bootstrap``, ``harvest``, ``stats``,
+``eval``, ``pack``) come from built-in plugins (``lorebook.builtin.commands``). Plugins'
+commands follow, in the order the plugins loaded."""
 ALONE = frozenset({"note", "index"})
 """Command groups run from an application holding only them: ``note add`` and ``index
 rebuild`` then import their own modules, not every command's (about 0.15 s)."""
+_REPORT_PLUGINS = frozenset({"plugins", "doctor"})
+"""Commands run from the application with every installed plugin's commands, so a plugin
+whose ``register_commands`` failed is reported as failed."""
 _OPTIONS_WITH_VALUE = frozenset({"--repo", "-C"})
-_FULL: list[typer.Typer] = []
+_FULL: dict[bool, typer.Typer] = {}
 
 
-def full_app() -> typer.Typer:
-    """The application with every command (built once)."""
-    if not _FULL:
-        import importlib
+def build_app(plugins: Plugins) -> typer.Typer:
+    """The application with core's commands and every plugin's (``register_commands``)."""
+    import importlib
 
-        full = _new_app()
-        for name in _COMMANDS:
-            importlib.import_module(f"lorebook.cli.{name}").register(full)
-        _FULL.append(full)
-    return _FULL[0]
+    from lorebook.plugins import command_name
+
+    built = _new_app()
+    for name in _COMMANDS:
+        importlib.import_module(f"lorebook.cli.{name}").register(built)
+    plugins.register_commands(built)
+    place = {name: at for at, name in enumerate(BUILTIN_COMMANDS)}
+
+    def order(info: CommandInfo | TyperInfo) -> int:
+        return place.get(command_name(info) or "", len(place))
+
+    built.registered_commands.sort(key=order)
+    built.registered_groups.sort(key=order)
+    return built
+
+
+def full_app(*, installed: bool = True) -> typer.Typer:
+    """The application with every command (built once).
+
+    Core's commands, the built-in plugins' and, with ``installed``, those of the installed
+    plugins (their entry-point scan and imports cost a command about 20 ms).
+    """
+    if installed not in _FULL:
+        from lorebook.plugins import get_plugins, make_plugins
+
+        plugins = get_plugins() if installed else make_plugins(load_external=False)
+        _FULL[installed] = build_app(plugins)
+    return _FULL[installed]
 
 
 def __getattr__(name: str) -> typer.Typer:
@@ -145,9 +184,16 @@ def _command(args: list[str]) -> str | None:
 
 
 def _app_for(args: list[str]) -> typer.Typer:
+    """The smallest application that runs the command line.
+
+    A command lorebook ships needs no installed plugin's; ``--help``, ``--version``, the
+    commands that report on plugins and any other command need them all.
+    """
     name = _command(args)
-    if name not in ALONE or "--version" in args:
+    if name not in BUILTIN_COMMANDS or name in _REPORT_PLUGINS or "--version" in args:
         return full_app()
+    if name not in ALONE:
+        return full_app(installed=False)
     import importlib
 
     alone = _new_app()

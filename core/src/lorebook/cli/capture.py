@@ -333,7 +333,7 @@ def _default_targets(paths: object) -> list[Path]:
 
 def _scan_one(path: Path) -> list[dict[str, object]]:
     """Hits in one file: line 0 for its name, then its lines (binary files read leniently)."""
-    from lorebook.capture.redact import find_secrets
+    from lorebook.secrets.redact import find_secrets
 
     # A slug spells "password is hunter2" as password-is-hunter2: read it as words too.
     words = path.stem.replace("-", " ").replace("_", " ")
@@ -356,9 +356,13 @@ def _committed(paths: object, path: Path) -> bool:
 
 
 def register(app: typer.Typer) -> None:
-    """Add the commands to the app."""
+    """Add the commands to the app (``import`` is the importers' built-in plugin's)."""
     app.command("capture")(capture_command)
-    app.command("import")(import_command)
     app.command("forget-session")(forget_command)
     app.command("prune")(prune_command)
     app.command("scan")(scan_command)
+
+
+def register_import(app: typer.Typer) -> None:
+    """Add ``import`` to the app (called by the built-in plugin ``lorebook.builtin.importers``)."""
+    app.command("import")(import_command)
