@@ -18,7 +18,7 @@ import statistics
 import time
 from pathlib import Path
 
-from lorebook.capture.redact import redact_many
+from lorebook.secrets.redact import redact_many
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 PLANTED: list[tuple[str, str, str]] = [

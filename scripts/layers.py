@@ -60,15 +60,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.installhint",
             # the secret scanner: detect-secrets and its own modules, nothing else of ours;
             # capture redacts with it, curation and recall refuse what it flags
-            "lorebook.capture.redact",
-            "lorebook.capture.assignments",
-            "lorebook.capture.commands",
-            "lorebook.capture.escapes",
-            "lorebook.capture.keys",
-            "lorebook.capture.libscan",
-            "lorebook.capture.rules",
-            "lorebook.capture.tokens",
-            "lorebook.capture.values",
+            "lorebook.secrets",
         ),
     ),
     (

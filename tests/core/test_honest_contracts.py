@@ -104,7 +104,7 @@ def _names_used(paths: list[Path], skip: Path) -> set[str]:
 def test_every_public_function_of_redaction_has_a_caller_outside_the_tests() -> None:
     """`capture/redact.py:redact()` was called only by tests: what the tests checked was
     not what capture, marks or imports run. Each public function has a production caller."""
-    import lorebook.capture.redact as module
+    import lorebook.secrets.redact as module
 
     source = Path(module.__file__ or "")
     production = [*(REPO_ROOT / "core/src").rglob("*.py"), *(REPO_ROOT / "plugins").glob(

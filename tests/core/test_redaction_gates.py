@@ -19,7 +19,7 @@ import pytest
 from detect_secrets.core.potential_secret import PotentialSecret
 from hypothesis import given, settings, strategies as st
 
-from lorebook.capture import assignments, commands, keys, libscan, redact, rules, tokens
+from lorebook.secrets import assignments, commands, keys, libscan, redact, rules, tokens
 from tests.conftest import SHARED, needs_shared
 from tests.core.secrets_corpus import FALSE_POSITIVES, FORMS
 

@@ -138,8 +138,8 @@ def stage_mark(
     paths: KBPaths, where: MarkedSession, kind: str, text: str, files: list[str]
 ) -> tuple[Path, Proposal]:
     """Add the marked proposal to its session's staged log (created when missing)."""
-    from lorebook.capture.redact import redact_many
     from lorebook.capture.stage import _new_log, load_log, lock_path, log_path, write_log
+    from lorebook.secrets.redact import redact_many
 
     if not text.strip():
         raise LorebookError("lorebook mark: the text is empty; say what the session taught")

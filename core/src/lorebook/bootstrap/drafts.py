@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from lorebook.capture.redact import redact_many
 from lorebook.capture.stage import load_log, log_path, write_log
 from lorebook.extract.base import normalise
 from lorebook.models.note import KIND_TYPES, Anchors, NoteKind
 from lorebook.models.session import LoggedTurn, Proposal, SessionLog
+from lorebook.secrets.redact import redact_many
 
 if TYPE_CHECKING:
     from pathlib import Path

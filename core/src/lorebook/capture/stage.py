@@ -260,7 +260,7 @@ def _lines(
     turns: Iterable[Turn], header: dict[str, Any], finish: Finisher | None
 ) -> Iterator[tuple[bytes, int, int]]:
     """Each batch of new turns as body lines in transcript order, with its counts."""
-    from lorebook.capture.redact import scan_settings
+    from lorebook.secrets.redact import scan_settings
 
     with scan_settings():  # one set-up of the detector library for every batch
         for batch in records.batches(turns):

@@ -9,8 +9,8 @@ strings cut to their logged length, so no token's prefix survives a cut.
 
 from __future__ import annotations
 
-from lorebook.capture.redact import REDACTED, lines_to_scan, redact_line, strip_blocks
-from lorebook.capture.values import name_strength, strong_value, weak_value
+from lorebook.secrets.redact import REDACTED, lines_to_scan, redact_line, strip_blocks
+from lorebook.secrets.values import name_strength, strong_value, weak_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,14 +64,14 @@ def _under_secret_key(key: str, value: str) -> bool:
 def redact_strings(strings: list[str]) -> list[str]:
     """:func:`call_strings` redacted, each only as far as what is logged of it needs.
 
-    The same result as :func:`lorebook.capture.redact.redact_many` once cut to
+    The same result as :func:`lorebook.secrets.redact.redact_many` once cut to
     ``ARG_CHARS`` (private spans and key blocks first, over the whole string, then line by
     line): lines are redacted until the text is longer than ``ARG_CHARS``, and the lines
     after that, which the cut drops, are not redacted at all. A 4,500-character Write
     costs its first lines. A string the scan block redacted before is answered from its
-    memory (:class:`lorebook.capture.redact.Memo`).
+    memory (:class:`lorebook.secrets.redact.Memo`).
     """
-    from lorebook.capture.redact import memo, scan_settings
+    from lorebook.secrets.redact import memo, scan_settings
 
     with scan_settings():
         seen = memo()

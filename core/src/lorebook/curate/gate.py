@@ -31,8 +31,8 @@ PROPOSAL_FIELDS = (
 
 
 def text_secrets(text: str) -> str:
-    """:func:`lorebook.capture.redact.text_secrets` (imported when called: ~80 ms)."""
-    from lorebook.capture.redact import text_secrets as scan
+    """:func:`lorebook.secrets.redact.text_secrets` (imported when called: ~80 ms)."""
+    from lorebook.secrets.redact import text_secrets as scan
 
     return scan(text)
 

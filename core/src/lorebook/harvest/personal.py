@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lorebook.capture.redact import redact_many
 from lorebook.kb.personal import open_personal_store
 from lorebook.models.note import Note
+from lorebook.secrets.redact import redact_many
 from lorebook.slug import slugify
 
 if TYPE_CHECKING:

@@ -296,7 +296,7 @@ def summarise(harness: Harness, session: PastSession) -> SessionSummary:
                 line = " ".join(turn.text.split())
                 first = line if len(line) <= PROMPT_CHARS else line[: PROMPT_CHARS - 1] + "…"
     if first is not None:
-        from lorebook.capture.redact import redact_many
+        from lorebook.secrets.redact import redact_many
 
         first = redact_many([first])[0]
     return SessionSummary(session, prompts, first)

@@ -127,7 +127,7 @@ def pending_proposals(paths: KBPaths, query: str) -> list[dict[str, Any]]:
     "withheld" (curation refuses it too), so recall never repeats a leaked secret.
     """
     from lorebook.bounds import read_bounded
-    from lorebook.capture.redact import text_secrets
+    from lorebook.secrets.redact import text_secrets
 
     words = set(tokenize(query))
     found: list[tuple[float, dict[str, Any]]] = []

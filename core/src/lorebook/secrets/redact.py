@@ -7,13 +7,13 @@ Secrets are found by these sets of rules, and every span any of them finds is re
   assignments, ...), without its entropy detectors, which would flag every session id,
   git SHA and content hash. Its rules are well kept; its Shannon entropy measure and its
   templated-value filter are used by our rules too.
-- :mod:`lorebook.capture.keys`: private keys in every container (PEM and SSH2 blocks,
+- :mod:`lorebook.secrets.keys`: private keys in every container (PEM and SSH2 blocks,
   PuTTY files, minisign keys, JSON Web Keys, bare DER), found in the whole text first.
-- :mod:`lorebook.capture.tokens`: tokens known by their documented prefix.
-- :mod:`lorebook.capture.assignments`: values of secret-named keys (``DB_PASSWORD=x``,
-  ``<password>x</password>``), the name judged by :mod:`lorebook.capture.values`.
-- :mod:`lorebook.capture.rules`: prose, headers, cookies and URLs.
-- :mod:`lorebook.capture.commands`: password flags, client options, positional
+- :mod:`lorebook.secrets.tokens`: tokens known by their documented prefix.
+- :mod:`lorebook.secrets.assignments`: values of secret-named keys (``DB_PASSWORD=x``,
+  ``<password>x</password>``), the name judged by :mod:`lorebook.secrets.values`.
+- :mod:`lorebook.secrets.rules`: prose, headers, cookies and URLs.
+- :mod:`lorebook.secrets.commands`: password flags, client options, positional
   passwords and pipes on command lines.
 - Here: a base64 token that encodes a key or a secret (a Kubernetes secret's data, a
   Docker config), and a line whose quotes and newlines are JSON escapes (a transcript line
@@ -22,7 +22,7 @@ Secrets are found by these sets of rules, and every span any of them finds is re
 Lines that cannot hold a secret (no secret-ish word, no long token) skip every rule; they
 are picked out of a whole text at once (:func:`lines_to_scan`). On the other lines each
 detector and rule runs only when the line holds what its pattern cannot match without
-(:mod:`lorebook.capture.libscan`, each module's ``GATES``), so the spans are exactly those
+(:mod:`lorebook.secrets.libscan`, each module's ``GATES``), so the spans are exactly those
 of running everything, at a fraction of the cost; a test checks every gate against its
 pattern. Redaction is idempotent: a redacted text redacts to itself.
 """
@@ -36,8 +36,8 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from lorebook.capture import assignments, commands, escapes, keys, libscan, rules, tokens
-from lorebook.capture.values import Span, is_placeholder
+from lorebook.secrets import assignments, commands, escapes, keys, libscan, rules, tokens
+from lorebook.secrets.values import Span, is_placeholder
 
 REDACTED = "[REDACTED]"
 PRIVATE_RE = re.compile(r"(?<!`)<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
@@ -74,7 +74,7 @@ token's literal (:data:`LITERALS`), a long generated token, or ends in a cut's `
 rule's gate implies one of them."""
 WORDS = _fewest({*WORDS, "q~", "xox", "private-mac", "\\u", ":\\/\\/", "…"})
 """With the tokens whose body may be short or split, ``\\u`` and ``:\\/\\/`` (JSON escapes may
-spell a word of another script or a URL, :mod:`lorebook.capture.escapes`) and a cut's ``…``
+spell a word of another script or a URL, :mod:`lorebook.secrets.escapes`) and a cut's ``…``
 (a token's prefix may stand before it)."""
 _ASCII_WORDS = tuple(word for word in WORDS if word.isascii())
 """The words an ASCII text can hold."""
@@ -213,7 +213,7 @@ def secret_spans(line: str) -> list[Span]:
     r"""The merged spans of every secret in one line (inside :func:`scan_settings`).
 
     A line holding JSON escapes (``\"``, or ``\n`` in a JSON document) is read as the text
-    they stand for (:mod:`lorebook.capture.escapes`), so a quoted value is seen with its
+    they stand for (:mod:`lorebook.secrets.escapes`), so a quoted value is seen with its
     quotes and a word spelt in ``\u`` escapes as the word; each span found there is
     mapped back to the escaped characters that spell it.
     """
@@ -347,7 +347,7 @@ def _token_starts(text: str) -> list[int]:
     """Where each :data:`_LONG_TOKEN` match that may be a secret starts.
 
     A match may be one if :func:`_generated` accepts it, or if a token's literal
-    (:mod:`lorebook.capture.tokens`) stands just before or in it: every token known by its
+    (:mod:`lorebook.secrets.tokens`) stands just before or in it: every token known by its
     prefix holds such a run (``hf_`` and 34 letters, ``dp.st.<config>.`` and 40 more).
     An ASCII text is mapped byte by byte to token / not-token marks, where a run of 16 is
     found with ``bytes.find``: the same runs, many times faster than the pattern.

@@ -1,6 +1,6 @@
 """The redaction rules for secrets as people write them: in prose, headers, URLs and cookies.
 
-detect-secrets (see :mod:`lorebook.capture.redact`) finds provider tokens by their shape
+detect-secrets (see :mod:`lorebook.secrets.redact`) finds provider tokens by their shape
 and ``name = "value"`` assignments in code. People in a coding session also write secrets
 in prose ("the staging db password is hunter2", "the password for root is X", "use X as
 the password", "login root / pass toor", in several languages), in HTTP headers
@@ -9,9 +9,9 @@ the password", "login root / pass toor", in several languages), in HTTP headers
 ``https://<key>@host/1``), a signature in the query (Azure's ``sig=``, S3's
 ``X-Amz-Signature=``) or a webhook's secret path. Each rule here yields the character spans
 of secret values in one line; :mod:`redact` replaces them. Command lines are
-:mod:`lorebook.capture.commands`, tokens known by their prefix :mod:`lorebook.capture.tokens`.
+:mod:`lorebook.secrets.commands`, tokens known by their prefix :mod:`lorebook.secrets.tokens`.
 
-A value is judged by :mod:`lorebook.capture.values`: after a password word anything but a
+A value is judged by :mod:`lorebook.secrets.values`: after a password word anything but a
 placeholder or an ordinary word, after a weaker word ("key", "token") only what looks
 generated.
 """
@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from lorebook.capture.libscan import folded, has_any
-from lorebook.capture.values import (
+from lorebook.secrets.libscan import folded, has_any
+from lorebook.secrets.values import (
     Span,
     followed_by_code,
     group_spans,
@@ -395,7 +395,7 @@ def spans(line: str, low: str | None = None) -> Iterator[Span]:
     """Every secret span in ``line`` found by these rules (they may overlap).
 
     A pattern runs only when its :data:`GATES` entry passes (``low`` is the line as
-    :func:`lorebook.capture.libscan.folded` folds it); the spans are those of running
+    :func:`lorebook.secrets.libscan.folded` folds it); the spans are those of running
     every pattern.
     """
     low = folded(line) if low is None else low

@@ -28,8 +28,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from lorebook.capture.libscan import has_any
-from lorebook.capture.values import (
+from lorebook.secrets.libscan import has_any
+from lorebook.secrets.values import (
     Span,
     is_placeholder,
     looks_random,

@@ -5,7 +5,7 @@ TOML, connection strings' ``Password=x;``), XML elements (Maven's
 ``<password>x</password>``), attribute pairs (NuGet's ``<add key="ClearTextPassword"
 value="x"/>``), and a name followed by a quoted literal as Groovy, Kotlin and Ruby call
 them (Gradle's ``storePassword 'x'``). The name is judged by
-:func:`lorebook.capture.values.name_strength` (``DB_PASSWORD`` holds a secret,
+:func:`lorebook.secrets.values.name_strength` (``DB_PASSWORD`` holds a secret,
 ``max_tokens`` and ``TOKEN_FILE`` do not), the value by its strength.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from lorebook.capture.values import (
+from lorebook.secrets.values import (
     Span,
     followed_by_code,
     matches_at,

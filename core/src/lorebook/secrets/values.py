@@ -1,6 +1,6 @@
 """Is this a secret's value, and is this a secret's name? The judgements every rule shares.
 
-A rule (:mod:`lorebook.capture.rules`, :mod:`~lorebook.capture.commands`, ...) finds where a
+A rule (:mod:`lorebook.secrets.rules`, :mod:`~lorebook.secrets.commands`, ...) finds where a
 value sits (after ``password is``, ``--token``, ``DB_PASSWORD=``); these functions decide
 whether what sits there is a secret. After a password word anything but a placeholder or an
 ordinary word is (:func:`strong_value`); after a weaker word ("key", "token", "auth") only

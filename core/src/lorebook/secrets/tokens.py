@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from lorebook.capture.libscan import has_any
-from lorebook.capture.values import Span, looks_random, matches_at, occurrences
+from lorebook.secrets.libscan import has_any
+from lorebook.secrets.values import Span, looks_random, matches_at, occurrences
 
 PREFIXED: tuple[tuple[str, str], ...] = (
     # (the literals the token begins with, space-separated; the token's pattern)
