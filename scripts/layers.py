@@ -116,6 +116,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "features built on them",
         (
             "lorebook.builtin",
+            # the built-in extractors: plugins on the extraction contract (extract.base)
+            "lorebook.extractors",
             "lorebook.bootstrap",
             "lorebook.harvest",
             "lorebook.pack",
