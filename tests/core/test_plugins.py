@@ -102,6 +102,56 @@ def test_a_provider_hook_that_raises_fails_alone(
     assert raising.error == "ValueError: cannot build my stores"
 
 
+def test_plugins_lists_a_plugin_whose_hook_raises_as_failed_with_a_one_line_reason(
+    broken_site: Path, kb_repo: Path
+) -> None:
+    """Loading only registers a plugin: its provider hook fails when first called, and
+    ``lorebook plugins`` used to list such a plugin as loaded."""
+    source = """
+        from lorebook import hookimpl
+
+        @hookimpl
+        def register_curators():
+            raise ValueError("first line\\nsecond line\\nthird line")
+        """
+    _fake_distribution(broken_site, "lorebook-wordy", "lorebook_wordy", source)
+    env = {"PYTHONPATH": os.pathsep.join([str(broken_site), os.environ.get("PYTHONPATH", "")])}
+    text = run_lorebook("plugins", cwd=kb_repo, env=env).stdout
+    assert (
+        "lorebook-raising  (lorebook-raising 0.0.1)  failed: ValueError: cannot build my stores\n"
+        in text
+    )
+    assert "lorebook-wordy  (lorebook-wordy 0.0.1)  failed: ValueError: first line (+2 more" in text
+    assert (
+        "lorebook-broken  (lorebook-broken 0.0.1)  failed: RuntimeError: boom at import\n" in text
+    )
+    assert "claude  (lorebook-claude 0.1.0)  loaded\n" in text
+    doc = json.loads(run_lorebook("plugins", "--json", cwd=kb_repo, env=env).stdout)
+    by_name = {p["name"]: p for p in doc["plugins"]}
+    assert by_name["lorebook-raising"]["status"] == "failed"
+    assert by_name["lorebook-wordy"]["error"] == "ValueError: first line (+2 more lines)"
+    assert (doc["ok"], doc["problems"]) == (True, [])
+
+
+def test_plugins_says_which_two_plugins_provide_one_name_and_exits_1(
+    tmp_path: Path, kb_repo: Path
+) -> None:
+    source = """
+        from lorebook import hookimpl
+        from lorebook.providers import StoreSpec
+
+        @hookimpl
+        def register_stores():
+            return [StoreSpec(name="markdown", factory=lambda repo: None)]
+        """
+    _fake_distribution(tmp_path, "lorebook-twin", "lorebook_twin", source, group="lorebook.store")
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    done = run_lorebook("plugins", cwd=kb_repo, env=env, check=False)
+    assert done.returncode == 1
+    assert "store 'markdown' is registered by both lorebook and lorebook-twin" in done.stderr
+    assert "lorebook-twin  (lorebook-twin 0.0.1)  loaded" in done.stdout
+
+
 def test_knobs_disable_and_restrict_plugins() -> None:
     disabled = make_plugins(env={"LOREBOOK_DISABLE_PLUGINS": "claude, codex"})
     status = {r.name: r.status for r in disabled.records}

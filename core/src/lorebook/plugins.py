@@ -101,7 +101,11 @@ def _dist_of(ep: metadata.EntryPoint) -> tuple[str, str]:
 
 
 def _error_text(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+    """The reason on one line: the exception's type and the first line of its message."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    first = lines[0] if lines else "(no message)"
+    more = f" (+{len(lines) - 1} more lines)" if len(lines) > 1 else ""
+    return f"{type(exc).__name__}: {first}{more}"
 
 
 class Plugins:
@@ -133,10 +137,11 @@ class Plugins:
         record.status = "failed"
         record.error = _error_text(exc)
         log.warning(
-            "lorebook: plugin %s (%s) failed and is skipped: %s",
+            "lorebook: plugin %s (%s) failed and is skipped: %s: %s",
             record.name,
             record.distribution,
-            record.error,
+            type(exc).__name__,
+            exc,
         )
         if record not in self.records:
             self.records.append(record)
@@ -203,6 +208,21 @@ class Plugins:
     def curators(self) -> dict[str, CuratorSpec]:
         """Return every registered curator by name, sorted."""
         return self._collect("register_curators", "curator", CuratorSpec)
+
+    def check(self) -> list[str]:
+        """Call every provider hook once; return the conflicts found (two plugins, one name).
+
+        Loading a plugin only registers it: a provider hook that raises fails its plugin
+        when it is first called. ``lorebook plugins`` calls this first, so such a plugin is
+        listed as failed with the reason, not as loaded.
+        """
+        problems: list[str] = []
+        for collect in (self.harnesses, self.stores, self.extractors, self.curators):
+            try:
+                collect()
+            except DuplicateProviderError as exc:
+                problems.append(exc.message)
+        return problems
 
     def harness(self, name: str) -> HarnessSpec:
         """Return the harness called ``name``, or fail listing the valid names."""
