@@ -267,9 +267,10 @@ Before marking any task as DONE, do a final verification:
     tally: Counter[str] = Counter()
     rules = distil(text, tally)
     assert [r.title for r in rules] == [
-        "All requirements in the task document should be implemented",
+        "Before marking any task as DONE, do a final verification",  # the check's occasion
         "All tests must pass",
     ]
+    assert "All requirements in the task document should be implemented" in rules[0].context
     assert "All acceptance criteria should be met" in rules[0].context
     assert "Work log should be up to date" in rules[0].context  # one check, its groups too
     assert "No new test warnings should be introduced" in rules[1].context
@@ -401,9 +402,8 @@ Before marking any task as DONE, do a final verification:
    - Work log should be up to date
 """
     rules = distil(text)
-    assert [r.title for r in rules] == [
-        "All requirements in the task document should be implemented"
-    ]
+    assert [r.title for r in rules] == ["Before marking any task as DONE, do a final verification"]
+    assert rules[0].statement == "Before marking any task as DONE, do a final verification"
     assert "Work log should be up to date" in rules[0].context
 
 

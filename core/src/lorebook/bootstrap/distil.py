@@ -26,7 +26,9 @@ sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's p
   not notes of their own. An item that states no rule (a label: "**Code quality**")
   introduces nothing; its items are read on their own, unless it names a check
   (:data:`CHECK`: "Before marking a task done, do a final verification:", "**Test success
-  criteria**"): a checklist is one rule, its first item's, with the others quoted in it.
+  criteria**"): a checklist is one rule, its first item's, with the others quoted in it
+  (titled by its lead-in when that says when to check: "Before marking a task done, do a
+  final verification").
   A heading that states a rule, strongly ("CRITICAL: Always create tasks in the main
   workspace", "Core rule: never use grep for JSON") or as an instruction of practice
   under its section number ("2. Avoid complex mocking"), introduces the rules under it: they
@@ -360,6 +362,29 @@ class _Owners:
         self.claim = None
 
 
+_CHECK_WITH_OCCASION = re.compile(
+    r"^\W*(?:before|after|when|whenever|once|prior\s+to)\b[^,]*,\s+(?:always\s+)?"
+    r"(?:(?:do|perform|run|complete)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}"
+    r"(?:verification|check|checklist|validation|review)\b|(?:verify|check|confirm|validate)\b)",
+    re.IGNORECASE,
+)
+"""An instruction to check, with its occasion ("Before marking any task as DONE, do a final
+verification"): the rule of the checklist it introduces."""
+
+
+def _titled_by_check(rule: Rule, lead: str) -> Rule:
+    """The checklist's rule titled by its lead-in when that says when to check.
+
+    "Before marking any task as DONE, do a final verification:" is the rule its items
+    ("All requirements in the task document should be implemented", ...) are criteria of;
+    without its occasion the first criterion alone does not say when it holds.
+    """
+    sentence = plain(lead).rstrip(" :")
+    if "\n" in lead.strip() or not _CHECK_WITH_OCCASION.match(sentence):
+        return rule
+    return replace(rule, title=title_of(sentence), statement=sentence)
+
+
 def _names_a_check(block: Block) -> bool:
     """A lead-in or a short label naming a check: its items are the check's criteria.
 
@@ -439,6 +464,9 @@ def distil(text: str, tally: Counter[str] | None = None, *, strict: bool = False
             owners.headings[bound] = len(rules)
         first = len(rules) if found else None
         if first is not None:
+            lead = owners.lead
+            if lead is not None and lead[1] == COLLECTING and owners.claim in (-1, 0):
+                found[0] = _titled_by_check(found[0], lead[0])  # the lead-in's check
             owners.claimed(first)
         elif _names_a_check(block):
             first = COLLECTING
