@@ -8,6 +8,7 @@ warning while the deterministic plan is applied. Its judgment is not measured.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -255,3 +256,47 @@ def test_a_valid_proposal_becomes_the_plan_with_its_summaries() -> None:
         "practice-long-b": "convention/misc/practice-long-b.md",
     }
     assert plan.created == {"convention/misc": "Odds and ends.", "gotcha": KIND_SUMMARIES["gotcha"]}
+
+
+HEADLESS_PLANNER = """\
+import sys
+prompt = sys.stdin.read()
+open(sys.argv[1], "w", encoding="utf-8").write(prompt)
+print('Here is the plan: {"moves": [{"id": "practice-short", "to": "convention/misc"}], '
+      '"folders": {"convention/misc": "Odds and ends."}}')
+"""
+
+
+def test_the_headless_curator_proposes_a_plan_through_the_wired_harness(
+    kb_repo: Path, tmp_path: Path
+) -> None:
+    from lorebook.curate.llm import HeadlessCurator
+    from lorebook.curate.llmplan import PLAN_PROMPT
+    from lorebook.models.config import Config
+    from lorebook.models.rebalance import RebalanceRequest
+    from lorebook.providers import HarnessSpec
+
+    script, seen = tmp_path / "planner.py", tmp_path / "prompt.txt"
+    script.write_text(HEADLESS_PLANNER, encoding="utf-8")
+
+    class Host:
+        name = "fakehost"
+
+        def headless(self, prompt: str, model: str | None) -> tuple[list[str], bytes]:
+            return [sys.executable, str(script), str(seen)], prompt.encode("utf-8")
+
+    spec = HarnessSpec(name="fakehost", factory=Host)  # type: ignore[arg-type]
+    curator = HeadlessCurator(Config(harnesses=["fakehost"]), harnesses={"fakehost": spec},
+                              paths=KBPaths(kb_repo))  # fmt: skip
+    request = RebalanceRequest.model_validate({
+        "limits": {"max_notes": 40}, "notes": [], "draft": {},
+        "folders": [{"folder": "convention", "notes": 41, "index_chars": 9000, "over": "41"}],
+    })  # fmt: skip
+    proposal = curator.propose_rebalance(request)
+    assert proposal.moves[0].to == "convention/misc"
+    assert proposal.folders == {"convention/misc": "Odds and ends."}
+    prompt = seen.read_text(encoding="utf-8")
+    assert prompt.startswith(PLAN_PROMPT)
+    assert '"over": "41"' in prompt
+    trace = json.loads((kb_repo / ".lorebook/_logs/llm/curate-1.json").read_text())
+    assert (trace["rebalance"], trace["moves"], trace["error"]) == (0, 1, None)
