@@ -60,7 +60,15 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.installhint",
             # the secret scanner: detect-secrets and its own modules, nothing else of ours;
             # capture redacts with it, curation and recall refuse what it flags
-            "lorebook.secrets",
+            "lorebook.capture.redact",
+            "lorebook.capture.assignments",
+            "lorebook.capture.commands",
+            "lorebook.capture.escapes",
+            "lorebook.capture.keys",
+            "lorebook.capture.libscan",
+            "lorebook.capture.rules",
+            "lorebook.capture.tokens",
+            "lorebook.capture.values",
         ),
     ),
     (
@@ -71,6 +79,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.datafile",
             "lorebook.gitmerge",
             "lorebook.fastpath.launcher",
+            # the launcher's side of the warm process and what doctor reads of it: standard
+            # library and the model only, so doctor asks without importing the server
+            "lorebook.fastpath.client",
+            "lorebook.fastpath.status",
             "lorebook.pointer",
             "lorebook.skills",
             "lorebook.precommit",
@@ -116,8 +128,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "features built on them",
         (
             "lorebook.builtin",
-            # the built-in extractors: plugins on the extraction contract (extract.base)
-            "lorebook.extractors",
             "lorebook.bootstrap",
             "lorebook.harvest",
             "lorebook.pack",
@@ -169,8 +179,6 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
         ("lorebook.kb.incremental", "lorebook.recall.index"),
         ("lorebook.kb.incremental", "lorebook.recall.semantic"),
         ("lorebook.kb.incremental", "lorebook.recall.sync"),
-        # doctor asks the warm process how it is
-        ("lorebook.doctor", "lorebook.fastpath.server"),
     }
 )
 

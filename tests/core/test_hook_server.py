@@ -31,7 +31,8 @@ from lorebook.fastpath.client import (
     socket_path,
     stop_server,
 )
-from lorebook.fastpath.server import FAILED_NAME, LOCK_NAME, WARM_MODULES, Server, Stamps, describe
+from lorebook.fastpath.server import WARM_MODULES, Server, Stamps
+from lorebook.fastpath.status import FAILED_NAME, LOCK_NAME, describe
 from lorebook.kb.store import MarkdownStore
 from lorebook.testing import make_note
 from tests.conftest import CliRunner

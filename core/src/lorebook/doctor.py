@@ -281,7 +281,7 @@ def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
 
 def _warm_process_check(paths: KBPaths) -> Check:
     """Whether the repository's warm hook process runs, is off, or could not start."""
-    from lorebook.fastpath.server import describe
+    from lorebook.fastpath.status import describe
 
     fine, detail, fix = describe(str(paths.root))
     return Check("warm hook process", "ok" if fine else "warning", detail, fix)

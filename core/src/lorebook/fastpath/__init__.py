@@ -11,7 +11,9 @@ Every mechanism lives here, and docs/fastpath.md says what each saves (measured 
   event, pass the payload, print the answer);
 - :mod:`~lorebook.fastpath.server` and :mod:`~lorebook.fastpath.child`: the warm hook
   process, a forked child per event, a spare ready ahead of it;
-- :mod:`~lorebook.fastpath.rehearse`: what a spare runs before its event.
+- :mod:`~lorebook.fastpath.rehearse`: what a spare runs before its event;
+- :mod:`~lorebook.fastpath.status`: whether the warm process runs, as ``lorebook doctor``
+  says it.
 
 Outside this package the hook entry (:func:`lorebook.hook.run`) knows nothing of the warm
 process: the launcher passes it :func:`after_event`, the one call that starts the process

@@ -38,6 +38,7 @@ import time
 
 from lorebook.fastpath.child import child, fork_spare, receive_request
 from lorebook.fastpath.client import decode_request, peer_uid, socket_path
+from lorebook.fastpath.status import FAILED_NAME, LOCK_NAME, idle_minutes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,9 +47,6 @@ if TYPE_CHECKING:
 
     from lorebook.fastpath.child import Spare
 
-LOCK_NAME = "hookd.lock"
-FAILED_NAME = "hookd.failed"
-"""Written when a server cannot start: the reason, one line."""
 RETRY_AFTER = 3600.0
 """Seconds after a failed start during which hooks start no other server."""
 TICK = 5.0
@@ -138,13 +136,6 @@ def code_files(tops: set[str]) -> list[str]:
         if name.partition(".")[0] in tops or "." not in name:
             files.append(origin)
     return sorted(files)
-
-
-def idle_minutes(kb_root: str) -> int:
-    """``budgets.hook_server_minutes`` as the hooks read it."""
-    from lorebook.hookconfig import load_hook_config
-
-    return load_hook_config(kb_root).hook_server_minutes
 
 
 class Server:
@@ -419,39 +410,6 @@ def start_server(kb_root: str, launcher: str) -> bool:
     except NotImplementedError:  # a platform without POSIX_SPAWN_SETSID
         return False
     return True
-
-
-def describe(kb_root: str) -> tuple[bool, str, str | None]:
-    """(working as it should, what ``lorebook doctor`` says, the fix) of the warm process."""
-    from lorebook.constants import ENV_HOOK_SERVER
-    from lorebook.fastpath.client import available, connect
-
-    own = "every hook runs in its own process"
-    if os.environ.get(ENV_HOOK_SERVER) == "0":
-        return True, f"off on this machine ({ENV_HOOK_SERVER}=0): {own}", None
-    if not available():
-        return True, f"not available on this platform: {own}", None
-    if idle_minutes(kb_root) <= 0:
-        return True, f"off (budgets.hook_server_minutes is 0): {own}", None
-    failed = os.path.join(kb_root, ".cache", FAILED_NAME)
-    try:
-        with open(failed, encoding="utf-8", errors="replace") as handle:
-            reason = handle.readline().strip()
-    except OSError:
-        pass
-    else:
-        fix = f"fix that, then delete {os.path.relpath(failed, os.path.dirname(kb_root))}"
-        return False, f"could not start ({reason}): {own}", fix
-    try:
-        connect(socket_path(kb_root), 1.0).close()
-    except OSError:
-        return True, "not running: the next hook starts it", None
-    try:
-        with open(os.path.join(kb_root, ".cache", LOCK_NAME), encoding="utf-8") as handle:
-            pid = handle.readline().strip() or "?"
-    except OSError:
-        pid = "?"
-    return True, f"running (pid {pid}): it answers the hooks of this repository", None
 
 
 def _failed(server: Server, reason: str) -> None:
