@@ -60,15 +60,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.installhint",
             # the secret scanner: detect-secrets and its own modules, nothing else of ours;
             # capture redacts with it, curation and recall refuse what it flags
-            "lorebook.capture.redact",
-            "lorebook.capture.assignments",
-            "lorebook.capture.commands",
-            "lorebook.capture.escapes",
-            "lorebook.capture.keys",
-            "lorebook.capture.libscan",
-            "lorebook.capture.rules",
-            "lorebook.capture.tokens",
-            "lorebook.capture.values",
+            "lorebook.secrets",
         ),
     ),
     (
@@ -128,6 +120,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "features built on them",
         (
             "lorebook.builtin",
+            # the built-in extractors: plugins on the extraction contract (extract.base)
+            "lorebook.extractors",
             "lorebook.bootstrap",
             "lorebook.harvest",
             "lorebook.pack",
