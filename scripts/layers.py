@@ -86,7 +86,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "recall: the index and ranking",
-        ("lorebook.recall", "lorebook.reviewstate"),
+        (
+            "lorebook.recall",
+            "lorebook.reviewstate",
+            # ``lorebook note add``'s writer: it reads the index as its catalog of the notes
+            # (reconciling it first) and renders only what the note changes, so it sits
+            # above the index; nothing below the command line imports it
+            "lorebook.kb.incremental",
+        ),
     ),
     (
         "capture and serving",
@@ -170,9 +177,6 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
         # a note written, archived or moved updates the index at once (kb -> recall.sync)
         ("lorebook.kb.store", "lorebook.recall.sync"),
         ("lorebook.kb.lifecycle", "lorebook.recall.sync"),
-        ("lorebook.kb.incremental", "lorebook.recall.index"),
-        ("lorebook.kb.incremental", "lorebook.recall.semantic"),
-        ("lorebook.kb.incremental", "lorebook.recall.sync"),
     }
 )
 
