@@ -12,6 +12,7 @@ Runs inside the hook process: standard library and light lorebook modules only.
 
 from __future__ import annotations
 
+import math
 import os
 
 from lorebook.recall.index import IndexedNote, NoteIndex
@@ -27,8 +28,8 @@ class Candidate:
     """One note as the ranker scored it for a prompt, and whether it is confident."""
 
     __slots__ = (
-        "coverage", "id", "lexical", "lexical_rank", "relevance", "score", "semantic_rank",
-        "similarity", "whole", "words",
+        "coverage", "id", "lead", "lexical", "lexical_rank", "relevance", "score",
+        "semantic_rank", "similarity", "whole", "words",
     )  # fmt: skip
 
     def __init__(self, id: str, lexical: float, coverage: float, similarity: float) -> None:
@@ -50,6 +51,10 @@ class Candidate:
         """1 for the candidate most similar in meaning...; 0 without the semantic signal."""
         self.words = 0
         """How many distinct words the prompt has (after tokenising)."""
+        self.lead = math.inf
+        """How far its relevance is above that of the most relevant other candidate that is
+        not sure on the other counts of :func:`confidence` (negative: that one is ahead;
+        unbounded until the candidate is compared with the others)."""
         self.whole = False
         """Confident that it answers the prompt (:func:`confidence`): served whole."""
 
@@ -127,6 +132,9 @@ AGREEMENT_RANK = 2
 """... and both signals, words and meaning, put it among their first this many notes."""
 CONFIDENT_WORDS = 2
 """... and the prompt has at least this many distinct words (one word says too little)."""
+WHOLE_LEAD = 0.1
+"""... and its relevance leads by at least this much every other candidate that is not sure
+on the other counts (see :func:`confidence`)."""
 
 
 def confidence(cand: Candidate) -> list[tuple[str, bool]]:
@@ -145,12 +153,20 @@ def confidence(cand: Candidate) -> list[tuple[str, bool]]:
     - relevance (cosine + half the coverage) at least :data:`WHOLE_RELEVANCE`, and the
       cosine alone at least :data:`WHOLE_SIMILARITY`;
     - a prompt of at least :data:`CONFIDENT_WORDS` distinct words (one word says too
-      little to be sure of anything: kenkeep's one-word prompts).
+      little to be sure of anything: kenkeep's one-word prompts);
+    - a clear lead: its relevance is at least :data:`WHOLE_LEAD` above that of every other
+      candidate not sure on the counts above. When a note the ranker is unsure of is about
+      as relevant, the ranker cannot tell which of the two answers the prompt, and two
+      pointers serve the model better than the wrong note whole; two notes both sure on
+      every count go whole together (a prompt may need both). Set on half a of the minsky
+      prompts, where every whole note served leads by 0.13 or more; on the five-project
+      corpus the whole notes it turns into pointers led by 0.004 and 0.020, and neither
+      was expected (``lorebook eval retrieval --corpus``).
 
     None of these depends on the size of the store: cosine and coverage are properties of
-    the prompt and the note, and the ranks compare the note with its nearest competitors,
-    which a store of unrelated notes does not change. Set on half a of the minsky prompts
-    and kenkeep-synthetic; reported on the rest (``lorebook eval retrieval``).
+    the prompt and the note, and the ranks and the lead compare the note with its nearest
+    competitors, which a store of unrelated notes does not change. Set on half a of the
+    minsky prompts and kenkeep-synthetic; reported on the rest (``lorebook eval retrieval``).
     """
     two = cand.semantic_rank > 0
     return [
@@ -172,11 +188,15 @@ def confidence(cand: Candidate) -> list[tuple[str, bool]]:
             f"{cand.words} distinct prompt words (needs >= {CONFIDENT_WORDS})",
             cand.words >= CONFIDENT_WORDS,
         ),
+        (
+            f"leads the next unsure note by {cand.lead:.2f} (needs >= {WHOLE_LEAD:.2f})",
+            cand.lead >= WHOLE_LEAD,
+        ),
     ]
 
 
 def _judge(ranked: list[Candidate], words: int, semantic: bool) -> None:
-    """Set each candidate's ranks by each signal, and whether it is confident."""
+    """Set each candidate's ranks by each signal, its lead, and whether it is confident."""
     for at, cand in enumerate(sorted(ranked, key=lambda c: (-c.lexical, c.id)), 1):
         cand.lexical_rank = at if cand.lexical > 0 else 0
     if semantic:
@@ -184,6 +204,11 @@ def _judge(ranked: list[Candidate], words: int, semantic: bool) -> None:
             cand.semantic_rank = at
     for cand in ranked:
         cand.words = words
+        cand.lead = math.inf  # the other counts alone decide who is unsure
+    unsure = sorted((c for c in ranked if not is_confident(c)), key=lambda c: -c.relevance)
+    for cand in ranked:
+        rival = next((c.relevance for c in unsure[:2] if c is not cand), 0.0)
+        cand.lead = cand.relevance - rival
         cand.whole = is_confident(cand)
 
 
@@ -195,6 +220,7 @@ def is_confident(cand: Candidate) -> bool:
         and cand.relevance >= WHOLE_RELEVANCE
         and cand.similarity >= WHOLE_SIMILARITY
         and cand.words >= CONFIDENT_WORDS
+        and cand.lead >= WHOLE_LEAD
     )
 
 
