@@ -216,6 +216,11 @@ You should never leak a crash's details to a remote caller.
         ("Always use `minsky <command> --help` when uncertain about any command or its options",
          "For Minsky commands, verify syntax and options with `minsky <command> --help` rather"
          " than assuming command structure"),
+        # an omission negated affirms: "don't miss opportunities to X" is "always X"
+        ("Always extract strings that appear 3 or more times",
+         "Don't miss opportunities to extract strings that appear 3 or more times"),
+        ("Always run the linter before committing",
+         "Never forget to run the linter before committing"),
     ],
 )  # fmt: skip
 def test_one_rule_said_twice_is_one_rule(left: str, right: str) -> None:

@@ -13,7 +13,8 @@ Words that only qualify (*all*, *any*, *actual*, *clearly*, *already* ...) do no
 Negation is kept apart ("never use X" is not a restatement of "use X"), read as a rule
 means it: the alternative a rule turns down is not its polarity ("create tasks in the main
 workspace, not in session directories" affirms; its alternative's words are left out), and
-"never X without Y" ("until Y", "unless Y") requires Y: it affirms, as "only X when Y" does.
+"never X without Y" ("until Y", "unless Y") requires Y: it affirms, as "only X when Y" does,
+and so does "don't miss opportunities to X" ("forget", "neglect", "fail": "always X").
 
 A section whose heading is an earlier rule of its document said short ("NEVER test
 filesystem operations directly", then "### Direct filesystem operations") details that
@@ -47,7 +48,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from lorebook.bootstrap.drafts import Draft
-from lorebook.bootstrap.grammar import ACTION_VERBS, PRACTICE_VERBS
+from lorebook.bootstrap.grammar import ACTION_VERBS, NEVER_OMIT, PRACTICE_VERBS
 from lorebook.extractors.terms import backticked
 from lorebook.kb.similarity import NEGATION, stem, terms
 from lorebook.models.note import NoteKind
@@ -170,6 +171,8 @@ def rule_terms(title: str) -> frozenset[str]:
     affirmed = _NEVER_WITHOUT.match(prose)
     if affirmed is not None:
         words = terms(f"{affirmed.group('act')} {affirmed.group('need')}") - {NEGATION}
+    elif (omitted := NEVER_OMIT.match(prose)) is not None:
+        words = terms(omitted.group("act")) - {NEGATION}
     else:
         words = terms(_ALTERNATIVE.sub("", prose) or prose)
     return frozenset({ONE_ACTION.get(word, word) for word in words - FORM_WORDS} | spans)

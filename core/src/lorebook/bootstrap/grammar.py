@@ -231,6 +231,13 @@ EXAMPLE_LABEL = re.compile(
 )
 """An upper-case label before quoted or code text ("PREFER function f() {...}", "AVOID
 "..."): one side of an example pair. Case matters: "Avoid global state" is a rule."""
+NEVER_OMIT = re.compile(
+    r"^\W*(?:never|do\s+not|don'?t)\s+(?:miss|forget|neglect|fail)\s+(?:(?:the\s+)?"
+    r"(?:opportunit(?:y|ies)|chances?)\s+)?to\s+(?P<act>.+)$",
+    _I,
+)
+""""Don't miss opportunities to X", "never forget to X": X, said with two negations (a rule
+that affirms X, compared as "always X" is)."""
 KEBAB_LABEL = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+:\s+", _I)
 """"dont-ignore-errors: Guidance on ...": a name (of a rule file), not a rule's force."""
 HISTORY = re.compile(
