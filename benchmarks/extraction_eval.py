@@ -6,7 +6,7 @@ Three parts, all read from ``shared/eval`` beside the repository:
    unexpected proposals, forbidden-substring hits) and the overall matched ratio. Matching is
    a deterministic proxy for the facet judgment that needs a person or an LLM judge: a point
    is matched by a proposal whose quote occurs in a human turn of the session and whose text
-   contains every code identifier of the point's claim (:mod:`lorebook.extract.evaluate`).
+   contains every code identifier of the point's claim (:mod:`lorebook.evaluation.labelled`).
    ``tests/core/test_extraction_eval.py`` gates on the same figures.
 2. ``transcripts/cursor-specstory/history``: each SpecStory file's parsed user and assistant
    turn counts next to the README's.
@@ -24,8 +24,8 @@ import re
 import sys
 from pathlib import Path
 
+from lorebook.evaluation.labelled import SessionResult, evaluate_folder
 from lorebook.extract.base import normalise
-from lorebook.extract.evaluate import SessionResult, evaluate_folder
 from lorebook.extractors.rules import RulesExtractor, find_teaching_moments
 from lorebook.extractors.titles import make_title
 from lorebook.importers.specstory import parse_specstory

@@ -142,8 +142,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.rebalance",
             # harvest's memory layouts (bootstrap and evaluation parts)
             "lorebook.hostkit.memory",
-            # scores an extractor against labels: evaluation, kept beside the extractors
-            "lorebook.extract.evaluate",
             "lorebook.testing",
             "lorebook.doctor",
             "lorebook.status",

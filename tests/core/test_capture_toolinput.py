@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lorebook.capture.toolinput import ARG_CHARS, PRECUT_MARGIN, redact_strings
 from lorebook.secrets.redact import redact_many
+from lorebook.secrets.toolinput import ARG_CHARS, PRECUT_MARGIN, redact_strings
 from tests.core.secrets_corpus import AWS_SECRET, FORMS, GH
 
 PEM = (
@@ -56,8 +56,7 @@ def test_a_secret_straddling_the_cut_and_a_long_token_before_it() -> None:
 def test_a_repeated_string_is_answered_from_memory_with_the_same_redaction(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from lorebook.capture import toolinput
-    from lorebook.secrets import redact
+    from lorebook.secrets import redact, toolinput
 
     monkeypatch.setattr(redact, "_MEMO", [])  # not inside another test's open block
     command = f"export GITHUB_TOKEN={GH} && git push"

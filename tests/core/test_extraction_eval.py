@@ -14,7 +14,7 @@ skips, saying why, where it is absent). The gate:
 (that needs a person or a fixed LLM judge, and no test here pretends to do it): a point is
 matched by a proposal whose quote occurs in a human turn of that session and whose text
 (title, description, body, tags) contains every code identifier of the point's claim, i.e.
-every backticked span, snake_case and camelCase token (:mod:`lorebook.extract.evaluate`).
+every backticked span, snake_case and camelCase token (:mod:`lorebook.evaluation.labelled`).
 Nothing in the data is hand-labelled here. ``benchmarks/extraction_eval.py`` prints the
 same figures. A held-out half of these sessions exists elsewhere; the heuristics are
 general phrase rules, not fitted to these files.
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from lorebook.extract.evaluate import SessionResult, evaluate_folder
+from lorebook.evaluation.labelled import SessionResult, evaluate_folder
 from lorebook.extractors.rules import RulesExtractor
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from lorebook.capture.stage import capture_session, log_files
-from lorebook.capture.toolinput import ARG_CHARS
 from lorebook.events import ToolCall, Turn
 from lorebook.kb.paths import KBPaths
 from lorebook.secrets.redact import REDACTED, find_secrets, redact_many
+from lorebook.secrets.toolinput import ARG_CHARS
 from tests.conftest import CliRunner
 from tests.core.secrets_corpus import FALSE_POSITIVES, FORMS, GH
 

@@ -189,7 +189,7 @@ def test_golden_queries_with_an_alias_are_refused_naming_the_file(tmp_path: Path
 
 def test_an_expected_file_with_an_alias_is_refused_naming_the_file(tmp_path: Path) -> None:
     from lorebook.datafile import DataFileError
-    from lorebook.extract.evaluate import load_expectation
+    from lorebook.evaluation.labelled import load_expectation
 
     expected = tmp_path / "expected" / "s1.yaml"
     expected.parent.mkdir()

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lorebook.capture.toolinput import call_strings, redact_strings, redacted_calls
 from lorebook.secrets.redact import redact_many
+from lorebook.secrets.toolinput import call_strings, redact_strings, redacted_calls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ inputs over teaching inputs. The pre-selection's recall is over the same teachin
 its word share is the words it sends over the words of every turn, as the LLM trace counts
 them. With a kenkeep prompt-eval folder, the proposals from its ``expect_empty`` (reject-,
 trap-) sessions and the points matched in the others are counted as well
-(:mod:`lorebook.extract.evaluate`, a deterministic proxy).
+(:mod:`lorebook.evaluation.labelled`, a deterministic proxy).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from lorebook.evaluation.extraction_labels import Label, LabelError, align, load_labels
-from lorebook.extract.evaluate import evaluate_folder, run_extractor
+from lorebook.evaluation.labelled import evaluate_folder, run_extractor
 from lorebook.extractors.llm import preselect
 from lorebook.extractors.rules import RulesExtractor
 from lorebook.models.session import SessionLog

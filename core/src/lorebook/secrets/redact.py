@@ -126,7 +126,7 @@ class Memo:
     """What the open scan block redacted, up to :data:`MEMO_CHARS` characters in all.
 
     ``lines``: lines (of at most :data:`MEMO_LINE`); ``strings``: tool-input strings as
-    :func:`lorebook.capture.toolinput.redact_strings` redacts them (already cut short).
+    :func:`lorebook.secrets.toolinput.redact_strings` redacts them (already cut short).
     """
 
     __slots__ = ("held", "lines", "strings")
