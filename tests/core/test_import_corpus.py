@@ -27,6 +27,7 @@ TEXT_EXPORTS = (
     "closup-process-xbrl",  # SpecStory, late 2024 ('## SpecStory')
     "ktsu-dev-blastmerge",
     "michaelpaulukonis-polychrome.p5",
+    "simbolico-politipo",  # SpecStory, early 2025 (no timestamps on the turns)
 )
 """The folders of text exports (not native transcripts) that import reads itself."""
 
