@@ -114,6 +114,56 @@ def run_lorebook(
     return proc
 
 
+FAKE_HOST = {"fake": "tests.core.fake_host_events"}
+"""The test host's event module (``tests/core/fake_host_events.py``), for :func:`fire_raw`."""
+
+
+def fire_raw(
+    repo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    payload: dict[str, Any] | bytes,
+    *,
+    modules: dict[str, str] | None = None,
+) -> str:
+    """Run one hook event in this process, as the launcher does; return what it printed.
+
+    ``argv`` is the launcher's (``["fake", "Prompt"]``), ``payload`` the host's JSON (a
+    dict, or raw bytes to feed it garbage), ``modules`` the event module of each harness
+    (default :data:`FAKE_HOST`). The hook must exit 0; stdin and stdout are put back after.
+    """
+    from lorebook.hook import run
+
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    out = io.BytesIO()
+    stdout = io.TextIOWrapper(out, encoding="utf-8")  # held: closing it would close ``out``
+    with monkeypatch.context() as patch:
+        patch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+        patch.setattr(sys, "stdout", stdout)
+        assert run(argv, repo=str(repo), event_modules=modules or FAKE_HOST) == 0
+    stdout.flush()
+    return out.getvalue().decode()
+
+
+def fire(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, event: str, *, session: str = "s1", **fields: Any
+) -> Any:
+    """Run one event of the test host in this process; return its parsed answer.
+
+    The payload is ``session_id``, ``cwd`` (the repository) and ``fields``; the answer is
+    ``None`` when the hook printed nothing.
+    """
+    payload = {"session_id": session, "cwd": str(repo), **fields}
+    raw = fire_raw(repo, monkeypatch, ["fake", event], payload)
+    return json.loads(raw) if raw else None
+
+
+def hook_errors(repo: Path) -> list[str]:
+    """The lines of the repository's ``hook-errors.log`` (none when it does not exist)."""
+    log = repo / ".lorebook/_logs/hook-errors.log"
+    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+
+
 def git(repo: Path, *args: str) -> str:
     """Run git in ``repo`` and return its stdout."""
     return subprocess.run(

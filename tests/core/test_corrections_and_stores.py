@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-import io
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lorebook.hook import run
 from lorebook.kb.personal import open_personal_store, personal_paths
 from lorebook.testing import StoreContract
-
-MODULES = {"fake": "tests.core.fake_host_events"}
-
-
-def _fire(repo: Path, monkeypatch: pytest.MonkeyPatch, event: str, **payload: Any) -> Any:
-    data = json.dumps({"session_id": "s1", "cwd": str(repo), **payload}).encode()
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-    monkeypatch.setattr(sys, "stdout", out)
-    assert run(["fake", event], repo=str(repo), event_modules=MODULES) == 0
-    out.flush()
-    raw = out.buffer.getvalue().decode()
-    return json.loads(raw) if raw else None
+from tests.conftest import fire
 
 
 def _add(cli: Any, repo: Path, *args: str) -> None:
@@ -61,7 +45,7 @@ def test_a_refuted_note_matching_a_prompt_is_a_warning_never_a_rule(
     refuted: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     prompt = "the integration tests fail intermittently; should I retry them with a sleep?"
-    text = _fire(refuted, monkeypatch, "Prompt", prompt=prompt)["context"]
+    text = fire(refuted, monkeypatch, "Prompt", prompt=prompt)["context"]
     assert (
         "this was tried and is wrong: Retry flaky integration tests with a sleep: When the "
         "integration tests fail intermittently because the sleep hid a race in the "
@@ -78,7 +62,7 @@ def test_a_refuted_note_matching_a_prompt_is_a_warning_never_a_rule(
 def test_a_refuted_note_anchored_to_a_command_warns_and_never_denies(
     refuted: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    out = _fire(
+    out = fire(
         refuted, monkeypatch, "Pre", tool_name="Bash", tool_input={"command": "sleep 5 && make it"}
     )
     assert out["decision"] is None
@@ -97,7 +81,7 @@ def test_errata_are_served_with_their_note(kb_repo: Path, cli: Any, monkeypatch:
     )  # fmt: skip
     assert done.exit_code == 0, done.stderr
     assert cli("lint", cwd=kb_repo).exit_code == 0
-    text = _fire(kb_repo, monkeypatch, "Prompt", prompt="how do I install the dependencies?")
+    text = fire(kb_repo, monkeypatch, "Prompt", prompt="how do I install the dependencies?")
     body = text["context"]
     assert "Run uv sync --locked after every pull." in body
     assert "erratum (a correction to this note): The flag is --frozen in CI, not --locked." in body
@@ -129,10 +113,10 @@ def test_a_personal_note_is_ranked_with_a_team_note_in_one_block(
     personal = personal_paths().nodes / "convention/practice-i-deploy-the-service-on-tuesdays.md"
     assert personal.is_file()
     assert not list((kb_repo / ".lorebook/nodes").rglob("*tuesdays*"))  # never committed
-    _fire(kb_repo, monkeypatch, "Start", source="startup")
+    fire(kb_repo, monkeypatch, "Start", source="startup")
     # A prompt both notes answer with confidence (each served whole).
     prompt = "how do I deploy the service to production?"
-    text = _fire(kb_repo, monkeypatch, "Prompt", prompt=prompt)["context"]
+    text = fire(kb_repo, monkeypatch, "Prompt", prompt=prompt)["context"]
     assert text.count("lorebook: notes the team keeps") == 1
     assert "### Deploys go through the release pipeline" in text
     assert "### I deploy the service on Tuesdays" in text

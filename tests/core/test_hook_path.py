@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import sys
@@ -13,13 +12,13 @@ from typing import Any
 import pytest
 
 from lorebook import reviewstate
-from lorebook.hook import run
 from lorebook.hookconfig import DEFAULTS, HookConfig, load_hook_config
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import MarkdownStore
 from lorebook.models.config import Config
 from lorebook.recall.sync import reconcile
 from lorebook.testing import make_note
+from tests.conftest import fire_raw, hook_errors
 
 MODULES = {"fake": "tests.core.fake_host_events"}
 Fire = Callable[..., tuple[Any, list[str]]]
@@ -29,25 +28,18 @@ Fire = Callable[..., tuple[Any, list[str]]]
 def fire(kb_repo: Path, monkeypatch: pytest.MonkeyPatch) -> Fire:
     """Run the hook in-process as the launcher would; return (parsed stdout, log lines)."""
 
-    def _fire(
+    def fire_event(
         host_event: str, payload: dict[str, Any] | bytes, *, argv: list[str] | None = None
     ) -> tuple[Any, list[str]]:
         data = (
             payload
             if isinstance(payload, bytes)
-            else json.dumps({"session_id": "s1", "cwd": str(kb_repo), **payload}).encode()
+            else {"session_id": "s1", "cwd": str(kb_repo), **payload}
         )
-        out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-        monkeypatch.setattr(sys, "stdout", out)
-        assert run(argv or ["fake", host_event], repo=str(kb_repo), event_modules=MODULES) == 0
-        out.flush()
-        raw = out.buffer.getvalue().decode()
-        log = kb_repo / ".lorebook/_logs/hook-errors.log"
-        lines = log.read_text().splitlines() if log.exists() else []
-        return (json.loads(raw) if raw else None), lines
+        raw = fire_raw(kb_repo, monkeypatch, argv or ["fake", host_event], data)
+        return (json.loads(raw) if raw else None), hook_errors(kb_repo)
 
-    return _fire
+    return fire_event
 
 
 @pytest.fixture

@@ -8,19 +8,15 @@ needs nothing new is not tried at all.
 from __future__ import annotations
 
 import errno
-import io
-import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lorebook.hook import run
 from lorebook.kb.store import MarkdownStore
 from lorebook.testing import make_note
-from tests.conftest import CliRunner
+from tests.conftest import CliRunner, fire_raw
 
 MODULES = {"claude": "lorebook_claude.events"}
 PROMPT = "why does pytest miss the workspace packages when I run it bare?"
@@ -47,16 +43,7 @@ def fire(repo: Path, monkeypatch: pytest.MonkeyPatch, host_event: str, session: 
     """Run one Claude Code event in this process, as the launcher does; return its stdout."""
     fields = {"prompt": PROMPT} if host_event == "UserPromptSubmit" else {"source": "startup"}
     payload = {"session_id": session, "cwd": str(repo), "hook_event_name": host_event, **fields}
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    with monkeypatch.context() as patch:
-        stdin = io.TextIOWrapper(io.BytesIO(json.dumps(payload).encode()), encoding="utf-8")
-        patch.setattr(sys, "stdin", stdin)
-        patch.setattr(sys, "stdout", out)
-        assert run(["claude", host_event], repo=str(repo), event_modules=MODULES) == 0
-    out.flush()
-    buffer = out.buffer
-    assert isinstance(buffer, io.BytesIO)
-    return buffer.getvalue().decode()
+    return fire_raw(repo, monkeypatch, ["claude", host_event], payload, modules=MODULES)
 
 
 def failing(monkeypatch: pytest.MonkeyPatch, code: int, *names: str) -> None:

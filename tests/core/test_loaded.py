@@ -7,16 +7,13 @@ event modules: Claude Code loads CLAUDE.md, Codex does not.
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-from lorebook.hook import run
 from lorebook.inject.loaded import host_files, not_loaded
 from lorebook.inject.state import remember_notes, seen_notes, session_state
 from lorebook.kb.paths import KBPaths
@@ -24,7 +21,7 @@ from lorebook.kb.store import MarkdownStore
 from lorebook.recall.index import NoteIndex, index_path
 from lorebook.recall.sync import reconcile
 from lorebook.testing import make_note
-from tests.conftest import CliRunner
+from tests.conftest import CliRunner, fire_raw
 
 MODULES = {"claude": "lorebook_claude.events", "codex": "lorebook_codex.events"}
 EVENT = {
@@ -46,13 +43,7 @@ def fire(
         "hook_event_name": EVENT[host][event],
         **payload,
     }
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    stdin = io.TextIOWrapper(io.BytesIO(json.dumps(data).encode()), encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", stdin)
-    monkeypatch.setattr(sys, "stdout", out)
-    assert run([host, EVENT[host][event]], repo=str(repo), event_modules=MODULES) == 0
-    out.flush()
-    raw = out.buffer.getvalue().decode()
+    raw = fire_raw(repo, monkeypatch, [host, EVENT[host][event]], data, modules=MODULES)
     return json.loads(raw) if raw else {}
 
 

@@ -12,7 +12,6 @@ five prompts at version 1, recorded with the code of that version.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -21,15 +20,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from lorebook.hook import run
-from tests.conftest import CliRunner, git, run_lorebook
+from tests.conftest import CliRunner, fire_raw, git, run_lorebook
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-MODULES = {"fake": "tests.core.fake_host_events"}
 ONE_LINE = (
     "lorebook: error: .lorebook/ is at format version 1 and this lorebook reads version 2: "
     "run `lorebook migrate run` (`lorebook migrate status` lists the steps)\n"
@@ -72,21 +68,12 @@ def test_readers_refuse_version_1_with_one_line(
     assert done.stderr == ONE_LINE
 
 
-def _fire(repo: Path, monkeypatch: pytest.MonkeyPatch, event: str, **payload: Any) -> str:
-    data = json.dumps({"session_id": "s1", "cwd": str(repo), **payload}).encode()
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-    monkeypatch.setattr(sys, "stdout", out)
-    assert run(["fake", event], repo=str(repo), event_modules=MODULES) == 0
-    out.flush()
-    return out.buffer.getvalue().decode()
-
-
 def test_hooks_inject_nothing_and_log_one_line(
     v1_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for event, payload in (("Start", {}), ("Prompt", {"prompt": "how do I run the tests"})):
-        assert _fire(v1_repo, monkeypatch, event, **payload) == ""
+        fields = {"session_id": "s1", "cwd": str(v1_repo), **payload}
+        assert fire_raw(v1_repo, monkeypatch, ["fake", event], fields) == ""
     log = (v1_repo / ".lorebook/_logs/hook-errors.log").read_text().splitlines()
     assert len(log) == 2
     assert all("is at format version 1" in line and "lorebook migrate run" in line for line in log)

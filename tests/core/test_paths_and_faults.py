@@ -3,33 +3,16 @@
 from __future__ import annotations
 
 import errno
-import io
-import json
 import os
 import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from lorebook.appendlog import append
-from lorebook.hook import run
 from lorebook.hookinput import StdinTimeout, read_stdin
 from lorebook.kb.fsutil import WriteError, atomic_write_text
-from tests.conftest import CliRunner
-
-MODULES = {"fake": "tests.core.fake_host_events"}
-
-
-def _fire(repo: Path, monkeypatch: pytest.MonkeyPatch, event: str, payload: dict[str, Any]) -> Any:
-    data = json.dumps(payload).encode()
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-    monkeypatch.setattr(sys, "stdout", out)
-    assert run(["fake", event], repo=str(repo), event_modules=MODULES) == 0
-    out.flush()
-    return out.buffer.getvalue()
+from tests.conftest import CliRunner, fire_raw
 
 
 def test_a_symlinked_logs_folder_is_never_written_through(
@@ -43,7 +26,9 @@ def test_a_symlinked_logs_folder_is_never_written_through(
             child.unlink()
         logs.rmdir()
     logs.symlink_to(outside, target_is_directory=True)
-    _fire(kb_repo, monkeypatch, "Prompt", {"cwd": str(kb_repo)})  # no session id: fails, logs
+    fire_raw(
+        kb_repo, monkeypatch, ["fake", "Prompt"], {"cwd": str(kb_repo)}
+    )  # no session id: fails, logs
     assert list(outside.iterdir()) == []
     assert append(str(logs / "x.log"), b"line\n") is False
     with pytest.raises(WriteError, match="is a symbolic link"):
@@ -135,10 +120,13 @@ def test_an_oversized_session_id_is_refused_and_writes_nothing(
 ) -> None:
     huge = "s" * 300_000
     before = {p for p in (kb_repo / ".lorebook").rglob("*")}
-    out = _fire(
-        kb_repo, monkeypatch, "Prompt", {"session_id": huge, "cwd": str(kb_repo), "prompt": "hi"}
+    out = fire_raw(
+        kb_repo,
+        monkeypatch,
+        ["fake", "Prompt"],
+        {"session_id": huge, "cwd": str(kb_repo), "prompt": "hi"},
     )
-    assert out == b""
+    assert out == ""
     log = (kb_repo / ".lorebook/_logs/hook-errors.log").read_text()
     assert "session_id is 300,000 characters (limit 256)" in log
     assert len(log) < 1000
@@ -167,7 +155,7 @@ def test_a_session_id_or_path_holding_a_token_is_refused_before_any_log(
         {"session_id": token, "cwd": str(kb_repo), "prompt": "hi"},
         {"session_id": "a b", "cwd": str(kb_repo), "prompt": "hi"},
     ):
-        assert _fire(kb_repo, monkeypatch, "Prompt", payload) == b""
+        assert fire_raw(kb_repo, monkeypatch, ["fake", "Prompt"], payload) == ""
     written = b"".join(p.read_bytes() for p in (kb_repo / ".lorebook").rglob("*") if p.is_file())
     assert token.encode() not in written
     log = (kb_repo / ".lorebook/_logs/hook-errors.log").read_text()

@@ -3,37 +3,20 @@ them; injected text is sanitised; a secret that slipped into a proposal never be
 
 from __future__ import annotations
 
-import io
-import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from lorebook import reviewstate
-from lorebook.hook import run
 from lorebook.inject.sanitize import sanitize
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import MarkdownStore
 from lorebook.recall.sync import reconcile
 from lorebook.testing import make_note
-from tests.conftest import CliRunner
+from tests.conftest import CliRunner, fire
 from tests.core.test_curate import curate, proposal, stage
-
-MODULES = {"fake": "tests.core.fake_host_events"}
-
-
-def fire(repo: Path, monkeypatch: pytest.MonkeyPatch, event: str, **payload: Any) -> Any:
-    data = json.dumps({"session_id": "s1", "cwd": str(repo), **payload}).encode()
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-    monkeypatch.setattr(sys, "stdout", out)
-    assert run(["fake", event], repo=str(repo), event_modules=MODULES) == 0
-    out.flush()
-    raw = out.buffer.getvalue().decode()
-    return json.loads(raw) if raw else None
 
 
 @pytest.fixture
@@ -60,7 +43,10 @@ def deny_note(kb_repo: Path) -> Path:
 def test_an_unreviewed_deny_rule_is_context_then_denies_once_accepted(
     deny_note: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRunner
 ) -> None:
-    push = {"tool_name": "Bash", "tool_input": {"command": "git push --force origin dev"}}
+    push: dict[str, Any] = {
+        "tool_name": "Bash",
+        "tool_input": {"command": "git push --force origin dev"},
+    }
     first = fire(deny_note, monkeypatch, "Pre", **push)
     assert first["decision"] is None
     assert "Never force-push shared branches" in first["context"]

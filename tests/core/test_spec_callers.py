@@ -10,10 +10,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import inspect
-import io
-import json
 import re
-import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -26,13 +23,12 @@ import typer
 from lorebook import hookimpl, hookplugins, hookspecs
 from lorebook.curate.rules import RulesCurator
 from lorebook.events import HookEvent, RecallQuery
-from lorebook.hook import run
 from lorebook.kb.paths import KBPaths
 from lorebook.models.session import SessionLog
 from lorebook.plugins import Plugins, make_plugins
 from lorebook.recall.serve import Served
 from lorebook.testing import MemoryStore
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, fire, hook_errors
 
 SPECS = sorted(hookspecs.PROVIDER_HOOKS + hookspecs.PIPELINE_HOOKS)
 CALLER_RE = re.compile(r":(?:func|meth):`([\w.]+)`")
@@ -203,21 +199,6 @@ PLUGIN = textwrap.dedent(
 )
 
 
-def _fire(repo: Path, monkeypatch: pytest.MonkeyPatch, prompt: str) -> tuple[Any, list[str]]:
-    session = re.sub(r"[^a-z]", "-", prompt)
-    data = json.dumps({"session_id": session, "cwd": str(repo), "prompt": prompt}).encode()
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-    monkeypatch.setattr(sys, "stdout", out)
-    assert run(["fake", "Prompt"], repo=str(repo), event_modules=MODULES) == 0
-    out.flush()
-    raw = out.buffer.getvalue().decode()
-    log = repo / ".lorebook/_logs/hook-errors.log"
-    return (json.loads(raw) if raw else None), (
-        log.read_text().splitlines() if log.exists() else []
-    )
-
-
 def _with_plugins(repo: Path, *modules: str) -> None:
     config = repo / ".lorebook/config.yaml"
     names = ", ".join(modules)
@@ -238,10 +219,12 @@ def test_recall_and_inject_plugins_run_on_the_hook_path(
     _with_plugins(kb_repo, "myhooks", "not_a_module_anywhere")
     assert cli("lint", cwd=kb_repo).exit_code == 0  # compiles config.json for the hooks
     # "deploy" shares no word with the note: only the plugin's recall hit brings it.
-    out, log = _fire(kb_repo, monkeypatch, "how do we deploy on fridays")
+    out = fire(kb_repo, monkeypatch, "Prompt", session="a", prompt="how do we deploy on fridays")
     assert out["context"] == "PLUGIN BLOCK: practice-release-checklist"
-    assert any("not_a_module_anywhere failed to import" in line for line in log)
-    plain, _ = _fire(kb_repo, monkeypatch, "plain question: how do we deploy")
+    assert any("not_a_module_anywhere failed to import" in line for line in hook_errors(kb_repo))
+    plain = fire(
+        kb_repo, monkeypatch, "Prompt", session="b", prompt="plain question: how do we deploy"
+    )
     # A plugin's hit is not judged by the ranker's confidence: core serves it as a pointer.
     assert "- Release checklist: Before a release (read .lorebook/nodes/" in plain["context"]
     assert "### Release checklist" not in plain["context"]

@@ -3,11 +3,9 @@ usage reader, the resume brief's rules, mark's errors, and the one-thing-once te
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +13,6 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from lorebook.capture.stage import load_log, log_path
-from lorebook.hook import run
 from lorebook.inject.resume import BRIEF_CHARS, resume_brief, summary_path
 from lorebook.kb.paths import KBPaths
 from lorebook.models.session import LoggedInjection, LoggedToolCall, LoggedTurn, SessionLog
@@ -26,9 +23,7 @@ from lorebook.stats.attribution import NoteFacts, Windows, attribute, window_aft
 from lorebook.stats.follow import remember_session
 from lorebook.stats.injections import event_of, is_lorebook_text, note_blocks
 from lorebook.stats.usage import read_usage
-from tests.conftest import CliRunner
-
-MODULES = {"fake": "tests.core.fake_host_events"}
+from tests.conftest import CliRunner, fire as fire_event
 
 
 @pytest.fixture
@@ -50,15 +45,7 @@ def kb(kb_repo: Path, cli: CliRunner) -> Path:
 
 def fire(repo: Path, event: str, payload: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Any:
     """Run the hook in-process; each event in its own session (no note is held back)."""
-    data = json.dumps({"session_id": f"s-{event}-{len(str(payload))}", "cwd": str(repo),
-                       **payload}).encode()  # fmt: skip
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-    monkeypatch.setattr(sys, "stdout", out)
-    assert run(["fake", event], repo=str(repo), event_modules=MODULES) == 0
-    out.flush()
-    raw = out.buffer.getvalue().decode()
-    return json.loads(raw) if raw else None
+    return fire_event(repo, monkeypatch, event, session=f"s-{event}-{len(str(payload))}", **payload)
 
 
 def test_what_each_hook_writes_is_read_back_as_its_event_and_notes(

@@ -7,21 +7,16 @@ the note stale while one outside it does not.
 
 from __future__ import annotations
 
-import io
-import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lorebook.hook import run
 from lorebook.validity import check as validity
 from lorebook.validity.check import Budget, StatCache, check
 from lorebook.validity.record import DependencyError, stamp_file, stamp_tree
-
-MODULES = {"fake": "tests.core.fake_host_events"}
+from tests.conftest import fire
 
 
 def _write(repo: Path, rel: str, text: str) -> Path:
@@ -176,17 +171,6 @@ def test_note_add_records_hashes_and_refuses_a_moved_one(kb_repo: Path, cli: Any
 # --- the prompt hook: marked, demoted, re-stamped ---------------------------------------
 
 
-def _fire(repo: Path, monkeypatch: pytest.MonkeyPatch, event: str, **payload: Any) -> Any:
-    data = json.dumps({"session_id": "s1", "cwd": str(repo), **payload}).encode()
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-    monkeypatch.setattr(sys, "stdout", out)
-    assert run(["fake", event], repo=str(repo), event_modules=MODULES) == 0
-    out.flush()
-    raw = out.buffer.getvalue().decode()
-    return json.loads(raw) if raw else None
-
-
 def _twin_notes(cli: Any, repo: Path) -> None:
     """Two equally relevant notes; the first (by id) rests on src/db.py."""
     for slug, extra in (("alpha", ["--depends-on-file", "src/db.py"]), ("beta", [])):
@@ -210,24 +194,24 @@ def test_an_edited_dependency_marks_the_note_and_ranks_it_below_a_fresh_twin(
     _write(kb_repo, "src/db.py", "POOL = 5\n")
     _twin_notes(cli, kb_repo)
     prompt = "how large is the database connection pool?"
-    before = _fire(kb_repo, monkeypatch, "Prompt", prompt=prompt)["context"]
+    before = fire(kb_repo, monkeypatch, "Prompt", prompt=prompt)["context"]
     assert "practice-pool-alpha" in _order(before)[0]
     assert "recheck" not in before
     _write(kb_repo, "src/db.py", "POOL = 50\n")
-    after = _fire(kb_repo, monkeypatch, "Prompt", prompt=prompt, session_id="s2")["context"]
+    after = fire(kb_repo, monkeypatch, "Prompt", prompt=prompt, session_id="s2")["context"]
     first, second = _order(after)
     assert "practice-pool-beta" in first
     assert "practice-pool-alpha" in second
     assert "recheck: `src/db.py` changed since this was written" in after
     assert after.index("recheck:") > after.index("practice-pool-alpha")
     # The session that saw it fresh gets it again, now marked.
-    again = _fire(kb_repo, monkeypatch, "Prompt", prompt=prompt)["context"]
+    again = fire(kb_repo, monkeypatch, "Prompt", prompt=prompt)["context"]
     assert "recheck: `src/db.py` changed" in again
     # A person checks it and re-stamps it: fresh again, first again, no mark.
     verified = cli("note", "verify", "practice-pool-alpha", cwd=kb_repo)
     assert verified.exit_code == 0, verified.stderr
     assert "was stale (src/db.py)" in verified.stdout
-    fresh = _fire(kb_repo, monkeypatch, "Prompt", prompt=prompt, session_id="s3")["context"]
+    fresh = fire(kb_repo, monkeypatch, "Prompt", prompt=prompt, session_id="s3")["context"]
     assert "recheck" not in fresh
     assert "practice-pool-alpha" in _order(fresh)[0]
 
@@ -239,7 +223,7 @@ def test_a_budget_overrun_on_the_hook_is_unknown_and_marked(
     _twin_notes(cli, kb_repo)
     (kb_repo / ".lorebook/.cache/validity.json").unlink(missing_ok=True)
     monkeypatch.setattr(validity, "MAX_BYTES", 1)
-    out = _fire(kb_repo, monkeypatch, "Prompt", prompt="database connection pool size")
+    out = fire(kb_repo, monkeypatch, "Prompt", prompt="database connection pool size")
     text = out["context"]
     assert "recheck: `src/db.py` could not be verified" in text
     assert "practice-pool-beta" in _order(text)[0]

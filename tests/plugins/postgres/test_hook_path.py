@@ -8,38 +8,28 @@ the last cache is served and one line is logged.
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lorebook.hook import run
 from lorebook_postgres import settings
 from lorebook_postgres.cache import STATUS
 from lorebook_postgres.store import PostgresStore
+from tests.conftest import fire
 from tests.plugins.postgres.server import Server
 
-MODULES = {"fake": "tests.core.fake_host_events"}
 PROMPT = "how do I call the billing API from a service?"
 TITLE = "The billing API is called through the gateway client"
 
 
-def _fire(repo: Path, monkeypatch: pytest.MonkeyPatch, event: str, **payload: Any) -> Any:
-    data = json.dumps({"session_id": "s1", "cwd": str(repo), **payload}).encode()
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    with monkeypatch.context() as patch:
-        patch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-        patch.setattr(sys, "stdout", out)
-        started = time.monotonic()
-        assert run(["fake", event], repo=str(repo), event_modules=MODULES) == 0
-        elapsed = time.monotonic() - started
-    out.flush()
-    raw = out.buffer.getvalue().decode()
-    return (json.loads(raw) if raw else {}), elapsed
+def _timed(repo: Path, monkeypatch: pytest.MonkeyPatch, event: str, **payload: Any) -> Any:
+    """The hook's answer ({} when silent) and the seconds it took."""
+    started = time.monotonic()
+    answer = fire(repo, monkeypatch, event, **payload) or {}
+    return answer, time.monotonic() - started
 
 
 def _status_file(org: str) -> Path:
@@ -50,7 +40,7 @@ def _start_and_wait(repo: Path, monkeypatch: pytest.MonkeyPatch, org: str) -> di
     """Session start, then wait for the detached refresh it started to record its outcome."""
     status = _status_file(org)
     before = status.stat().st_mtime_ns if status.exists() else 0
-    _, elapsed = _fire(repo, monkeypatch, "Start", source="startup")
+    _, elapsed = _timed(repo, monkeypatch, "Start", source="startup")
     assert elapsed < 3.0  # the hook never waits for the refresh
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -90,11 +80,11 @@ def test_an_approved_note_is_served_at_a_prompt_and_a_proposal_is_not(
     assert added.exit_code == 0, added.stderr
     assert "a proposal until approved" in added.stdout
     assert _start_and_wait(org_repo, monkeypatch, org)["ok"] is True
-    answer, _ = _fire(org_repo, monkeypatch, "Prompt", prompt=PROMPT)
+    answer, _ = _timed(org_repo, monkeypatch, "Prompt", prompt=PROMPT)
     assert TITLE not in answer.get("context", "")  # proposed: not served
     _approve_all(pg_dsn, org)
     assert _start_and_wait(org_repo, monkeypatch, org)["notes"] == 1
-    answer, _ = _fire(org_repo, monkeypatch, "Prompt", prompt=PROMPT)
+    answer, _ = _timed(org_repo, monkeypatch, "Prompt", prompt=PROMPT)
     assert f"### {TITLE}" in answer["context"]  # whole: a person approved it
     assert f"postgres store: {settings.cache_root(org) / 'nodes'}/convention/" in answer["context"]
 
@@ -120,7 +110,7 @@ def test_a_database_that_is_down_serves_the_last_cache_and_logs_one_line(
     status = _start_and_wait(org_repo, monkeypatch, org)
     assert status["ok"] is False
     assert "last_ok" in status
-    answer, elapsed = _fire(org_repo, monkeypatch, "Prompt", prompt=PROMPT)
+    answer, elapsed = _timed(org_repo, monkeypatch, "Prompt", prompt=PROMPT)
     assert f"### {TITLE}" in answer["context"]  # the last cache
     assert elapsed < 1.0
     log = (org_repo / ".lorebook/_logs/hook-errors.log").read_text().splitlines()
