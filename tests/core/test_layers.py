@@ -127,3 +127,40 @@ def test_the_script_prints_the_measure_and_fails_on_a_new_upward_import(
     assert "NEW   circle of 2: lorebook.cli.app, lorebook.errors" in captured.out
     assert "lorebook.errors (layer 1) -> lorebook.cli.app (layer 7)" in captured.out
     assert "new: see the lines marked NEW" in captured.err
+
+
+def test_pipeline_packages_over_the_ceiling_fail_and_over_the_target_warn(
+    layers: ModuleType, tmp_path: Path
+) -> None:
+    source = _package(
+        tmp_path, {"__init__.py": "", "low.py": "a = 1\nb = 2\nc = 3\n", "high.py": "d = 4\n"}
+    )
+
+    def measure(limits: tuple[int, int]) -> tuple[int, int, list[str]]:
+        report = layers.measure(source, "pkg", LOW_HIGH, (), (), ("pkg.low", "pkg.high"), limits)
+        return report.new, report.stale, report.lines
+
+    new, stale, lines = measure((3, 3))
+    assert (new, stale) == (1, 0)
+    assert "pipeline packages: 4 lines (low 3, high 1); target under 3" in lines
+    assert any(
+        line.startswith("NEW   the pipeline packages hold 4 lines, over the 3") for line in lines
+    )
+    new, stale, lines = measure((3, 4))
+    assert (new, stale) == (0, 1)
+    assert any(
+        line.startswith("over  the pipeline packages hold 4 lines, 1 over") for line in lines
+    )
+    assert measure((4, 4))[:2] == (0, 0)
+
+
+def test_the_real_pipeline_packages_are_counted(
+    layers: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert layers.main([]) == 0
+    out = capsys.readouterr().out
+    (line,) = [line for line in out.splitlines() if line.startswith("pipeline packages: ")]
+    assert "(kb " in line
+    assert ", curate " in line
+    total = int(line.split()[2])
+    assert total <= max(layers.PIPELINE_LINES_ALLOWED, layers.MAX_PIPELINE_LINES)
