@@ -5,8 +5,8 @@ document, a pack, a harvest), each note with its evidence. One key accepts, reje
 (``$VISUAL`` or ``$EDITOR``) or skips the note; the same letter in capitals decides the rest
 of its group. Decisions take effect when a group is done and when the person quits (``q``,
 Ctrl-C or the end of input), so quitting keeps what was decided: accepting is
-:func:`lorebook.review.accept` (reviewed as the note is now), rejecting is
-:func:`lorebook.review.reject_many` (the note is undone and its claim remembered).
+:func:`lorebook.review.verdicts.accept` (reviewed as the note is now), rejecting is
+:func:`lorebook.review.verdicts.reject_many` (the note is undone and its claim remembered).
 
 Standard library only: keys are read one at a time in cbreak mode (``termios``), where it
 exists; elsewhere a line is read and its first letter is the key.
@@ -166,7 +166,7 @@ def _with_origin(note: PendingNote, origin: str) -> PendingNote:
 
 def _apply(session: _Session) -> None:
     """Accept and reject what was decided (the notes as they are on disk now)."""
-    from lorebook.review import accept, reject_many
+    from lorebook.review.verdicts import accept, reject_many
 
     decided, session.decided = session.decided, {}
     triage = session.triage

@@ -52,7 +52,7 @@ def _pending(paths: KBPaths, counts: dict[str, dict[str, int]]) -> None:
 def _unreviewed(paths: KBPaths, documents: set[str], counts: dict[str, dict[str, int]]) -> None:
     from lorebook.errors import LorebookError
     from lorebook.kb.store import load_snapshot
-    from lorebook.review import list_changes
+    from lorebook.review.changes import list_changes
 
     try:
         changed = {c.note_id for c in list_changes(paths) if c.note_id and c.kind != "deleted"}

@@ -18,7 +18,8 @@ from lorebook.errors import LorebookError, UsageError
 
 if TYPE_CHECKING:
     from lorebook.kb.paths import KBPaths
-    from lorebook.review import Change, Rejection
+    from lorebook.review.changes import Change
+    from lorebook.review.verdicts import Rejection
     from lorebook.review_groups import OriginGroup
 
 ACCEPT = "accept: git add .lorebook && git commit"
@@ -119,7 +120,7 @@ def _groups_json(groups: list[OriginGroup]) -> list[dict[str, Any]]:
 def _show(
     paths: KBPaths, origins: list[str], verbose: bool, generated: bool, json_output: bool
 ) -> None:
-    from lorebook.review import list_changes, render_diff
+    from lorebook.review.changes import list_changes, render_diff
 
     changes = list_changes(paths)
     groups = _groups(paths, origins)
@@ -337,14 +338,14 @@ def review_command(
     if given and not (reject or accept):
         raise UsageError(f"{clip(given[0])}: give --accept or --reject before the paths to decide")
     if accept:
-        from lorebook.review import accept as accept_notes
+        from lorebook.review.verdicts import accept as accept_notes
 
         ids = accept_notes(paths, _targets(paths, given, origins), Path.cwd())
         _show_accepted(ids, json_output, verbose)
         return
     if reject:
         from lorebook.config import load_config
-        from lorebook.review import reject_many
+        from lorebook.review.verdicts import reject_many
 
         budget = load_config(paths).budgets.entry_chars
         done = reject_many(paths, _targets(paths, given, origins), Path.cwd(), budget=budget)
