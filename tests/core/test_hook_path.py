@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 
 from lorebook import reviewstate
 from lorebook.hookconfig import DEFAULTS, HookConfig, load_hook_config
+from lorebook.inject import stages
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import MarkdownStore
 from lorebook.models.config import Config
@@ -299,14 +301,30 @@ def test_internal_sessions_do_nothing(
     assert log == []
 
 
-def test_a_blown_budget_injects_nothing_and_logs(kb: Path, fire: Fire) -> None:
+class LateClock:
+    """The ``time`` module, but for a monotonic clock an hour ahead of the real one."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+    @staticmethod
+    def monotonic() -> float:
+        return time.monotonic() + 3600
+
+
+def test_a_blown_budget_injects_nothing_and_logs(
+    kb: Path, fire: Fire, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deadline's clock reads an hour on: the budget is spent however fast the machine
+    (a 0 ms budget relied on the clock ticking between the start and the first check)."""
     cache = kb / ".lorebook/.cache/config.json"
     data = json.loads(cache.read_text())
-    data["budgets"]["prompt_ms"] = 0
+    data["budgets"]["prompt_ms"] = 250
     cache.write_text(json.dumps(data))
+    monkeypatch.setattr(stages, "time", LateClock())
     out, log = fire("Prompt", {"prompt": "run pytest"})
     assert out is None
-    assert "BudgetExceeded: over the 0 ms budget" in log[-1]
+    assert "BudgetExceeded: over the 250 ms budget" in log[-1]
 
 
 def test_a_missing_index_logs_and_injects_nothing(kb: Path, fire: Fire) -> None:
