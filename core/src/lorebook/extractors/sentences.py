@@ -55,6 +55,13 @@ ENVELOPE_MARKERS = (
 
 _SKILL_DOC = re.compile(r"^\s*Base directory for this skill\b", re.IGNORECASE)
 _HEADING = re.compile(r"^#{1,6}\s+\S", re.MULTILINE)
+_LABELLED_ITEM = re.compile(
+    r"^[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+\*\*[^*\n]+\*\*", re.MULTILINE
+)
+"""A list item that opens with a bold label ("2.  **Simplified Logic:** The logic is ..."):
+the layout of a model's answer or a written plan, not of what a person types in a chat."""
+LABELLED_ITEMS = 2
+"""List items under bold labels that make a turn a pasted document (one may be emphasis)."""
 _COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
 
 
@@ -84,11 +91,16 @@ def is_pasted_document(text: str) -> bool:
 
     A skill the harness expanded starts with "Base directory for this skill"; a pasted
     markdown document starts with a heading or front matter, or has three headings or more.
+    So is a turn with two list items or more under bold labels (:data:`_LABELLED_ITEM`):
+    another model's answer or a plan pasted in, whose explanations of its own code
+    ("**Efficiency:** We filter the data *once* ...") are not the person's rules.
     """
     stripped = text.lstrip()
     if _SKILL_DOC.match(stripped) or stripped.startswith(("---\n", "---\r\n")):
         return True
-    return bool(_HEADING.match(stripped)) or len(_HEADING.findall(text)) >= 3
+    if bool(_HEADING.match(stripped)) or len(_HEADING.findall(text)) >= 3:
+        return True
+    return len(_LABELLED_ITEM.findall(text)) >= LABELLED_ITEMS
 
 
 def command_name(text: str) -> str | None:

@@ -1,0 +1,54 @@
+"""False proposals read on held-out projects (issue 27, item 4), each turned into a
+mechanism that explains itself: the layout of a pasted answer, the grammar of a report."""
+
+from __future__ import annotations
+
+from lorebook.extractors.rules import find_teaching_moments
+from lorebook.extractors.sentences import is_pasted_document
+from lorebook.models.session import LoggedToolCall, LoggedTurn
+
+RULE = "Always run the tests with `uv run pytest`, never bare pytest."
+
+PASTED_ANSWER = """Okay, let's refine the `_create_model_instance` function to be more efficient.
+
+Here's a revised version:
+
+```python
+def _create_model_instance(model, data):
+    fields = set(model.model_fields)
+    return model.model_validate({k: v for k, v in data.items() if k in fields})
+```
+
+Key improvements:
+
+1.  **Simplified Logic:** The logic is more compact. If version 2 is detected then `model_validate` is always called.
+2.  **Efficiency:** We filter the data *once* based on the model's field names, rather than having different filtering logic for different versions.
+"""
+
+
+def alternate(*texts: str) -> list[LoggedTurn]:
+    """User turns, each answered by an agent turn that acted."""
+    turns: list[LoggedTurn] = []
+    for text in texts:
+        turns.append(LoggedTurn(index=len(turns), role="user", text=text))
+        turns.append(
+            LoggedTurn(
+                index=len(turns),
+                role="assistant",
+                text="Done: I edited the file.",
+                tool_calls=[LoggedToolCall(name="Edit", input={"file_path": "src/app.py"})],
+            )
+        )
+    return turns
+
+
+def test_a_pasted_answer_with_bold_labelled_items_is_not_proposed() -> None:
+    turns = alternate(PASTED_ANSWER, RULE)
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == [RULE]
+
+
+def test_one_bold_item_is_emphasis_not_a_pasted_answer() -> None:
+    typed = "Two things:\n\n- **never** push to main\n- run the linter first"
+    assert not is_pasted_document(typed)
+    assert is_pasted_document(PASTED_ANSWER)
