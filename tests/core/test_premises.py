@@ -241,3 +241,25 @@ def test_curation_turns_two_notes_whose_premises_conflict_into_one_conflict_file
     retract(paths, "freeze")
     _record(paths, "freeze", facts=("not deploys(api, monday)",), cites=(freeze,))
     assert cli("curate", "--json", cwd=kb_repo).json()["conflicts"] == []
+
+
+def test_a_source_citing_a_retired_note_id_rests_on_the_note_it_leads_to(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    """A note renamed after a source cited it: the contradiction still becomes a conflict."""
+    friday = add_note(kb_repo, "Deploy the API on Fridays", "Weekly release of the API",
+                      body="The API ships every Friday afternoon.", tags=("release",))  # fmt: skip
+    freeze = add_note(kb_repo, "No deploys during the Friday freeze", "Release freeze",
+                      body="Nothing is deployed on Fridays.", tags=("release",))  # fmt: skip
+    paths = KBPaths(kb_repo)
+    retired = "practice-friday-freeze"  # the id the source was recorded with, since renamed
+    paths.redirects.write_text(json.dumps({retired: [freeze]}) + "\n", encoding="utf-8")
+    _record(paths, "release", facts=("deploys(api, friday)",), cites=(friday,))
+    _record(paths, "freeze", facts=("not deploys(api, friday)",), cites=(retired,))
+    result = cli("curate", "--json", cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    assert len(result.json()["conflicts"]) == 1  # before: none (the old id named no note)
+    (entry,) = cli("conflict", "list", "--json", cwd=kb_repo).json()["conflicts"]
+    assert entry["target_id"] == friday
+    assert entry["proposal"]["title"] == "No deploys during the Friday freeze"
+    assert f"citing {freeze}" in entry["rationale"]

@@ -6,6 +6,8 @@ pair is written as an ordinary conflict (``.lorebook/conflicts/premises-<hash>-1
 decided with ``lorebook conflict resolve``), the first note as the target and the other as
 the claim against it, the two proofs as the rationale. The id is a hash of the context and
 the atom, so a second run writes nothing new and a decided conflict is not raised again.
+A cite of a retired note id (a note split or renamed since the source was recorded) counts
+as the notes ``nodes/.redirects.json`` says it leads to now.
 """
 
 from __future__ import annotations
@@ -22,6 +24,22 @@ def _cited(proof: Proof, cites: dict[str, tuple[str, ...]], notes: set[str]) -> 
     return sorted({c for s in proof.sources() for c in cites.get(s, ()) if c in notes})
 
 
+def _following_redirects(
+    cites: tuple[str, ...], notes: set[str], ledger: dict[str, list[str]]
+) -> tuple[str, ...]:
+    """``cites`` with each retired note id replaced by the live notes it leads to.
+
+    A source recorded before a note was split or renamed still cites the old id; the notes
+    that replaced it are what it rests on now (``nodes/.redirects.json``).
+    """
+    from lorebook.kb.redirects import resolve
+
+    out: list[str] = []
+    for cite in cites:
+        out += [cite] if cite in notes or cite not in ledger else resolve(ledger, cite, notes)
+    return tuple(dict.fromkeys(out))
+
+
 def premise_conflicts(paths: KBPaths) -> tuple[list[Path], list[str]]:
     """Write a conflict file for each contradiction between notes; (files written, problems).
 
@@ -29,6 +47,7 @@ def premise_conflicts(paths: KBPaths) -> tuple[list[Path], list[str]]:
     """
     from lorebook.curate.conflicts import conflict_path, record_conflict
     from lorebook.errors import LorebookError
+    from lorebook.kb.redirects import load_redirects
     from lorebook.kb.store import open_store
     from lorebook.models.curation import ContradictAction
     from lorebook.models.session import Proposal
@@ -37,6 +56,11 @@ def premise_conflicts(paths: KBPaths) -> tuple[list[Path], list[str]]:
     problems: list[str] = []
     store = open_store(paths.repo)
     notes = set(store.ids())
+    try:
+        ledger = load_redirects(paths)
+    except LorebookError as exc:  # cites of retired ids then name no note, as before
+        problems.append(f"retired note ids not followed: {exc.message}")
+        ledger = {}
     for context in contexts(paths):
         try:
             sources = load_context(paths, context)
@@ -44,7 +68,7 @@ def premise_conflicts(paths: KBPaths) -> tuple[list[Path], list[str]]:
         except LorebookError as exc:
             problems.append(f"premises of context {context!r} skipped: {exc.message}")
             continue
-        cites = {s.id: s.cites for s in sources}
+        cites = {s.id: _following_redirects(s.cites, notes, ledger) for s in sources}
         for positive, negative in derivation.conflicts():
             ours, theirs = _cited(positive, cites, notes), _cited(negative, cites, notes)
             others = [n for n in theirs if n not in ours]
