@@ -52,3 +52,20 @@ def test_one_bold_item_is_emphasis_not_a_pasted_answer() -> None:
     typed = "Two things:\n\n- **never** push to main\n- run the linter first"
     assert not is_pasted_document(typed)
     assert is_pasted_document(PASTED_ANSWER)
+
+
+def test_a_bug_report_that_something_does_not_work_is_not_a_gotcha() -> None:
+    turns = alternate(
+        "Context does not work properly. Take a look at it and fix.",
+        "it does not work. But first fix the issue with the missing PIL dependency.",
+        RULE,
+    )
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == [RULE]
+
+
+def test_what_does_not_work_under_a_condition_is_still_a_gotcha() -> None:
+    gotcha = "The `--fix` flag doesn't work with the monorepo config, run eslint per package."
+    turns = alternate(gotcha)
+    found = find_teaching_moments(turns)
+    assert [(turns[c.turn].text, c.kind) for c in found] == [(gotcha, "gotcha")]

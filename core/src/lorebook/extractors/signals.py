@@ -190,6 +190,16 @@ _NOT_A_RULE = (
 )
 """*don't* that is not a prohibition: a reminder, a reassurance, a description."""
 
+_UNDER_CONDITION = (
+    r"(?: (?:properly|correctly|reliably|well|at all))?"
+    r" (?:with|when|if|unless|in|on|for|inside|under|without|across|behind|because|since"
+    r"|after|before|until|through|over|from|against)\b"
+)
+"""After *doesn't work*: the condition it fails under ("`--fix` doesn't work with the
+monorepo config", "won't work in CI because ..."), which makes it a gotcha. Without one
+("Context does not work properly. Take a look at it and fix.") it reports the state of the
+thing at hand: a bug report, not knowledge."""
+
 SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
     (
         "gotcha",
@@ -207,7 +217,7 @@ SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
             r"|leak|deadlock)\b",
             r"(?:breaks|fails) (?:unless|whenever)\b",
             r"(?:breaks|fails) (?:when|if) (?:you|we|anyone|someone|a|an)\b",
-            rf"(?:wo{_NT}|does not|does{_NT}) work\b",
+            rf"(?:wo{_NT}|does not|does{_NT}) work{_UNDER_CONDITION}",
         ),
     ),
     ("decision", _phrases(*_DECIDED, *_ALTERNATIVE)),
