@@ -100,6 +100,22 @@ def _regenerate(paths: KBPaths) -> None:
     rebuild_indexes(paths, load_config(paths).budgets.entry_chars)
 
 
+def _live_id(paths: KBPaths, store: MarkdownStore, note_id: str) -> str:
+    """``note_id``, or the one note it leads to when it was retired (split or renamed).
+
+    Raises:
+        NoteNotFoundError: no note has the id, nor does it lead to one.
+        LorebookError: the retired id leads to several notes (named).
+    """
+    if store.locate(note_id) is not None:
+        return note_id
+    from lorebook.kb.redirects import load_redirects, successor
+
+    now = successor(load_redirects(paths), note_id, set(store.ids()))
+    warn(f"{note_id} was retired; it is now {now} (nodes/.redirects.json)")
+    return now
+
+
 def verify(
     ctx: typer.Context,
     note_id: Annotated[str, typer.Argument(metavar="ID", help="The note a person has checked.")],
@@ -111,13 +127,15 @@ def verify(
 
     Prints the state first (unchanged, stale, unknown, untracked). The note's declared
     files and trees are hashed again, so a stale note is fresh and served without its
-    "recheck" mark; --depends-on-file / --depends-on-tree replace the declared ones.
+    "recheck" mark; --depends-on-file / --depends-on-tree replace the declared ones. A
+    retired id (the note was renamed) acts on the note it leads to, and says so.
     """
     from lorebook.validity.record import stamp
     from lorebook.validity.report import note_verdict
 
     paths = repo_paths(ctx)
     store = MarkdownStore(paths.repo)
+    note_id = _live_id(paths, store, note_id)
     note = store.get(note_id)
     before = note_verdict(paths, note)
     if depends_on_file or depends_on_tree:
@@ -153,7 +171,8 @@ def erratum(
     """Add an erratum: a short correction served with the note, which it does not replace.
 
     For a note that is wrong as a whole use `lorebook note refute`; for one that is out of
-    date, `lorebook note supersede`.
+    date, `lorebook note supersede`. A retired id (the note was renamed) acts on the note it
+    leads to, and says so.
     """
     from pydantic import ValidationError
 
@@ -161,6 +180,7 @@ def erratum(
 
     paths = repo_paths(ctx)
     store = MarkdownStore(paths.repo)
+    note_id = _live_id(paths, store, note_id)
     note = store.get(note_id)
     try:
         entry = Erratum(text=text)

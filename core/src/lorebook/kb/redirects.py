@@ -86,3 +86,27 @@ def resolve(ledger: dict[str, list[str]], note_id: str, live: set[str]) -> list[
         elif current in ledger:
             stack.extend(reversed(ledger[current]))
     return sorted(set(found))
+
+
+def successor(ledger: dict[str, list[str]], note_id: str, live: set[str]) -> str:
+    """The one live note a retired id leads to, for a command that changes one note.
+
+    Raises:
+        NoteNotFoundError: ``note_id`` is not retired, or leads to no live note (said so).
+        LorebookError: it leads to several notes (a split): the message names them.
+    """
+    from lorebook.errors import LorebookError
+    from lorebook.store import NoteNotFoundError
+
+    found = resolve(ledger, note_id, live) if note_id in ledger else []
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise LorebookError(
+            f"{note_id!r} was retired; it is now {', '.join(found)}",
+            hint="name the one you mean",
+        )
+    missing = NoteNotFoundError(note_id)
+    if note_id in ledger:
+        missing.hint = "it was retired, and leads to no note now"
+    raise missing
