@@ -69,3 +69,11 @@ def test_what_does_not_work_under_a_condition_is_still_a_gotcha() -> None:
     turns = alternate(gotcha)
     found = find_teaching_moments(turns)
     assert [(turns[c.turn].text, c.kind) for c in found] == [(gotcha, "gotcha")]
+
+
+def test_you_need_to_in_a_relative_clause_is_not_an_obligation() -> None:
+    task = "Gather all the data you need to create a plan and plan the actual implementation"
+    rule = "When the schema changes you need to regenerate the client with `make gen`."
+    turns = alternate(task, rule)
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == [rule]

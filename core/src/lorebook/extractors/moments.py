@@ -43,6 +43,14 @@ ADDRESSED_MODAL = re.compile(
     re.IGNORECASE,
 )
 """A modal of obligation with the agent as its subject: "you should", "you'll need to"."""
+RELATIVE_HEAD = re.compile(
+    r"\b(?:all|any|every|each|the|some|what|whatever|everything|anything|something|those"
+    r"|these)(?:\s+[\w-]+)?\s+$",
+    re.IGNORECASE,
+)
+"""A noun phrase just before *you* ("all the data you need to create a plan", "any
+questions you need to"): *you need to* is then a relative clause describing that thing,
+not an obligation put to the agent."""
 
 
 TOOL_FOR = re.compile(
@@ -252,6 +260,13 @@ def turn_moment(turns: Sequence[LoggedTurn], position: int, text: str) -> list[M
     return [Moment(position, note_type, kind, quote, sentence.text, [quote], keys)]
 
 
+def _addressed(body: str) -> bool:
+    """A modal of obligation whose *you* is a clause's subject, not in a relative clause."""
+    return any(
+        not RELATIVE_HEAD.search(body[: match.start()]) for match in ADDRESSED_MODAL.finditer(body)
+    )
+
+
 def addressed_moment(position: int, text: str) -> list[Moment]:
     """A modal of obligation addressed to the agent: the person says what it must do.
 
@@ -260,13 +275,13 @@ def addressed_moment(position: int, text: str) -> list[Moment]:
     "you should be using the English diary as primary", "you need to read them manually":
     the person tells the agent what it must do, in the second person; a question, a
     sentence bound to this moment ("you should now have ...") or one thinking aloud is
-    left out. The first such sentence is the moment.
+    left out, and so is a *you* that opens a relative clause after a noun phrase ("gather
+    all the data you need to create a plan": :data:`RELATIVE_HEAD`). The first such
+    sentence is the moment.
     """
     for sentence in split_sentences(text):
         body = sentence.text
-        if body.rstrip().endswith("?") or not (
-            ADDRESSED_MODAL.search(body) or KEEPS_THEM.search(body)
-        ):
+        if body.rstrip().endswith("?") or not (_addressed(body) or KEEPS_THEM.search(body)):
             continue
         if ONE_OFF.search(body) or HEDGE.search(body):
             continue
