@@ -71,3 +71,26 @@ def test_an_id_that_was_never_a_note_is_still_not_found(kb_repo: Path, cli: CliR
     assert done.exit_code == 1
     assert "no note with id 'practice-no-such-thing'" in done.stderr
     assert "retired" not in done.stderr
+
+
+def test_review_accept_given_a_retired_id_accepts_the_unreviewed_notes_it_leads_to(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    from lorebook import reviewstate
+    from lorebook.recall.sync import reconcile
+
+    first = add_note(kb_repo, "Run ruff before committing", "Before every commit", folder="git")
+    second = add_note(kb_repo, "Run mypy before committing", "Before every commit", folder="git")
+    paths = KBPaths(kb_repo)
+    paths.redirects.write_text(json.dumps({OLD: [first, second]}) + "\n", encoding="utf-8")
+    root = str(paths.root)
+    reviewstate.mark(root, {first: f"git/{first}.md", second: f"git/{second}.md"})
+    reconcile(paths)
+    done = cli("review", "--accept", OLD, "--json", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr  # before: "no such note"
+    assert sorted(done.json()["accepted"]) == sorted([first, second])
+    assert f"{OLD} was retired; it is now " in done.stderr
+    assert reviewstate.unreviewed(root) == {}
+    again = cli("review", "--accept", OLD, cwd=kb_repo)  # nothing left to accept
+    assert again.exit_code == 1
+    assert "none of them is unreviewed" in again.stderr

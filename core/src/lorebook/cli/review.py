@@ -284,7 +284,8 @@ def review_command(
             help="Accept notes no person has reviewed, as they are on disk (ids or paths, "
             "or `all`): ones curation, bootstrap, harvest or a pack wrote, or files put in "
             "nodes/ and not committed. They are then served whole, without the "
-            "'unreviewed' label, and may ask or deny. Committing them does the same.",
+            "'unreviewed' label, and may ask or deny. Committing them does the same. A "
+            "retired id (a note split or renamed) accepts the notes it leads to, and says so.",
         ),
     ] = False,
     origin: Annotated[
@@ -340,7 +341,7 @@ def review_command(
     if accept:
         from lorebook.review.verdicts import accept as accept_notes
 
-        ids = accept_notes(paths, _targets(paths, given, origins), Path.cwd())
+        ids = accept_notes(paths, _targets(paths, given, origins), Path.cwd(), warn)
         _show_accepted(ids, json_output, verbose)
         return
     if reject:

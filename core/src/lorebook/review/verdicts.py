@@ -20,7 +20,7 @@ from lorebook.errors import LorebookError
 from lorebook.review.changes import Change, ReviewError, categorize, git, list_changes
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from lorebook.curate.rejections import RejectedClaim
     from lorebook.kb.paths import KBPaths
@@ -276,14 +276,21 @@ def _rebuild_after(
     return {target: tuple(ids) for target, ids in dangling.items()}
 
 
-def accept(paths: KBPaths, targets: Sequence[str], cwd: Path) -> list[str]:
+def accept(
+    paths: KBPaths,
+    targets: Sequence[str],
+    cwd: Path,
+    notice: Callable[[str], None] | None = None,
+) -> list[str]:
     """Mark unreviewed notes reviewed: ``all``, note ids, or notes' paths; return the ids.
 
     A note no person has reviewed (curation, bootstrap, harvest or a pack wrote it, or it
     was dropped into ``nodes/`` and not committed) is served only as a pointer labelled
     "unreviewed" and cannot ask or deny until a person commits it or accepts it here
     (:mod:`lorebook.reviewstate`). What is accepted is the notes as they are on disk now.
-    Every target is matched before any note is accepted.
+    Every target is matched before any note is accepted. A retired id (the note was split
+    or renamed, ``nodes/.redirects.json``) accepts the unreviewed notes it leads to, and
+    ``notice`` is told so.
 
     Raises:
         ReviewError: a target names no unreviewed note (or no file at all).
@@ -298,11 +305,17 @@ def accept(paths: KBPaths, targets: Sequence[str], cwd: Path) -> list[str]:
     state = reviewstate.unreviewed(kb_root)
     ids: list[str] = []
     for target in targets:
-        ids += _unreviewed_ids(paths, state, target, cwd)
+        ids += _unreviewed_ids(paths, state, target, cwd, notice)
     return reviewstate.accept(kb_root, ids)
 
 
-def _unreviewed_ids(paths: KBPaths, state: dict[str, str], target: str, cwd: Path) -> list[str]:
+def _unreviewed_ids(
+    paths: KBPaths,
+    state: dict[str, str],
+    target: str,
+    cwd: Path,
+    notice: Callable[[str], None] | None = None,
+) -> list[str]:
     """The unreviewed notes ``target`` names (id or path); ``state``: id -> path in nodes/."""
     if target in state:
         return [target]
@@ -311,6 +324,18 @@ def _unreviewed_ids(paths: KBPaths, state: dict[str, str], target: str, cwd: Pat
     ids = [i for i, rel in state.items() if nodes + rel in wanted]
     if ids:
         return ids
+    successors = [] if _exists(paths, target, cwd) else _successors(paths, target)
+    if successors:  # a retired id: the notes it leads to now
+        now = ", ".join(successors)
+        unreviewed = [i for i in successors if i in state]
+        if not unreviewed:
+            raise ReviewError(
+                f"{target} was retired; it is now {now}, and none of them is unreviewed",
+                hint="`lorebook review` lists the unreviewed notes",
+            )
+        if notice is not None:
+            notice(f"{target} was retired; it is now {now} (nodes/.redirects.json)")
+        return unreviewed
     if not _exists(paths, target, cwd):
         raise ReviewError(
             f"no such note: {clip(target, quote=False)}",
@@ -321,6 +346,20 @@ def _unreviewed_ids(paths: KBPaths, state: dict[str, str], target: str, cwd: Pat
         f"{clip(target)} is not an unreviewed note (unreviewed: {listed})",
         hint="accept one by its id or path, or every one with `--accept all`",
     )
+
+
+def _successors(paths: KBPaths, target: str) -> list[str]:
+    """The live notes a retired id leads to by ``nodes/.redirects.json`` ([] when none)."""
+    from lorebook.kb.redirects import load_redirects, resolve
+    from lorebook.kb.store import MarkdownStore
+    from lorebook.models.note import ID_RE
+
+    if not ID_RE.match(target):
+        return []
+    ledger = load_redirects(paths)
+    if target not in ledger:
+        return []
+    return resolve(ledger, target, set(MarkdownStore(paths.repo).ids()))
 
 
 __all__ = [
