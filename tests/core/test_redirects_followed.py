@@ -94,3 +94,29 @@ def test_review_accept_given_a_retired_id_accepts_the_unreviewed_notes_it_leads_
     again = cli("review", "--accept", OLD, cwd=kb_repo)  # nothing left to accept
     assert again.exit_code == 1
     assert "none of them is unreviewed" in again.stderr
+
+
+def test_refute_and_supersede_given_a_renamed_notes_old_id_act_on_the_note_it_is_now(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    live = _renamed(kb_repo)
+    other = add_note(kb_repo, "Run ruff and mypy before committing", "Before every commit")
+    done = cli("note", "supersede", OLD, other, "--json", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr  # before: "'...' is not a note"
+    assert f"{OLD} was retired; it is now {live}" in done.stderr
+    store = MarkdownStore(kb_repo)
+    assert store.get(live).status == "superseded"
+    assert store.get(other).supersedes == [live]
+    refuted = cli("note", "refute", OLD, "--why", "ruff is not used here", cwd=kb_repo)
+    assert refuted.exit_code == 1  # a superseded note is not refuted; the message names it
+    assert live in refuted.stderr
+
+
+def test_refute_given_a_renamed_notes_old_id_refutes_the_note_it_is_now(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    live = _renamed(kb_repo)
+    done = cli("note", "refute", OLD, "--why", "ruff is not used here", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr  # before: "'...' is not a note"
+    assert f"{OLD} was retired; it is now {live}" in done.stderr
+    assert MarkdownStore(kb_repo).get(live).status == "refuted"

@@ -15,6 +15,7 @@ from lorebook.cli.note_validity import (
     StoreOption,
     add_elsewhere,
     dependencies_for,
+    live_note_id,
 )
 from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn, write_text
 from lorebook.errors import LorebookError, UnsafePathError, UsageError
@@ -415,7 +416,8 @@ def supersede_command(
     Both are validated before either is written; then the indexes are rebuilt (index.md
     strikes OLD through and points to NEW). Refused: a note superseding itself, a missing
     id, a NEW that is not active, a refuted OLD, a cycle. Running it again after an
-    interrupted run completes it.
+    interrupted run completes it. A retired id (the note was renamed) stands for the note it
+    leads to, and says so.
     """
     from lorebook.config import load_config
     from lorebook.kb.lifecycle import supersede
@@ -423,6 +425,8 @@ def supersede_command(
 
     paths = repo_paths(ctx)
     budget = load_config(paths).budgets.entry_chars
+    store = MarkdownStore(paths.repo)
+    old, new = live_note_id(paths, store, old), live_note_id(paths, store, new)
     with ReviewKept(str(paths.root), [old, new]):  # a person's edit: review carries over
         change = supersede(paths, old, new, budget=budget)
     _show_change(change, json_output, f"{old} is superseded by {new}")
@@ -438,7 +442,8 @@ def refute_command(
 
     The text is kept; lb_status becomes refuted and lb_refuted_because the reason, and the
     indexes are rebuilt. lint then fails on an active note that says the same thing again.
-    For a note that is outdated rather than wrong, use `lorebook note supersede`.
+    For a note that is outdated rather than wrong, use `lorebook note supersede`. A retired
+    id (the note was renamed) stands for the note it leads to, and says so.
     """
     from lorebook.config import load_config
     from lorebook.kb.lifecycle import refute
@@ -446,6 +451,7 @@ def refute_command(
 
     paths = repo_paths(ctx)
     budget = load_config(paths).budgets.entry_chars
+    note_id = live_note_id(paths, MarkdownStore(paths.repo), note_id)
     with ReviewKept(str(paths.root), [note_id]):  # a person's edit: review carries over
         change = refute(paths, note_id, why, budget=budget)
     _show_change(change, json_output, f"{note_id} is refuted")

@@ -100,18 +100,24 @@ def _regenerate(paths: KBPaths) -> None:
     rebuild_indexes(paths, load_config(paths).budgets.entry_chars)
 
 
-def _live_id(paths: KBPaths, store: MarkdownStore, note_id: str) -> str:
+def live_note_id(paths: KBPaths, store: MarkdownStore, note_id: str) -> str:
     """``note_id``, or the one note it leads to when it was retired (split or renamed).
 
+    An id that is neither a note nor retired is returned as it is: the caller says it is
+    not a note.
+
     Raises:
-        NoteNotFoundError: no note has the id, nor does it lead to one.
+        NoteNotFoundError: the retired id leads to no note now.
         LorebookError: the retired id leads to several notes (named).
     """
     if store.locate(note_id) is not None:
         return note_id
     from lorebook.kb.redirects import load_redirects, successor
 
-    now = successor(load_redirects(paths), note_id, set(store.ids()))
+    ledger = load_redirects(paths)
+    if note_id not in ledger:
+        return note_id
+    now = successor(ledger, note_id, set(store.ids()))
     warn(f"{note_id} was retired; it is now {now} (nodes/.redirects.json)")
     return now
 
@@ -135,7 +141,7 @@ def verify(
 
     paths = repo_paths(ctx)
     store = MarkdownStore(paths.repo)
-    note_id = _live_id(paths, store, note_id)
+    note_id = live_note_id(paths, store, note_id)
     note = store.get(note_id)
     before = note_verdict(paths, note)
     if depends_on_file or depends_on_tree:
@@ -180,7 +186,7 @@ def erratum(
 
     paths = repo_paths(ctx)
     store = MarkdownStore(paths.repo)
-    note_id = _live_id(paths, store, note_id)
+    note_id = live_note_id(paths, store, note_id)
     note = store.get(note_id)
     try:
         entry = Erratum(text=text)
@@ -204,4 +210,10 @@ def register(app: typer.Typer) -> None:
     app.command("erratum")(erratum)
 
 
-__all__ = ["add_elsewhere", "dependencies_for", "open_named_store", "register"]
+__all__ = [
+    "add_elsewhere",
+    "dependencies_for",
+    "live_note_id",
+    "open_named_store",
+    "register",
+]
