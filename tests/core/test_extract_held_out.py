@@ -77,3 +77,17 @@ def test_you_need_to_in_a_relative_clause_is_not_an_obligation() -> None:
     turns = alternate(task, rule)
     found = find_teaching_moments(turns)
     assert [turns[c.turn].text for c in found] == [rule]
+
+
+def test_a_wish_about_the_place_just_shown_is_not_proposed() -> None:
+    one_off = "I don't want any wrong `gryad` aliases there, remove them"
+    turns = alternate(one_off, RULE)
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == [RULE]
+
+
+def test_an_existential_there_does_not_point_at_the_exchange() -> None:
+    rule = "When there\nare two migrations, always apply the older one first."
+    turns = alternate(rule)
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == [rule]

@@ -90,17 +90,20 @@ out how to get X to work")."""
 
 DEIXIS = re.compile(
     r"(?<![-\w])here\b(?![-\w]| (?:is|are)\b)|\beither[.!]*$|^(?:ok(?:ay)?,? )?then\b"
+    r"|(?<![-\w])there\b(?![-\w'\u2019]|\s+(?:is|are|was|were|will|would|should|must|may|might"
+    r"|can|could|has|have|had|seems?|isn|aren|wasn)\b)"
     r"|\bthen[.!]*$|\b(?:today|tonight|yesterday|this (?:morning|afternoon|evening|week))\b"
     r"|^(?:\w+,?\s+)?instead of (?:that|this|those|these)\b",
     re.IGNORECASE,
 )
 """Words that point at this point of the exchange: *here* (this place in the flow, not
-"here is/are ..."), a closing *either* (one more item of a one-off list), *then* opening or
-closing the sentence (a consequence of what was just said), a day named from today
-("Today is July 8th"), an alternative to what was just shown ("instead of that, let's
-make ..."): "we don't need to save the
-result here", "don't use a winget staging directory either", "okay then I don't want the
-long path ellipsization then"."""
+"here is/are ..."), *there* (the place just shown: "I don't want any wrong `gryad` aliases
+there, remove them"; not the existential "there is/are ...", even across a line break), a
+closing *either* (one more item of a one-off list), *then* opening or closing the sentence
+(a consequence of what was just said), a day named from today ("Today is July 8th"), an
+alternative to what was just shown ("instead of that, let's make ..."): "we don't need to
+save the result here", "don't use a winget staging directory either", "okay then I don't
+want the long path ellipsization then"."""
 
 
 ALWAYS = re.compile(
@@ -115,7 +118,7 @@ moment ("We always run the tests with `uv run pytest` here, never with bare pyte
 def _points_at_now(sentence: str) -> bool:
     """The sentence points at this point of the exchange (:data:`DEIXIS`), not a habit."""
     found = [m.group(0).casefold() for m in DEIXIS.finditer(sentence)]
-    if found and all(word == "here" for word in found) and ALWAYS.search(sentence):
+    if found and all(word in ("here", "there") for word in found) and ALWAYS.search(sentence):
         return False
     return bool(found)
 
