@@ -91,3 +91,14 @@ def test_an_existential_there_does_not_point_at_the_exchange() -> None:
     turns = alternate(rule)
     found = find_teaching_moments(turns)
     assert [turns[c.turn].text for c in found] == [rule]
+
+
+def test_a_turn_asking_whether_the_person_did_right_teaches_nothing() -> None:
+    report = (
+        "ok i have these env variables set up in railway. the only difference is that "
+        'RETRIEVER_PROVIDER=pinecone and "chef" instead of "chef-production". '
+        "did i do this right?"
+    )
+    turns = alternate(report, RULE)
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == [RULE]

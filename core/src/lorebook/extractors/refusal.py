@@ -197,6 +197,16 @@ STILL_WRONG = re.compile(
 not a rule."""
 
 
+CHECKS_ME = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|and|but|also|now)[\s,]+)*(?:did|have|am|was) i\b[^?]*\?+\s*$",
+    re.IGNORECASE,
+)
+"""The person asking the agent to check what they themselves did ("did i do this right?",
+"Did I get that right?", "have I run an /export since the last compact event?"): the
+turn reports the person's own steps for the agent to judge, so the teaching runs the other
+way and its statements ("the only differences is that X instead of Y") are not rules."""
+
+
 THINKING_ALOUD = re.compile(
     r"^(?:\w+,?\s+){0,3}?i(?:['\u2019]m| am) (?:looking for|trying to (?:find|understand"
     r"|figure)|theori[sz]ing|speculating|guessing)\b"
@@ -332,6 +342,7 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
       that introduces something to read ("Fix this bug...", "I get this error:", "the
       following work:", "the entry is pasted below") and a blank line: it is the quoted
       report, not the person's words;
+    - ``checks me``: the turn asks whether the person did right (:data:`CHECKS_ME`);
     - ``session``: it is about the session's own mechanics (``/compact``, the context);
     - ``here and now``: it points at this point of the exchange (:data:`DEIXIS`), or
       wishes something of the thing just shown (:data:`WANTS_THIS`) or of the text it
@@ -359,6 +370,8 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     if copied is not None:
         return copied
     sentence = main.strip()
+    if any(CHECKS_ME.match(s.text.strip()) for s in cues.sentences):
+        return "checks me"
     if SESSION_MECHANICS.search(sentence) and len(sentence.split()) <= SENTENCE_WORDS:
         return "session"
     if INDIRECT_QUESTION.match(sentence) or EMBEDDED_QUESTION.search(sentence):
