@@ -192,7 +192,10 @@ PIPELINE_LINES_ALLOWED = 15_400
 # a comment saying why the import cannot go down.
 KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
     {
-        # a note written, archived or moved updates the index at once (kb -> recall.sync)
+        # a note written, archived or moved updates the index at once (kb -> recall.sync): the
+        # markdown store and the lifecycle writers are called from every layer above the kb
+        # (kb.personal's store included), and the prompt hook of another process ranks from
+        # the index, so the writer, not each caller, keeps it current
         ("lorebook.kb.store", "lorebook.recall.sync"),
         ("lorebook.kb.lifecycle", "lorebook.recall.sync"),
     }
@@ -200,11 +203,7 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
 
 # Circles today, each as the set of modules in it. A circle passes while its modules are a
 # subset of one of these.
-KNOWN_CIRCLES: tuple[frozenset[str], ...] = (
-    frozenset(
-        {"lorebook.kb.catalog", "lorebook.kb.store", "lorebook.recall.sync", "lorebook.reviewstate"}
-    ),
-)
+KNOWN_CIRCLES: tuple[frozenset[str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,13 @@ it, as it is now:
 
 A person's command that rewrites a reviewed note without new claims from a tool (``note
 supersede``, ``note refute``, ``note erratum``, ``note verify``) keeps it reviewed
-(:class:`ReviewKept`); a rewrite curation proposed (``conflict`` accept) is new text, so it
-waits for a commit like any other.
+(:class:`lorebook.recall.reviewkept.ReviewKept`); a rewrite curation proposed
+(``conflict`` accept) is new text, so it waits for a commit like any other.
 
 Everything else is unreviewed: what curation, bootstrap, harvest or a pack wrote, and any
 file dropped into ``nodes/`` by hand or by an agent's file-write tool. What a note's own
 front matter claims is never read for this: the review is bound to the note's content
-hash (:func:`lorebook.kb.store.content_hash`, the generated link section left out), so an
+hash (:func:`lorebook.kb.notes.content_hash`, the generated link section left out), so an
 edit to a reviewed note, by anyone, makes it unreviewed until it is committed or accepted.
 
 Where it is kept:
@@ -200,60 +200,6 @@ def mark(kb_root: str, notes: Mapping[str, str], *, source: str | None = None) -
     if notes:
         with _locked(kb_root):
             _note_source(kb_root, set(notes), source)
-
-
-def _file_hash(kb_root: str, rel: str) -> str | None:
-    """The content hash of the note file at ``rel`` under ``nodes/`` (None: unreadable)."""
-    from lorebook.errors import LorebookError
-    from lorebook.kb.notes import read_note_text
-    from lorebook.kb.store import content_hash
-
-    try:
-        return content_hash(read_note_text(os.path.join(kb_root, "nodes", rel), source=rel))
-    except (OSError, LorebookError):
-        return None
-
-
-def _indexed_paths(kb_root: str, ids: Iterable[str]) -> dict[str, str]:
-    from lorebook.recall.index import NoteIndex
-
-    if not os.path.exists(_index_file(kb_root)):
-        return {}
-    with NoteIndex(_index_file(kb_root)) as index:
-        return {i: n.path for i, n in index.get(ids).items()}
-
-
-class ReviewKept:
-    """A person's command rewrites these notes: each one reviewed before is reviewed after.
-
-    Reviewed before: this machine recorded a review of exactly the content its file holds
-    (the index is reconciled first, which records a note committed as it is). When the
-    block (whose writers update the index as they write) ends without an error, the new
-    content is recorded.
-    """
-
-    def __init__(self, kb_root: str, ids: Iterable[str]) -> None:
-        self.kb_root = kb_root
-        self.ids = sorted(set(ids))
-        self.before: set[str] = set()
-
-    def __enter__(self) -> None:
-        from lorebook.kb.paths import KBPaths
-        from lorebook.recall.sync import reconcile
-
-        reconcile(KBPaths.for_repo(os.path.dirname(os.path.abspath(self.kb_root))))
-        state = reviews(self.kb_root)
-        self.before = {
-            i for i, rel in _indexed_paths(self.kb_root, self.ids).items()
-            if i in state and _file_hash(self.kb_root, rel) == state[i]
-        }  # fmt: skip
-
-    def __exit__(self, kind: object, *rest: object) -> None:
-        if kind is not None or not self.before:
-            return
-        paths = _indexed_paths(self.kb_root, self.before)
-        after = {i: _file_hash(self.kb_root, rel) for i, rel in paths.items()}
-        record(self.kb_root, {i: h for i, h in after.items() if h is not None})
 
 
 def _pending(index: NoteIndex) -> list[tuple[str, str, bytes, int, int]]:

@@ -421,7 +421,7 @@ def supersede_command(
     """
     from lorebook.config import load_config
     from lorebook.kb.lifecycle import supersede
-    from lorebook.reviewstate import ReviewKept
+    from lorebook.recall.reviewkept import ReviewKept
 
     paths = repo_paths(ctx)
     budget = load_config(paths).budgets.entry_chars
@@ -447,7 +447,7 @@ def refute_command(
     """
     from lorebook.config import load_config
     from lorebook.kb.lifecycle import refute
-    from lorebook.reviewstate import ReviewKept
+    from lorebook.recall.reviewkept import ReviewKept
 
     paths = repo_paths(ctx)
     budget = load_config(paths).budgets.entry_chars

@@ -154,7 +154,7 @@ def verify(
         )
     changed = deps != list(note.dependencies)
     if changed:
-        from lorebook.reviewstate import ReviewKept
+        from lorebook.recall.reviewkept import ReviewKept
 
         with ReviewKept(str(paths.root), [note_id]):  # a person's edit: review carries over
             store.update(note.model_copy(update={"dependencies": deps}))
@@ -193,7 +193,7 @@ def erratum(
     except ValidationError:
         raise NoteFormatError(f"erratum {text!r}: it must be one non-empty line") from None
     if entry not in note.errata:
-        from lorebook.reviewstate import ReviewKept
+        from lorebook.recall.reviewkept import ReviewKept
 
         with ReviewKept(str(paths.root), [note_id]):  # a person's edit: review carries over
             store.update(note.model_copy(update={"errata": [*note.errata, entry]}))

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Protocol, overload
 
-from lorebook.kb.store import Problem
 from lorebook.models.note import edges_of
 
 if TYPE_CHECKING:
@@ -25,6 +24,14 @@ if TYPE_CHECKING:
 
     from lorebook.kb.paths import KBPaths
     from lorebook.models.note import Note
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A file lorebook could not read as a note."""
+
+    path: str
+    message: str
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass costs twice as much to build

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
@@ -19,6 +20,17 @@ LINKS_MARKER = (
     "<!-- lorebook:links: generated from the lb_ fields by `lorebook index rebuild`; "
     "edit those fields, not this section -->"
 )
+
+
+def content_hash(text: str) -> str:
+    """Hash a note's text without its generated link section, line endings normalised."""
+    text = text.replace("\r\n", "\n")
+    at = text.find(LINKS_MARKER)
+    if at != -1:
+        text = text[:at].rstrip("\n") + "\n"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 _EDGE_TITLES = (
     ("lb_relates_to", "Relates to"),
     ("lb_depends_on", "Depends on"),

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from lorebook.errors import NoteFormatError, UnsafePathError
+from lorebook.kb.catalog import Problem
 from lorebook.kb.fsutil import atomic_write_text, kb_lock
 from lorebook.kb.notes import (
-    LINKS_MARKER,
+    content_hash,
     parse_note,
     read_note_text,
     render_links,
@@ -37,14 +37,6 @@ class StoredNote:
         """The note's folder relative to ``nodes/`` ("" at the root)."""
         parent = self.path.parent.as_posix()
         return "" if parent == "." else parent
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """A file lorebook could not read as a note."""
-
-    path: str
-    message: str
 
 
 @dataclass(slots=True)
@@ -99,15 +91,6 @@ def walk_note_files(nodes: Path) -> Iterator[tuple[PurePosixPath, Path | None, s
                 yield rel, None, "is a symbolic link; lorebook does not follow it"
                 continue
             yield rel, path, None
-
-
-def content_hash(text: str) -> str:
-    """Hash a note's text without its generated link section, line endings normalised."""
-    text = text.replace("\r\n", "\n")
-    at = text.find(LINKS_MARKER)
-    if at != -1:
-        text = text[:at].rstrip("\n") + "\n"
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _note_entries(nodes: str) -> Iterator[tuple[str, os.DirEntry[str] | None, str | None]]:
@@ -297,6 +280,7 @@ __all__ = [
     "Problem",
     "Snapshot",
     "StoredNote",
+    "content_hash",
     "load_snapshot",
     "open_store",
     "walk_note_files",

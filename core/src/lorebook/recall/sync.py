@@ -74,7 +74,7 @@ def _parse(
     with this very content hash.
     """
     from lorebook.kb.catalog import facts_row
-    from lorebook.kb.store import content_hash
+    from lorebook.kb.notes import content_hash
 
     label = f"{paths.rel(paths.nodes)}/{rel}"
     if snapshot is not None and snapshot.stamps.get(rel) == stamp:
