@@ -37,7 +37,7 @@ TEN_NOTES: list[list[str]] = [
         "--enforce",
         "deny",
         "--relates-to",
-        "practice-use-conventional-commits",
+        "convention-use-conventional-commits",
     ],
     [
         "--title",
@@ -105,7 +105,7 @@ TEN_NOTES: list[list[str]] = [
         "--tag",
         "billing",
         "--depends-on",
-        "practice-why-we-chose-sqlite",
+        "decision-why-we-chose-sqlite",
     ],
     [
         "--title",
@@ -131,7 +131,7 @@ TEN_NOTES: list[list[str]] = [
         "--tag",
         "billing",
         "--relates-to",
-        "map-billing-lives-in-src-pay",
+        "location-billing-lives-in-src-pay",
     ],
     [
         "--title",
@@ -152,16 +152,16 @@ TEN_NOTES: list[list[str]] = [
 ]
 
 TEN_IDS = [
-    "practice-run-tests-with-uv-run-pytest",
-    "practice-never-push-to-main",
-    "practice-use-conventional-commits",
-    "practice-the-cache-tags-gotcha",
-    "practice-why-we-chose-sqlite",
-    "practice-ruff-is-the-only-linter",
-    "map-billing-lives-in-src-pay",
-    "map-a-lore-is-a-note",
-    "map-invoices-export-to-csv",
-    "practice-timeouts-surface-as-http-504",
+    "convention-run-tests-with-uv-run-pytest",
+    "prohibition-never-push-to-main",
+    "convention-use-conventional-commits",
+    "gotcha-the-cache-tags-gotcha",
+    "decision-why-we-chose-sqlite",
+    "tooling-ruff-is-the-only-linter",
+    "location-billing-lives-in-src-pay",
+    "vocabulary-a-lore-is-a-note",
+    "feature-invoices-export-to-csv",
+    "gotcha-timeouts-surface-as-http-504",
 ]
 
 

@@ -61,9 +61,9 @@ def test_review_reject_takes_a_path_relative_to_the_knowledge_base(
     git(kb_repo, "commit", "-qm", "base")
     cli("note", "add", "--title", "Gamma rays", "--description", "d", "--kind", "gotcha",
         "--body", "b", cwd=kb_repo)  # fmt: skip
-    result = cli("review", "--reject", "nodes/gotcha/practice-gamma-rays.md", cwd=kb_repo)
+    result = cli("review", "--reject", "nodes/gotcha/gotcha-gamma-rays.md", cwd=kb_repo)
     assert result.exit_code == 0, result.stderr
-    assert not (kb_repo / ".lorebook/nodes/gotcha/practice-gamma-rays.md").exists()
+    assert not (kb_repo / ".lorebook/nodes/gotcha/gotcha-gamma-rays.md").exists()
 
 
 def test_empty_config_is_an_error_naming_the_file(kb_repo: Path, cli: CliRunner) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -71,7 +72,11 @@ def test_a_contradiction_becomes_a_conflict_file(
     ]
 
 
-def test_accept_rewrites_the_note_in_place_with_both_origins_and_only_new_dependencies(
+OLD_ID = "practice-always-rebase-feature-branches-before-merging"
+NEW_ID = "convention-never-rebase-feature-branches-before-merging"
+
+
+def test_accept_rewrites_the_note_with_both_origins_and_only_new_dependencies(
     kb_repo: Path, cli: CliRunner, conflicted: tuple[Path, str, Path]
 ) -> None:
     note_file, conflict_id, path = conflicted
@@ -79,10 +84,16 @@ def test_accept_rewrites_the_note_in_place_with_both_origins_and_only_new_depend
                  "--why", "we merge now", "--json", cwd=kb_repo)  # fmt: skip
     assert result.exit_code == 0, result.stderr
     assert result.json()["status"] == "accepted"
+    assert result.json()["renamed_to"] == NEW_ID
     notes = notes_of(kb_repo)
-    assert list(notes) == ["practice-always-rebase-feature-branches-before-merging"]
-    assert note_file.exists()  # same id, same path: no second note
-    note = notes["practice-always-rebase-feature-branches-before-merging"]
+    assert list(notes) == [NEW_ID]  # its id said "always rebase": renamed, no second note
+    assert not note_file.exists()
+    assert (note_file.parent / f"{NEW_ID}.md").is_file()  # in the same folder
+    ledger = json.loads((kb_repo / ".lorebook/nodes/.redirects.json").read_text())
+    assert ledger == {OLD_ID: [NEW_ID]}
+    shown = cli("note", "show", OLD_ID, "--json", cwd=kb_repo).json()  # the old id leads there
+    assert [n["id"] for n in shown["notes"]] == [NEW_ID]
+    note = notes[NEW_ID]
     assert note.title == "Never rebase feature branches before merging"
     assert note.body == "Merge main into the branch instead; rebasing rewrites shared history."
     assert note.derived_from == ["claude:old:4", "claude:s9:2"]
@@ -201,3 +212,46 @@ def test_the_help_says_what_keep_means(cli: CliRunner) -> None:
     text = cli("conflict", "resolve", "--help").stdout
     for words in ("accept", "reject", "keep", "skip", "record of a claim", "decide later"):
         assert words in " ".join(text.split())
+
+
+def test_accept_keeps_an_id_a_person_chose(kb_repo: Path, cli: CliRunner) -> None:
+    note_id = add_note(kb_repo, "Always rebase feature branches before merging",
+                       "Merging pull requests", tags=("git",), folder="workflow",
+                       lb_id="practice-branch-policy")  # fmt: skip
+    assert note_id == "practice-branch-policy"
+    assert cli("index", "rebuild", cwd=kb_repo).exit_code == 0
+    stage(kb_repo, "s9", [proposal("s9", 2, "Never rebase feature branches before merging",
+                                   "Branches other people have pulled", tags=("git",))])  # fmt: skip
+    (path,) = cli("curate", "--json", cwd=kb_repo).json()["conflicts"]
+    done = cli("conflict", "resolve", Path(path).stem, "--decision", "accept", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr
+    assert "renamed" not in done.stdout
+    assert list(notes_of(kb_repo)) == ["practice-branch-policy"]
+    assert not (kb_repo / ".lorebook/nodes/.redirects.json").exists()
+
+
+def test_an_accept_interrupted_after_the_new_file_is_finished_by_giving_it_again(
+    kb_repo: Path,
+    cli: CliRunner,
+    conflicted: tuple[Path, str, Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from lorebook.curate import resolve
+    from lorebook.kb import redirects
+
+    note_file, conflict_id, _ = conflicted
+
+    def dies(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(resolve, "write_redirects", dies)
+    cut = cli("conflict", "resolve", conflict_id, "--decision", "accept", cwd=kb_repo)
+    assert cut.exit_code == 130
+    monkeypatch.setattr(resolve, "write_redirects", redirects.write_redirects)
+    assert note_file.exists()  # the old note is still there, and the new one beside it
+    assert sorted(notes_of(kb_repo)) == [NEW_ID, OLD_ID]
+    done = cli("conflict", "resolve", conflict_id, "--decision", "accept", "--json", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr
+    assert done.json()["renamed_to"] == NEW_ID  # not a -2: the note written before is it
+    assert list(notes_of(kb_repo)) == [NEW_ID]
+    assert cli("lint", cwd=kb_repo).exit_code == 0

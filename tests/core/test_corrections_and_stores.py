@@ -76,7 +76,7 @@ def test_errata_are_served_with_their_note(kb_repo: Path, cli: Any, monkeypatch:
         "--body", "Run uv sync --locked after every pull.", "--kind", "tooling",
     )  # fmt: skip
     done = cli(
-        "note", "erratum", "practice-install-dependencies-with-uv-sync-locked",
+        "note", "erratum", "tooling-install-dependencies-with-uv-sync-locked",
         "The flag is --frozen in CI, not --locked.", cwd=kb_repo,
     )  # fmt: skip
     assert done.exit_code == 0, done.stderr
@@ -110,7 +110,7 @@ def test_a_personal_note_is_ranked_with_a_team_note_in_one_block(
         "--body", "Deploy the service to production on Tuesdays, after the standup.",
         "--kind", "convention",
     )  # fmt: skip
-    personal = personal_paths().nodes / "convention/practice-i-deploy-the-service-on-tuesdays.md"
+    personal = personal_paths().nodes / "convention/convention-i-deploy-the-service-on-tuesdays.md"
     assert personal.is_file()
     assert not list((kb_repo / ".lorebook/nodes").rglob("*tuesdays*"))  # never committed
     fire(kb_repo, monkeypatch, "Start", source="startup")
@@ -121,7 +121,7 @@ def test_a_personal_note_is_ranked_with_a_team_note_in_one_block(
     assert "### Deploys go through the release pipeline" in text
     assert "### I deploy the service on Tuesdays" in text
     assert f"personal store: {personal_paths().nodes}/convention/" in text  # where it came from
-    assert ".lorebook/nodes/convention/practice-deploys-go-through" in text
+    assert ".lorebook/nodes/convention/convention-deploys-go-through" in text
 
 
 def test_an_unknown_store_fails_naming_the_valid_ones(kb_repo: Path, cli: Any) -> None:

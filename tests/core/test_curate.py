@@ -262,7 +262,7 @@ def test_curate_adds_merges_and_stamps_the_session(kb_repo: Path, cli: CliRunner
     assert merged.body == (
         "Run `uv sync` after pulling.\n\nAdd packages with `uv add`, never by editing the lock file."
     )
-    added = notes["practice-never-push-directly-to-main"]
+    added = notes["prohibition-never-push-directly-to-main"]
     assert added.derived_from == ["claude:s1:2", "claude:s1:3"]  # the batch's own duplicate
     assert added.body == "Never push directly to main."  # the duplicate's body adds nothing new
     summaries = (kb_repo / ".lorebook/FOLDER_SUMMARIES.md").read_text()
@@ -284,11 +284,12 @@ def test_new_notes_go_to_a_fitting_folder_of_their_kind(kb_repo: Path) -> None:
     paths = {r.proposal_id: r.path for r in report.results}
     # database/ holds locations: a convention sharing its tag is not filed there
     assert (
-        paths["s1:1"] == ".lorebook/nodes/convention/practice-vacuum-the-analytics-tables-weekly.md"
+        paths["s1:1"]
+        == ".lorebook/nodes/convention/convention-vacuum-the-analytics-tables-weekly.md"
     )
-    assert paths["s1:2"] == ".lorebook/nodes/workflow/practice-sign-every-commit.md"
+    assert paths["s1:2"] == ".lorebook/nodes/workflow/convention-sign-every-commit.md"
     assert (
-        paths["s1:3"] == ".lorebook/nodes/decision/practice-staging-deploys-need-a-ticket-number.md"
+        paths["s1:3"] == ".lorebook/nodes/decision/decision-staging-deploys-need-a-ticket-number.md"
     )
     summaries = (kb_repo / ".lorebook/FOLDER_SUMMARIES.md").read_text()
     assert "- `decision`: Decisions: choices made for this project, and their reasons." in summaries
@@ -306,7 +307,7 @@ def test_curate_stamps_exactly_the_sessions_it_consumed(kb_repo: Path) -> None:
     report = curate(kb_repo)
     assert report.sessions == {consumed.name: "curated", empty.name: "curated"}
     assert {name: path.read_bytes() for name, path in others.items()} == before
-    assert set(notes_of(kb_repo)) == {"practice-use-tabs-in-makefiles"}
+    assert set(notes_of(kb_repo)) == {"convention-use-tabs-in-makefiles"}
 
 
 def test_a_rerun_writes_nothing(kb_repo: Path, cli: CliRunner) -> None:
@@ -336,9 +337,10 @@ def test_reextracted_turns_already_curated_are_dropped(kb_repo: Path) -> None:
         ("add", "applied"),
     ]
     assert (
-        "already curated into practice-run-the-linter-before-committing" in report.results[0].detail
+        "already curated into convention-run-the-linter-before-committing"
+        in report.results[0].detail
     )
-    assert notes_of(kb_repo)["practice-run-the-linter-before-committing"].derived_from == [
+    assert notes_of(kb_repo)["convention-run-the-linter-before-committing"].derived_from == [
         "claude:s1:1"
     ]
 

@@ -132,7 +132,7 @@ def test_a_conflict_that_would_quote_a_secret_is_held_back_and_the_rest_is_writt
     assert report["conflicts"] == []
     assert (report["actions"]["add"], report["actions"]["drop"]) == (2, 1)
     assert sorted(notes_of(kb_repo)) == sorted([
-        existing, "practice-keep-migrations-reversible", "practice-use-uv-run-pytest-for-the-tests"
+        existing, "decision-keep-migrations-reversible", "convention-use-uv-run-pytest-for-the-tests"
     ])  # fmt: skip
     assert TOKEN not in _written(kb_repo)
     assert TOKEN not in run.stderr
@@ -306,7 +306,7 @@ def test_a_proposal_whose_files_changed_is_held_back_not_failed_forever(kb_repo:
     assert report.held_back == ["s1:1"]
     (line,) = report.problems
     assert "src/db.py changed since it was read" in line
-    assert sorted(notes_of(kb_repo)) == ["practice-keep-migrations-reversible"]
+    assert sorted(notes_of(kb_repo)) == ["decision-keep-migrations-reversible"]
     assert _status(kb_repo, "s1") == "curated"
     assert curate(kb_repo).run is None
 

@@ -216,7 +216,7 @@ def test_an_answer_with_bad_actions_holds_back_those_alone(
     report = result.json()
     assert report["held_back"] == ["s1:2", "s1:3"]
     assert len(report["conflicts"]) == 1
-    assert "practice-run-the-linter-before-pushing" in notes_of(kb_repo)
+    assert "convention-run-the-linter-before-pushing" in notes_of(kb_repo)
     written = tree(kb_repo, skip=(".git/", ".lorebook/.cache/", ".lorebook/_logs/"))
     assert not any(TOKEN.encode() in data for data in written.values())
     trace = json.loads((kb_repo / ".lorebook/_logs/llm/curate-1.json").read_text())

@@ -42,8 +42,8 @@ def test_conventions_sharing_a_tag_with_a_prohibition_are_not_filed_in_prohibiti
     assert folders == {"s1:1": "convention", "s1:2": "convention", "s1:3": "convention",
                        "s1:4": "prohibition"}  # fmt: skip
     filed = sorted((kb_repo / NODES / "prohibition").glob("*.md"))
-    assert [p.name for p in filed] == ["index.md", "practice-never-commit-generated-files.md",
-                                       "practice-never-force-push-to-main.md"]  # fmt: skip
+    assert [p.name for p in filed] == ["index.md", "practice-never-force-push-to-main.md",
+                                       "prohibition-never-commit-generated-files.md"]  # fmt: skip
 
 
 def test_a_folder_a_person_made_for_one_kind_takes_more_of_that_kind_only(kb_repo: Path) -> None:
@@ -94,9 +94,11 @@ def test_a_note_a_person_moved_stays_where_it_is_when_merged_or_rewritten(
     assert (
         cli("conflict", "resolve", conflict_id, "--decision", "accept", cwd=kb_repo).exit_code == 0
     )
-    rewritten = kb_repo / NODES / "workflow/practice-always-rebase-feature-branches.md"
-    assert "lb_kind: prohibition" in rewritten.read_text()  # the new claim's kind, same place
-    assert not (kb_repo / NODES / "prohibition/practice-always-rebase-feature-branches.md").exists()
+    # the new claim's kind, same place; its id said "always rebase", so it says the new title
+    rewritten = kb_repo / NODES / "workflow/prohibition-never-rebase-feature-branches.md"
+    assert "lb_kind: prohibition" in rewritten.read_text()
+    assert not (kb_repo / NODES / "workflow/practice-always-rebase-feature-branches.md").exists()
+    assert not list((kb_repo / NODES / "prohibition").glob("*rebase*"))
     assert cli("lint", cwd=kb_repo).exit_code == 0
 
 

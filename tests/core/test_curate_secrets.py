@@ -56,9 +56,9 @@ def test_only_the_proposal_with_a_secret_is_refused_and_the_session_curates(
     assert report["refused"] == ["s-b:0"]
     assert report["actions"]["add"] == 2
     nodes = kb_repo / ".lorebook/nodes/convention"
-    assert sorted(p.name for p in nodes.glob("practice-*.md")) == [
-        "practice-always-run-migrations-with-alembic.md",
-        "practice-use-uv-run-pytest-for-the-tests.md",
+    assert sorted(p.name for p in nodes.glob("convention-*.md")) == [
+        "convention-always-run-migrations-with-alembic.md",
+        "convention-use-uv-run-pytest-for-the-tests.md",
     ]
     assert TOKEN not in _written(kb_repo)
     for session in ("s-a", "s-b"):
@@ -85,7 +85,7 @@ def test_a_session_whose_every_proposal_is_refused_is_still_consumed(kb_repo: Pa
     assert report.refused == ["s-c:0"]
     assert report.sessions == {log_path(KBPaths(kb_repo), "claude", "s-c").name: "curated"}
     assert [r.action for r in report.results] == ["drop"]
-    assert not list((kb_repo / ".lorebook/nodes").rglob("practice-*.md"))
+    assert [p.name for p in (kb_repo / ".lorebook/nodes").rglob("*.md")] == ["index.md"]
 
 
 def test_a_secret_a_curator_writes_into_a_note_holds_that_note_back(kb_repo: Path) -> None:

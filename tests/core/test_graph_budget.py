@@ -62,9 +62,9 @@ def test_a_note_added_with_an_origin_is_listed_under_its_source(
     cli("note", "add", "--title", "Alpha", *base, "--derived-from", "AGENTS.md#testing",
         cwd=kb_repo)  # fmt: skip
     cli("note", "add", "--title", "Beta", *base, "--derived-from", "AGENTS.md#style",
-        "--relates-to", "practice-alpha", cwd=kb_repo)  # fmt: skip
+        "--relates-to", "convention-alpha", cwd=kb_repo)  # fmt: skip
     graph = (kb_repo / ".lorebook/GRAPH.md").read_text()
-    assert "- `AGENTS.md` (2 notes): `practice-alpha`, `practice-beta`" in graph
-    assert "## [practice-beta](nodes/convention/practice-beta.md)" in graph
-    assert "## [practice-alpha]" not in graph  # no edges of its own: no heading
+    assert "- `AGENTS.md` (2 notes): `convention-alpha`, `convention-beta`" in graph
+    assert "## [convention-beta](nodes/convention/convention-beta.md)" in graph
+    assert "## [convention-alpha]" not in graph  # no edges of its own: no heading
     assert cli("lint", cwd=kb_repo).exit_code == 0

@@ -23,15 +23,15 @@ def test_edges_are_drawn_between_numbered_nodes_labelled_by_id(
     kb_repo: Path, cli: CliRunner
 ) -> None:
     cli("note", "add", "--title", "Alpha", *BASE, cwd=kb_repo)
-    cli("note", "add", "--title", "Beta", *BASE, "--depends-on", "practice-alpha", cwd=kb_repo)
-    cli("note", "add", "--title", "Gamma", *BASE, "--relates-to", "practice-alpha",
-        "--relates-to", "practice-beta", cwd=kb_repo)  # fmt: skip
+    cli("note", "add", "--title", "Beta", *BASE, "--depends-on", "convention-alpha", cwd=kb_repo)
+    cli("note", "add", "--title", "Gamma", *BASE, "--relates-to", "convention-alpha",
+        "--relates-to", "convention-beta", cwd=kb_repo)  # fmt: skip
     lines = _mermaid((kb_repo / ".lorebook/GRAPH.md").read_text())
     assert lines == [
         "graph LR",
-        '  n1["practice-alpha"]',
-        '  n2["practice-beta"]',
-        '  n3["practice-gamma"]',
+        '  n1["convention-alpha"]',
+        '  n2["convention-beta"]',
+        '  n3["convention-gamma"]',
         "  n2 -->|depends on| n1",
         "  n3 -->|relates to| n1",
         "  n3 -->|relates to| n2",
@@ -52,8 +52,8 @@ def test_no_edges_no_diagram_and_too_many_are_not_drawn(
     assert "```mermaid" not in graph
     assert "No edges yet." in graph
     monkeypatch.setattr(kb_graph, "MAX_DRAWN_EDGES", 1)
-    cli("note", "add", "--title", "Beta", *BASE, "--relates-to", "practice-alpha",
-        "--depends-on", "practice-alpha", cwd=kb_repo)  # fmt: skip
+    cli("note", "add", "--title", "Beta", *BASE, "--relates-to", "convention-alpha",
+        "--depends-on", "convention-alpha", cwd=kb_repo)  # fmt: skip
     graph = (kb_repo / ".lorebook/GRAPH.md").read_text()
     assert "```mermaid" not in graph
     assert "2 edges are too many to draw; the lists below hold them all." in graph

@@ -177,11 +177,13 @@ def test_codex_memories_of_this_repository_only(
     assert len(report["proposed"]["new"]) == 2
     assert report["skipped"] == {"another working directory": 1}
     # the global block's user preference is the person's: their store, not the team's
-    assert list(report["personal"]["notes"].values()) == ["practice-the-user-wants-short-answers"]
+    assert list(report["personal"]["notes"].values()) == ["convention-the-user-wants-short-answers"]
     origins = sorted(o for os_ in _notes(kb_repo).values() for o in os_)
     assert all(o.startswith("codex-memory:MEMORY.md#") for o in origins)
     bodies = " ".join(
-        p.read_text() for p in (kb_repo / ".lorebook" / "nodes").rglob("practice-*.md")
+        p.read_text()
+        for p in (kb_repo / ".lorebook" / "nodes").rglob("*.md")
+        if p.name != "index.md"
     )
     assert "banker's rounding" in bodies
     assert "make ship" not in bodies
@@ -311,6 +313,23 @@ def test_an_edited_memory_about_the_person_rewrites_its_personal_note(
     (path,) = (lorebook_home / ".lorebook-home" / "personal" / "nodes").rglob(f"{note_id}.md")
     assert "new to Vue" in path.read_text()
     assert len(_personal_notes(lorebook_home)) == 1
+
+
+def test_a_preference_kept_under_its_old_practice_id_is_not_written_again(
+    kb_repo: Path, claude: Path, lorebook_home: Path, cli: CliRunner
+) -> None:
+    cli("harvest", "--from", "claude", cwd=kb_repo)
+    (note_id,) = _personal_notes(lorebook_home)
+    assert note_id.startswith("convention-")  # the id says the note's kind, as curation's do
+    old_id = "practice-" + note_id.removeprefix("convention-")  # what harvests minted before
+    (path,) = (lorebook_home / ".lorebook-home" / "personal" / "nodes").rglob(f"{note_id}.md")
+    text = path.read_text(encoding="utf-8").replace(f"lb_id: {note_id}", f"lb_id: {old_id}")
+    path.with_name(f"{old_id}.md").write_text(text, encoding="utf-8")
+    path.unlink()
+    (kb_repo / ".lorebook" / ".state" / "harvest-claude.json").unlink()  # another machine
+    again = cli("harvest", "--from", "claude", "--json", cwd=kb_repo).json()
+    assert again["personal"]["notes"] == {"user_role.md": old_id}
+    assert list(_personal_notes(lorebook_home)) == [old_id]  # the same preference, not a copy
 
 
 @pytest.mark.parametrize(

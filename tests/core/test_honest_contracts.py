@@ -40,7 +40,7 @@ def test_the_stores_description_says_what_writes_and_the_writes_agree(
     done = cli("note", "add", "--title", "Use uv", "--description", "d", "--kind", "gotcha",
                cwd=kb_repo)  # fmt: skip
     assert done.exit_code == 0, done.stderr
-    assert MarkdownStore(kb_repo).ids() == ["practice-use-uv"]
+    assert MarkdownStore(kb_repo).ids() == ["gotcha-use-uv"]
     assert open_personal_store().ids() == []
     schema = cli("schema", "config", cwd=kb_repo).json()
     description = schema["properties"]["stores"]["description"]

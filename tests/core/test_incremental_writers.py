@@ -60,9 +60,9 @@ def test_note_add_writes_what_a_rebuild_writes(
                lb_id=f"practice-old-note-{i}", body=f"Body {i}.")  # fmt: skip
     # Links to a note that does not exist yet, as a teammate's branch may bring them.
     _write(kb_repo, "area-0", title="Waiting", description="Links ahead", lb_id="practice-waiting",
-           lb_relates_to=["practice-later-note"], lb_derived_from=["docs/x.md"])  # fmt: skip
+           lb_relates_to=["gotcha-later-note"], lb_derived_from=["docs/x.md"])  # fmt: skip
     _write(kb_repo, "area-1", title="Replaced", description="Gives way", lb_id="practice-replaced",
-           lb_status="superseded", lb_superseded_by=["practice-later-note"])  # fmt: skip
+           lb_status="superseded", lb_superseded_by=["gotcha-later-note"])  # fmt: skip
     assert cli("index", "rebuild", cwd=kb_repo).exit_code == 0
     before = _tree(kb_repo)
     out = _add(cli, kb_repo, "Later note", "--folder", "area-1/new/deeper",
@@ -75,8 +75,8 @@ def test_note_add_writes_what_a_rebuild_writes(
         "GRAPH.md",
         "nodes/area-0/practice-waiting.md",  # its link is no longer "not found"
         "nodes/area-1/index.md",
+        "nodes/area-1/new/deeper/gotcha-later-note.md",
         "nodes/area-1/new/deeper/index.md",
-        "nodes/area-1/new/deeper/practice-later-note.md",
         "nodes/area-1/new/index.md",
         "nodes/area-1/practice-replaced.md",  # and so is its successor
         "nodes/index.md",
@@ -91,7 +91,7 @@ def test_note_add_after_a_hand_edit_regenerates_everything(
     _add(cli, kb_repo, "First note")
     _add(cli, kb_repo, "Second note", "--folder", "elsewhere")
     assert _tree(kb_repo) == _rebuilt(kb_repo, tmp_path, cli, "after-two")  # GRAPH: hash only
-    edited = kb_repo / ".lorebook/nodes/gotcha/practice-first-note.md"
+    edited = kb_repo / ".lorebook/nodes/gotcha/gotcha-first-note.md"
     edited.write_text(edited.read_text().replace("title: First note", "title: Renamed"))
     (kb_repo / ".lorebook/nodes/elsewhere/index.md").unlink()  # deleted by hand
     _add(cli, kb_repo, "Third note")
@@ -104,12 +104,12 @@ def test_note_add_after_a_hand_edit_regenerates_everything(
 def test_note_add_refuses_an_id_known_only_to_the_index_s_files(
     kb_repo: Path, cli: CliRunner
 ) -> None:
-    _write(kb_repo, "other", title="Clash", description="d", lb_id="practice-clash")
+    _write(kb_repo, "other", title="Clash", description="d", lb_id="gotcha-clash")
     result = cli("note", "add", "--title", "Clash", "--description", "d", "--kind", "gotcha",
                  cwd=kb_repo)  # fmt: skip
     assert result.exit_code == 1
-    assert "a note with id 'practice-clash' exists already: .lorebook/nodes/other/" in result.stderr
-    assert not (kb_repo / ".lorebook/nodes/gotcha/practice-clash.md").exists()
+    assert "a note with id 'gotcha-clash' exists already: .lorebook/nodes/other/" in result.stderr
+    assert not (kb_repo / ".lorebook/nodes/gotcha/gotcha-clash.md").exists()
     lint = cli("lint", cwd=kb_repo)
     assert lint.exit_code == 0, lint.stdout  # the refused add refreshed the stale indexes
 

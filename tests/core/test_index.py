@@ -80,7 +80,7 @@ def test_rebuild_removes_indexes_of_emptied_folders_and_relinks_moved_notes(
 def test_check_mode_writes_nothing_and_fails_when_stale(kb_repo: Path, cli: CliRunner) -> None:
     assert cli("index", "rebuild", "--check", cwd=kb_repo).exit_code == 0
     cli("note", "add", "--title", "T", "--description", "D", "--kind", "gotcha", cwd=kb_repo)
-    note = kb_repo / ".lorebook/nodes/gotcha/practice-t.md"
+    note = kb_repo / ".lorebook/nodes/gotcha/gotcha-t.md"
     note.write_text(note.read_text().replace("title: T\n", "title: T edited by hand\n"))
     before = (kb_repo / ".lorebook/ENTRY.md").read_bytes()
     result = cli("index", "rebuild", "--check", "--json", cwd=kb_repo)

@@ -116,6 +116,7 @@ def test_rerunning_an_add_killed_after_its_write_refreshes_the_indexes(
             title="Billing calls go through the fake",
             description="Tests never call billing",
             lb_kind="gotcha",
+            lb_id="gotcha-billing-calls-go-through-the-fake",  # the id the add mints
         ),
         folder="gotcha",
     )
@@ -145,7 +146,7 @@ def test_rerunning_an_add_killed_before_its_review_was_recorded_records_it(
     litter = root / f".state/.reviewed.json.{2**22 + 7}.0badf00d.tmp"  # no such pid
     litter.write_text("{")
     assert cli(*args, cwd=kb_repo).exit_code == 1  # "exists already", as before
-    assert "practice-billing-calls-go-through-the-fake" in reviews(str(root))
+    assert "gotcha-billing-calls-go-through-the-fake" in reviews(str(root))
     assert not litter.exists()
     other = ("note", "add", "--title", "Billing calls go through the fake", "--kind", "gotcha",
              "--description", "Something else")  # fmt: skip

@@ -17,8 +17,8 @@ from lorebook.kb.store import MarkdownStore
 from lorebook.testing import make_note
 from tests.conftest import CliRunner
 
-OLD = "practice-run-tests-with-plain-pytest"
-NEW = "practice-run-tests-with-uv-run-pytest"
+OLD = "convention-run-tests-with-plain-pytest"
+NEW = "convention-run-tests-with-uv-run-pytest"
 NODES = ".lorebook/nodes/convention"
 
 
@@ -116,7 +116,7 @@ def test_supersede_again_changes_nothing_and_json_is_one_document(
 def test_a_note_can_have_several_successors(two: Path, cli: CliRunner) -> None:
     _add(cli, two, "Run tests with tox", "Call `tox`.")
     assert cli("note", "supersede", OLD, NEW, cwd=two).exit_code == 0
-    third = "practice-run-tests-with-tox"
+    third = "convention-run-tests-with-tox"
     assert cli("note", "supersede", OLD, third, cwd=two).exit_code == 0
     assert _note(two, OLD).superseded_by == [NEW, third]
     assert _note(two, third).supersedes == [OLD]
@@ -139,7 +139,7 @@ def test_supersede_refuses_itself_missing_ids_and_inactive_successors(
     _supersede_refused(cli, two, "practice-nope", NEW, "OLD 'practice-nope' is not a note")
     assert cli("note", "supersede", OLD, NEW, cwd=two).exit_code == 0
     _add(cli, two, "Run tests with tox", "Call `tox`.")
-    tox = "practice-run-tests-with-tox"
+    tox = "convention-run-tests-with-tox"
     _supersede_refused(cli, two, tox, OLD, f"NEW '{OLD}' is not active: it is superseded by {NEW}")
     assert cli("note", "refute", tox, "--why", "tox is not installed", cwd=two).exit_code == 0
     _supersede_refused(cli, two, NEW, tox, f"NEW '{tox}' is not active: it is refuted")

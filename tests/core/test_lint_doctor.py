@@ -19,7 +19,7 @@ def test_hand_edited_dangling_edge_fails_lint_and_doctor_sees_stale_index(
 ) -> None:
     _populated(kb_repo, cli)
     assert cli("doctor", cwd=kb_repo).exit_code == 0
-    note = kb_repo / ".lorebook/nodes/tooling/practice-ruff-is-the-only-linter.md"
+    note = kb_repo / ".lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md"
     note.write_text(
         note.read_text().replace("lb_relates_to: []", "lb_relates_to: [practice-gone-missing]")
     )
@@ -27,7 +27,7 @@ def test_hand_edited_dangling_edge_fails_lint_and_doctor_sees_stale_index(
     result = cli("lint", cwd=kb_repo)
     assert result.exit_code == 1
     assert (
-        "error: [dangling-edge] .lorebook/nodes/tooling/practice-ruff-is-the-only-linter.md: "
+        "error: [dangling-edge] .lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md: "
         "lb_relates_to names 'practice-gone-missing', which is not a note"
     ) in result.stdout
     assert "[stale-generated] .lorebook/ENTRY.md" in result.stdout

@@ -57,7 +57,7 @@ def test_the_sdk_client_lists_the_tools_and_recall_matches_the_cli(kb_repo: Path
         [
             ("recall", {"query": query}),
             ("recall", {"query": "what a lovely sunny afternoon for a picnic"}),
-            ("note_show", {"note_id": "practice-database-connection-pool-size"}),
+            ("note_show", {"note_id": "gotcha-database-connection-pool-size"}),
             ("propose", {"title": "Pool size is fifty", "description": "Database pool",
                          "body": "The pool now holds fifty connections.", "kind": "gotcha"}),
         ],

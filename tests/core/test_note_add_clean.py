@@ -12,13 +12,13 @@ BASE = ["--description", "When running tests", "--kind", "convention", "--body",
 def test_lint_passes_right_after_note_add(kb_repo: Path, cli: CliRunner) -> None:
     assert cli("note", "add", "--title", "Run tests with tox", *BASE, cwd=kb_repo).exit_code == 0
     linked = cli("note", "add", "--title", "Tox envs", *BASE, "--relates-to",
-                 "practice-run-tests-with-tox", cwd=kb_repo)  # fmt: skip
+                 "convention-run-tests-with-tox", cwd=kb_repo)  # fmt: skip
     assert linked.exit_code == 0, linked.stderr
     assert "wrote .lorebook/GRAPH.md" in linked.stdout
     lint = cli("lint", cwd=kb_repo)
     assert lint.exit_code == 0, lint.stdout
     assert lint.stdout.strip().endswith("0 errors, 0 warnings")
-    assert "practice-tox-envs" in (kb_repo / ".lorebook/GRAPH.md").read_text()
+    assert "convention-tox-envs" in (kb_repo / ".lorebook/GRAPH.md").read_text()
 
 
 def test_a_link_to_a_missing_note_is_refused_and_nothing_written(

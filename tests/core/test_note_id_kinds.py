@@ -41,3 +41,29 @@ def test_note_add_takes_an_id_that_says_the_kind(kb_repo: Path, cli: CliRunner) 
     assert cli("lint", cwd=kb_repo).exit_code == 0
     shown = cli("note", "show", "prohibition-never-push", cwd=kb_repo)
     assert shown.exit_code == 0, shown.stderr
+
+
+def test_note_add_mints_an_id_that_says_the_kind(kb_repo: Path, cli: CliRunner) -> None:
+    added = cli("note", "add", "--title", "Never push to main", "--description", "When pushing",
+                "--kind", "prohibition", "--body", "No.", "--json", cwd=kb_repo)  # fmt: skip
+    assert added.exit_code == 0, added.stderr
+    assert added.json()["id"] == "prohibition-never-push-to-main"  # was practice-never-push...
+    assert (kb_repo / ".lorebook/nodes/prohibition/prohibition-never-push-to-main.md").is_file()
+    mapped = cli("note", "add", "--title", "Billing service", "--description", "Where it is",
+                 "--kind", "location", "--json", cwd=kb_repo)  # fmt: skip
+    assert mapped.json()["id"] == "location-billing-service"
+
+
+def test_curation_mints_an_id_that_says_the_kind(kb_repo: Path, cli: CliRunner) -> None:
+    from tests.core.test_curate import notes_of, proposal, stage
+
+    stage(kb_repo, "s1", [
+        proposal("s1", 1, "Never push to main", "When pushing", kind="prohibition"),
+        proposal("s1", 2, "Run the tests with uv run pytest", "Running the tests"),
+    ])  # fmt: skip
+    done = cli("curate", "--json", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr
+    assert sorted(notes_of(kb_repo)) == [
+        "convention-run-the-tests-with-uv-run-pytest",
+        "prohibition-never-push-to-main",
+    ]

@@ -25,17 +25,19 @@ def test_ten_notes_then_rebuild_read_as_markdown_and_lint_clean(
     status = git(kb_repo, "status", "--porcelain", "--untracked-files=all")
     new_files = sorted(line[3:] for line in status.splitlines())
     assert ".lorebook/config.yaml" in new_files
-    assert ".lorebook/nodes/backend/cache/practice-the-cache-tags-gotcha.md" in new_files
+    assert ".lorebook/nodes/backend/cache/gotcha-the-cache-tags-gotcha.md" in new_files
     assert ".lorebook/nodes/convention/index.md" in new_files
     # Per-machine state is ignored by the knowledge base's own .gitignore.
     assert not [f for f in new_files if "/.state/" in f or "/.cache/" in f]
 
-    note_text = (kb_repo / ".lorebook/nodes/prohibition/practice-never-push-to-main.md").read_text()
+    note_text = (
+        kb_repo / ".lorebook/nodes/prohibition/prohibition-never-push-to-main.md"
+    ).read_text()
     assert note_text.startswith("---\ntype: practice\ntitle: Never push to main\n")
     assert "lb_enforce: deny" in note_text
     assert "Open a pull request instead." in note_text
     assert (
-        "[practice-use-conventional-commits](../convention/practice-use-conventional-commits.md)"
+        "[convention-use-conventional-commits](../convention/convention-use-conventional-commits.md)"
         in note_text
     )
 
@@ -47,7 +49,7 @@ def test_ten_notes_then_rebuild_read_as_markdown_and_lint_clean(
     assert "- [cache/](cache/index.md): 2 notes." in backend
     graph = (kb_repo / ".lorebook/GRAPH.md").read_text()
     assert (
-        "- depends on [practice-why-we-chose-sqlite](nodes/backend/practice-why-we-chose-sqlite.md)"
+        "- depends on [decision-why-we-chose-sqlite](nodes/backend/decision-why-we-chose-sqlite.md)"
         in graph
     )
 
@@ -72,8 +74,8 @@ def test_note_add_json_prints_exactly_one_document(kb_repo: Path, cli: CliRunner
     result = cli("note", "add", *TEN_NOTES[2], "--json", cwd=kb_repo)
     assert result.json() == {
         "ok": True,
-        "id": "practice-use-conventional-commits",
-        "path": ".lorebook/nodes/convention/practice-use-conventional-commits.md",
+        "id": "convention-use-conventional-commits",
+        "path": ".lorebook/nodes/convention/convention-use-conventional-commits.md",
         "written": [
             ".lorebook/ENTRY.md",
             ".lorebook/GRAPH.md",
@@ -110,7 +112,7 @@ def test_invalid_values_are_named_and_nothing_is_written(
 
 def test_adding_the_same_id_twice_is_refused(kb_repo: Path, cli: CliRunner) -> None:
     assert cli("note", "add", *TEN_NOTES[5], cwd=kb_repo).exit_code == 0
-    path = kb_repo / ".lorebook/nodes/tooling/practice-ruff-is-the-only-linter.md"
+    path = kb_repo / ".lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md"
     original = path.read_bytes()
     again = cli("note", "add", *TEN_NOTES[5], "--folder", "elsewhere", cwd=kb_repo)
     assert again.exit_code == 1
@@ -194,7 +196,7 @@ def test_body_from_stdin_and_unknown_keys_of_other_tools_survive(
         stdin="line one\n\nline two\n",
     )
     assert result.exit_code == 0, result.stderr
-    path = kb_repo / ".lorebook/nodes/gotcha/practice-body-from-stdin.md"
+    path = kb_repo / ".lorebook/nodes/gotcha/gotcha-body-from-stdin.md"
     assert read_note(path).body == "line one\n\nline two"
     # A key another OKF tool wrote is kept through a rewrite by index rebuild.
     text = path.read_text().replace("lb_enforce: none\n", "lb_enforce: none\nokf_author: someone\n")

@@ -48,7 +48,7 @@ def source(tmp_path: Path, lorebook_home: Path, cli: CliRunner) -> Path:
         ("--title", "Use uv for dependencies", "--kind", "tooling", "--body", "Run uv add."),
         (
             "--title", "Never commit secrets", "--kind", "prohibition", "--body", "Use the vault.",
-            "--relates-to", "practice-use-uv-for-dependencies",
+            "--relates-to", "tooling-use-uv-for-dependencies",
         ),
     ):  # fmt: skip
         added = cli("note", "add", *args, "--description", "When working here", "--folder",
@@ -76,16 +76,16 @@ def test_round_trip_lints_clean_and_a_second_import_is_refused(
     exported = cli("pack", "export", str(out), "--folder", "shared", "--json", cwd=source)
     assert exported.exit_code == 0, exported.stderr
     assert exported.json()["notes"] == [
-        "practice-never-commit-secrets",
-        "practice-use-uv-for-dependencies",
+        "prohibition-never-commit-secrets",
+        "tooling-use-uv-for-dependencies",
     ]
-    original = (source / ".lorebook/nodes/shared/practice-use-uv-for-dependencies.md").read_bytes()
-    assert (out / "knowledge" / "practice-use-uv-for-dependencies.md").read_bytes() == original
+    original = (source / ".lorebook/nodes/shared/tooling-use-uv-for-dependencies.md").read_bytes()
+    assert (out / "knowledge" / "tooling-use-uv-for-dependencies.md").read_bytes() == original
 
     imported = cli("pack", "import", str(out), "--json", cwd=target)
     assert imported.exit_code == 0, imported.stderr
     assert imported.json()["folder"] == ".lorebook/nodes/shared/"
-    landed = target / ".lorebook/nodes/shared/practice-use-uv-for-dependencies.md"
+    landed = target / ".lorebook/nodes/shared/tooling-use-uv-for-dependencies.md"
     assert landed.read_bytes() == original
     linted = cli("lint", cwd=target)
     assert linted.exit_code == 0, linted.stdout
@@ -114,7 +114,7 @@ def test_a_broken_pack_is_refused_and_the_tree_is_byte_identical(
 ) -> None:
     out = tmp_path / "pack"
     cli("pack", "export", str(out), "--folder", "shared", cwd=source)
-    leaf = out / "knowledge" / "practice-never-commit-secrets.md"
+    leaf = out / "knowledge" / "prohibition-never-commit-secrets.md"
     if breakage == "dangling-edge":
         text = leaf.read_text(encoding="utf-8")
         leaf.write_text(text.replace("lb_relates_to: [", "lb_relates_to: [practice-gone, "))
@@ -125,8 +125,8 @@ def test_a_broken_pack_is_refused_and_the_tree_is_byte_identical(
         (out / "knowledge" / "linked.md").symlink_to(leaf)
         expected = "linked.md: is a symbolic link"
     else:
-        shutil.copy(source / ".lorebook/nodes/shared/practice-use-uv-for-dependencies.md",
-                    target / ".lorebook/nodes/practice-use-uv-for-dependencies.md")  # fmt: skip
+        shutil.copy(source / ".lorebook/nodes/shared/tooling-use-uv-for-dependencies.md",
+                    target / ".lorebook/nodes/tooling-use-uv-for-dependencies.md")  # fmt: skip
         assert cli("index", "rebuild", cwd=target).exit_code == 0
         _commit(target)
         expected = "1 pack id(s) already name a note or a retired id here"
@@ -205,7 +205,7 @@ def test_imported_notes_are_unreviewed_until_a_person_accepts_or_commits_them(
     assert LABEL in first["context"]
     if review == "accept":
         accepted = cli("review", "--accept", "all", "--json", cwd=target).json()["accepted"]
-        assert "practice-never-force-push-shared-branches" in accepted
+        assert "prohibition-never-force-push-shared-branches" in accepted
     else:
         _commit(target)
         fire(target, monkeypatch, "Start", source="startup")  # session start sees the commit
@@ -341,7 +341,7 @@ def test_an_import_killed_at_any_write_is_finished_by_its_rerun(
     out = tmp_path / "pack"
     cli("pack", "export", str(out), "--folder", "shared", cwd=source)
     (out / "knowledge" / ".redirects.json").write_text(
-        '{\n  "practice-old-uv": ["practice-use-uv-for-dependencies"]\n}\n'
+        '{\n  "tooling-old-uv": ["tooling-use-uv-for-dependencies"]\n}\n'
     )
     reference = tmp_path / "reference"
     shutil.copytree(target, reference)

@@ -86,7 +86,7 @@ def test_curation_drops_a_rejected_claim_and_says_so(kb_repo: Path, cli: CliRunn
         result.stdout
     )
     assert "1 dropped as rejected before (.lorebook/rejected-claims.txt): s1:1" in result.stdout
-    assert list(notes_of(kb_repo)) == ["practice-use-tabs-in-makefiles"]
+    assert list(notes_of(kb_repo)) == ["convention-use-tabs-in-makefiles"]
     stage(kb_repo, "s2", [proposal("s2", 1, "Never push to main", "When publishing changes")])
     doc = cli("curate", "--json", cwd=kb_repo).json()
     assert doc["rejected"] == ["s2:1"]
@@ -132,7 +132,7 @@ def test_a_rejected_note_cites_its_proposals_claims(kb_repo: Path, cli: CliRunne
     ])  # fmt: skip
     report = curate(kb_repo)
     assert [r.action for r in report.results] == ["add", "modify"]  # one note, two origins
-    result = cli("review", "--reject", "practice-never-push-directly-to-main", "--json",
+    result = cli("review", "--reject", "prohibition-never-push-directly-to-main", "--json",
                  cwd=kb_repo)  # fmt: skip
     assert result.exit_code == 0, result.stderr
     remembered = set(result.json()["remembered"])
@@ -150,7 +150,7 @@ def test_a_rejected_note_cites_its_proposals_claims(kb_repo: Path, cli: CliRunne
 def test_undoing_a_hand_edit_remembers_nothing(kb_repo: Path, cli: CliRunner) -> None:
     args = ("--description", "When editing Makefiles", "--kind", "convention")
     assert cli("note", "add", "--title", "Use tabs in Makefiles", *args, cwd=kb_repo).exit_code == 0
-    result = cli("review", "--reject", "practice-use-tabs-in-makefiles", cwd=kb_repo)
+    result = cli("review", "--reject", "convention-use-tabs-in-makefiles", cwd=kb_repo)
     assert result.exit_code == 0, result.stderr
     assert "remembered" not in result.stdout
     assert not (kb_repo / LEDGER).exists()
@@ -164,10 +164,10 @@ def test_review_reject_refuses_before_undoing_when_the_ledger_is_malformed(
     stage(kb_repo, "s1", [proposal("s1", 1, "Use tabs in Makefiles")])
     curate(kb_repo)
     _reject_ledger(kb_repo, "garbage")
-    result = cli("review", "--reject", "practice-use-tabs-in-makefiles", cwd=kb_repo)
+    result = cli("review", "--reject", "convention-use-tabs-in-makefiles", cwd=kb_repo)
     assert result.exit_code == 1
     assert f"{LEDGER}:1: expected" in result.stderr
-    assert "practice-use-tabs-in-makefiles" in notes_of(kb_repo)  # nothing was undone
+    assert "convention-use-tabs-in-makefiles" in notes_of(kb_repo)  # nothing was undone
 
 
 def test_conflict_reject_with_a_malformed_ledger_changes_nothing(

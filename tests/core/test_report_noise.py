@@ -53,7 +53,7 @@ def test_notes_no_index_lists_are_one_orphan_line(kb_repo: Path, cli: CliRunner)
             "code": "orphan",
             "path": ".lorebook/nodes",
             "message": "2 notes no reader can reach (no link to or from another note, not "
-            "listed in its folder's index.md): practice-ruff-only, practice-tox-runs-the-tests; "
+            "listed in its folder's index.md): tooling-ruff-only, tooling-tox-runs-the-tests; "
             "run `lorebook index rebuild`",
         }
     ]
@@ -65,9 +65,14 @@ def served_and_imported(kb_repo: Path, cli: CliRunner, tmp_path: Path) -> Path:
     from lorebook.capture.stage import capture_session
     from lorebook.kb.paths import KBPaths
     from lorebook_claude.harness import ClaudeHarness
+    from tests.core.test_stats_replay import DEPLOY_NOTE_ID, UNUSED_NOTE_ID, UV_NOTE_ID
 
-    for note in (sc.UV_NOTE, sc.DEPLOY_NOTE, sc.UNUSED_NOTE):
-        assert cli("note", "add", *note, cwd=kb_repo).exit_code == 0
+    for note, note_id in (  # the ids the recorded transcripts' injections name
+        (sc.UV_NOTE, UV_NOTE_ID),
+        (sc.DEPLOY_NOTE, DEPLOY_NOTE_ID),
+        (sc.UNUSED_NOTE, UNUSED_NOTE_ID),
+    ):
+        assert cli("note", "add", *note, "--id", note_id, cwd=kb_repo).exit_code == 0
     for transcript in sorted((FIXTURES / "claude").glob("*.jsonl")):
         capture_session(KBPaths(kb_repo), ClaudeHarness(), "claude", transcript.stem,
                         str(transcript))  # fmt: skip
@@ -97,7 +102,7 @@ def test_stats_counts_the_notes_never_injected_and_names_them_with_verbose(
     assert "injected, never used: none" in plain
     verbose = cli("stats", "--verbose", cwd=served_and_imported).stdout.splitlines()
     at = verbose.index("never injected in 3 sessions: 1 active note:")
-    assert verbose[at + 1] == f"  {sc.UNUSED_NOTE_ID}"
+    assert verbose[at + 1] == "  practice-timestamps-are-stored-in-utc"
 
 
 def test_stats_prints_the_standing_cost_as_words_not_a_dict(kb_repo: Path, cli: CliRunner) -> None:

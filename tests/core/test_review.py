@@ -10,10 +10,10 @@ import pytest
 from tests.conftest import CliRunner, git
 
 NODES = ".lorebook/nodes"
-KEEP = f"{NODES}/gotcha/practice-keep-me.md"
-EDIT = f"{NODES}/gotcha/practice-edit-me.md"
-GONE = f"{NODES}/tooling/practice-delete-me.md"
-NEW = f"{NODES}/convention/practice-a-new-rule.md"
+KEEP = f"{NODES}/gotcha/gotcha-keep-me.md"
+EDIT = f"{NODES}/gotcha/gotcha-edit-me.md"
+GONE = f"{NODES}/tooling/tooling-delete-me.md"
+NEW = f"{NODES}/convention/convention-a-new-rule.md"
 
 
 def _add(cli: CliRunner, repo: Path, title: str, kind: str, *extra: str) -> None:
@@ -60,7 +60,7 @@ def test_review_lists_every_change_notes_first_and_json_names_kinds(
         ("modified", "generated", f"{NODES}/index.md", True),
         ("deleted", "generated", f"{NODES}/tooling/index.md", True),
     ]
-    assert doc["changes"][0]["id"] == "practice-a-new-rule"
+    assert doc["changes"][0]["id"] == "convention-a-new-rule"
     assert git(proposal, "diff", "--cached", "--name-only") == ""  # review stages nothing
 
 
@@ -130,10 +130,10 @@ def test_reject_restores_edited_and_deleted_notes_from_head(proposal: Path, cli:
 def test_reject_takes_a_note_id_or_a_path_relative_to_the_current_folder(
     proposal: Path, cli: CliRunner
 ) -> None:
-    assert cli("review", "--reject", "practice-edit-me", cwd=proposal).exit_code == 0
+    assert cli("review", "--reject", "gotcha-edit-me", cwd=proposal).exit_code == 0
     assert (proposal / EDIT).read_bytes() == _head(proposal, EDIT)
     here = proposal / NODES / "convention"
-    assert cli("review", "--reject", "practice-a-new-rule.md", cwd=here).exit_code == 0
+    assert cli("review", "--reject", "convention-a-new-rule.md", cwd=here).exit_code == 0
     assert not (proposal / NEW).exists()
 
 
@@ -177,11 +177,11 @@ def test_reject_unstages_and_deletes_a_staged_new_note(proposal: Path, cli: CliR
 
 
 def test_rejecting_a_note_others_link_to_warns(proposal: Path, cli: CliRunner) -> None:
-    _add(cli, proposal, "Linked", "convention", "--relates-to", "practice-a-new-rule")
+    _add(cli, proposal, "Linked", "convention", "--relates-to", "convention-a-new-rule")
     cli("index", "rebuild", cwd=proposal)
     result = cli("review", "--reject", NEW, cwd=proposal)
     assert result.exit_code == 0
-    assert "practice-linked still name 'practice-a-new-rule'" in result.stderr
+    assert "convention-linked still name 'convention-a-new-rule'" in result.stderr
     assert "[dangling-edge]" in cli("lint", cwd=proposal).stdout
 
 
@@ -189,10 +189,10 @@ def test_review_in_a_repository_without_commits(kb_repo: Path, cli: CliRunner) -
     _add(cli, kb_repo, "First", "gotcha")
     doc = cli("review", "--json", cwd=kb_repo).json()
     assert all(c["change"] == "added" for c in doc["changes"])
-    assert f"{NODES}/gotcha/practice-first.md" in [c["path"] for c in doc["changes"]]
+    assert f"{NODES}/gotcha/gotcha-first.md" in [c["path"] for c in doc["changes"]]
     assert ".lorebook/.gitignore" in [c["path"] for c in doc["changes"]]
     text = cli("review", "--verbose", cwd=kb_repo).stdout
-    assert f"+++ b/{NODES}/gotcha/practice-first.md" in text
+    assert f"+++ b/{NODES}/gotcha/gotcha-first.md" in text
 
 
 def test_review_with_nothing_to_review(kb_repo: Path, cli: CliRunner) -> None:

@@ -31,6 +31,11 @@ from tests.e2e import stats_scenario as sc
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "stats"
 HARNESSES: dict[str, type[Harness]] = {"claude": ClaudeHarness, "codex": CodexHarness}
+UV_NOTE_ID = "practice-add-dependencies-with-uv-add"
+DEPLOY_NOTE_ID = "practice-deploy-with-make-deploy-staging"
+UNUSED_NOTE_ID = "practice-timestamps-are-stored-in-utc"
+"""The ids the notes had when the transcripts were recorded (``note add`` minted
+``practice-`` ids then; it mints ``<kind>-`` ids now): the injections they hold name these."""
 
 
 def _session_id(harness: str, path: Path) -> str:
@@ -39,8 +44,12 @@ def _session_id(harness: str, path: Path) -> str:
 
 @pytest.fixture(params=sorted(HARNESSES))
 def replayed(request: pytest.FixtureRequest, kb_repo: Path, cli: CliRunner) -> tuple[str, Path]:
-    for note in (sc.UV_NOTE, sc.DEPLOY_NOTE, sc.UNUSED_NOTE):
-        assert cli("note", "add", *note, cwd=kb_repo).exit_code == 0
+    for note, note_id in (
+        (sc.UV_NOTE, UV_NOTE_ID),
+        (sc.DEPLOY_NOTE, DEPLOY_NOTE_ID),
+        (sc.UNUSED_NOTE, UNUSED_NOTE_ID),
+    ):
+        assert cli("note", "add", *note, "--id", note_id, cwd=kb_repo).exit_code == 0
     assert cli("index", "rebuild", cwd=kb_repo).exit_code == 0
     harness = request.param
     paths = KBPaths(kb_repo)
@@ -78,12 +87,12 @@ def test_the_quote_and_the_obeyed_rule_are_attributed_the_ignored_note_is_not(
             for i in attribute(log, facts)
             for n in i.notes
         }
-    assert outcome["QUOTE_CASE"][("prompt", sc.UV_NOTE_ID)][0] == "quoted"
-    assert outcome["OBEY_CASE"][("pre_tool", sc.DEPLOY_NOTE_ID)][0] == "obeyed"
+    assert outcome["QUOTE_CASE"][("prompt", UV_NOTE_ID)][0] == "quoted"
+    assert outcome["OBEY_CASE"][("pre_tool", DEPLOY_NOTE_ID)][0] == "obeyed"
     assert not any(
-        s for s in outcome["IGNORE_CASE"][("prompt", sc.UV_NOTE_ID)] if s in ("quoted", "cited")
+        s for s in outcome["IGNORE_CASE"][("prompt", UV_NOTE_ID)] if s in ("quoted", "cited")
     )
-    assert outcome["IGNORE_CASE"][("prompt", sc.UV_NOTE_ID)] == []
+    assert outcome["IGNORE_CASE"][("prompt", UV_NOTE_ID)] == []
 
 
 def test_stats_report_and_usage_file(replayed: tuple[str, Path], cli: CliRunner) -> None:
@@ -93,10 +102,10 @@ def test_stats_report_and_usage_file(replayed: tuple[str, Path], cli: CliRunner)
     report = result.json()
     notes = {row["note"]: row for row in report["notes"]}
     assert report["sessions"] == 3
-    assert notes[sc.UV_NOTE_ID]["injected"] == 2
-    assert notes[sc.UV_NOTE_ID]["used"] == 1
-    assert notes[sc.DEPLOY_NOTE_ID]["used_high"] == 1
-    assert report["never_injected"] == [sc.UNUSED_NOTE_ID]
+    assert notes[UV_NOTE_ID]["injected"] == 2
+    assert notes[UV_NOTE_ID]["used"] == 1
+    assert notes[DEPLOY_NOTE_ID]["used_high"] == 1
+    assert report["never_injected"] == [UNUSED_NOTE_ID]
     assert report["injected_never_used"] == []
     events = {row["event"]: row for row in report["events"]}
     assert events["session_start"]["injections"] == 3
@@ -108,11 +117,11 @@ def test_stats_report_and_usage_file(replayed: tuple[str, Path], cli: CliRunner)
         assert ("pre_tool", "host") in sources
     assert report["standing_cost"]["session_start_mean"] > 0
     usage = read_usage(str(repo / ".lorebook"))
-    assert usage[sc.UV_NOTE_ID] == (2, 1)
-    assert usage[sc.DEPLOY_NOTE_ID][1] == 1
+    assert usage[UV_NOTE_ID] == (2, 1)
+    assert usage[DEPLOY_NOTE_ID][1] == 1
     text = cli("stats", cwd=repo)
     assert text.exit_code == 0
-    assert sc.UV_NOTE_ID in text.stdout
+    assert UV_NOTE_ID in text.stdout
     assert "Injections by event" in text.stdout
 
 

@@ -59,25 +59,25 @@ def test_what_each_hook_writes_is_read_back_as_its_event_and_notes(
                  monkeypatch)  # fmt: skip
     deny = fire(kb, "Pre", {"tool_name": "Bash", "tool_input": {"command": "git push --force"}},
                 monkeypatch)  # fmt: skip
-    deploy = "practice-deploy-with-make-deploy-staging"
+    deploy = "prohibition-deploy-with-make-deploy-staging"
     assert (event_of(start), note_blocks(start)) == ("session_start", {})
     assert event_of(prompt["context"]) == "prompt"
     assert deploy in note_blocks(prompt["context"])
     assert event_of(tool["context"]) == "pre_tool"
     assert "make deploy-staging" in note_blocks(tool["context"])[deploy]
     assert event_of(error["context"]) == "post_tool"
-    assert list(note_blocks(error["context"])) == [
-        "practice-gateway-timeouts-mean-the-cache-is-cold"
-    ]
+    assert list(note_blocks(error["context"])) == ["gotcha-gateway-timeouts-mean-the-cache-is-cold"]
     assert deny["decision"] == "deny"
     assert event_of(deny["reason"]) == "pre_tool"
-    assert "Open a pull request." in note_blocks(deny["reason"])["practice-never-force-push-main"]
+    assert (
+        "Open a pull request." in note_blocks(deny["reason"])["prohibition-never-force-push-main"]
+    )
     assert all(is_lorebook_text(t) for t in (start, prompt["context"], deny["reason"]))
     pointers = fire(kb, "Prompt", {"prompt": "what about the gateway?"}, monkeypatch)["context"]
     assert pointers.startswith("lorebook: more of this project's notes")  # no note whole
     assert is_lorebook_text(pointers)
     assert event_of(pointers) == "prompt"
-    assert "practice-gateway-timeouts-mean-the-cache-is-cold" in note_blocks(pointers)
+    assert "gotcha-gateway-timeouts-mean-the-cache-is-cold" in note_blocks(pointers)
     assert not is_lorebook_text("PROBEINJECT_claude_SessionStart_plain")
     lines = timing.read_timing(str(kb / ".lorebook"))
     assert [line["event"] for line in lines] == [

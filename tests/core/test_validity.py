@@ -155,7 +155,7 @@ def test_note_add_records_hashes_and_refuses_a_moved_one(kb_repo: Path, cli: Any
         "--depends-on-tree", "migrations/*.py", cwd=kb_repo,
     )  # fmt: skip
     assert added.exit_code == 0, added.stderr
-    shown = cli("note", "show", "practice-pool-size-is-five", "--json", cwd=kb_repo).json()
+    shown = cli("note", "show", "gotcha-pool-size-is-five", "--json", cwd=kb_repo).json()
     deps = shown["frontmatter"]["lb_dependencies"]
     assert deps[0] == {"path": "src/db.py", "sha256": stamp_file(kb_repo, "src/db.py").sha256}
     assert deps[1]["tree"] == "migrations/*.py"
@@ -165,7 +165,7 @@ def test_note_add_records_hashes_and_refuses_a_moved_one(kb_repo: Path, cli: Any
     )  # fmt: skip
     assert refused.exit_code == 1
     assert "changed since it was read" in refused.stderr
-    assert not list((kb_repo / ".lorebook/nodes").rglob("practice-other.md"))
+    assert not list((kb_repo / ".lorebook/nodes").rglob("gotcha-other.md"))
 
 
 # --- the prompt hook: marked, demoted, re-stamped ---------------------------------------

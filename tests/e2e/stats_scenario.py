@@ -14,7 +14,7 @@ UV_NOTE = (
     "--body", "Dependencies go through `uv add <pkg>` so that uv.lock stays in step with "
     "pyproject.toml.",
 )  # fmt: skip
-UV_NOTE_ID = "practice-add-dependencies-with-uv-add"
+UV_NOTE_ID = "convention-add-dependencies-with-uv-add"
 DEPLOY_NOTE = (
     "--title", "Deploy with make deploy-staging",
     "--description", "Shipping a build from a working copy",
@@ -23,14 +23,14 @@ DEPLOY_NOTE = (
     "--enforce", "warn",
     "--body", "Run `make deploy-staging`; never `./deploy.sh prod` from a laptop.",
 )  # fmt: skip
-DEPLOY_NOTE_ID = "practice-deploy-with-make-deploy-staging"
+DEPLOY_NOTE_ID = "prohibition-deploy-with-make-deploy-staging"
 UNUSED_NOTE = (
     "--title", "Timestamps are stored in UTC",
     "--description", "Storing times in the database",
     "--kind", "convention",
     "--body", "Store every timestamp as UTC in `created_at`.",
 )  # fmt: skip
-UNUSED_NOTE_ID = "practice-timestamps-are-stored-in-utc"
+UNUSED_NOTE_ID = "convention-timestamps-are-stored-in-utc"
 
 QUOTE_PROMPT = "QUOTE_CASE how do I add the requests dependency to this project?"
 QUOTE_REPLY = (

@@ -42,7 +42,7 @@ pytestmark = pytest.mark.e2e
 ORG = "acme"
 TITLE = "The billing API is called through the gateway client"
 BODY = "ORG_NOTE_BODY: use the gateway client for the billing API; never call it directly."
-NOTE_ID = "practice-the-billing-api-is-called-through-the-gateway-client"
+NOTE_ID = "convention-the-billing-api-is-called-through-the-gateway-client"
 PROMPT = "how do I call the billing API from a service?"
 UNREACHABLE = "organisation store unreachable, serving its cache"
 

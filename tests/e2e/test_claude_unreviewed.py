@@ -17,7 +17,7 @@ from tests.e2e.mock_anthropic import MockAnthropic, all_text, tool_result_texts
 
 pytestmark = pytest.mark.e2e
 
-NOTE_ID = "practice-never-print-hello-txt"
+NOTE_ID = "prohibition-never-print-hello-txt"
 LABEL = "unreviewed: written by a tool, no person has reviewed it yet"
 
 

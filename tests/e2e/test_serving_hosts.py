@@ -33,7 +33,7 @@ the deploy script by hand.
 """
 DEPLOY_PROMPT = "how do I deploy the staging stack with make ship-staging from the repository root?"
 DEPLOY_ID = (
-    "practice-always-deploy-the-staging-stack-with-make-ship-staging-from-the-repository-root"
+    "prohibition-always-deploy-the-staging-stack-with-make-ship-staging-from-the-repository-root"
 )
 DEPLOY_WHOLE = "From `docs/deploy.md`, under Staging."
 """The last line of the note's body: only a whole note carries it, a pointer does not."""
@@ -52,8 +52,8 @@ Always keep the test suite's fixtures under `tests/fixtures`; never download the
 run.
 """
 TEST_PROMPT = "how do I run the test suite, and where do the test suite's fixtures live?"
-FROM_CLAUDE_MD = "practice-run-the-test-suite-with-tox-p"
-FROM_DOCS = "practice-always-keep-the-test-suite-s-fixtures-under-tests-fixtures"
+FROM_CLAUDE_MD = "convention-run-the-test-suite-with-tox-p"
+FROM_DOCS = "prohibition-always-keep-the-test-suite-s-fixtures-under-tests-fixtures"
 
 
 def lorebook(repo: Path, env: dict[str, str] | None, *args: str) -> str:
@@ -64,7 +64,7 @@ def lorebook(repo: Path, env: dict[str, str] | None, *args: str) -> str:
 
 
 def note_ids(repo: Path) -> set[str]:
-    return {p.stem for p in (repo / ".lorebook/nodes").rglob("practice-*.md")}
+    return {p.stem for p in (repo / ".lorebook/nodes").rglob("*.md") if p.name != "index.md"}
 
 
 def no_hook_errors(repo: Path) -> None:

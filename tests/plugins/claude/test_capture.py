@@ -177,7 +177,7 @@ def test_scan_finds_secrets_in_the_knowledge_base(kb_repo: Path, cli: CliRunner)
     result = cli("scan", "--json", cwd=kb_repo)
     assert result.exit_code == 1
     files = {Path(h["file"]).name for h in result.json()["secrets"]}
-    assert files == {"practice-deploy-key.md", "index.sqlite"}  # the note, and the hook index
+    assert files == {"gotcha-deploy-key.md", "index.sqlite"}  # the note, and the hook index
     assert "ghp_" not in result.stdout
 
 

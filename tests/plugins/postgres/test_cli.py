@@ -42,13 +42,13 @@ def test_review_then_approve_records_who_and_when_and_serves_it(
     listed = _run(org_repo, "review", "--json")
     assert listed.returncode == 0, listed.stderr
     [proposal] = json.loads(listed.stdout)
-    assert proposal["id"] == "practice-queues-are-named-after-their-team"
+    assert proposal["id"] == "convention-queues-are-named-after-their-team"
     assert proposal["replaces_approved"] is False
     shown = _run(org_repo, "show", proposal["id"])
     assert "title: Queues are named after their team" in shown.stdout
     stale = _run(org_repo, "approve", proposal["id"], "--version", str(proposal["version"] + 1))
     assert stale.returncode == 1
-    assert stale.stderr.startswith("lorebook-postgres: error: note 'practice-queues")
+    assert stale.stderr.startswith("lorebook-postgres: error: note 'convention-queues")
     approved = _run(org_repo, "approve", proposal["id"], "--version", str(proposal["version"]))
     assert approved.returncode == 0, approved.stderr
     assert approved.stdout.startswith(f"approved {proposal['id']} by lorebook at ")

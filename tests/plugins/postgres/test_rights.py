@@ -95,7 +95,7 @@ def test_approving_without_the_right_is_one_line_naming_the_role(
         "--description", "When not to deploy", "--kind", "convention", cwd=kb_repo,
     )  # fmt: skip
     assert added.exit_code == 0, added.stderr  # a writer's role proposes
-    note_id = "practice-deploys-freeze-on-fridays"
+    note_id = "convention-deploys-freeze-on-fridays"
     refused = _run(kb_repo, writer_dsn, "approve", note_id)
     assert refused.returncode == 1
     assert refused.stderr.startswith("lorebook-postgres: error: the database role 'dev_")

@@ -324,7 +324,7 @@ def _collisions(run: _Run, existing: set[str]) -> None:
         proposal = proposals.get(proposal_id)
         if action != "add" or proposal is None or note_id is None:
             continue
-        natural = f"{proposal.type}-{slugify(proposal.title) or 'note'}"
+        natural = f"{proposal.kind}-{slugify(proposal.title) or 'note'}"
         if natural in existing and natural != note_id:
             run.report.collisions.append(
                 {"origin": proposal.origin, "existing": natural, "written": note_id}

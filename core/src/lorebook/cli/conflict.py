@@ -111,6 +111,11 @@ def resolve_command(
         print_json(result.as_json())
         return
     say(f"{result.conflict_id}: {result.status}")
+    if result.renamed_to:
+        say(
+            f"  renamed {result.target_id} -> {result.renamed_to}: its id said the old title "
+            "(the old id leads to it in nodes/.redirects.json)"
+        )
     for rel in result.changed:
         say(f"  changed {rel}")
     if result.decision == "accept":

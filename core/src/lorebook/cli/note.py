@@ -52,12 +52,12 @@ def _body_text(body: str | None, body_file: Path | None) -> str:
         raise LorebookError(f"--body-file {body_file}: cannot read it: {exc}") from None
 
 
-def _note_id(note_id: str | None, note_type: str, title: str) -> str:
+def _note_id(note_id: str | None, prefix: str, title: str) -> str:
     if note_id is None:
         slug = slugify(title)
         if not slug:
             raise UsageError(f"--title {title!r} gives no id (no letters or digits); pass --id")
-        return f"{note_type}-{slug}"
+        return f"{prefix}-{slug}"
     _option_path(note_id, "note id")
     if not ID_RE.match(note_id):
         raise UsageError(
@@ -103,7 +103,7 @@ def add(
         str | None, typer.Option(help="Folder under nodes/ (default: the kind's name).")
     ] = None,
     note_id: Annotated[
-        str | None, typer.Option("--id", help="The id (default: <type>-<slug of title>).")
+        str | None, typer.Option("--id", help="The id (default: <kind>-<slug of title>).")
     ] = None,
     depends_on_file: DependsOnFile = None,
     depends_on_tree: DependsOnTree = None,
@@ -126,7 +126,7 @@ def add(
         "title": title,
         "description": description,
         "tags": tag or [],
-        "lb_id": _note_id(note_id, resolved_type, title),
+        "lb_id": _note_id(note_id, kind if kind in NOTE_KINDS else resolved_type, title),
         "lb_kind": kind,
         "lb_confidence": confidence,
         "lb_enforce": enforce,

@@ -6,9 +6,11 @@ short id; ``n``: the contradiction's rank in the batch). Its frontmatter is the 
 the body renders the rationale, the current note and the proposed one for review in git and
 is never read back. Decisions (``lorebook conflict resolve``):
 
-- ``accept``: the target note is rewritten in place to say what the proposal says (same id
-  and path, both origins, the new claim's dependencies only; see
-  :func:`lorebook.curate.notes.accepted_rewrite`); indexes are rebuilt.
+- ``accept``: the target note is rewritten to say what the proposal says (same folder,
+  both origins, the new claim's dependencies only; see
+  :func:`lorebook.curate.notes.accepted_rewrite`); same id and file unless the id was made
+  of the old title, then renamed to the id of the new one, the old id recorded in the
+  redirects ledger (:func:`lorebook.curate.notes.accepted_id`); indexes are rebuilt.
 - ``reject``: the note is untouched; the claim is dismissed.
 - ``keep``: the note is untouched, and the file stays as the record of a claim someone made
   that the knowledge base does not follow (commit it as history).

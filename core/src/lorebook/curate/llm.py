@@ -62,7 +62,7 @@ you judge right: start from the draft and change only what is wrong.
 Answer with one JSON object and nothing else: {{"actions": [...]}}, exactly one action per \
 proposal, in the order of the proposals. Actions:
 - {{"action": "add", "proposal_id": ..., "note": <note>, "folder": ..., \
-"folder_summary": null or one line}}: a new note. lb_id is "<type>-<slug>" and must not be \
+"folder_summary": null or one line}}: a new note. lb_id is "<lb_kind>-<slug>" and must not be \
 taken; lb_derived_from is [the proposal's origin]; folder is the note's lb_kind, or an \
 existing folder of that kind that fits it better, as in the draft (a folder of another kind \
 is replaced by the draft's choice); give a folder_summary for a new folder.

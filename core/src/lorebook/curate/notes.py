@@ -32,11 +32,15 @@ def content_digest(note: Note) -> str:
     return hashlib.sha256(render_note(note, None).encode("utf-8")).hexdigest()
 
 
-def new_note_id(note_type: str, title: str, taken: Iterable[str]) -> str:
-    """``<type>-<slug of title>``, with ``-2``, ``-3`` ... when the id is taken."""
+def new_note_id(kind: str, title: str, taken: Iterable[str]) -> str:
+    """``<kind>-<slug of title>``, with ``-2``, ``-3`` ... when the id is taken.
+
+    The id says what the note is (``prohibition-never-push-to-main``), not only its type:
+    every kind's id said ``practice-`` before, a prohibition's too.
+    """
     used = set(taken)
     slug = slugify(title) or "note"
-    base = f"{note_type}-{slug}"
+    base = f"{kind}-{slug}"
     candidate, n = base, 1
     while candidate in used:
         n += 1
@@ -106,17 +110,19 @@ def claim_dependencies(proposal: Proposal) -> list[Any]:
     return list(proposal.dependencies)
 
 
-def accepted_rewrite(target: Note, proposal: Proposal) -> Note:
+def accepted_rewrite(target: Note, proposal: Proposal, note_id: str | None = None) -> Note:
     """The target rewritten to say what an accepted contradicting proposal says.
 
-    Kept from the target: id, type (the id's prefix), status, confidence, edges, other
-    tools' keys, and every origin (the proposal's is appended). Taken from the proposal:
-    title, description, kind, tags, anchors, body, and its dependencies only, so an old
-    justification never carries over to a claim it did not support; ``lb_enforce`` is reset
-    to ``none``, because a policy enforced for the old claim was not decided for the new one.
+    Kept from the target: type, status, confidence, edges, other tools' keys, and every
+    origin (the proposal's is appended); its id too, unless ``note_id`` gives the new one
+    (see :func:`accepted_id`). Taken from the proposal: title, description, kind, tags,
+    anchors, body, and its dependencies only, so an old justification never carries over to
+    a claim it did not support; ``lb_enforce`` is reset to ``none``, because a policy
+    enforced for the old claim was not decided for the new one.
     """
     data = target.model_dump()
     data.update(
+        id=note_id or target.id,
         title=proposal.title,
         description=proposal.description,
         kind=proposal.kind,
@@ -130,7 +136,30 @@ def accepted_rewrite(target: Note, proposal: Proposal) -> Note:
     return Note.model_validate(data)
 
 
+def accepted_id(target: Note, proposal: Proposal, taken: Iterable[str]) -> str:
+    """The id of ``target`` once an accepted proposal has rewritten it.
+
+    An id made of the old title (``<kind or type>-<slug of title>``, ``-2`` ... included)
+    says the old meaning once the title says the opposite: it becomes the id curation would
+    mint for the new title (:func:`new_note_id`). An id a person chose, or one whose title
+    words do not change, is kept, unless it starts with a kind the note no longer has.
+    ``taken`` holds the ids in use, the retired ones included.
+    """
+    old_slug = slugify(target.title)
+    prefixes = (f"{target.type}-", f"{proposal.kind}-")
+    valid = target.id.startswith(prefixes)
+    derived = bool(old_slug) and any(
+        target.id == f"{start}{old_slug}"
+        or (target.id.startswith(f"{start}{old_slug}-") and target.id.rpartition("-")[2].isdigit())
+        for start in (f"{target.type}-", f"{target.kind}-")
+    )
+    if valid and (not derived or (slugify(proposal.title) or "note") == old_slug):
+        return target.id
+    return new_note_id(proposal.kind, proposal.title, set(taken) - {target.id})
+
+
 __all__ = [
+    "accepted_id",
     "accepted_rewrite",
     "canonical",
     "claim_dependencies",

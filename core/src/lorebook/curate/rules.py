@@ -11,7 +11,7 @@ thresholds):
   id; the proposal's origin appended to ``lb_derived_from``; new tags and anchors added; its
   body appended when it adds something), or a ``drop`` when the note already cited the
   proposal's origin before this batch (the same turns extracted again).
-- otherwise an ``add``: a new note ``<type>-<slug of title>`` (``-2`` ... when taken),
+- otherwise an ``add``: a new note ``<kind>-<slug of title>`` (``-2`` ... when taken),
   derived from the proposal's origin, in the folder of its kind: the one named after it, or
   another folder of that kind it fits better (:func:`lorebook.curate.placement.choose_folder`).
 
@@ -139,7 +139,7 @@ def _judge(proposal: Proposal, view: KbView) -> CuratorAction:
 
 
 def _add(proposal: Proposal, view: KbView) -> AddAction:
-    note = note_from_proposal(proposal, new_note_id(proposal.type, proposal.title, view.notes))
+    note = note_from_proposal(proposal, new_note_id(proposal.kind, proposal.title, view.notes))
     folder, summary = choose_folder(note, view.by_folder())
     view.put(note, folder)
     return AddAction(proposal_id=proposal.id, note=note, folder=folder, folder_summary=summary)

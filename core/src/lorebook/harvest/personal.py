@@ -3,12 +3,14 @@
 A memory its host's plugin reads as about the person (``MemoryEntry.personal``: "The user
 prefers terse answers") is no team knowledge: it is written straight to
 the personal store, which is never committed and is read from every repository, not staged
-for the team's review. Each becomes one ``convention`` note whose id is its title's slug,
-citing ``<host>-memory:<key>``; its text is redacted as capture redacts.
+for the team's review. Each becomes one ``convention`` note whose id is
+``convention-<slug of its title>`` (as curation mints ids), citing ``<host>-memory:<key>``;
+its text is redacted as capture redacts.
 
 A note with that id already there is the same preference (said in another repository, or
-harvested before this ledger existed): the entry is recorded against it and nothing is
-written. An edited memory rewrites the note it became.
+harvested before this ledger existed), and so is one under the ``practice-<slug>`` id
+harvests gave before: the entry is recorded against it and nothing is written. An edited
+memory rewrites the note it became.
 """
 
 from __future__ import annotations
@@ -42,9 +44,12 @@ def _note(host: str, entry: MemoryEntry, note_id: str) -> Note:
     )
 
 
-def personal_note_id(entry: MemoryEntry) -> str:
-    """``practice-<slug of the title>`` (the key's slug when the title gives none)."""
-    return f"practice-{slugify(entry.title) or slugify(entry.key) or 'preference'}"
+def personal_note_id(entry: MemoryEntry, prefix: str = "convention") -> str:
+    """``convention-<slug of the title>`` (the key's slug when the title gives none).
+
+    ``prefix="practice"`` gives the id harvests minted before ids said the kind.
+    """
+    return f"{prefix}-{slugify(entry.title) or slugify(entry.key) or 'preference'}"
 
 
 def keep_personal(host: str, entry: MemoryEntry, earlier: str | None) -> tuple[str, bool]:
@@ -63,7 +68,8 @@ def keep_personal(host: str, entry: MemoryEntry, earlier: str | None) -> tuple[s
         store.update(note.model_copy(update={"derived_from": origins}))
         return earlier, True
     note_id = personal_note_id(entry)
-    if store.locate(note_id) is not None:
-        return note_id, False  # the same preference, kept already
+    for kept in (note_id, personal_note_id(entry, "practice")):
+        if store.locate(kept) is not None:
+            return kept, False  # the same preference, kept already
     store.add(_note(host, entry, note_id))
     return note_id, True
