@@ -131,6 +131,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.builtin",
             # the built-in extractors: plugins on the extraction contract (extract.base)
             "lorebook.extractors",
+            # the built-in LLM curators: plugins on the curation contract (curate.base)
+            "lorebook.curators",
             "lorebook.bootstrap",
             "lorebook.harvest",
             "lorebook.pack",
@@ -186,7 +188,7 @@ MAX_PIPELINE_LINES = 15_000
 # Until the packages are under the target, the measure fails above this ceiling, so they
 # shrink and never grow (15,149 lines when it was set); --strict fails above the target.
 # Lower it as they shrink; once they are under the target, set it to MAX_PIPELINE_LINES.
-PIPELINE_LINES_ALLOWED = 15_400
+PIPELINE_LINES_ALLOWED = MAX_PIPELINE_LINES
 
 # Imports that run up today, importer -> imported. Shrink these lists; never grow them without
 # a comment saying why the import cannot go down.

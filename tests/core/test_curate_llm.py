@@ -15,7 +15,7 @@ import pytest
 
 from lorebook.config import load_config, write_config
 from lorebook.curate.base import CurationError
-from lorebook.curate.llm import HeadlessCurator, HttpCurator
+from lorebook.curators.llm import HeadlessCurator, HttpCurator
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import MarkdownStore
 from lorebook.models.config import Config

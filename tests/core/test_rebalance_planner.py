@@ -270,8 +270,8 @@ print('Here is the plan: {"moves": [{"id": "practice-short", "to": "convention/m
 def test_the_headless_curator_proposes_a_plan_through_the_wired_harness(
     kb_repo: Path, tmp_path: Path
 ) -> None:
-    from lorebook.curate.llm import HeadlessCurator
-    from lorebook.curate.llmplan import PLAN_PROMPT
+    from lorebook.curators.llm import HeadlessCurator
+    from lorebook.curators.llmplan import PLAN_PROMPT
     from lorebook.models.config import Config
     from lorebook.models.rebalance import RebalanceRequest
     from lorebook.providers import HarnessSpec

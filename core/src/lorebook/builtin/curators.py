@@ -9,7 +9,7 @@ from lorebook.providers import CuratorSpec
 
 if TYPE_CHECKING:
     from lorebook.curate.base import Curator
-    from lorebook.curate.llm import HeadlessCurator, HttpCurator
+    from lorebook.curators.llm import HeadlessCurator, HttpCurator
     from lorebook.kb.paths import KBPaths
     from lorebook.models.config import Config
     from lorebook.models.curation import CuratorAction
@@ -30,13 +30,13 @@ def _rules() -> Curator:
 
 
 def _headless(config: Config, paths: KBPaths, plugins: Plugins) -> HeadlessCurator:
-    from lorebook.curate.llm import HeadlessCurator
+    from lorebook.curators.llm import HeadlessCurator
 
     return HeadlessCurator(config, harnesses=plugins.harnesses(), paths=paths)
 
 
 def _http(config: Config, paths: KBPaths) -> HttpCurator:
-    from lorebook.curate.llm import HttpCurator
+    from lorebook.curators.llm import HttpCurator
 
     return HttpCurator(config.extraction, paths=paths)
 

@@ -5,7 +5,7 @@ person to decide.
 
 Modules: :mod:`~lorebook.curate.text` (how alike two claims are, and whether they
 contradict), :mod:`~lorebook.curate.rules` (the deterministic curator),
-:mod:`~lorebook.curate.llm` (the LLM curators), :mod:`~lorebook.curate.validate` (the whole
+:mod:`~lorebook.curators.llm` (the LLM curators), :mod:`~lorebook.curate.validate` (the whole
 batch checked before the first write), :mod:`~lorebook.curate.run` (the pipeline and its
 journal), :mod:`~lorebook.curate.conflicts` (conflict files, listed and resolved).
 """

@@ -2,7 +2,7 @@
 
 Both call a model the same two ways (an OpenAI-compatible HTTP endpoint, or a wired harness's
 CLI run headless) and read JSON out of what it answers. The extractors live with the other
-built-in extractors (:mod:`lorebook.extractors.llm`); the curator is :mod:`lorebook.curate.llm`.
+built-in extractors (:mod:`lorebook.extractors.llm`); the curator is :mod:`lorebook.curators.llm`.
 """
 
 from __future__ import annotations

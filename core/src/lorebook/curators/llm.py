@@ -196,8 +196,8 @@ class LLMCurator:
             self._trace(exchange)
 
     def propose_rebalance(self, request: RebalanceRequest) -> PlanProposal:
-        """Ask the model for the rebalance plan (:mod:`lorebook.curate.llmplan`), traced."""
-        from lorebook.curate.llmplan import PLAN_PROMPT, parse_plan, plan_message
+        """Ask the model for the rebalance plan (:mod:`lorebook.curators.llmplan`), traced."""
+        from lorebook.curators.llmplan import PLAN_PROMPT, parse_plan, plan_message
 
         exchange: dict[str, Any] = {"curator": self.name, "rebalance": len(request.notes)}
         started = time.monotonic()
