@@ -184,7 +184,7 @@ def timed(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> tu
 def start_server(repo: Path, env: dict[str, str]) -> int:
     """Start the repository's warm hook process (one session start); return its pid."""
     from lorebook.fastpath.client import socket_path
-    from lorebook.fastpath.server import LOCK_NAME
+    from lorebook.fastpath.status import LOCK_NAME
 
     data = payloads(repo, f"bench-warmup-{time.monotonic_ns()}")
     timed(commands(repo)["session start"], data["session start"], env, repo)

@@ -46,7 +46,7 @@ from hook_latency import AGAINST, export_revision, write_against_launcher
 from kbgen import write_kb
 
 from lorebook.fastpath.client import stop_server
-from lorebook.fastpath.server import LOCK_NAME
+from lorebook.fastpath.status import LOCK_NAME
 
 PROMPT = "why does the session start command fail when the repo path has spaces?"
 FAULTS = ("server kill", "server stop", "child kill", "child stop")

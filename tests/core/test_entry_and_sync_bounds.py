@@ -14,7 +14,7 @@ from lorebook.recall.index import index_path
 from lorebook.recall.sync import reconcile
 from lorebook.recall.writer import IndexWriter
 from lorebook.testing import make_note
-from tests.core.test_review_power import fire
+from tests.conftest import fire
 
 
 def test_session_start_sanitises_entry_md(kb_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,8 +19,9 @@ import pytest
 
 from lorebook import hookimpl
 from lorebook.errors import LorebookError
+from lorebook.extract.answers import pick_harness
 from lorebook.extract.run import REJECTIONS_LOG, ExtractReport, extract_pending, read_log
-from lorebook.extractors.llm import HeadlessExtractor, pick_harness, preselect
+from lorebook.extractors.llm import HeadlessExtractor, preselect
 from lorebook.extractors.prompt import SYSTEM_PROMPT, parse_answer
 from lorebook.harness import Harness
 from lorebook.kb.paths import KBPaths

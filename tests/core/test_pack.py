@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -188,7 +189,7 @@ def test_imported_notes_are_unreviewed_until_a_person_accepts_or_commits_them(
     monkeypatch: pytest.MonkeyPatch, review: str,
 ) -> None:  # fmt: skip
     from lorebook.reviewstate import LABEL
-    from tests.core.test_review_power import fire
+    from tests.conftest import fire
 
     rule = cli("note", "add", "--title", "Never force-push shared branches", "--description",
                "Rewrite history only on your own branch", "--kind", "prohibition", "--folder",
@@ -198,7 +199,10 @@ def test_imported_notes_are_unreviewed_until_a_person_accepts_or_commits_them(
     _commit(source)
     cli("pack", "export", str(tmp_path / "pack"), "--folder", "shared", cwd=source)
     assert cli("pack", "import", str(tmp_path / "pack"), cwd=target).exit_code == 0
-    push = {"tool_name": "Bash", "tool_input": {"command": "git push --force origin dev"}}
+    push: dict[str, Any] = {
+        "tool_name": "Bash",
+        "tool_input": {"command": "git push --force origin dev"},
+    }
     first = fire(target, monkeypatch, "Pre", **push)
     assert first["decision"] is None  # an imported rule is a suggestion, not yet a policy
     assert "Never force-push shared branches" in first["context"]

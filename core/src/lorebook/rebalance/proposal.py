@@ -170,7 +170,7 @@ def _splits(
     written: dict[str, str],
 ) -> list[NoteSplit]:
     taken = set(snap.notes) | set(retired)
-    splits = []
+    splits: list[NoteSplit] = []
     for split in proposal.splits:
         stored = snap.notes.get(split.id)
         if stored is None or any(s.note_id == split.id for s in splits):
