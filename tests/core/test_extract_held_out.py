@@ -86,6 +86,13 @@ def test_a_wish_about_the_place_just_shown_is_not_proposed() -> None:
     assert [turns[c.turn].text for c in found] == [RULE]
 
 
+def test_a_there_after_a_named_place_is_a_rule_about_that_place() -> None:
+    rule = "The old `src/billing` module only keeps the API shims, so do not add code there."
+    turns = alternate(rule)
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == [rule]
+
+
 def test_an_existential_there_does_not_point_at_the_exchange() -> None:
     rule = "When there\nare two migrations, always apply the older one first."
     turns = alternate(rule)

@@ -115,12 +115,31 @@ ALWAYS = re.compile(
 moment ("We always run the tests with `uv run pytest` here, never with bare pytest")."""
 
 
+NAMED_PLACE = re.compile(
+    r"[\w.-]*/[\w./-]*\w|\b\w+\.(?:py|ts|tsx|js|jsx|md|mdc|json|ya?ml|toml|rs|go|sh)\b"
+    r"|\b(?:folder|directory|dir|module|package|file|repo(?:sitory)?|branch|table)s?\b",
+    re.IGNORECASE,
+)
+"""A place a sentence names: a path (``src/billing``), a file name, or a word for one."""
+
+
 def _points_at_now(sentence: str) -> bool:
-    """The sentence points at this point of the exchange (:data:`DEIXIS`), not a habit."""
-    found = [m.group(0).casefold() for m in DEIXIS.finditer(sentence)]
-    if found and all(word in ("here", "there") for word in found) and ALWAYS.search(sentence):
+    """The sentence points at this point of the exchange (:data:`DEIXIS`), not a habit.
+
+    A *there* after a place the sentence names (:data:`NAMED_PLACE`) points back at that
+    place, not at the exchange: "The old `src/billing` module only keeps the API shims, so
+    do not add code there" is a rule about ``src/billing``.
+    """
+    found = list(DEIXIS.finditer(sentence))
+    words = [m.group(0).casefold() for m in found]
+    if found and all(word in ("here", "there") for word in words) and ALWAYS.search(sentence):
         return False
-    return bool(found)
+    pointing = [
+        m
+        for m in found
+        if m.group(0).casefold() != "there" or not NAMED_PLACE.search(sentence[: m.start()])
+    ]
+    return bool(pointing)
 
 
 WANTS_THIS = re.compile(
