@@ -76,4 +76,4 @@ def test_concurrent_cli_adds_of_one_id_keep_exactly_one(kb_repo: Path) -> None:
     codes = [p.returncode for p in procs]
     assert sorted(codes) == [0, 1, 1, 1]
     notes = load_snapshot(KBPaths(kb_repo)).notes
-    assert list(notes) == ["practice-same-id"]
+    assert list(notes) == ["gotcha-same-id"]

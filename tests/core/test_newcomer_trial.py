@@ -82,9 +82,10 @@ def test_a_newcomer_gets_from_a_fresh_clone_to_a_clean_knowledge_base(tmp_path: 
     assert doctor.returncode == 0, doctor.stdout
     assert "action needed: trust the Codex hooks" in doctor.stdout.splitlines()[-1]
 
-    # item 9: an id may say the note's kind
+    # item 9: a note's id says its kind, not practice- whatever the kind
+    assert (project / ".lorebook/nodes/tooling/tooling-run-tinycli-with-python-m.md").is_file()
     kinded = ["note", "add", "--title", "Never print secrets", "--description", "Logging",
-              "--kind", "prohibition", "--id", "prohibition-never-print-secrets", "--body", "No."]  # fmt: skip
+              "--kind", "prohibition", "--body", "No."]  # fmt: skip
     assert _run([*lorebook, *kinded], project, env).returncode == 0
     assert (project / ".lorebook/nodes/prohibition/prohibition-never-print-secrets.md").is_file()
     # item 11: a mark from this plain shell is its own session, and curate takes it
