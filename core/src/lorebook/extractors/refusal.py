@@ -126,20 +126,16 @@ NAMED_PLACE = re.compile(
 def _points_at_now(sentence: str) -> bool:
     """The sentence points at this point of the exchange (:data:`DEIXIS`), not a habit.
 
-    A *there* after a place the sentence names (:data:`NAMED_PLACE`) points back at that
-    place, not at the exchange: "The old `src/billing` module only keeps the API shims, so
-    do not add code there" is a rule about ``src/billing``.
+    A *there* after a place the sentence names (:data:`NAMED_PLACE`) points back at it:
+    "The old `src/billing` module only keeps the API shims, so do not add code there".
     """
     found = list(DEIXIS.finditer(sentence))
-    words = [m.group(0).casefold() for m in found]
-    if found and all(word in ("here", "there") for word in words) and ALWAYS.search(sentence):
-        return False
-    pointing = [
-        m
-        for m in found
-        if m.group(0).casefold() != "there" or not NAMED_PLACE.search(sentence[: m.start()])
-    ]
-    return bool(pointing)
+    if found and all(m.group(0).casefold() in ("here", "there") for m in found):
+        return not ALWAYS.search(sentence) and not all(
+            m.group(0).casefold() == "there" and NAMED_PLACE.search(sentence[: m.start()])
+            for m in found
+        )
+    return bool(found)
 
 
 WANTS_THIS = re.compile(
