@@ -18,7 +18,9 @@ SESSION = [
 ]
 
 
-def make_project(root: Path, name: str, *, teaching: tuple[bool, ...], tuned: bool = False) -> None:
+def make_project(
+    root: Path, name: str, *, teaching: tuple[bool, ...], tuned: bool = False, shaped: str = ""
+) -> None:
     folder = root / name
     (folder / "sessions").mkdir(parents=True)
     lines = [json.dumps({"role": role, "text": text}) for role, text in SESSION]
@@ -28,7 +30,12 @@ def make_project(root: Path, name: str, *, teaching: tuple[bool, ...], tuned: bo
         for n, t in enumerate(teaching, 1)
     ]
     (folder / "labels.jsonl").write_text("".join(json.dumps(label) + "\n" for label in labels))
-    (folder / "SOURCE.json").write_text(json.dumps({"repo": f"someone/{name}", "tuned_on": tuned}))
+    source = {
+        "repo": f"someone/{name}",
+        "tuned_on": tuned,
+        **({"shaped_on": shaped} if shaped else {}),
+    }
+    (folder / "SOURCE.json").write_text(json.dumps(source))
 
 
 def test_each_project_gets_its_row_and_the_untuned_ones_are_pooled_apart(
@@ -37,6 +44,7 @@ def test_each_project_gets_its_row_and_the_untuned_ones_are_pooled_apart(
     make_project(tmp_path, "alpha", teaching=(True, False, False))
     make_project(tmp_path, "beta", teaching=(False, False, False))  # a labeller who disagrees
     make_project(tmp_path, "gamma", teaching=(True, False, False), tuned=True)
+    make_project(tmp_path, "delta", teaching=(True, False, False), shaped="read its errors")
     result = cli("eval", "extraction", "--corpus", str(tmp_path))
     assert result.exit_code == 0, result.stderr
     rules, _, loo = result.stdout.partition("\n\n")
@@ -44,22 +52,26 @@ def test_each_project_gets_its_row_and_the_untuned_ones_are_pooled_apart(
     assert rows["alpha"][1:7] == ["3", "1", "1", "1.00", "1.00", "1.00"]
     assert rows["beta"][1:6] == ["3", "0", "1", "0.00", "-"]
     assert rows["gamma"][1] == "(tuned"
-    assert "pooled, not tuned on" in rules
+    assert rows["delta"][1] == "(shaped"
+    # only alpha and beta were neither tuned nor shaped on: 6 inputs, 1 flagged
+    assert rows["pooled,"][1:5] == ["held", "out", "6", "1"]
     assert "leave-one-project-out" in loo
     gated = {line.split()[0]: line.split() for line in loo.splitlines()[3:]}
-    assert set(gated) == {"alpha", "beta", "gamma", "pooled"}
+    assert set(gated) == {"alpha", "beta", "gamma", "delta", "pooled"}
+    assert gated["delta"][1] == "(shaped"
     assert gated["alpha"][1:3] == ["3", "1"]
 
     doc = cli("eval", "extraction", "--corpus", str(tmp_path), "--json").json()
     by_name = {p["project"]: p for p in doc["projects"]}
     assert by_name["gamma"]["tuned_on"] is True
+    assert (by_name["delta"]["shaped_on"], by_name["alpha"]["shaped_on"]) == (True, False)
     assert (by_name["alpha"]["precision"], by_name["beta"]["precision"]) == (1.0, 0.0)
-    assert doc["pooled"]["inputs"] == 9
-    assert doc["pooled"]["flagged"] == 3
+    assert doc["pooled"]["inputs"] == 12
+    assert doc["pooled"]["flagged"] == 4
     loo = doc["leave_one_out"]
-    assert [p["project"] for p in loo["projects"]] == ["alpha", "beta", "gamma"]
+    assert [p["project"] for p in loo["projects"]] == ["alpha", "beta", "delta", "gamma"]
     assert all("gate_threshold" in p for p in loo["projects"])
-    assert loo["pooled"]["inputs"] == 9
+    assert loo["pooled"]["inputs"] == 12
 
 
 def test_labels_that_do_not_fit_their_session_name_the_project_and_file(

@@ -96,10 +96,10 @@ def extraction_command(
     proposal is made from it), by labelled kind and by proposed kind; the pre-selection's
     recall and the share of the sessions' words it would send to a model.
 
-    --corpus measures project by project, pooled, and pooled over the projects the phrase
-    rules were not written against; then leave-one-project-out: each project scored by the
-    rules with the learned gate fitted on the other projects only (`lorebook eval extraction
-    --corpus benchmarks/corpus` in a clone of lorebook).
+    --corpus measures project by project, pooled, and pooled over the held-out projects
+    (their SOURCE.json marks neither tuned_on nor shaped_on); then leave-one-project-out:
+    each project scored by the rules with the learned gate fitted on the other projects only
+    (`lorebook eval extraction --corpus benchmarks/corpus` in a clone of lorebook).
     """
     from lorebook.errors import UsageError
     from lorebook.evaluation.extraction import evaluate_extraction, report_json
@@ -137,8 +137,7 @@ def leave_one_out_lines(report: LeaveOneOut) -> list[str]:
         f"{_HEADER} {'gate':>5}",
     ]
     for f, cut in zip(report.gated, report.thresholds, strict=True):
-        name = f"{f.name} (tuned on)" if f.tuned_on else f.name
-        lines.append(f"{_row(name, f.counts, f.word_share or 0.0)} {cut:5.2f}")
+        lines.append(f"{_row(f.label, f.counts, f.word_share or 0.0)} {cut:5.2f}")
     counts, share = pooled(report.gated)
     lines.append(_row("pooled", counts, share or 0.0))
     return lines
@@ -156,7 +155,8 @@ def _corpus_report(roots: list[Path], json_output: bool) -> None:
 
         def rows(projects: Sequence[ProjectFigures]) -> list[dict[str, object]]:
             return [
-                {"project": f.name, "tuned_on": f.tuned_on, **counts_json(f.counts),
+                {"project": f.name, "tuned_on": f.tuned_on, "shaped_on": f.shaped_on,
+                 **counts_json(f.counts),
                  "word_share": None if f.word_share is None else round(f.word_share, 3)}
                 for f in projects
             ]  # fmt: skip
@@ -180,12 +180,12 @@ def _corpus_report(roots: list[Path], json_output: bool) -> None:
     say("held-out ones: see each project's SOURCE.json):")
     say(_HEADER)
     for f in figures:
-        say(_row(f"{f.name} (tuned on)" if f.tuned_on else f.name, f.counts, f.word_share or 0.0))
+        say(_row(f.label, f.counts, f.word_share or 0.0))
     say(_row("pooled", counts, share or 0.0))
-    untuned = [f for f in figures if not f.tuned_on]
-    if len(untuned) != len(figures):
-        counts, share = pooled(untuned)
-        say(_row("pooled, not tuned on", counts, share or 0.0))
+    held_out = [f for f in figures if f.held_out]
+    if held_out and len(held_out) != len(figures):
+        counts, share = pooled(held_out)
+        say(_row("pooled, held out", counts, share or 0.0))
     for line in leave_one_out_lines(report):
         say(line)
 

@@ -4,7 +4,8 @@ A corpus is a folder of projects, one folder each, holding ``sessions/`` (the se
 in any format ``lorebook import`` reads), ``labels.jsonl`` (every human input of every
 session, labelled by reading: :mod:`lorebook.evaluation.extraction_labels`) and
 ``SOURCE.json`` (where the sessions come from; ``"tuned_on": true`` marks a project the
-phrase rules were written against, whose figures prove nothing about other projects).
+phrase rules were written against, a ``"shaped_on"`` note one whose errors were read to shape
+them later: the figures of either prove nothing about other projects).
 
 The deterministic extractor and the LLM pre-selection run on each project's sessions as
 ``lorebook extract`` runs them. Nothing in them is fitted to a corpus: their phrase rules
@@ -47,6 +48,8 @@ class Project:
     sessions: tuple[LabelledSession, ...]
     tuned_on: bool = False
     """The phrase rules were written against this project (its figures prove nothing)."""
+    shaped_on: bool = False
+    """Its errors were read to shape the rules after it was first measured (same caveat)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,19 @@ class ProjectFigures:
     name: str
     sessions: tuple[SessionFigures, ...]
     tuned_on: bool
+    shaped_on: bool = False
+
+    @property
+    def held_out(self) -> bool:
+        """Neither tuned nor shaped on: its figures are what a new project can expect."""
+        return not (self.tuned_on or self.shaped_on)
+
+    @property
+    def label(self) -> str:
+        """The name as the tables print it, saying whether the rules were fitted to it."""
+        if self.tuned_on:
+            return f"{self.name} (tuned on)"
+        return f"{self.name} (shaped on)" if self.shaped_on else self.name
 
     @property
     def counts(self) -> Counts:
@@ -130,15 +146,20 @@ def load_project(folder: Path) -> Project:
         log = read_any_session(path)
         aligned = align(labelled, log.turns, f"{folder.name}/{name}")
         sessions.append(LabelledSession(name, log, aligned))
-    return Project(folder.name, tuple(sessions), _tuned_on(folder))
+    tuned, shaped = _fitted(folder)
+    return Project(folder.name, tuple(sessions), tuned, shaped)
 
 
-def _tuned_on(folder: Path) -> bool:
+def _fitted(folder: Path) -> tuple[bool, bool]:
+    """Whether ``SOURCE.json`` says the rules were tuned on, or later shaped on, this project."""
     try:
         source = json.loads((folder / "SOURCE.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
-    return isinstance(source, dict) and source.get("tuned_on") is True
+        return False, False
+    if not isinstance(source, dict):
+        return False, False
+    shaped = source.get("shaped_on")
+    return source.get("tuned_on") is True, isinstance(shaped, str) and bool(shaped.strip())
 
 
 def load_corpus(roots: Sequence[Path]) -> list[Project]:
@@ -184,7 +205,7 @@ def measure(project: Project) -> ProjectFigures:
         figures.append(
             SessionFigures(session.file, inputs, selection.sent_words, selection.total_words)
         )
-    return ProjectFigures(project.name, tuple(figures), project.tuned_on)
+    return ProjectFigures(project.name, tuple(figures), project.tuned_on, project.shaped_on)
 
 
 def measure_corpus(projects: Sequence[Project]) -> list[ProjectFigures]:

@@ -68,7 +68,8 @@ def _figures(read: _Read, scorer: Scorer | None) -> ProjectFigures:
         )
         sent_words, total_words = read.words[index]
         sessions.append(SessionFigures(session.file, inputs, sent_words, total_words))
-    return ProjectFigures(read.project.name, tuple(sessions), read.project.tuned_on)
+    project = read.project
+    return ProjectFigures(project.name, tuple(sessions), project.tuned_on, project.shaped_on)
 
 
 @dataclass(frozen=True, slots=True)
