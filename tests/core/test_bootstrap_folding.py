@@ -17,8 +17,9 @@ import pytest
 from lorebook.bootstrap.distil import distil
 from lorebook.bootstrap.drafting import body_of
 from lorebook.bootstrap.drafts import Draft
-from lorebook.bootstrap.duplicates import merge_restatements, restates, rule_terms
+from lorebook.bootstrap.duplicates import merge_restatements
 from lorebook.bootstrap.statements import read_sentence
+from lorebook.bootstrap.wording import restates, rule_terms
 
 NESTED = """\
 ## Core testing principles

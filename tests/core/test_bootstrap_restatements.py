@@ -21,9 +21,9 @@ from lorebook.bootstrap.duplicates import (
     merge_restatements,
     rare_containment,
     rarity,
-    restates,
-    rule_terms,
 )
+from lorebook.bootstrap.wording import restates, rule_terms
+from lorebook.models.note import NoteKind
 from tests.conftest import CliRunner
 
 BOUNDARIES = """\
@@ -191,3 +191,55 @@ def test_a_shared_code_span_weighs_double_across_a_link() -> None:
     groups, merged = merge_restatements(documents, links=links)
     assert merged == 1
     assert groups[1][0].title == rule
+
+
+def _drafts(kind: NoteKind, *places: tuple[str, str]) -> list[list[Draft]]:
+    return [[Draft(origin, title, f"{title}.", "", kind)] for origin, title in places]
+
+
+def test_a_phrasal_verb_and_its_noun_are_one_term() -> None:
+    # "cleaned up" is the action "cleanup" names; "up to date" is no verb's particle
+    assert rule_terms("Ensure resources are cleaned up even when errors occur") >= {"cleanup"}
+    assert rule_terms("Ensure Resource Cleanup") == {"resourc", "cleanup"}
+    assert rule_terms("Tests MUST NEVER contain commented-out assertions") >= {"commentout"}
+    assert not any(t.endswith("up") for t in rule_terms("Keep the docs up to date"))
+    links = links_between({"router.md": "[rules](rules.md)", "rules.md": ""})
+    groups, merged = merge_restatements(
+        _drafts(
+            "convention",
+            ("router.md#principles", "Ensure Resource Cleanup"),
+            ("rules.md#key-principles", "Ensure resources are cleaned up even when errors occur"),
+        ),
+        links=links,
+    )
+    assert merged == 1
+    assert groups[1][0].origin == "rules.md#key-principles"
+    assert groups[1][0].title == "Ensure Resource Cleanup"
+
+
+def test_an_alternative_turned_down_is_what_a_prohibition_of_it_forbids() -> None:
+    use_tool = (
+        "Always use the project's tools to manage resources rather than modifying files directly"
+    )
+    never = "NEVER modify resource files directly if a management tool is available"
+    groups, merged = merge_restatements(
+        [
+            [
+                Draft("tools.md#core-principle", use_tool, f"{use_tool}.", "", "convention"),
+                Draft("tools.md#requirements", never, f"{never}.", "", "prohibition"),
+            ]
+        ]
+    )
+    assert merged == 1
+    assert (groups[0][1].title, groups[0][1].kind) == (use_tool, "convention")
+    # a prohibition of something the affirming rule does not turn down stays apart
+    other = "NEVER delete resource files while a management tool is running"
+    _, apart = merge_restatements(
+        [
+            [
+                Draft("tools.md#core-principle", use_tool, f"{use_tool}.", "", "convention"),
+                Draft("tools.md#requirements", other, f"{other}.", "", "prohibition"),
+            ]
+        ]
+    )
+    assert apart == 0

@@ -3,18 +3,11 @@
 Projects repeat their rules: CLAUDE.md and AGENTS.md say the same thing in other words, a
 README restates a contributing guide. Before anything is staged, every draft of a run is
 compared with the drafts before it (documents in path order, rules in document order) by
-the terms of their titles (the rule itself): the stemmed content words of
-:func:`lorebook.kb.similarity.terms`, outside code spans and without the words that only
-give a rule its form (*always*, *must*, *use*, *instead*, *perform* ...), verbs that name one
-action read as one (*edit*, *modify*, *change*: :data:`ONE_ACTION`), and each code span whole,
-weighing :data:`IDENTIFIER_WEIGHT` as in curation: a shared name pins the subject; a code
-span that opens with another (```git mv``` and ```git mv old new```) names the same code.
-Words that only qualify (*all*, *any*, *actual*, *clearly*, *already* ...) do not count.
-Negation is kept apart ("never use X" is not a restatement of "use X"), read as a rule
-means it: the alternative a rule turns down is not its polarity ("create tasks in the main
-workspace, not in session directories" affirms; its alternative's words are left out), and
-"never X without Y" ("until Y", "unless Y") requires Y: it affirms, as "only X when Y" does,
-and so does "don't miss opportunities to X" ("forget", "neglect", "fail": "always X").
+the terms of their titles (the rule itself), as :mod:`lorebook.bootstrap.wording` reads
+them: content words, code spans, negation kept apart. An affirming rule that turns down an
+alternative ("use the project's tools rather than modifying files directly") is also read
+as the prohibition it implies, so "NEVER modify resource files directly if a management
+tool is available" restates it.
 
 A section whose heading is an earlier rule of its document said short ("NEVER test
 filesystem operations directly", then "### Direct filesystem operations") details that
@@ -31,7 +24,7 @@ compared with the earlier ones by what its terms say *weighed by rarity*
 of what a rule is about, a term two rules share and few others use ("skip", "placeholder")
 pins the subject. Two documents that do not link are compared by the word tests alone.
 
-A draft that restates an earlier one (:func:`restates`) takes the
+A draft that restates an earlier one (:func:`~lorebook.bootstrap.wording.restates`) takes the
 earlier one's title, description and kind, and keeps its own quote, body and origin: so
 curation, which merges a proposal that says what a note says, folds it into that note and
 the note cites both places. Drafts of one run whose proposals were staged by an earlier,
@@ -48,83 +41,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from lorebook.bootstrap.drafts import Draft
-from lorebook.bootstrap.grammar import ACTION_VERBS, NEVER_OMIT, PRACTICE_VERBS
-from lorebook.extractors.terms import backticked
-from lorebook.kb.similarity import NEGATION, stem, terms
+from lorebook.bootstrap.wording import (
+    ACTIONS,
+    CONTAINMENT,
+    IDENTIFIER_WEIGHT,
+    code_matches,
+    restates,
+    rule_terms,
+    turned_down,
+)
+from lorebook.kb.similarity import NEGATION
 from lorebook.models.note import NoteKind
 
-IDENTIFIER_WEIGHT = 2
-FORM_WORDS = frozenset(
-    stem(word)
-    for word in (
-        *("always", "must", "should", "shall", "use", "using", "prefer", "instead", "rather"),
-        *("ensure", "sure", "make", "please", "need", "needs", "required"),
-        *("all", "any", "every", "each", "actual", "actually", "current", "currently"),
-        *("clearly", "merely", "already", "just", "really", "properly", "explicitly"),
-        *("strictly", "absolutely", "directly", "specific", "appropriate", "relevant"),
-        *("correct", "correctly", "proper"),
-        *("perform", "performed", "happen", "done", "made"),
-    )
-)
-"""Stems that make a sentence a rule, or only qualify it, or carry its action ("must be
-performed in", "must happen in", "must be made in"), without saying what it is about."""
-_ONE_ACTION_VERBS = (
-    ("modify", "edit", "change", "alter", "update"),
-    ("verify", "check", "confirm", "validate"),
-    ("delete", "remove"),
-    ("run", "execute", "invoke"),
-    ("repeat", "duplicate"),
-    ("guess", "assume"),
-)
-ONE_ACTION = {
-    stem(word): stem(group[0])
-    for group in (*_ONE_ACTION_VERBS, ("directory", "folder"))
-    for word in group
-}
-"""Words that name one action (or one thing) in instructions: each is read as the first of
-its group, so "never modify files" and "never edit files" are one rule."""
-ACTIONS = (
-    frozenset(
-        ONE_ACTION.get(stem(word), stem(word))
-        for word in (
-            *PRACTICE_VERBS,
-            *ACTION_VERBS,
-            *(w for group in _ONE_ACTION_VERBS for w in group),
-        )
-    )
-    - FORM_WORDS
-)
-"""The stems of verbs instructions name their action with (an action of one of
-:data:`ONE_ACTION`'s groups read as its first): "copy" and "modify" are two actions."""
-_CODE = re.compile(r"`[^`\n]*`")
-_ALTERNATIVE = re.compile(
-    r"(?:,\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)(?:not|never)\s+(?!(?:only|just)\b)[^,;:]*"
-    r"|\s+(?:rather\s+than|instead\s+of)\s+[^,;:]*",
-    re.IGNORECASE,
-)
-"""The alternative a rule turns down: ", not in session directories", "rather than X"."""
-_NEVER_WITHOUT = re.compile(
-    r"^\W*(?:never|do\s+not|don'?t|must\s+not)\s+(?P<act>.+?)\s+(?:without|until|unless)\s+"
-    r"(?P<need>.+)$",
-    re.IGNORECASE,
-)
-""""Never X without Y", "don't X until Y": a requirement of Y for X, said with two negations
-(as "only X when Y" says it with none)."""
-RESTATEMENT_THRESHOLD = 0.7
-"""Similarity from which two rules of a run are one rule said twice.
-
-Lower than lint's :data:`lorebook.kb.similarity.MATCH_THRESHOLD` (0.8), which must not
-raise a false error: here a miss costs a second note, and a restatement in another
-document changes a few words around the same content words. A rule of five content words
-said again with two words changed still merges (5/7 = 0.71); a rule that changes its
-object ("use uv to install packages" against "use pip to install packages": 2/4 = 0.5)
-does not.
-"""
-
-
-CONTAINED_TERMS = 3
-CONTAINMENT = 0.75
-"""The share of the smaller rule's terms (weighted, its negation aside) the larger must hold."""
 HEADING_TERMS = 2
 _SECTION_NUMBER = re.compile(r"^(?:\d+-)+")
 SECTION_CONTAINMENT = 0.6
@@ -153,109 +81,14 @@ class Claim:
     description: str
     kind: NoteKind
     terms: frozenset[str]
+    turned_down: frozenset[str] = frozenset()
+    """The terms of the alternative an affirming rule turns down ("use `uv` instead of
+    `pip`": ``pip``), which a prohibition of that alternative forbids."""
 
     @property
     def negated(self) -> bool:
         """True when the sentence holds a negation."""
         return NEGATION in self.terms
-
-
-def rule_terms(title: str) -> frozenset[str]:
-    """The terms a rule is compared by: content words, and code spans as ``code:<span>``.
-
-    A rule affirms (no :data:`~lorebook.kb.similarity.NEGATION` term) when its only negation
-    turns down an alternative or says "never X without Y" (see the module docstring).
-    """
-    spans = {f"code:{_span(span)}" for span in backticked(title)}
-    prose = _CODE.sub(lambda m: " " * len(m.group(0)), title)
-    affirmed = _NEVER_WITHOUT.match(prose)
-    if affirmed is not None:
-        words = terms(f"{affirmed.group('act')} {affirmed.group('need')}") - {NEGATION}
-    elif (omitted := NEVER_OMIT.match(prose)) is not None:
-        words = terms(omitted.group("act")) - {NEGATION}
-    else:
-        words = terms(_ALTERNATIVE.sub("", prose) or prose)
-    return frozenset({ONE_ACTION.get(word, word) for word in words - FORM_WORDS} | spans)
-
-
-def _span(code: str) -> str:
-    """A code span as compared: lower case, spaces collapsed, a path's leading ``/`` dropped.
-
-    ```/process/tasks.md``` and ```./process/tasks.md``` are ```process/tasks.md```, from the
-    project root.
-    """
-    span = " ".join(code.lower().split())
-    if "/" in span.lstrip("./") and " " not in span:
-        span = span.removeprefix("./").removeprefix("/")
-    return span
-
-
-def _same_code(left: str, right: str) -> bool:
-    """Two code spans name the same code.
-
-    Equal; or one opens with the other (a word: ```git mv``` and ```git mv old new```); or
-    the shorter is an option or a method named alone that the longer names on its command
-    or object (```--help``` and ```minsky <command> --help```, ```.skip()``` and
-    ```test.skip()```).
-    """
-    short, long = sorted((left, right), key=len)
-    if long == short or long.startswith(short + " "):
-        return True
-    if short.startswith("-"):
-        return long.endswith(" " + short)
-    return short.startswith(".") and len(short) > 1 and long.endswith(short)
-
-
-def _code_matches(left: frozenset[str], right: frozenset[str]) -> tuple[frozenset[str], ...]:
-    """``left`` and ``right``, a code span of ``left`` naming one of ``right`` spelled so.
-
-    Then a shared name is a shared term (```git mv``` and ```git mv old new```).
-    """
-    mapped = set(left)
-    for term in left:
-        if term.startswith("code:") and term not in right:
-            for other in right:
-                if other.startswith("code:") and _same_code(term[5:], other[5:]):
-                    mapped.discard(term)
-                    mapped.add(other)
-                    break
-    return frozenset(mapped), right
-
-
-def _weight(found: frozenset[str]) -> int:
-    return sum(IDENTIFIER_WEIGHT if t.startswith("code:") else 1 for t in found)
-
-
-def similarity(left: frozenset[str], right: frozenset[str]) -> float:
-    """The weighted Jaccard index of two rules' terms (code spans weigh more)."""
-    union = _weight(left | right)
-    return _weight(left & right) / union if union else 0.0
-
-
-def restates(
-    left: frozenset[str], right: frozenset[str], *, containment: float = CONTAINMENT
-) -> bool:
-    """True when two rules' terms say one rule: alike overall, or one holds the other.
-
-    The second way: one rule is the other with more detail ("Always use `git mv`" and
-    "Always use `git mv` to move or rename tracked files"), so the smaller set of terms,
-    :data:`CONTAINED_TERMS` of them at least, lies almost whole (:data:`CONTAINMENT`, by
-    weight: a code span the larger does not name weighs as in :func:`similarity`) in the
-    larger; unless each names code the other does not (two tools, two functions). Their
-    negation is no shared term there: the caller compares polarity, and "never" shared by
-    two prohibitions says nothing of what they forbid.
-    """
-    left, right = _code_matches(left, right)
-    if similarity(left, right) >= RESTATEMENT_THRESHOLD:
-        return True
-    left, right = left - {NEGATION}, right - {NEGATION}
-    shared = left & right
-    smaller = min(_weight(left), _weight(right))
-    if len(shared) < CONTAINED_TERMS or _weight(shared) < containment * smaller:
-        return False
-    code_left = {t for t in left if t.startswith("code:")}
-    code_right = {t for t in right if t.startswith("code:")}
-    return not (code_left - code_right and code_right - code_left)
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +131,7 @@ def rare_containment(
     copy files from the main workspace" is not "never modify files in the main workspace"),
     or, with ``same_action``, when they name no action in common.
     """
-    left, right = _code_matches(left - {NEGATION}, right - {NEGATION})
+    left, right = code_matches(left - {NEGATION}, right - {NEGATION})
     shared = left & right
     if len(shared) < LINKED_TERMS:
         return 0.0
@@ -348,7 +181,23 @@ def claim_of(title: str, description: str, kind: NoteKind) -> Claim:
     whole sentence it was cut from, so the words cut off still count.
     """
     whole = description.removesuffix(" …") if title.endswith("…") else title
-    return Claim(title, description, kind, rule_terms(whole))
+    found = rule_terms(whole)
+    alternative = frozenset() if NEGATION in found else turned_down(whole)
+    return Claim(title, description, kind, found, alternative)
+
+
+def _as_prohibition(claim: Claim) -> Claim:
+    """An affirming rule that turns down an alternative, read as the prohibition it implies.
+
+    "If a dedicated tool exists, it MUST be used instead of direct file editing" forbids
+    what "NEVER modify resource files directly if a management tool is available" forbids:
+    compared with a prohibition, it is the rule's terms with the alternative's, negated.
+    """
+    if not claim.turned_down:
+        return claim
+    return replace(
+        claim, terms=claim.terms | claim.turned_down | {NEGATION}, turned_down=frozenset()
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,17 +239,27 @@ def _earlier(
     One said in its section is compared looser; one of the same document or of a linked one
     by rarity too (:func:`rare_containment`).
     """
-    candidates = sorted({i for term in claim.terms for i in index.get(term, ())})
-    for i in candidates:
+    looked_up = claim.terms | claim.turned_down
+    for i in sorted({i for term in looked_up for i in index.get(term, ())}):
         other, where = seen[i]
-        if other.negated != claim.negated:
+        if other.negated == claim.negated:
+            if _restated(claim, origin, other, where, related):
+                return other
+            if not (claim.turned_down and other.turned_down):
+                continue
+        elif not (claim.turned_down or other.turned_down):
             continue
-        share = SECTION_CONTAINMENT if origin and where == origin else CONTAINMENT
-        if restates(claim.terms, other.terms, containment=share):
-            return other
-        if related.restates(claim, origin, other, where):
+        if _restated(_as_prohibition(claim), origin, _as_prohibition(other), where, related):
             return other
     return None
+
+
+def _restated(claim: Claim, origin: str, other: Claim, where: str, related: _Related) -> bool:
+    """One rule said twice, by the word tests or, where the places relate, by rarity."""
+    share = SECTION_CONTAINMENT if origin and where == origin else CONTAINMENT
+    if restates(claim.terms, other.terms, containment=share):
+        return True
+    return related.restates(claim, origin, other, where)
 
 
 def _heading_terms(origin: str) -> frozenset[str]:
@@ -485,7 +344,6 @@ def merge_restatements(
 
 
 __all__ = [
-    "RESTATEMENT_THRESHOLD",
     "Claim",
     "Rarity",
     "claim_of",
