@@ -23,7 +23,7 @@ def _pct(value: float | None) -> str:
 def _row(name: str, counts: Counts, share: float | None = None) -> str:
     words = "" if share is None else f" {share:>6.1%}"
     return (
-        f"{name:44.44} {counts.inputs:6} {counts.teaching:8} {counts.flagged:7}"
+        f"{name:48.48} {counts.inputs:6} {counts.teaching:8} {counts.flagged:7}"
         f" {_pct(counts.precision):>9} {_pct(counts.recall):>6}"
         f" {_pct(counts.selection_recall):>10}{words}"
     )
@@ -121,7 +121,7 @@ def extraction_command(
 
 
 _HEADER = (
-    f"{'project':44} {'inputs':>6} {'teaching':>8} {'flagged':>7}"
+    f"{'project':48} {'inputs':>6} {'teaching':>8} {'flagged':>7}"
     f" {'precision':>9} {'recall':>6} {'pre-recall':>10} {'words':>6}"
 )
 

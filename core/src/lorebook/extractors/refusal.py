@@ -300,6 +300,11 @@ a table or a panel drawn with box-drawing characters, a timestamp opening it (a 
 or a container's log: ``2025-10-02T19:23:50.0535462Z ##[endgroup]``)."""
 
 
+SOURCE_LOCATION = re.compile(r"\b[\w-]+\.[A-Za-z]{1,5}:\d+\b")
+"""A source location a program prints with its message: ``FrozenColumns.js:94``."""
+URL = re.compile(r"\b[a-z][\w+.-]*://\S")
+
+
 SHELL_PROMPT = re.compile(
     r"^\s*(?:\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+(?:[ :][^\s$%#>]+)?\s?[$%#>] \S|^\s*\$ \S"
 )
@@ -352,7 +357,7 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
       (:func:`log_like`), whatever its language, and the sentence is not the first line
       the person typed above it;
     - ``pasted`` too: the sentence's first line is a line of source code (:data:`CODE_LINE`),
-      so the rest was copied with it;
+      so the rest was copied with it, or it is a console's message (:func:`printed`);
     - ``quoted``: the sentence (at offset ``at`` of the turn's ``text``) comes after a line
       that introduces something to read ("Fix this bug...", "I get this error:", "the
       following work:", "the entry is pasted below") and a blank line: it is the quoted
@@ -426,7 +431,23 @@ def _copied(cues: TurnCues, main: str, text: str, at: int) -> str | None:
         return "quoted"
     if CODE_LINE.match(main):
         return "pasted"
-    return None
+    start = text.find(main.split("\n", 1)[0], at)
+    return "pasted" if printed(text, at if start < 0 else start) else None
+
+
+def printed(text: str, start: int) -> bool:
+    """True when the sentence at offset ``start`` of ``text`` is a console's message.
+
+    Its line holds a source location ("Grid.js:94 Grid Error - Parent column group must be
+    frozen"), or a URL comes before it on its line ("... Denying load of
+    chrome-extension://.../content.js. Resources must be listed in ..."): a URL inside a
+    typed rule stays the person's.
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    before = text[line_start:start]
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    return bool(SOURCE_LOCATION.search(line) or URL.search(before))
 
 
 def _trails_into_a_question(cues: TurnCues, sentence: str, text: str, end: int) -> bool:

@@ -59,10 +59,16 @@ from lorebook.extractors.moments import (
     tool_moment,
     turn_moment,
 )
-from lorebook.extractors.refusal import refusal_reason
+from lorebook.extractors.refusal import printed, refusal_reason
 from lorebook.extractors.scorer import gate, shipped
 from lorebook.extractors.sentences import split_sentences
-from lorebook.extractors.signals import is_confirmation, judge, refers_back, strip_markers
+from lorebook.extractors.signals import (
+    Verdict,
+    is_confirmation,
+    judge,
+    refers_back,
+    strip_markers,
+)
 from lorebook.extractors.terms import (
     as_tag,
     backticked,
@@ -219,7 +225,10 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
         seen.append(position)
         near = set(seen[-MERGE_WINDOW - 1 :])
         sentences = split_sentences(text)
-        verdicts = [judge(mentions_as_code(sentence.text)) for sentence in sentences]
+        verdicts = [
+            Verdict("printed") if printed(text, s.start) else judge(mentions_as_code(s.text))
+            for s in sentences
+        ]
         retracted = [
             i
             for i, verdict in enumerate(verdicts)

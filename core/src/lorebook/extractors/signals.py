@@ -31,7 +31,9 @@ from typing import Literal
 from lorebook.extractors.terms import backticked, paths, proper_names
 from lorebook.models.note import KIND_TYPES, NoteKind, NoteType
 
-Status = Literal["teach", "neutral", "question", "tentative", "meta", "ephemeral", "retract"]
+Status = Literal[
+    "teach", "neutral", "question", "tentative", "meta", "ephemeral", "retract", "printed"
+]
 
 _I = re.IGNORECASE
 _APOS = "['\u2019]"
@@ -190,6 +192,14 @@ _NOT_A_RULE = (
 )
 """*don't* that is not a prohibition: a reminder, a reassurance, a description."""
 
+_DESCRIBED = "".join(
+    rf"(?<!(?<!\bso )(?<!\bthat )\b{word} )"
+    for word in ("they", "it", "he", "she", "these", "those", "which", "who", "things", "still")
+)
+"""Before *don't*, a subject it describes ("EXCEPT THEY DONT", "the cells still don't
+change"): a statement of what is so, not an order. After *so* or *so that* it says what
+must not happen ("move the tests so they don't enter the library")."""
+
 _UNDER_CONDITION = (
     r"(?: (?:properly|correctly|reliably|well|at all))?"
     r" (?:with|when|if|unless|in|on|for|inside|under|without|across|behind|because|since"
@@ -225,7 +235,7 @@ SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
         "prohibition",
         _phrases(
             r"never\b(?! ?mind)",
-            rf"(?<!\bi )(?:do not|do{_NT})\b{_NOT_A_RULE}",
+            rf"(?<!\bi ){_DESCRIBED}(?:do not|do{_NT})\b{_NOT_A_RULE}",
             rf"must(?: not|{_NT})\b",
             rf"should(?: not|{_NT})\b",
             r"avoid\b",

@@ -1,0 +1,60 @@
+"""Sentences with a rule's words that are not a rule the person gives: a console's message
+pasted with its source location or URL, and a *don't* that describes what something does.
+
+Both were seen on a project nobody tuned the extractor on (a bowling-league web app's
+Cursor sessions): a browser console's "Resources must be listed in the
+web_accessible_resources manifest key ..." became a convention, three times, and "EXCEPT
+THEY DONT" a prohibition. Every text here is made up in their shape.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lorebook.extractors.rules import find_teaching_moments
+from lorebook.models.session import LoggedTurn
+
+
+def proposals(*texts: str) -> list[str]:
+    """The quotes the extractor proposes from these user turns, each answered by the agent."""
+    turns: list[LoggedTurn] = []
+    for text in texts:
+        turns.append(LoggedTurn(index=len(turns), role="user", text=text))
+        turns.append(LoggedTurn(index=len(turns), role="assistant", text="I changed it."))
+    return [c.quote for c in find_teaching_moments(turns)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "i get some warnings from the frontend.\n"
+        "Grid.js:94  Grid Error - Parent column group must be frozen, not individual columns"
+        "  check @ Grid.js:94  init @ Grid.js:74",
+        "is this the issue?\n"
+        "app:2 Denying load of chrome-extension://abc/static/js/content.js. Resources must be"
+        " listed in the web_accessible_resources manifest key in order to be loaded.",
+    ],
+)
+def test_a_console_message_pasted_with_its_location_is_not_a_rule(text: str) -> None:
+    assert proposals(text) == []
+
+
+def test_a_rule_typed_on_its_own_line_below_a_console_message_is_still_proposed() -> None:
+    text = (
+        "Grid.js:94  Grid Error - Parent column group must be frozen\n\n"
+        "Never freeze single columns in our tables, freeze the whole group."
+    )
+    assert proposals(text) == ["Never freeze single columns in our tables, freeze the whole group."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["EXCEPT THEY DONT", "i tried the new layout but the header cells still dont line up"],
+)
+def test_a_dont_that_describes_what_something_does_is_not_a_prohibition(text: str) -> None:
+    assert proposals(text) == []
+
+
+def test_a_dont_after_so_says_what_must_not_happen() -> None:
+    text = "please move the tests to a tests folder so they don't ship in the package"
+    assert proposals(text) == [text]
