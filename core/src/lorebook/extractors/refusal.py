@@ -23,6 +23,7 @@ from lorebook.extractors.cues import (
     emphatic,
     rule_question,
 )
+from lorebook.extractors.pasted import log_like, printed, terminal_copy, typed_first
 from lorebook.extractors.sentences import split_sentences
 from lorebook.extractors.signals import QUESTION_START
 
@@ -291,61 +292,6 @@ FRENCH_PUSHES_BACK = re.compile(
 parles alors ??") or an exasperated *encore* ("il est encore référencé ???!")."""
 
 
-LOG_LINE = re.compile(
-    r"^\s*(?:[^\s:]{1,30}:\s+\S|\[[^\]\s]{1,20}\]|.*(?:\x1b)?\[\d+(?:;\d+)*m"
-    r"|.*[\u2500-\u257f]|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2})"
-)
-"""A line a program printed: ``label: value``, a ``[TAG]`` prefix, a terminal colour code,
-a table or a panel drawn with box-drawing characters, a timestamp opening it (a CI runner's
-or a container's log: ``2025-10-02T19:23:50.0535462Z ##[endgroup]``)."""
-
-
-SOURCE_LOCATION = re.compile(r"\b[\w-]+\.[A-Za-z]{1,5}:\d+\b")
-"""A source location a program prints with its message: ``FrozenColumns.js:94``."""
-URL = re.compile(r"\b[a-z][\w+.-]*://\S")
-
-
-SHELL_PROMPT = re.compile(
-    r"^\s*(?:\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+(?:[ :][^\s$%#>]+)?\s?[$%#>] \S|^\s*\$ \S"
-)
-"""A shell prompt opening a line: ``$ cmd``, ``user@host:~/dir$ cmd``,
-``(venv) user@host dir % cmd``."""
-
-
-LOG_LINES = 4
-"""A turn of at least this many lines, half of them :data:`LOG_LINE`, is a pasted log."""
-
-
-def _typed_first(text: str, at: int) -> bool:
-    """True when offset ``at`` is on the turn's first line, typed before what was pasted."""
-    first = text.lstrip()
-    head = first.split("\n", 1)[0]
-    start = len(text) - len(first)
-    return start <= at < start + len(head) and not LOG_LINE.match(head)
-
-
-def terminal_copy(text: str) -> bool:
-    """True when the turn opens with a shell prompt line: a terminal session pasted whole.
-
-    A line typed below such a copy is read as part of it (a known loss: the LLM
-    extractor's pre-selection still sends it).
-    """
-    head = text.lstrip().split("\n", 1)[0]
-    return bool(SHELL_PROMPT.match(head))
-
-
-def log_like(text: str) -> bool:
-    """True when the turn is a program's log: four lines or more, half of them log lines.
-
-    Typed prose wraps into sentences; a log is lines of ``label: value``, ``[DEBUG]``
-    prefixes and colour codes, in any language ("動画情報取得完了: Never Gonna Give You Up"
-    is a download log, not a prohibition).
-    """
-    lines = [line for line in text.splitlines() if line.strip()]
-    logged = sum(bool(LOG_LINE.match(line)) for line in lines)
-    return len(lines) >= LOG_LINES and logged * 2 >= len(lines)
-
-
 def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> str | None:
     """Why a moment whose main sentence is ``main`` is not proposed, or None if it may be.
 
@@ -353,11 +299,11 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
     LLM extractor would find. The reasons are the grammar of the turn, not its topic:
 
     - ``pasted``: under a third of the turn's words are typed prose, the turn opens with a
-      shell prompt (:func:`terminal_copy`), or it reads as a program's log
-      (:func:`log_like`), whatever its language, and the sentence is not the first line
-      the person typed above it;
+      shell prompt, or it reads as a program's log, whatever its language, and the sentence
+      is not the first line the person typed above it (:mod:`lorebook.extractors.pasted`);
     - ``pasted`` too: the sentence's first line is a line of source code (:data:`CODE_LINE`),
-      so the rest was copied with it, or it is a console's message (:func:`printed`);
+      so the rest was copied with it, or it is a console's message
+      (:func:`~lorebook.extractors.pasted.printed`);
     - ``quoted``: the sentence (at offset ``at`` of the turn's ``text``) comes after a line
       that introduces something to read ("Fix this bug...", "I get this error:", "the
       following work:", "the entry is pasted below") and a blank line: it is the quoted
@@ -424,7 +370,7 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
 
 def _copied(cues: TurnCues, main: str, text: str, at: int) -> str | None:
     """``pasted`` or ``quoted`` when the main sentence is not the person's own words."""
-    if cues.pasted or (log_like(text) and not _typed_first(text, at)) or terminal_copy(text):
+    if cues.pasted or (log_like(text) and not typed_first(text, at)) or terminal_copy(text):
         return "pasted"
     intro = QUOTE_INTRO.search(text)
     if intro is not None and at >= intro.end():
@@ -433,21 +379,6 @@ def _copied(cues: TurnCues, main: str, text: str, at: int) -> str | None:
         return "pasted"
     start = text.find(main.split("\n", 1)[0], at)
     return "pasted" if printed(text, at if start < 0 else start) else None
-
-
-def printed(text: str, start: int) -> bool:
-    """True when the sentence at offset ``start`` of ``text`` is a console's message.
-
-    Its line holds a source location ("Grid.js:94 Grid Error - Parent column group must be
-    frozen"), or a URL comes before it on its line ("... Denying load of
-    chrome-extension://.../content.js. Resources must be listed in ..."): a URL inside a
-    typed rule stays the person's.
-    """
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", start)
-    before = text[line_start:start]
-    line = text[line_start : len(text) if line_end < 0 else line_end]
-    return bool(SOURCE_LOCATION.search(line) or URL.search(before))
 
 
 def _trails_into_a_question(cues: TurnCues, sentence: str, text: str, end: int) -> bool:

@@ -59,7 +59,8 @@ from lorebook.extractors.moments import (
     tool_moment,
     turn_moment,
 )
-from lorebook.extractors.refusal import printed, refusal_reason
+from lorebook.extractors.pasted import printed
+from lorebook.extractors.refusal import refusal_reason
 from lorebook.extractors.scorer import gate, shipped
 from lorebook.extractors.sentences import split_sentences
 from lorebook.extractors.signals import (

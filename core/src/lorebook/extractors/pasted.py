@@ -1,0 +1,84 @@
+"""What a program printed, not what a person typed: logs, terminal copies, console messages.
+
+:mod:`lorebook.extractors.refusal` leaves such text out (a rule's words in a log line are not
+a rule the person gives), and :mod:`lorebook.extractors.rules` reads a console's message as
+teaching nothing. The signs are the text's shape, in any language: ``label: value`` lines,
+``[TAG]`` prefixes, colour codes, box drawing, timestamps, a shell prompt, a source
+location or a URL before the message.
+"""
+
+from __future__ import annotations
+
+import re
+
+LOG_LINE = re.compile(
+    r"^\s*(?:[^\s:]{1,30}:\s+\S|\[[^\]\s]{1,20}\]|.*(?:\x1b)?\[\d+(?:;\d+)*m"
+    r"|.*[\u2500-\u257f]|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2})"
+)
+"""A line a program printed: ``label: value``, a ``[TAG]`` prefix, a terminal colour code,
+a table or a panel drawn with box-drawing characters, a timestamp opening it (a CI runner's
+or a container's log: ``2025-10-02T19:23:50.0535462Z ##[endgroup]``)."""
+
+
+SOURCE_LOCATION = re.compile(r"\b[\w-]+\.[A-Za-z]{1,5}:\d+\b")
+"""A source location a program prints with its message: ``FrozenColumns.js:94``."""
+URL = re.compile(r"\b[a-z][\w+.-]*://\S")
+
+
+SHELL_PROMPT = re.compile(
+    r"^\s*(?:\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+(?:[ :][^\s$%#>]+)?\s?[$%#>] \S|^\s*\$ \S"
+)
+"""A shell prompt opening a line: ``$ cmd``, ``user@host:~/dir$ cmd``,
+``(venv) user@host dir % cmd``."""
+
+
+LOG_LINES = 4
+"""A turn of at least this many lines, half of them :data:`LOG_LINE`, is a pasted log."""
+
+
+def typed_first(text: str, at: int) -> bool:
+    """True when offset ``at`` is on the turn's first line, typed before what was pasted."""
+    first = text.lstrip()
+    head = first.split("\n", 1)[0]
+    start = len(text) - len(first)
+    return start <= at < start + len(head) and not LOG_LINE.match(head)
+
+
+def terminal_copy(text: str) -> bool:
+    """True when the turn opens with a shell prompt line: a terminal session pasted whole.
+
+    A line typed below such a copy is read as part of it (a known loss: the LLM
+    extractor's pre-selection still sends it).
+    """
+    head = text.lstrip().split("\n", 1)[0]
+    return bool(SHELL_PROMPT.match(head))
+
+
+def log_like(text: str) -> bool:
+    """True when the turn is a program's log: four lines or more, half of them log lines.
+
+    Typed prose wraps into sentences; a log is lines of ``label: value``, ``[DEBUG]``
+    prefixes and colour codes, in any language ("動画情報取得完了: Never Gonna Give You Up"
+    is a download log, not a prohibition).
+    """
+    lines = [line for line in text.splitlines() if line.strip()]
+    logged = sum(bool(LOG_LINE.match(line)) for line in lines)
+    return len(lines) >= LOG_LINES and logged * 2 >= len(lines)
+
+
+def printed(text: str, start: int) -> bool:
+    """True when the sentence at offset ``start`` of ``text`` is a console's message.
+
+    Its line holds a source location ("Grid.js:94 Grid Error - Parent column group must be
+    frozen"), or a URL comes before it on its line ("... Denying load of
+    chrome-extension://.../content.js. Resources must be listed in ..."): a URL inside a
+    typed rule stays the person's.
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    before = text[line_start:start]
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    return bool(SOURCE_LOCATION.search(line) or URL.search(before))
+
+
+__all__ = ["LOG_LINE", "SHELL_PROMPT", "log_like", "printed", "terminal_copy", "typed_first"]
