@@ -58,3 +58,8 @@ def test_a_dont_that_describes_what_something_does_is_not_a_prohibition(text: st
 def test_a_dont_after_so_says_what_must_not_happen() -> None:
     text = "please move the tests to a tests folder so they don't ship in the package"
     assert proposals(text) == [text]
+
+
+def test_a_host_and_port_in_a_typed_rule_is_no_source_location() -> None:
+    text = "Always run the API tests against staging.example.com:8443, never against production."
+    assert proposals(text) == [text]

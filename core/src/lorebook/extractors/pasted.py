@@ -20,9 +20,13 @@ a table or a panel drawn with box-drawing characters, a timestamp opening it (a 
 or a container's log: ``2025-10-02T19:23:50.0535462Z ##[endgroup]``)."""
 
 
-SOURCE_LOCATION = re.compile(r"\b[\w-]+\.[A-Za-z]{1,5}:\d+\b")
-"""A source location a program prints with its message: ``FrozenColumns.js:94``."""
+SOURCE_LOCATION = re.compile(
+    r"\b[\w-]+\.(?!(?:com|org|net|io|dev|app|co|ai|local|internal)\b)[A-Za-z]{1,5}:\d+\b"
+)
+"""A source location a program prints with its message: ``FrozenColumns.js:94`` (a host and
+its port, ``staging.example.com:8443``, is no file)."""
 URL = re.compile(r"\b[a-z][\w+.-]*://\S")
+"""A URL: ``https://...``, ``chrome-extension://...``."""
 
 
 SHELL_PROMPT = re.compile(
