@@ -7,17 +7,23 @@ name it), else a Claude Code banner (v1's "✻ Welcome to Claude Code", v2's
 ``╭─── Claude Code v2.0.47 ───╮`` box or its three-line logo `` ▐▛███▜▌   Claude Code
 v2.0.53``) or a Gemini CLI tool box, else a first line that starts the tool (``claude``,
 ``claude-trace``, ``claude --model opus``, ``me@host ~/proj % gemini``) followed somewhere
-by a ``> `` prompt. That command line is not read. Then:
+by a ``> `` prompt (a ``❯`` line is not enough there: many shells' prompts end so). That
+command line is not read. Then:
 
 * A human input is a line beginning ``> `` at column 0 (slash commands such as ``> /cost``,
-  ``> # …`` memory and ``> ! …`` bash-mode lines too). A multi-line prompt goes on over the
-  indented and blank lines that follow it, up to the next line at column 0 or a ``⎿``
-  output line. A prompt that opens with Claude Code's "This session is being continued
-  from a previous conversation" is the compaction summary Claude pasted, not something a
-  person typed: its role is ``summary``.
+  ``> # …`` memory and ``> ! …`` bash-mode lines too); in a Claude Code copy, also one
+  beginning ``❯ `` (U+276F), as Claude Code 2.1 shows prompts (``❯ fix the tests``). A
+  multi-line prompt goes on over the indented and blank lines that follow it, up to the
+  next line at column 0 or a ``⎿`` output line; spaces ending a ``❯`` prompt's lines (2.1
+  pads them to the terminal's width) are dropped. A ``❯`` line is no prompt when it is the input box
+  (right under a ``─`` rule) or a menu's cursor (``❯ 1. Yes`` among a permission dialog's
+  or a question's numbered options; see :mod:`lorebook.importers.console_marks`). A prompt
+  that opens with Claude Code's "This session is being continued from a previous
+  conversation" is the compaction summary Claude pasted, not something a person typed: its
+  role is ``summary``.
 * Claude Code v2 (its banner or logo, or ``●`` marks, show it) writes a wrapped prompt's
   later lines at column 0, so there a prompt goes on up to the next line that starts
-  ``●``, ``⏺``, ``> ``, ``✻``, ``∴``, ``═``, ``─``, ``╭`` or the logo, or a ``⎿`` line;
+  ``●``, ``⏺``, ``> ``, ``❯``, ``✻``, ``∴``, ``═``, ``─``, ``╭`` or the logo, or a ``⎿`` line;
   trailing blank lines are dropped. ``══ Conversation compacted ══`` lines are not read.
 * Claude Code also shows what was typed in memory mode (``# rule``) and bash mode
   (``! command``) at column 0 without the ``> ``, its answer under it (``⎿  Noted.``, the
@@ -38,7 +44,7 @@ by a ``> `` prompt. That command line is not read. Then:
 
 Terminals copy some spaces as no-break spaces; they are read as spaces. Each turn keeps
 the 1-based line of the file it starts on, so a label or a quote can point back at it.
-"""
+"""  # noqa: RUF002 (the pointer U+276F is named on purpose)
 
 from __future__ import annotations
 
@@ -53,6 +59,7 @@ from lorebook.importers.common import (
     imported_log,
     session_id_from_name,
 )
+from lorebook.importers.console_marks import POINTER, POINTER_PROMPT, pointer_prompt
 from lorebook.models.session import LoggedToolCall, LoggedTurn, SessionLog
 
 # Host names core keeps on purpose: a console copy is a terminal's text, read without the
@@ -90,7 +97,7 @@ _CLAUDE_BANNER = "✻ Welcome to Claude Code"
 _CLAUDE_V2_BANNER = re.compile(r"^(?:╭─+ | ?▐▛███▜▌ +)Claude Code v\d")
 """Claude Code v2's banner box (``╭─── Claude Code v2.0.47 ───╮``) or its logo's first line."""
 _LOGO = re.compile(r"^ *(?:▐▛███▜▌|▝▜█████▛▘|▘▘ ▝▝)")
-_WRAPPED_PROMPT_ENDS = ("●", "⏺", "> ", "✻", "∴", "═", "─", "╭")
+_WRAPPED_PROMPT_ENDS = ("●", "⏺", "> ", POINTER, "✻", "∴", "═", "─", "╭")
 """What ends a v2 prompt at column 0 (besides the logo): the lines its wrapped text never starts."""
 _THINKING = ("✻ Thinking", "∴ Thinking")
 _GEMINI_TOOL_BOX = re.compile(r"^ ?│ (?:✔|✖)  \S")
@@ -150,6 +157,7 @@ class _Block:
     lines: list[str]
     outputs: list[list[str]] = field(default_factory=list)
     boxed: bool = False
+    padded: bool = False  # a pointer prompt: Claude Code 2.1 pads its lines to the width
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,6 +322,9 @@ def _opened(lines: list[str], index: int, tool: ConsoleTool) -> _Block | None:
     line, number = lines[index], index + 1
     if line.startswith("> "):
         return _Block("prompt", number, [line[2:]])
+    if tool == "claude" and line.startswith(POINTER_PROMPT):
+        typed = pointer_prompt(lines, index)
+        return None if typed is None else _Block("prompt", number, [typed], padded=True)
     if line.startswith(_AGENT_MARKS[tool]):
         return _Block("agent", number, [line[1:].strip()])
     if line.startswith(_THINKING):
@@ -356,7 +367,8 @@ def _gemini_box(current: _Block | None, line: str, number: int) -> _Block | None
 
 
 def _prompt_turn(block: _Block) -> ConsoleTurn:
-    text = "\n".join(block.lines).strip()
+    lines = [line.rstrip() for line in block.lines] if block.padded else block.lines
+    text = "\n".join(lines).strip()
     role: ConsoleRole = "summary" if text.startswith(SUMMARY_OPENING) else "user"
     return ConsoleTurn(role, text, block.line)
 
@@ -422,7 +434,7 @@ def read_console(text: str, source: str = "<console>") -> ConsoleSession:
     if not any(turn.role != "assistant" for turn in turns):
         raise ImportFormatError(
             f"{source}:{found.line}: a {TOOL_NAMES[found.tool]} console copy ({found.what}), "
-            "but no line is a human input: a prompt begins '> ' at column 0"
+            "but no line is a human input: a prompt begins '> ' (or '\u276f ') at column 0"
         )
     return ConsoleSession(found.tool, tuple(turns))
 
