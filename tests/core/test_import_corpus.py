@@ -28,6 +28,10 @@ TEXT_EXPORTS = (
     "ktsu-dev-blastmerge",
     "michaelpaulukonis-polychrome.p5",
     "simbolico-politipo",  # SpecStory, early 2025 (no timestamps on the turns)
+    "ambidextrouscoatie-league_analyzer",  # SpecStory 2.1, Cursor, late 2025
+    "robin-collins-next-ppdb",  # SpecStory, Cursor, late 2025 (Cursor's plan-mode prompts)
+    "daviswhitehead-chef-chopsky",
+    "thathunky-gryag",  # SpecStory, VS Code Copilot
 )
 """The folders of text exports (not native transcripts) that import reads itself."""
 
