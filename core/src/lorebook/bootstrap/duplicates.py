@@ -82,8 +82,9 @@ class Claim:
     kind: NoteKind
     terms: frozenset[str]
     turned_down: frozenset[str] = frozenset()
-    """The terms of the alternative an affirming rule turns down ("use `uv` instead of
-    `pip`": ``pip``), which a prohibition of that alternative forbids."""
+    """The words of the alternative an affirming rule turns down ("rather than modifying
+    files directly": *modify*, *file*), which a prohibition of that alternative forbids. Its
+    code spans are not read (:func:`~lorebook.bootstrap.wording.turned_down`)."""
 
     @property
     def negated(self) -> bool:

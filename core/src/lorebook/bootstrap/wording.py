@@ -210,9 +210,10 @@ def restates(
 
 
 def turned_down(rule: str) -> frozenset[str]:
-    """The terms of the alternatives a rule turns down ("rather than X", ", not in Y").
+    """The word terms of the alternatives a rule turns down ("rather than X", ", not in Y").
 
-    Empty for a prohibition: what it forbids is its own terms.
+    Code spans are blanked first, so an alternative named only in code ("instead of
+    `pip`") gives nothing. Empty for a prohibition: what it forbids is its own terms.
     """
     prose = _CODE.sub(lambda m: " " * len(m.group(0)), rule)
     found = " ".join(m.group(0) for m in _ALTERNATIVE.finditer(prose))
