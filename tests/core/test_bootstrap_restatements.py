@@ -203,6 +203,9 @@ def test_a_phrasal_verb_and_its_noun_are_one_term() -> None:
     assert rule_terms("Ensure Resource Cleanup") == {"resourc", "cleanup"}
     assert rule_terms("Tests MUST NEVER contain commented-out assertions") >= {"commentout"}
     assert not any(t.endswith("up") for t in rule_terms("Keep the docs up to date"))
+    assert not any(
+        t.endswith("up") for t in rule_terms("Check the most accurate and up-to-date help")
+    )
     links = links_between({"router.md": "[rules](rules.md)", "rules.md": ""})
     groups, merged = merge_restatements(
         _drafts(

@@ -78,6 +78,32 @@ def test_a_procedure_keeps_only_strong_steps() -> None:
     assert rule.title == "Never commit the `.env` file"
 
 
+def test_the_sections_of_a_numbered_procedure_are_steps() -> None:
+    # "#### 2. Add a New Task" is a step of a procedure, and so is what it says: only a
+    # strong sentence under it binds. A numbered principle ("2. Avoid mocking") is no step.
+    text = """\
+#### 2. Add a New Task
+- Add a new checklist item to `process/tasks.md` using the format below.
+  - The title should be concise but descriptive.
+  - Never reuse a task number.
+
+#### 3. Avoid deep mocking
+- Mocks should replace only the boundary of the module.
+"""
+    assert [r.title for r in distil(text)] == [
+        "Never reuse a task number",
+        "Mocks should replace only the boundary of the module",
+    ]
+
+
+@pytest.mark.parametrize("heading", ["## Rule Update Steps", "## Follow This Exact Procedure"])
+def test_a_section_whose_heading_names_steps_holds_steps(heading: str) -> None:
+    # a heading that names steps wins over "Rule" in it: its items are steps, not rules
+    text = f"{heading}\n\n1. If the issue is a user preference, update the preferences file.\n"
+    text += "2. Only after confirmation, resume the previous task.\n3. Never duplicate rules.\n"
+    assert [r.title for r in distil(text)] == ["Never duplicate rules"]
+
+
 def test_a_lead_in_or_a_heading_gives_its_items_their_force() -> None:
     (avoid,) = distil("Never:\n\n- commit secrets to the repository\n")
     assert avoid.title == "Never commit secrets to the repository"

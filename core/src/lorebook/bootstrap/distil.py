@@ -4,7 +4,9 @@ A section is read as blocks (:mod:`lorebook.bootstrap.blocks`), a block as sente
 sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's place adds:
 
 - **A procedure** is a numbered list most of whose items open with an action (*install*,
-  *run*, *click* ...), or the blocks under a "Step N" heading. **A checklist** is a list of
+  *run*, *click* ...), or the blocks under a heading of steps ("Step N", "Rule update
+  steps", or numbered and opening with an action: "#### 2. Add a new task"; see
+  :func:`_step_heading`). **A checklist** is a list of
   :data:`CHECKLIST_ITEMS` items or more most of which state no rule by themselves
   ("Include the design constraints", "Explain why the change was needed"): what to do now
   or what to write, not how things are always done. The items of both are steps, and only
@@ -132,6 +134,7 @@ POINTER_HEADING = re.compile(
 )
 _BOLD_LABEL = re.compile(r"^\s*(?:\*\*[^*\n]+\*\*|__[^_\n]+__)\s*:?\s*$")
 _STEP_HEADING = re.compile(r"^\s*step\s*\d", re.IGNORECASE)
+_STEPS_NAMED = re.compile(r"\b(?:steps|procedure)\b", re.IGNORECASE)  # "Rule Update Steps"
 _SECTION_NUMBER = re.compile(r"^\s*(?:\d+\.)*\d+\.?\s+")
 """A heading's section number ("2. ", "3.1. ")."""
 _CLAUSE_BREAK = re.compile(r";\s|:\s|\s[\u2014\u2013]\s|\s-\s")
@@ -176,6 +179,21 @@ def _procedures(blocks: list[Block]) -> set[int]:
     return found
 
 
+def _step_heading(headings: tuple[str, ...]) -> bool:
+    """True when the blocks under ``headings`` are the steps of a procedure.
+
+    Some heading says "Step N", the nearest one names steps ("Rule update steps", "Follow
+    this exact procedure"), or it is numbered and opens with an action
+    ("#### 2. Add a New Task", "3. Run the tests"); a numbered principle opens with a
+    practice ("2. Avoid complex mocking", "1. Focus on core functionality") and is no step.
+    """
+    nearest = plain(headings[-1]) if headings else ""
+    if any(_STEP_HEADING.match(h) for h in headings) or _STEPS_NAMED.search(nearest):
+        return True
+    number = _SECTION_NUMBER.match(nearest)
+    return number is not None and imperative(strip_markers(nearest[number.end() :])) == "action"
+
+
 def _forceful(block: Block) -> bool:
     """True when the item's first sentence states a rule by itself (must, never, should ...)."""
     first = plain(sentences(block.text)[0]) if block.text.strip() else ""
@@ -208,8 +226,8 @@ def _heading_force(block: Block) -> NoteKind | None:
     if imperative(first) is None:
         return None
     heading = plain(block.headings[-1])
-    if not RULE_HEADING.search(heading):
-        return None
+    if not RULE_HEADING.search(heading) or _STEPS_NAMED.search(heading):
+        return None  # "Rule update steps" names steps, not rules
     return "prohibition" if NEGATIVE.search(heading) or "don" in heading.lower() else "convention"
 
 
@@ -448,9 +466,7 @@ def distil(text: str, tally: Counter[str] | None = None, *, strict: bool = False
             if block.item:
                 owners.items.append((block.depth, owner))  # what it holds details it too
             continue
-        in_steps = block.list_id in procedures or any(
-            _STEP_HEADING.match(h) for h in block.headings
-        )
+        in_steps = block.list_id in procedures or _step_heading(block.headings)
         force = None if strict else _heading_force(block)
         context = _Context(in_steps, _binding_lead(block), force, strict)
         found = _block_rules(block, context, tally)

@@ -77,7 +77,7 @@ _ALTERNATIVE = re.compile(
 )
 """The alternative a rule turns down: ", not in session directories", "rather than X"."""
 _PHRASAL = re.compile(
-    r"\b(?P<verb>[a-z]{3,})[\s-]+(?P<particle>up|out|down)\b(?!\s+(?:to|for)\b)", re.I
+    r"\b(?P<verb>[a-z]{3,})[\s-]+(?P<particle>up|out|down)\b(?![\s-]+(?:to|for)\b)", re.I
 )
 """A verb and its particle, which the noun of the same action writes as one word: "cleaned up"
 and "cleanup", "set up" and "setup", "check out" and "checkout" ("up to date" is no verb's)."""
