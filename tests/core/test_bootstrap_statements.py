@@ -113,6 +113,12 @@ def test_a_lead_in_or_a_heading_gives_its_items_their_force() -> None:
     assert mirror.title == "Mirror the source tree in `tests/`"
 
 
+def test_a_rule_of_thumb_is_advice_not_a_heading_of_rules() -> None:
+    items = "- For quick validation, use `bun run ./src/cli.ts`.\n- Mirror the source tree.\n"
+    assert len(distil(f"## Rules\n\n{items}")) == 2
+    assert distil(f"## Rule of Thumb\n\n{items}") == []
+
+
 def test_one_rule_per_list_item_and_every_rule_of_a_paragraph() -> None:
     item = "- Never log tokens. Rotate every key yearly.\n"
     assert [r.title for r in distil(item)] == ["Never log tokens"]

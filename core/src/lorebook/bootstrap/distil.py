@@ -15,7 +15,7 @@ sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's p
   *Policy*, *Don'ts*, *Never* ...: :data:`RULE_HEADING`) makes each instruction under it
   (an item that opens with a verb) a rule, in the heading's polarity; its list is no
   checklist. *Guidelines*, *Conventions* or *Best practices* name advice and description
-  as often as rules, and give no force.
+  as often as rules, and give no force; a *rule of thumb* is advice.
 - **A lead-in that binds**: an item under a lead-in that is nothing but the rule's force
   ("Never:", "Avoid the following:", :data:`BINDING_LEAD`) is read as the lead-in followed
   by the item ("Never" + "commit secrets").
@@ -90,8 +90,8 @@ BINDING_LEAD = re.compile(
 """A lead-in that is nothing but the rule's force ("Never:", "Avoid the following:")."""
 
 RULE_HEADING = re.compile(
-    r"\b(?:rules?|requirements?|policy|policies|constraints?|dos|do's|don'?ts|don't|never"
-    r"|always|must|mandatory|forbidden|prohibited|prohibitions?)\b",
+    r"\b(?:rules?(?!\s+of\s+thumb)|requirements?|policy|policies|constraints?|dos|do's"
+    r"|don'?ts|don't|never|always|must|mandatory|forbidden|prohibited|prohibitions?)\b",
     re.IGNORECASE,
 )
 CHECK = re.compile(
