@@ -32,6 +32,7 @@ TEXT_EXPORTS = (
     "robin-collins-next-ppdb",  # SpecStory, Cursor, late 2025 (Cursor's plan-mode prompts)
     "daviswhitehead-chef-chopsky",
     "thathunky-gryag",  # SpecStory, VS Code Copilot
+    "twardoch-twat-search",  # SpecStory, Cursor, early 2025 (no timestamps on the turns)
 )
 """The folders of text exports (not native transcripts) that import reads itself."""
 
