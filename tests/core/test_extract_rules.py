@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from lorebook.extract.base import ExtractionRequest, Extractor, quote_in_session
+from lorebook.extractors.llm import preselect
 from lorebook.extractors.rules import Candidate, RulesExtractor, find_teaching_moments
 from lorebook.extractors.sentences import split_sentences
 from lorebook.extractors.signals import judge, strip_markers
@@ -287,6 +288,29 @@ def test_envelopes_skills_and_pasted_documents_are_skipped() -> None:
         "Always tag releases with `vX.Y.Z`.",
     )
     assert [c.turns for c in find_teaching_moments(turns)] == [(6,)]
+
+
+CURSOR_BUILD = (
+    "Implement the plan as specified, it is attached for your reference. Do NOT edit the plan "
+    "file itself.\n\nTo-do's from the plan have already been created. Do not create them "
+    "again. Mark them as in_progress as you work, starting with the first one. Don't stop "
+    "until you have completed all the to-dos."
+)
+
+
+def test_what_cursor_sends_when_a_plan_is_built_is_not_the_persons_rule() -> None:
+    # Cursor sends this text as the user's turn when the person clicks Build on a plan
+    turns = turns_of(
+        CURSOR_BUILD,
+        "Implementing the plan.",
+        f"Migration Plan\n\n{CURSOR_BUILD}",
+        "Done.",
+        f"Never touch the legacy PHP folder.\n\n{CURSOR_BUILD}",
+    )
+    (candidate,) = find_teaching_moments(turns)
+    assert candidate.turns == (4,)
+    assert candidate.quote == "Never touch the legacy PHP folder."
+    assert 0 not in [t.index for t in preselect(turns).turns]  # nothing the person wrote
 
 
 def test_nothing_after_a_knowledge_skill_is_invoked() -> None:

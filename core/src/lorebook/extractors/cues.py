@@ -20,7 +20,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lorebook.extractors.sentences import Sentence, is_envelope, split_sentences
+from lorebook.extractors.sentences import (
+    Sentence,
+    is_envelope,
+    split_sentences,
+    without_host_prompts,
+)
 from lorebook.extractors.signals import without_replaced_behaviour
 from lorebook.models.session import LoggedTurn
 
@@ -330,8 +335,12 @@ def _refused(turns: Sequence[LoggedTurn]) -> bool:
 
 
 def read_turn(turns: Sequence[LoggedTurn], position: int) -> TurnCues:
-    """Read the human turn at ``position`` of ``turns`` with the agent turns it answers."""
-    text = turns[position].text
+    """Read the human turn at ``position`` of ``turns`` with the agent turns it answers.
+
+    What the host wrote in the person's name (:data:`~lorebook.extractors.sentences.HOST_PROMPTS`)
+    is not read.
+    """
+    text = without_host_prompts(turns[position].text)
     sentences = tuple(split_sentences(text))
     prose = [s.text for s in sentences]
     plain = [without_replaced_behaviour(s) for s in prose]

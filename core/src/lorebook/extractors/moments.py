@@ -22,6 +22,7 @@ from lorebook.extractors.sentences import (
     is_envelope,
     is_pasted_document,
     split_sentences,
+    without_host_prompts,
 )
 from lorebook.extractors.signals import PRECEDENCE, Verdict, is_confirmation
 from lorebook.extractors.teaching import main_sentence, teaches, turn_kind
@@ -223,7 +224,11 @@ def confirmation_text(
 
 
 def human_turns(turns: Sequence[LoggedTurn]) -> list[tuple[int, str]]:
-    """Positions and texts of the turns a human typed, until a knowledge skill is invoked."""
+    """Positions and texts of the turns a human typed, until a knowledge skill is invoked.
+
+    A text is the turn's with what the host wrote in the person's name blanked
+    (:func:`~lorebook.extractors.sentences.without_host_prompts`).
+    """
     typed: list[tuple[int, str]] = []
     for position, turn in enumerate(turns):
         if turn.role != "user":
@@ -235,8 +240,9 @@ def human_turns(turns: Sequence[LoggedTurn]) -> list[tuple[int, str]]:
             continue
         if SLASH_COMMAND.match(turn.text) or PROMPT_TEMPLATE.search(turn.text):
             continue
-        if not is_pasted_document(turn.text):
-            typed.append((position, turn.text))
+        text = without_host_prompts(turn.text)
+        if text.strip() and not is_pasted_document(text):
+            typed.append((position, text))
     return typed
 
 

@@ -53,6 +53,32 @@ ENVELOPE_MARKERS = (
 )
 """Text the harness wrapped around a slash command or injected: never a human's teaching."""
 
+HOST_PROMPTS = (
+    "Implement the plan as specified, it is attached for your reference. Do NOT edit the plan "
+    "file itself.",
+    "To-do's from the plan have already been created. Do not create them again. Mark them as "
+    "in_progress as you work, starting with the first one. Don't stop until you have completed "
+    "all the to-dos.",
+)
+"""Text a host sends as the person's turn on its own: Cursor's message when the person clicks
+*Build* on a plan (the same words in the chat histories of unrelated public projects). It
+instructs the agent about that plan; it is not the person's rule."""
+_HOST_PROMPT = re.compile(
+    "|".join(r"\s+".join(map(re.escape, prompt.split())) for prompt in HOST_PROMPTS)
+)
+
+
+def without_host_prompts(text: str) -> str:
+    """``text`` with each :data:`HOST_PROMPTS` passage blanked (spaces; its line breaks kept).
+
+    The length and every offset stay the same, so a sentence read from the result is still a
+    verbatim span of the turn; a turn that was nothing else is left blank.
+    """
+    if "plan" not in text:
+        return text  # the common case, without the regex
+    return _HOST_PROMPT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
 _SKILL_DOC = re.compile(r"^\s*Base directory for this skill\b", re.IGNORECASE)
 _HEADING = re.compile(r"^#{1,6}\s+\S", re.MULTILINE)
 _LABELLED_ITEM = re.compile(
