@@ -45,7 +45,7 @@ PLANTED: list[tuple[str, str, str]] = [
      "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"),
     ("sas", "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig=Xk2%2Bq9LmN4pR7sT1vW3y"
      "Z5aB8cD0eF6gH2jK4lM6nP8%3D", "Xk2%2Bq9LmN4pR7sT1vW3yZ5aB8cD0eF6gH2jK4lM6nP8%3D"),
-    ("npmrc", "//registry.npmjs.org/:_authToken=5d3c1a2b-9e8f-4a7b-8c6d-0e1f2a3b4c5d",
+    ("npmrc", "//npm.internal.example/:_authToken=5d3c1a2b-9e8f-4a7b-8c6d-0e1f2a3b4c5d",
      "5d3c1a2b-9e8f-4a7b-8c6d-0e1f2a3b4c5d"),
     ("npmrc", "_auth=ZGVwbG95Ok5wNyF3cTJMeg==", "ZGVwbG95Ok5wNyF3cTJMeg=="),
     ("prose", "login root / password Tr1cky-Sky", "Tr1cky-Sky"),
