@@ -313,6 +313,17 @@ def test_what_cursor_sends_when_a_plan_is_built_is_not_the_persons_rule() -> Non
     assert 0 not in [t.index for t in preselect(turns).turns]  # nothing the person wrote
 
 
+def test_a_table_copied_with_its_tabs_is_a_pasted_document() -> None:
+    # a chat box takes no tab typed by hand: rows of tab-separated cells were copied
+    rows = "\n".join(f"M{n}\tSet output {n}\tAlways restore it after the print" for n in range(4))
+    turns = turns_of(
+        f"Here is the list every slicer must support:\n{rows}\nThis must never be skipped.",
+        "ok",
+        "Always name hooks in snake_case.\tSee the list above.",
+    )
+    assert [c.turns for c in find_teaching_moments(turns)] == [(2,)]
+
+
 def test_nothing_after_a_knowledge_skill_is_invoked() -> None:
     turns = turns_of(
         "Always tag releases with `vX.Y.Z`.",

@@ -88,6 +88,9 @@ _LABELLED_ITEM = re.compile(
 the layout of a model's answer or a written plan, not of what a person types in a chat."""
 LABELLED_ITEMS = 2
 """List items under bold labels that make a turn a pasted document (one may be emphasis)."""
+_TAB_ROW = re.compile(r"^[^\t\n]*\S[^\t\n]*\t[^\t\n]*\t", re.MULTILINE)
+"""A line of three cells or more separated by tabs: a row of a copied table."""
+TABLE_ROWS = 3
 _COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
 
 
@@ -119,8 +122,13 @@ def is_pasted_document(text: str) -> bool:
     markdown document starts with a heading or front matter, or has three headings or more.
     So is a turn with two list items or more under bold labels (:data:`_LABELLED_ITEM`):
     another model's answer or a plan pasted in, whose explanations of its own code
-    ("**Efficiency:** We filter the data *once* ...") are not the person's rules.
+    ("**Efficiency:** We filter the data *once* ...") are not the person's rules. So is a
+    turn with :data:`TABLE_ROWS` lines or more whose cells are separated by tabs: a table
+    copied from a web page, a spreadsheet or another model's answer (a chat box takes no
+    tab typed by hand).
     """
+    if len(_TAB_ROW.findall(text)) >= TABLE_ROWS:
+        return True
     stripped = text.lstrip()
     if _SKILL_DOC.match(stripped) or stripped.startswith(("---\n", "---\r\n")):
         return True
