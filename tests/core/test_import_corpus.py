@@ -33,6 +33,7 @@ TEXT_EXPORTS = (
     "daviswhitehead-chef-chopsky",
     "thathunky-gryag",  # SpecStory, VS Code Copilot
     "twardoch-twat-search",  # SpecStory, Cursor, early 2025 (no timestamps on the turns)
+    "robin-collins-aibundle",  # SpecStory, Cursor, April to June 2025 (no timestamps on the turns)
 )
 """The folders of text exports (not native transcripts) that import reads itself."""
 
