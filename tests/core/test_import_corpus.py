@@ -34,6 +34,7 @@ TEXT_EXPORTS = (
     "thathunky-gryag",  # SpecStory, VS Code Copilot
     "twardoch-twat-search",  # SpecStory, Cursor, early 2025 (no timestamps on the turns)
     "robin-collins-aibundle",  # SpecStory, Cursor, April to June 2025 (no timestamps on the turns)
+    "hornsyld-economic-bc-connector",  # SpecStory, VS Code Copilot agent, October 2025 (AL)
 )
 """The folders of text exports (not native transcripts) that import reads itself."""
 
