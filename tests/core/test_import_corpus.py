@@ -35,6 +35,7 @@ TEXT_EXPORTS = (
     "twardoch-twat-search",  # SpecStory, Cursor, early 2025 (no timestamps on the turns)
     "robin-collins-aibundle",  # SpecStory, Cursor, April to June 2025 (no timestamps on the turns)
     "hornsyld-economic-bc-connector",  # SpecStory, VS Code Copilot agent, October 2025 (AL)
+    "twardoch-nyord-vpn",  # SpecStory, Cursor, February 2025 (no timestamps on the turns)
 )
 """The folders of text exports (not native transcripts) that import reads itself."""
 
