@@ -43,12 +43,19 @@ def proposed(text: str) -> bool:
         " iteration",
         # possession, not a counterfactual
         "it should have full menus for batch management",
+        # the plural of *this*: what the order before it builds
+        "in each engines/ module implement simple FUNCTIONS, one per endpoint. These should"
+        " have extensive docstrings and the full selection of function arguments",
         # the person repairs their own words
         'sorry I mistakenly said "on" green red, I meant use the original green red colors'
         " we had before.",
         # a wish about the text it introduces
         "I dont need to know this message in the output:\n\nSafety rule: Only files with"
         " identical names can be merged together.",
+        "in `cli` I\u2019d like the engines function to work like so:\n- it should be called"
+        " `info`\n- without args it should list the engines",
+        # *I meant*: a repair of the instruction before, no term defined
+        'I meant: do uv pip install duckduckgo-search && python -c "help(DDGS.text)"|cat',
         # an analyser's message copied with the line it flags
         "else if (showWhitespace)\nChange this condition so that it does not always evaluate"
         " to 'True'. Some code paths are unreachable.\n\n\t\t{\n\t\t\treturn x;\n\t\t}",
@@ -67,6 +74,7 @@ def test_a_feature_request_is_not_proposed(request_: str) -> None:
         "Please don't delete anything, it should be archived not deleted.",
         "it should actually call the domain methods, not the cli commands",
         "by 'batch' I mean the saved list of file patterns.",
+        "These must never import from the cli package.",
         "I don't like nested types, and I like all types to have their own file",
     ],
 )

@@ -200,11 +200,13 @@ DEFINITION = re.compile(
 )
 SELF_REPAIR = re.compile(
     r"\bi (?:mistakenly |accidentally |wrongly )?(?:said|wrote|typed|put)\b"
-    r"|\b(?:mistakenly|by mistake|my (?:mistake|bad)|typo)\b",
+    r"|\b(?:mistakenly|by mistake|my (?:mistake|bad)|typo)\b"
+    r"|^\W*i meant\s*:",
     _I,
 )
 """The person correcting their own words ("sorry I mistakenly said 'on' green red, I meant
-..."): *I meant* there repairs an instruction, it does not define a term."""
+...", "I meant: do uv pip install ..."): *I meant* there repairs an instruction, it does not
+define a term (no term stands before the colon)."""
 _CAPS = re.compile(r"(?:\b(?P<before>[A-Za-z]+)\s+)?\b(?P<word>[A-Z]{2,})\b(?!-)")
 _SHOUTED = frozenset(
     {"you", "me", "we", "us", "i", "it", "not", "no", "never", "always", "yet", "now", "so"}

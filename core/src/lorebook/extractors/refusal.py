@@ -152,13 +152,14 @@ spinner.js"), not what a term means ("I meant the linter runs in the commit hook
 
 
 ABOUT_THE_PASTE = re.compile(
-    r"\bi (?:do ?n['\u2019]?t |do not )?(?:want|need|like)\b[^.!?:]*?"
-    r"\b(?:this|these|that|those)\b[^.!?:]*:\s*$",
+    r"\bi(?:['\u2019]d| would)? (?:do ?n['\u2019]?t |do not )?(?:want|need|like)\b[^.!?:]*?"
+    r"\b(?:this|these|that|those|like so|as follows|the following)\b[^.!?:]*:\s*$",
     re.IGNORECASE,
 )
 """A wish about the text the sentence introduces: it ends with a colon and points at what
-follows with *this* ("I dont need to know this message in the output:"), so it is about
-that pasted text, as :data:`WANTS_THIS` is about the thing just shown."""
+follows (*this*, *like so*, *as follows*: "I dont need to know this message in the output:",
+"I'd like the engines function to work like so:"), so it is about that text, as
+:data:`WANTS_THIS` is about the thing just shown."""
 
 
 CODE_LINE = re.compile(
@@ -248,13 +249,14 @@ _MODAL = r"(?:should(?:n['\u2019]?t| not)?|must(?:n['\u2019]?t| not)?|needs? to|
 
 THING_BUILT = re.compile(
     r"(?:^|[,;:]\s*|\b(?:and|but|so|then)\s+|^when [^,]*?\s)"
-    rf"(?:it|this(?: part| one)?|that(?: part| one)?)\s+{_MODAL}"
+    rf"(?:it|this(?: part| one)?|that(?: part| one)?|these|those)\s+{_MODAL}"
     rf"|^(?:it|this|that)\b[^,.;:]*?\b(?:and|but)\s+{_MODAL}",
     re.IGNORECASE,
 )
-"""A modal whose subject is *it* or *this (part)*: the thing being discussed or built in
-this task ("the history input currently replaces the prompt ..., it shouldn't", "it should
-support multiple task backends", "this part should refer to versions"). It specifies that
+"""A modal whose subject is *it*, *this (part)* or *these*: the thing being discussed or built
+in this task ("the history input currently replaces the prompt ..., it shouldn't", "it should
+support multiple task backends", "this part should refer to versions", "implement simple
+functions ... These should have extensive docstrings"). It specifies that
 thing, not a rule the agent keeps, as a pronoun object does in :data:`WANTS_THIS`. So does
 a modal sharing that subject in a coordinated clause ("this is not an actual task and
 shouldnt be output")."""
