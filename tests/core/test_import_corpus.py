@@ -36,6 +36,7 @@ TEXT_EXPORTS = (
     "robin-collins-aibundle",  # SpecStory, Cursor, April to June 2025 (no timestamps on the turns)
     "hornsyld-economic-bc-connector",  # SpecStory, VS Code Copilot agent, October 2025 (AL)
     "twardoch-nyord-vpn",  # SpecStory, Cursor, February 2025 (no timestamps on the turns)
+    "idorgham-docgen",  # SpecStory, Cursor, September 2025 (three empty user turns)
 )
 """The folders of text exports (not native transcripts) that import reads itself."""
 
