@@ -37,6 +37,7 @@ TEXT_EXPORTS = (
     "hornsyld-economic-bc-connector",  # SpecStory, VS Code Copilot agent, October 2025 (AL)
     "twardoch-nyord-vpn",  # SpecStory, Cursor, February 2025 (no timestamps on the turns)
     "idorgham-docgen",  # SpecStory, Cursor, September 2025 (three empty user turns)
+    "specstoryai-keyframe-blogger",  # SpecStory, Claude Code and Cursor, July 2025
 )
 """The folders of text exports (not native transcripts) that import reads itself."""
 
