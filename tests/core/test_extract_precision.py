@@ -361,6 +361,7 @@ def test_a_rule_typed_above_a_pasted_table_is_still_a_rule() -> None:
     [
         "still doesn't work.",
         "simple-load-spec.js still has a function using window.p5Instance which will fail",
+        "Wait, there is still an error in the logs!",
         "I need it for every block",
         "I want it to open the html file in the iXBRL viewer",
         "That is, I want these changes and the last commit to be in one single commit.",

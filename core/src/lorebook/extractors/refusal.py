@@ -206,12 +206,14 @@ not a habit asked for."""
 
 STILL_WRONG = re.compile(
     r"\bstill (?:doesn['\u2019]?t|does not|isn['\u2019]?t|is not|has|fails?|not)\b"
+    r"|\bstill (?:an? |some |the same )?(?:errors?|bugs?|issues?|problems?|failures?"
+    r"|warnings?|exceptions?)\b"
     r"|\bi (?:can['\u2019]?t|cannot|am unable to)\b",
     re.IGNORECASE,
 )
 """A report that the work is not right yet ("still doesn't work", "this still isn't right",
-"X still has a function which will fail", "I cannot click on it"): the state of this task,
-not a rule."""
+"X still has a function which will fail", "there is still an error in the logs", "I cannot
+click on it"): the state of this task, not a rule."""
 
 
 CHECKS_ME = re.compile(
