@@ -88,9 +88,9 @@ _LABELLED_ITEM = re.compile(
 the layout of a model's answer or a written plan, not of what a person types in a chat."""
 LABELLED_ITEMS = 2
 """List items under bold labels that make a turn a pasted document (one may be emphasis)."""
-_TAB_ROW = re.compile(r"^[^\t\n]*\S[^\t\n]*\t[^\t\n]*\t", re.MULTILINE)
-"""A line of three cells or more separated by tabs: a row of a copied table."""
 TABLE_ROWS = 3
+"""Lines of three cells or more separated by tabs (rows of a copied table) that make a turn a
+pasted document."""
 _COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
 
 
@@ -127,7 +127,7 @@ def is_pasted_document(text: str) -> bool:
     copied from a web page, a spreadsheet or another model's answer (a chat box takes no
     tab typed by hand).
     """
-    if len(_TAB_ROW.findall(text)) >= TABLE_ROWS:
+    if "\t" in text and _table_rows(text) >= TABLE_ROWS:
         return True
     stripped = text.lstrip()
     if _SKILL_DOC.match(stripped) or stripped.startswith(("---\n", "---\r\n")):
@@ -135,6 +135,11 @@ def is_pasted_document(text: str) -> bool:
     if bool(_HEADING.match(stripped)) or len(_HEADING.findall(text)) >= 3:
         return True
     return len(_LABELLED_ITEM.findall(text)) >= LABELLED_ITEMS
+
+
+def _table_rows(text: str) -> int:
+    """How many lines of ``text`` hold two tabs or more and something else."""
+    return sum(line.count("\t") >= 2 and not line.isspace() for line in text.splitlines())
 
 
 def command_name(text: str) -> str | None:
