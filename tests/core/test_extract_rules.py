@@ -427,7 +427,10 @@ def test_titles_and_descriptions() -> None:
     assert make_title("The seams are deliberate: `ledger` owns the entity, and more.") == (
         "ledger owns the entity, and more"
     )
-    assert make_title(" ".join(["word"] * 30)) == " ".join(["Word"] + ["word"] * 11)
+    assert make_title(" ".join(["word"] * 30)) == " ".join(["Word"] + ["word"] * 11) + " \u2026"
+    # cut after twelve words: no dangling function word, and marked cut
+    split = "I think we may need to split 'Petra' into two rows and keep the old name too"
+    assert make_title(split) == "I think we may need to split 'Petra' into two rows \u2026"
     assert make_description("Here is the gotcha:  keys\nare strings.") == "Keys are strings."
     assert make_description("x " * 300).endswith(" …")
 

@@ -382,8 +382,9 @@ def test_state_rule_cut_leaves_no_dangling_word() -> None:
         "mocked payment gateway before tagging a release"
     )
     title = state_rule(text)
-    assert len(title) <= 80
-    assert title.split()[-1].lower() not in {"and", "or", "the", "a", "to", "of", "before"}
+    assert len(title) <= 82
+    assert title.endswith(" \u2026")  # cut inside its clause, and marked so
+    assert title.split()[-2].lower() not in {"and", "or", "the", "a", "to", "of", "before"}
     assert title.startswith("Always run the complete integration suite")
 
 

@@ -382,7 +382,7 @@ _ASIDE = re.compile(r"\s*\((?:e\.?g|i\.?e|for example|see|like)\b[^()]*\)", _I)
 _CLAUSE = re.compile(rf"[,;:]\s|{_DASH}\s|\s(?=(?:because|since|so that|otherwise)\s)", _I)
 
 
-_DANGLING = (FUNCTION_WORDS | word_set("rather not e.g e.g. i.e etc")) - word_set(
+DANGLING = (FUNCTION_WORDS | word_set("rather not e.g e.g. i.e etc")) - word_set(
     "it them this that here"
 )
 """Words a cut title does not end on."""
@@ -396,9 +396,15 @@ _CODE_FIRST = re.compile(r"^`|^[\w.-]*(?:[_/]|\.[a-z]|[a-z][A-Z])")
 
 
 def _cut(text: str) -> str:
+    """``text`` within :data:`MAX_RULE` characters (:func:`_cut_where`)."""
+    return _cut_where(text)[0]
+
+
+def _cut_where(text: str) -> tuple[str, bool]:
     """``text`` within :data:`MAX_RULE` characters: its last clause that fits, else words.
 
     Code spans are never cut into; a leading condition ("If X, ...") is never all that is left.
+    The flag is True when the text was cut between two words of a clause.
     """
     masked = CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), text)
     if len(text) > MAX_RULE:
@@ -406,22 +412,25 @@ def _cut(text: str) -> str:
             text = text[: aside.start()] + text[aside.end() :]
             masked = masked[: aside.start()] + masked[aside.end() :]
     if len(text) <= MAX_RULE:
-        return text
+        return text, False
     bounds = [m.start() for m in _CLAUSE.finditer(masked) if 20 <= m.start() <= MAX_RULE]
     if _CONDITION.match(text):
         bounds = bounds[1:]
     if bounds:
-        return text[: bounds[-1]]
+        return text[: bounds[-1]], False
     end = masked[: MAX_RULE + 1].rfind(" ")
-    return text[: end if end > 0 else MAX_RULE]
+    return text[: end if end > 0 else MAX_RULE], True
 
 
 def _finish(text: str) -> str:
-    """The title: cut, no code ticks, no dangling word or stop, a capital first."""
+    """The title: cut, no code ticks, no dangling word or stop, a capital first.
+
+    A title cut between two words of a clause ends with "…".
+    """
     code_first = bool(_CODE_FIRST.match(text))
-    cut = _cut(text)
+    cut, within = _cut_where(text)
     words = cut.replace("`", "").rstrip(" ,;:.!-(").split(" ")
-    dangling = _DANGLING if cut != text else _UNFINISHED
+    dangling = DANGLING if cut != text else _UNFINISHED
     while len(words) > 1 and words[-1].lower().strip(",;:") in dangling:
         words.pop()
     title = " ".join(words).rstrip(" ,;:.!-(\u2014\u2013").lstrip(" ,;:.!-)")
@@ -429,6 +438,8 @@ def _finish(text: str) -> str:
         title = title[: title.rfind("(")].rstrip(" ,;:")
     if title.count(")") > title.count("(") and title.endswith(")"):
         title = title[:-1]
+    if within:
+        title += " \u2026"
     return title if code_first else title[:1].upper() + title[1:]
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from lorebook.extract.base import normalise
 from lorebook.extractors.signals import strip_markers
-from lorebook.extractors.statement import state_rule
+from lorebook.extractors.statement import DANGLING, state_rule
 from lorebook.extractors.typos import fix_typos
 from lorebook.models.session import LoggedTurn
 
@@ -42,7 +42,8 @@ def make_title(sentence: str) -> str:
     """A title of at most ~12 words from a sentence, its leading markers and code ticks gone.
 
     A short lead-in before a colon is skipped; a long sentence is cut at its first clause
-    boundary when that leaves 3 to 12 words, else after 12 words.
+    boundary when that leaves 3 to 12 words, else after 12 words, without a dangling function
+    word ("... the approach that", "... into two rows and"), and marked cut with "…".
     """
     text = normalise(strip_markers(sentence))
     head, colon, tail = text.partition(": ")
@@ -57,7 +58,10 @@ def make_title(sentence: str) -> str:
         if clause and 3 <= len(head.split(" ")) <= MAX_TITLE_WORDS:
             text = head
         else:
-            text = " ".join(words[:MAX_TITLE_WORDS])
+            kept = words[:MAX_TITLE_WORDS]
+            while len(kept) > 3 and kept[-1].lower().strip(",;:") in DANGLING:
+                kept.pop()
+            text = f"{_TRAILING.sub('', ' '.join(kept))} \u2026"
     text = _TRAILING.sub("", text)
     return text if code_first else capital(text)
 
