@@ -30,12 +30,14 @@ from dataclasses import dataclass
 from lorebook.extractors.discourse import CODE_SPAN, TRAIL, strip_discourse, tidy_sentence
 from lorebook.extractors.sentences import split_sentences
 from lorebook.extractors.words import (
+    DANGLING,
     FUNCTION_WORDS,
     IRREGULAR_PAST,
     NEGATIONS,
     STATIVE,
     ascii_words,
     content_words,
+    without_dangling,
     word_set,
 )
 
@@ -382,22 +384,11 @@ _ASIDE = re.compile(r"\s*\((?:e\.?g|i\.?e|for example|see|like)\b[^()]*\)", _I)
 _CLAUSE = re.compile(rf"[,;:]\s|{_DASH}\s|\s(?=(?:because|since|so that|otherwise)\s)", _I)
 
 
-DANGLING = (FUNCTION_WORDS | word_set("rather not e.g e.g. i.e etc")) - word_set(
-    "it them this that here"
-)
-"""Words a cut title does not end on."""
-
-
 _UNFINISHED = word_set("a an the and or but nor of by with from than via per our your my their its")
 """Words no title ends on, cut or not: "... represented in the checkbox by"."""
 
 
 _CODE_FIRST = re.compile(r"^`|^[\w.-]*(?:[_/]|\.[a-z]|[a-z][A-Z])")
-
-
-def _cut(text: str) -> str:
-    """``text`` within :data:`MAX_RULE` characters (:func:`_cut_where`)."""
-    return _cut_where(text)[0]
 
 
 def _cut_where(text: str) -> tuple[str, bool]:
@@ -430,9 +421,7 @@ def _finish(text: str) -> str:
     code_first = bool(_CODE_FIRST.match(text))
     cut, within = _cut_where(text)
     words = cut.replace("`", "").rstrip(" ,;:.!-(").split(" ")
-    dangling = DANGLING if cut != text else _UNFINISHED
-    while len(words) > 1 and words[-1].lower().strip(",;:") in dangling:
-        words.pop()
+    words = without_dangling(words, DANGLING if cut != text else _UNFINISHED)
     title = " ".join(words).rstrip(" ,;:.!-(\u2014\u2013").lstrip(" ,;:.!-)")
     if title.count("(") > title.count(")"):
         title = title[: title.rfind("(")].rstrip(" ,;:")
@@ -490,7 +479,7 @@ def state_rule(text: str) -> str:
     if not sentences:
         return ""
     if _unread(" ".join(sentences)):
-        return _cut(TRAIL.sub("", tidy_sentence(sentences[0]))).rstrip(" ,;:")
+        return _cut_where(TRAIL.sub("", tidy_sentence(sentences[0])))[0].rstrip(" ,;:")
     best: _Reading | None = None
     for sentence in sentences:
         for number, clause in enumerate(_clauses(sentence)):

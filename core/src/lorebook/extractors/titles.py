@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 from lorebook.extract.base import normalise
 from lorebook.extractors.signals import strip_markers
-from lorebook.extractors.statement import DANGLING, state_rule
+from lorebook.extractors.statement import state_rule
 from lorebook.extractors.typos import fix_typos
+from lorebook.extractors.words import without_dangling
 from lorebook.models.session import LoggedTurn
 
 MAX_TITLE_WORDS = 12
@@ -58,9 +59,7 @@ def make_title(sentence: str) -> str:
         if clause and 3 <= len(head.split(" ")) <= MAX_TITLE_WORDS:
             text = head
         else:
-            kept = words[:MAX_TITLE_WORDS]
-            while len(kept) > 3 and kept[-1].lower().strip(",;:") in DANGLING:
-                kept.pop()
+            kept = without_dangling(words[:MAX_TITLE_WORDS], keep=3)
             text = f"{_TRAILING.sub('', ' '.join(kept))} \u2026"
     text = _TRAILING.sub("", text)
     return text if code_first else capital(text)

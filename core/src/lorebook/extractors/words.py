@@ -72,6 +72,22 @@ def content_words(text: str) -> list[str]:
     return [word for word in ascii_words(text) if word not in FUNCTION_WORDS]
 
 
+DANGLING = (FUNCTION_WORDS | word_set("rather not e.g e.g. i.e etc")) - word_set(
+    "it them this that here"
+)
+"""Words a cut title does not end on."""
+
+
+def without_dangling(
+    words: list[str], dangling: frozenset[str] = DANGLING, *, keep: int = 1
+) -> list[str]:
+    """``words`` without the trailing ones in ``dangling``, never fewer than ``keep``."""
+    end = len(words)
+    while end > keep and words[end - 1].lower().strip(",;:") in dangling:
+        end -= 1
+    return words[:end]
+
+
 def rule_slug_words(title: str) -> str:
     """The words of a title for an id or file name: content words, at most six, hyphenated.
 
