@@ -290,6 +290,19 @@ def test_envelopes_skills_and_pasted_documents_are_skipped() -> None:
     assert [c.turns for c in find_teaching_moments(turns)] == [(6,)]
 
 
+def test_what_a_shell_command_printed_in_claude_codes_bash_mode_is_not_the_persons_rule() -> None:
+    # A SpecStory export of a Claude Code session keeps the output of a `!` command as the
+    # person's turn; the Claude plugin reads the same record as a tool turn
+    printed = (
+        "<bash-stdout></bash-stdout><bash-stderr>ffmpeg version 7.1.1\n"
+        "  configuration: --prefix=/opt/ffmpeg --enable-shared\n"
+        "usage: ffmpeg [options] [[infile options] -i infile]... {[outfile options] outfile}...\n"
+        "\nUse -h to get full help or, even better, run 'man ffmpeg'\n</bash-stderr>"
+    )
+    turns = turns_of(printed, "ok", "Always run ffmpeg with `-nostdin` in scripts.")
+    assert [c.turns for c in find_teaching_moments(turns)] == [(2,)]
+
+
 CURSOR_BUILD = (
     "Implement the plan as specified, it is attached for your reference. Do NOT edit the plan "
     "file itself.\n\nTo-do's from the plan have already been created. Do not create them "
