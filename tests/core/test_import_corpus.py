@@ -38,6 +38,7 @@ TEXT_EXPORTS = (
     "twardoch-nyord-vpn",  # SpecStory, Cursor, February 2025 (no timestamps on the turns)
     "idorgham-docgen",  # SpecStory, Cursor, September 2025 (three empty user turns)
     "specstoryai-keyframe-blogger",  # SpecStory, Claude Code and Cursor, July 2025
+    "hpm27-agente-bsc-rag",  # SpecStory, Cursor, October 2025 (Portuguese)
 )
 """The folders of text exports (not native transcripts) that import reads itself."""
 
