@@ -63,3 +63,34 @@ def test_a_dont_after_so_says_what_must_not_happen() -> None:
 def test_a_host_and_port_in_a_typed_rule_is_no_source_location() -> None:
     text = "Always run the API tests against staging.example.com:8443, never against production."
     assert proposals(text) == [text]
+
+
+POLLING = "".join(
+    "OpenVPN process 8503 is running\nChecking if IP belongs to the VPN\n"
+    f"VPN protection status: False\nWaiting for connection... attempt {attempt}/12\n"
+    for attempt in range(1, 6)
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a CLI's spinner and status marks, pasted whole
+        ">> acme-vpn connect --verbose de\n\nConnecting to de1094.example.net...\n"
+        "\u280f Connecting to VPN in de...\n\u2717 Failed to connect\n"
+        "Details: Failed to verify connection: Failed to get status: 403, \n"
+        "message='Forbidden', url='https://api.example.net/v1/helpers/ip'",
+        # a polling loop's messages, the same lines again and again
+        f"python -m acme_vpn --verbose connect\n\nUsing legacy VPN API\n{POLLING}",
+    ],
+)
+def test_what_a_command_line_program_printed_is_not_a_rule(text: str) -> None:
+    assert proposals(text) == []
+
+
+def test_a_rule_typed_under_a_programs_output_is_still_read() -> None:
+    text = (
+        ">> acme-vpn connect de\n\u280f Connecting to VPN in de...\n\u2717 Failed to connect\n\n"
+        "You must never ask for the sudo password twice in one run."
+    )
+    assert proposals(text) == ["You must never ask for the sudo password twice in one run."]

@@ -36,6 +36,16 @@ SHELL_PROMPT = re.compile(
 ``(venv) user@host dir % cmd``."""
 
 
+STATUS_GLYPH = re.compile(r"^\s*[\u2800-\u28ff\u2713-\u2718\u274c\u2705\u26a0]")
+"""A line a command-line program printed as a status: a spinner frame (``⠏ Connecting...``)
+or a check mark or cross opening it (``✗ Failed to connect``)."""
+
+
+REPEATED = 3
+"""A line of a turn that recurs this often, word for word, was printed: a polling loop's
+messages ("OpenVPN process 85031 is running"), not sentences someone typed."""
+
+
 LOG_LINES = 4
 """A turn of at least this many lines, half of them :data:`LOG_LINE`, is a pasted log."""
 
@@ -70,19 +80,33 @@ def log_like(text: str) -> bool:
     return len(lines) >= LOG_LINES and logged * 2 >= len(lines)
 
 
-def printed(text: str, start: int) -> bool:
-    """True when the sentence at offset ``start`` of ``text`` is a console's message.
+def printed(text: str, start: int, end: int | None = None) -> bool:
+    """True when the sentence at offsets ``start`` to ``end`` of ``text`` is a console's message.
 
     Its line holds a source location ("Grid.js:94 Grid Error - Parent column group must be
     frozen"), or a URL comes before it on its line ("... Denying load of
     chrome-extension://.../content.js. Resources must be listed in ..."): a URL inside a
-    typed rule stays the person's.
+    typed rule stays the person's. So is a sentence one of whose lines opens with a
+    program's status mark (:data:`STATUS_GLYPH`) or recurs word for word in the turn
+    (:data:`REPEATED`): a sentence run together from a program's lines.
     """
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)
     before = text[line_start:start]
     line = text[line_start : len(text) if line_end < 0 else line_end]
-    return bool(SOURCE_LOCATION.search(line) or URL.search(before))
+    if SOURCE_LOCATION.search(line) or URL.search(before):
+        return True
+    stop = text.find("\n", end if end is not None else start)
+    lines = text[line_start : len(text) if stop < 0 else stop].splitlines()
+    return any(STATUS_GLYPH.match(one) or _recurs(text, one) for one in lines)
+
+
+def _recurs(text: str, line: str) -> bool:
+    """The line, of three words or more, occurs :data:`REPEATED` times in ``text``."""
+    stripped = line.strip()
+    if len(stripped.split()) < 3:
+        return False
+    return sum(other.strip() == stripped for other in text.splitlines()) >= REPEATED
 
 
 __all__ = ["LOG_LINE", "SHELL_PROMPT", "log_like", "printed", "terminal_copy", "typed_first"]

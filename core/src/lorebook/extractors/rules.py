@@ -227,7 +227,7 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
         near = set(seen[-MERGE_WINDOW - 1 :])
         sentences = split_sentences(text)
         verdicts = [
-            Verdict("printed") if printed(text, s.start) else judge(mentions_as_code(s.text))
+            Verdict("printed") if printed(text, s.start, s.end) else judge(mentions_as_code(s.text))
             for s in sentences
         ]
         retracted = [
