@@ -39,6 +39,7 @@ TEXT_EXPORTS = (
     "idorgham-docgen",  # SpecStory, Cursor, September 2025 (three empty user turns)
     "specstoryai-keyframe-blogger",  # SpecStory, Claude Code and Cursor, July 2025
     "hpm27-agente-bsc-rag",  # SpecStory, Cursor, October 2025 (Portuguese)
+    "destyler-destyler",  # SpecStory, VS Code Copilot agent, June to November 2025 (Chinese)
 )
 """The folders of text exports (not native transcripts) that import reads itself."""
 
