@@ -5,7 +5,8 @@ or ``-``). Each run yields its parts, lower-cased, split at ``_``, ``.``, ``/``,
 camelCase boundaries, and, when it has several parts, the whole run too: so
 ``src/pay/billing.py`` matches a query for ``billing`` and one for the exact path, and
 ``getUserName`` matches ``user``. Common English words (as plain words) and one-letter
-parts are dropped.
+parts are dropped, and so are the pieces of a contraction: ``we're`` is ``we``, ``isn't``
+nothing at all, ``user's`` is ``user``.
 """
 
 from __future__ import annotations
@@ -15,10 +16,14 @@ import re
 # Defined in kb, where note similarity and splitting use them too; exported here as before.
 from lorebook.kb.stopwords import STOPWORDS as STOPWORDS
 
-_RUN_RE = re.compile(r"[A-Za-z0-9_]++(?:[./\-][A-Za-z0-9_]++)*+")
-"""An identifier-like run. The quantifiers are possessive: a run never gives characters
-back (nothing after it could use them), which spares the engine its backtracking, a fifth
-of the time a rebuild spends finding runs; the matches are those of ``+`` and ``*``."""
+_RUN_RE = re.compile(
+    r"[A-Za-z0-9_]++(?:[./\-][A-Za-z0-9_]++)*+(?:['\u2019](?i:re|ve|ll|[dmst])\b)?"
+)
+"""An identifier-like run, with the tail of a contraction when one follows (``we're``,
+``isn't``, ``user's``: see :func:`_run_tokens`). The quantifiers are possessive: a run
+never gives characters back (nothing after it could use them), which spares the engine
+its backtracking, a fifth of the time a rebuild spends finding runs; the matches are
+those of ``+`` and ``*``."""
 _PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
@@ -42,10 +47,27 @@ _CACHE_LIMIT = 200_000
 
 
 def _run_tokens(run: str) -> tuple[str, ...]:
+    cut = max(run.rfind("'"), run.rfind("\u2019"))
+    if cut > 0:
+        return _contraction_tokens(run[:cut], run[cut + 1 :])
     parts = _parts(run)
     if len(parts) == 1:
         return (parts[0],) if _keep(parts[0]) else ()
     return (*(p for p in parts if len(p) > 1), run.lower())
+
+
+def _contraction_tokens(head: str, tail: str) -> tuple[str, ...]:
+    """A contraction's tokens: its head's, never its tail's.
+
+    Split at the apostrophe, ``we're`` would give ``re`` and ``isn't`` would give ``isn``,
+    words nobody wrote, which matched a note saying "you're right" to a prompt asking
+    "we're good, right?". The tail (``'re``, ``'ve``, ``'ll``, ``'d``, ``'m``, ``'s``) is
+    dropped and the head is tokenised as any run (``user's`` is ``user``); a negation
+    (``n't``) is an auxiliary verb and ``not``, both common words, so it gives nothing.
+    """
+    if tail.lower() == "t":
+        return ()
+    return _run_tokens(head)
 
 
 def tokenize(text: str) -> list[str]:
