@@ -40,6 +40,7 @@ TEXT_EXPORTS = (
     "specstoryai-keyframe-blogger",  # SpecStory, Claude Code and Cursor, July 2025
     "hpm27-agente-bsc-rag",  # SpecStory, Cursor, October 2025 (Portuguese)
     "destyler-destyler",  # SpecStory, VS Code Copilot agent, June to November 2025 (Chinese)
+    "gyasis-promptchain",  # SpecStory, Claude Code, August to October 2025
 )
 """The folders of text exports (not native transcripts) that import reads itself."""
 
