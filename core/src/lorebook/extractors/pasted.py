@@ -10,6 +10,8 @@ location or a URL before the message.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from functools import lru_cache
 
 LOG_LINE = re.compile(
     r"^\s*(?:[^\s:]{1,30}:\s+\S|\[[^\]\s]{1,20}\]|.*(?:\x1b)?\[\d+(?:;\d+)*m"
@@ -104,9 +106,13 @@ def printed(text: str, start: int, end: int | None = None) -> bool:
 def _recurs(text: str, line: str) -> bool:
     """The line, of three words or more, occurs :data:`REPEATED` times in ``text``."""
     stripped = line.strip()
-    if len(stripped.split()) < 3:
-        return False
-    return sum(other.strip() == stripped for other in text.splitlines()) >= REPEATED
+    return len(stripped.split()) >= 3 and _line_counts(text)[stripped] >= REPEATED
+
+
+@lru_cache(maxsize=4)
+def _line_counts(text: str) -> Counter[str]:
+    """How often each line of ``text`` occurs, stripped: counted once per turn, not per line."""
+    return Counter(line.strip() for line in text.splitlines())
 
 
 __all__ = ["LOG_LINE", "SHELL_PROMPT", "log_like", "printed", "terminal_copy", "typed_first"]
