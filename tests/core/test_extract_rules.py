@@ -155,6 +155,40 @@ def test_sentences_keep_offsets_and_skip_pasted_text() -> None:
     assert sentences[0].paragraph == sentences[1].paragraph != sentences[2].paragraph
 
 
+def test_a_sentence_goes_on_over_one_blank_line_when_it_is_plainly_not_over() -> None:
+    # "I WANT" ends on a verb of mind; "the zip at <url>" is followed by its lower-case verb.
+    wants = split_sentences("I WANT \n\nNORD_USER and NORD_PASSWORD !!!")
+    assert [s.text for s in wants] == ["I WANT \n\nNORD_USER and NORD_PASSWORD !!!"]
+    zip_file = split_sentences(
+        "Use the archive at https://example.org/ovpn.zip\n\n"
+        "is a ZIP that has two folders.\n\nRead it once."
+    )
+    assert zip_file[0].text.startswith("Use the archive at")
+    assert zip_file[0].text.endswith("two folders.")
+
+
+def test_paragraphs_stay_apart_for_lists_and_lower_case_typists() -> None:
+    # Someone who types all in lower case opens a new sentence in lower case.
+    lower = split_sentences("keep the cache warm\n\nthe tests run against it")
+    assert [s.text for s in lower] == ["keep the cache warm", "the tests run against it"]
+    items = split_sentences("Rules for the repo\n\n- always pin versions\n- never push to main")
+    assert [s.text for s in items] == [
+        "Rules for the repo",
+        "always pin versions",
+        "never push to main",
+    ]
+    two = split_sentences("Keep the cache warm\n\nThe tests run against it")
+    assert [s.text for s in two] == ["Keep the cache warm", "The tests run against it"]
+
+
+def test_a_typed_break_before_a_rule_is_not_part_of_it() -> None:
+    assert strip_markers("\u2014\u2014 It should read the config once.") == (
+        "It should read the config once."
+    )
+    assert strip_markers("\\ Never commit the lock file.") == "Never commit the lock file."
+    assert strip_markers("-- keep it short") == "keep it short"
+
+
 def test_terms() -> None:
     text = "Keep `modules/custom/harbor_exchange` and resolveRepoPath; Beacon Review Lane owns it."
     assert code_identifiers(text) == [

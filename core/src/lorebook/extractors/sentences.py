@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lorebook.extractors.words import DANGLING, STATIVE
+
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _NOT_PROSE = re.compile(
     r"""^(?:
@@ -40,6 +42,9 @@ _PROMPT = re.compile(
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _END = re.compile(r"[.!?]+[\"')\]\u2019\u201d]*(?=\s|$)")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
+_LAST_WORD = re.compile(r"([A-Za-z']+)\W*$")
+NEEDS_MORE = DANGLING | STATIVE
+"""Words a sentence does not end on: a function word, or a verb of mind ("I want")."""
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|Mr|Mrs|Dr|St)|\b\w)\.$")
 
 ENVELOPE_MARKERS = (
@@ -206,25 +211,56 @@ def _wrapped(text: str) -> list[tuple[int, int, int, int]]:
 
     A line of a paragraph that does not end a sentence (no ``.``, ``!``, ``?`` or ``:`` at
     its end) goes on over the next line of the same paragraph: terminals and chat boxes
-    hard-wrap long prompts.
+    hard-wrap long prompts. It goes on over one blank line too when the sentence plainly is
+    not over: the line ends on a word a sentence does not end on ("I WANT", "... use the"),
+    or the next line opens in lower case ("the zip at <url>" / "is a ZIP that has ...").
     """
+    lines = prose_lines(text)
+    capitalises = _capitalises(text, lines)
     joined: list[tuple[int, int, int, int]] = []
-    last_number = -2
-    for paragraph, number, start, end in prose_lines(text):
+    last_number = last_paragraph = -2
+    for paragraph, number, start, end in lines:
         if joined:
             previous = joined[-1]
             tail = text[previous[2] : previous[3]].rstrip("\"')]\u2019\u201d ")
-            if (
-                previous[0] == paragraph
-                and number == last_number + 1
-                and not tail.endswith((".", "!", "?", ":"))
-            ):
+            open_ended = not tail.endswith((".", "!", "?", ":"))
+            step = (paragraph - last_paragraph, number - last_number)
+            gap = text[previous[3] : start]
+            goes_on = _goes_on(tail, text[start:end], gap, step, capitalises)
+            if open_ended and (step == (0, 1) or goes_on):
                 joined[-1] = (previous[0], previous[1], previous[2], end)
-                last_number = number
+                last_number, last_paragraph = number, paragraph
                 continue
         joined.append((paragraph, number, start, end))
-        last_number = number
+        last_number, last_paragraph = number, paragraph
     return joined
+
+
+def _goes_on(tail: str, line: str, gap: str, step: tuple[int, int], capitalises: bool) -> bool:
+    """True when ``line``, one blank line after ``tail``, finishes ``tail``'s sentence.
+
+    ``gap``: the text between them; ``step``: how many paragraphs and lines ``line`` is past
+    ``tail``'s last line: (1, 2) over a blank ``gap`` is the next paragraph after one blank
+    line (not a list item, which counts one paragraph more, nor a pasted line). A line that
+    opens in lower case goes on only for a person who opens paragraphs with a capital
+    (``capitalises``): someone who types all in lower case starts sentences that way.
+    """
+    if step != (1, 2) or gap.strip():
+        return False
+    last = _LAST_WORD.search(tail)
+    return bool(last and last.group(1).lower() in NEEDS_MORE) or (
+        capitalises and line[:1].islower()
+    )
+
+
+def _capitalises(text: str, lines: list[tuple[int, int, int, int]]) -> bool:
+    """True when most of the paragraphs the person typed open with a capital letter."""
+    firsts = {
+        paragraph: text[start:end].lstrip()[:1] for paragraph, _, start, end in reversed(lines)
+    }
+    upper = sum(1 for c in firsts.values() if c.isupper())
+    lower = sum(1 for c in firsts.values() if c.islower())
+    return upper > lower
 
 
 def split_sentences(text: str) -> list[Sentence]:

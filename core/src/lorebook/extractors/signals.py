@@ -131,7 +131,8 @@ LEADING_MARKERS = re.compile(
     r"|^(?:(?:note|remember|keep in mind)(?: that)?\s*[:,]\s*|(?:note|remember) that\s+)"
     r"|^(?:[\w'\u2019]+ ){1,4}is that\s+"
     r"|^(?:as a rule|in general|going forward|from now on)\s*[:,]?\s*"
-    rf"|^(?:we are|we{_APOS}re) introducing\s+",
+    rf"|^(?:we are|we{_APOS}re) introducing\s+"
+    r"|^(?:\\|[\u2014\u2013]+|-{2,}|={2,})(?=\s)\s*",  # a typed rule ("—— It should"), a break
     _I,
 )
 
