@@ -82,6 +82,14 @@ POLLING = "".join(
         "message='Forbidden', url='https://api.example.net/v1/helpers/ip'",
         # a polling loop's messages, the same lines again and again
         f"python -m acme_vpn --verbose connect\n\nUsing legacy VPN API\n{POLLING}",
+        # a logger prints its level on every line, and the advice a model logged is not a rule
+        "still failing:\nINFO: Final context: 37 entities, 40 relations, 15 chunks\n"
+        "INFO: chunks: E4/1 R1/1 E3/2\nWARNING: Rerank is enabled but no model is configured. "
+        "You should never enable rerank without a model.",
+        "it stops after printing its prompt, look:\n\n"
+        "INFO -     Generated instructions:\n"
+        "INFO -     - Never store credentials in the code\n"
+        "INFO -     - Use safe file operations\n\nwhy does it stop there",
     ],
 )
 def test_what_a_command_line_program_printed_is_not_a_rule(text: str) -> None:

@@ -43,6 +43,20 @@ STATUS_GLYPH = re.compile(r"^\s*[\u2800-\u28ff\u2713-\u2718\u274c\u2705\u26a0]")
 or a check mark or cross opening it (``✗ Failed to connect``)."""
 
 
+LOG_LEVEL = re.compile(
+    r"^\s*(?:\S+\s+-\s+)?(?:[\w.]+:)?\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)"
+    r"\]?(?::|\s+-\s|\s*\||\]|:[\w.]+:)"
+)
+"""A logging level opening a line, as a logger prints it: ``INFO: ...``, ``INFO - ...``,
+``WARNING:root:...``, ``[ERROR] ...``, ``22:14:45 - LiteLLM:INFO: ...`` (upper case only: a
+person's "Warning: ..." is not a logger's)."""
+
+
+LEVELLED = 2
+"""A turn with at least this many :data:`LOG_LEVEL` lines holds a log: a logger prints its
+level on every line, a person who types "ERROR: never ..." does so once."""
+
+
 REPEATED = 3
 """A line of a turn that recurs this often, word for word, was printed: a polling loop's
 messages ("OpenVPN process 85031 is running"), not sentences someone typed."""
@@ -89,7 +103,8 @@ def printed(text: str, start: int, end: int | None = None) -> bool:
     frozen"), or a URL comes before it on its line ("... Denying load of
     chrome-extension://.../content.js. Resources must be listed in ..."): a URL inside a
     typed rule stays the person's. So is a sentence one of whose lines opens with a
-    program's status mark (:data:`STATUS_GLYPH`) or recurs word for word in the turn
+    program's status mark (:data:`STATUS_GLYPH`) or a logging level in a turn that holds a
+    log (:data:`LOG_LEVEL`, :data:`LEVELLED`), or recurs word for word in the turn
     (:data:`REPEATED`): a sentence run together from a program's lines.
     """
     line_start = text.rfind("\n", 0, start) + 1
@@ -100,7 +115,14 @@ def printed(text: str, start: int, end: int | None = None) -> bool:
         return True
     stop = text.find("\n", end if end is not None else start)
     lines = text[line_start : len(text) if stop < 0 else stop].splitlines()
-    return any(STATUS_GLYPH.match(one) or _recurs(text, one) for one in lines)
+    levelled = any(LOG_LEVEL.match(one) for one in lines) and _levelled(text)
+    return levelled or any(STATUS_GLYPH.match(one) or _recurs(text, one) for one in lines)
+
+
+@lru_cache(maxsize=4)
+def _levelled(text: str) -> bool:
+    """``text`` has :data:`LEVELLED` lines or more that open with a logging level."""
+    return sum(1 for line in text.splitlines() if LOG_LEVEL.match(line)) >= LEVELLED
 
 
 def _recurs(text: str, line: str) -> bool:
