@@ -478,6 +478,14 @@ def test_titles_and_descriptions() -> None:
     # cut after twelve words: no dangling function word, and marked cut
     split = "I think we may need to split 'Petra' into two rows and keep the old name too"
     assert make_title(split) == "I think we may need to split 'Petra' into two rows \u2026"
+    # a sentence that opens on its condition is not cut to the condition alone
+    conditioned = (
+        "When you add a migration to the schema, run the full suite and the seed script "
+        "before you commit."
+    )
+    assert make_title(conditioned) == (
+        "When you add a migration to the schema, run the full suite …"
+    )
     assert make_description("Here is the gotcha:  keys\nare strings.") == "Keys are strings."
     assert make_description("x " * 300).endswith(" …")
 

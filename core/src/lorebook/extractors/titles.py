@@ -34,6 +34,13 @@ _CLAUSE = re.compile(r"[,;:]\s|\s[\u2014\u2013-]\s")
 _TRAILING = re.compile(r"[\s.,;:!]+$")
 
 
+_CONDITION = re.compile(
+    r"(?:when|whenever|if|unless|before|after|once|while|until|every time|each time|in case)\b",
+    re.IGNORECASE,
+)
+"""A sentence that opens on its condition: its first clause is not the rule, only when it holds."""
+
+
 def capital(text: str) -> str:
     """``text`` with its first character upper-cased."""
     return text[:1].upper() + text[1:]
@@ -43,7 +50,8 @@ def make_title(sentence: str) -> str:
     """A title of at most ~12 words from a sentence, its leading markers and code ticks gone.
 
     A short lead-in before a colon is skipped; a long sentence is cut at its first clause
-    boundary when that leaves 3 to 12 words, else after 12 words, without a dangling function
+    boundary (its second when it opens on a condition: "When X, do Y") when that leaves 3 to
+    12 words, else after 12 words, without a dangling function
     word ("... the approach that", "... into two rows and"), and marked cut with "…".
     """
     text = normalise(strip_markers(sentence))
@@ -54,9 +62,11 @@ def make_title(sentence: str) -> str:
     text = text.replace("`", "")
     words = text.split(" ")
     if len(words) > MAX_TITLE_WORDS:
-        clause = _CLAUSE.search(text)
-        head = text[: clause.start()] if clause else ""
-        if clause and 3 <= len(head.split(" ")) <= MAX_TITLE_WORDS:
+        clauses = list(_CLAUSE.finditer(text))
+        if _CONDITION.match(text):
+            clauses = clauses[1:]  # "Whenever you create a list, ...": the rule is what follows
+        head = text[: clauses[0].start()] if clauses else ""
+        if clauses and 3 <= len(head.split(" ")) <= MAX_TITLE_WORDS:
             text = head
         else:
             kept = without_dangling(words[:MAX_TITLE_WORDS], keep=3)
