@@ -457,3 +457,25 @@ def test_content_words_drop_function_words() -> None:
         "mocks",
         "db",
     ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # shouting is lowered, short names kept
+        ("WE DON'T WANT FUCKING CITIES", "We don't want cities"),
+        ("WHY ARE YOU CHECKING IP AT ALL BEFORE CONNECTING???", "Why are you checking IP at all"),
+        ("WE SHOULD DEFINITELY ALLOW SHORTCODES", "Definitely allow shortcodes"),
+        # a word in capitals in a sentence typed in lower case is the person's emphasis
+        ("The retries must stay at 3, use the LIVE IP CHECK", "The retries must stay at 3"),
+        # an expletive that only adds force goes; a verb stays
+        ("We don't need 12 fucking retries in the code.", "We don't need 12 retries in the code"),
+        ("Stop fucking with the permissions of the configs folder.", "Stop fucking with"),
+        # an identifier opening the sentence keeps its case
+        ("rotateWrapped should not be removed.", "rotateWrapped should not be removed"),
+    ],
+)
+def test_a_title_is_neither_shouted_nor_sworn(sentence: str, expected: str) -> None:
+    from lorebook.extractors.titles import rule_title
+
+    assert rule_title(sentence).startswith(expected)

@@ -2,7 +2,8 @@
 
 :func:`tidy_sentence` restores one sentence (spacing, apostrophes, a lone "i"; emphasis and
 emoji gone);
-:func:`strip_discourse` drops greetings, apologies, hedges, thanks and a short lead-in.
+:func:`strip_discourse` drops greetings, apologies, hedges, thanks and a short lead-in;
+:func:`calm` takes the shouting and the swearing out of a title (the quote keeps them).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from lorebook.extractors.words import CONTRACTIONS
+from lorebook.extractors.words import CONTRACTIONS, FUNCTION_WORDS
 
 _CONTRACTION = re.compile(r"\b(?:" + "|".join(CONTRACTIONS) + r")\b", re.IGNORECASE)
 
@@ -59,6 +60,59 @@ TRAIL = re.compile(
     r"|for example|e\.g|etc)\b\.?)+[\s.!]*$|[\s.!,;:-]+$",
     re.IGNORECASE,
 )
+
+
+_EXPLETIVE = re.compile(
+    r"\s*\b(?:for (?:fuck|god|christ|heaven|pete)(?:['\u2019]?s)? sake|the (?:fuck|hell|heck)\b"
+    r"|(?:fucking|freaking|frigging|effing|goddamn(?:ed)?)"
+    r"(?=\s+(?!(?:it|you|me|with|up|around|about|over)\b)\w))\b[ ,!]*",
+    re.IGNORECASE,
+)
+"""Words that only add force: "WE DON'T WANT FUCKING CITIES", "for fuck's sake, ...",
+"what the hell are you doing". A modifier before a word, or a fixed phrase."""
+
+
+_CAPS_WORD = re.compile(r"(?<![\w'\u2019`./-])([A-Z][A-Z'\u2019]+)(?![\w`./-])")
+
+
+SHOUTED = 0.6
+"""A sentence whose words are this share or more in capitals (three at least) is shouted."""
+
+
+def calm(text: str) -> str:
+    """``text`` as a title says it: without expletives, and not shouted.
+
+    In a shouted sentence ("WHY ARE YOU CHECKING IP AT ALL BEFORE CONNECTING???") a word in
+    capitals is lower-cased unless it is a short name that is not an English function word
+    (IP, UX, API, ZIP), and the sentence gets its capital back; a capital word in a sentence
+    typed in lower case ("use the LIVE IP CHECK") is emphasis the person chose and stays, as
+    do code spans. Repeated ``?`` or ``!`` become one.
+    """
+    parts = CODE_SPAN.split(text)
+    prose = [p for p in parts if not p.startswith("`")]
+    words = re.findall(r"[A-Za-z][A-Za-z'\u2019]*", " ".join(prose))
+    caps = sum(1 for w in words if len(w) > 1 and w.isupper())
+    shouted = caps >= 3 and caps >= SHOUTED * len(words)
+    out: list[str] = []
+    for part in parts:
+        if not part.startswith("`"):
+            part = _EXPLETIVE.sub(" ", part)
+            if shouted:
+                part = _CAPS_WORD.sub(_quieter, part)
+            part = re.sub(r"([?!])[?!]+", r"\1", re.sub(r"(?<=\S)  +(?=\S)", " ", part))
+        out.append(part)
+    calmed = "".join(out).strip()
+    if not calmed:
+        return text
+    opened = text.lstrip()[:1]
+    return calmed[:1].upper() + calmed[1:] if opened.isupper() or shouted else calmed
+
+
+def _quieter(match: re.Match[str]) -> str:
+    word = match.group(1)
+    if len(word) <= 3 and word.lower() not in FUNCTION_WORDS and not re.search("['\u2019]", word):
+        return word
+    return word.lower()
 
 
 def _outside_code(text: str, change: re.Pattern[str], to: str) -> str:

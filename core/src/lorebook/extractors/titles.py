@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from lorebook.extract.base import normalise
+from lorebook.extractors.discourse import calm
 from lorebook.extractors.signals import strip_markers
 from lorebook.extractors.statement import state_rule
 from lorebook.extractors.typos import fix_typos
@@ -97,9 +98,10 @@ def rule_title(sentence: str, words: Counter[str] | None = None) -> str:
     """The rule a sentence teaches, as a title.
 
     Typos the person made are fixed where certain
-    (:func:`~lorebook.extractors.typos.fix_typos`), the discourse around the rule dropped
+    (:func:`~lorebook.extractors.typos.fix_typos`), shouting and swearing taken out
+    (:func:`~lorebook.extractors.discourse.calm`), the discourse around the rule dropped
     and its phrasing made an imperative (:func:`~lorebook.extractors.statement.state_rule`);
     :func:`make_title` of the corrected sentence when no sentence states a rule.
     """
-    fixed = fix_typos(strip_markers(sentence), words or Counter())
+    fixed = calm(fix_typos(strip_markers(sentence), words or Counter()))
     return state_rule(fixed) or make_title(fixed)
