@@ -19,14 +19,26 @@ SESSION = [
 
 
 def make_project(
-    root: Path, name: str, *, teaching: tuple[bool, ...], tuned: bool = False, shaped: str = ""
+    root: Path,
+    name: str,
+    *,
+    teaching: tuple[bool, ...],
+    tuned: bool = False,
+    shaped: str = "",
+    rule: str | None = None,
 ) -> None:
     folder = root / name
     (folder / "sessions").mkdir(parents=True)
     lines = [json.dumps({"role": role, "text": text}) for role, text in SESSION]
     (folder / "sessions" / "s1.jsonl").write_text("\n".join(lines) + "\n")
     labels = [
-        {"file": "s1.jsonl", "turn": n, "teaching": t, "kind": "convention" if t else None}
+        {
+            "file": "s1.jsonl",
+            "turn": n,
+            "teaching": t,
+            "kind": "convention" if t else None,
+            **({"rule": rule} if t and rule else {}),
+        }
         for n, t in enumerate(teaching, 1)
     ]
     (folder / "labels.jsonl").write_text("".join(json.dumps(label) + "\n" for label in labels))
@@ -72,6 +84,26 @@ def test_each_project_gets_its_row_and_the_untuned_ones_are_pooled_apart(
     assert [p["project"] for p in loo["projects"]] == ["alpha", "beta", "delta", "gamma"]
     assert all("gate_threshold" in p for p in loo["projects"])
     assert loo["pooled"]["inputs"] == 12
+
+
+def test_the_title_column_says_how_much_of_the_labelled_rule_a_title_holds(
+    tmp_path: Path, cli: CliRunner
+) -> None:
+    # the proposal's title is "Always run the tests with uv run pytest, never bare pytest"
+    make_project(tmp_path, "named", teaching=(True, False, False), rule="Tests run with uv.")
+    make_project(tmp_path, "missed", teaching=(True, False, False), rule="Deploy on Fridays.")
+    make_project(tmp_path, "unstated", teaching=(True, False, False))
+    result = cli("eval", "extraction", "--corpus", str(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    rules = result.stdout.partition("\n\n")[0].splitlines()
+    assert rules[3].split()[-1] == "title"
+    rows = {line.split()[0]: line.split() for line in rules[4:]}
+    assert rows["named"][-1] == "1.00"  # tests, run, uv: all three in the title
+    assert rows["missed"][-1] == "0.00"
+    assert rows["unstated"][-1] == "-"  # no rule labelled: nothing to compare
+    assert rows["pooled"][-1] == "0.50"
+    as_json = json.loads(cli("eval", "extraction", "--corpus", str(tmp_path), "--json").stdout)
+    assert [p["title_words"] for p in as_json["projects"]] == [0.0, 1.0, None]
 
 
 def test_labels_that_do_not_fit_their_session_name_the_project_and_file(

@@ -177,15 +177,16 @@ def _corpus_report(roots: list[Path], json_output: bool) -> None:
         })  # fmt: skip
         return
     say("rules extractor alone (its phrase rules were written reading these projects but the")
-    say("held-out ones: see each project's SOURCE.json):")
-    say(_HEADER)
+    say("held-out ones: see each project's SOURCE.json; 'title': the share of a labelled rule's")
+    say("content words its proposal's title holds, over the teaching inputs proposed):")
+    say(f"{_HEADER} {'title':>5}")
     for f in figures:
-        say(_row(f.label, f.counts, f.word_share or 0.0))
-    say(_row("pooled", counts, share or 0.0))
+        say(f"{_row(f.label, f.counts, f.word_share or 0.0)} {_pct(f.counts.title_share):>5}")
+    say(f"{_row('pooled', counts, share or 0.0)} {_pct(counts.title_share):>5}")
     held_out = [f for f in figures if f.held_out]
     if held_out and len(held_out) != len(figures):
         counts, share = pooled(held_out)
-        say(_row("pooled, held out", counts, share or 0.0))
+        say(f"{_row('pooled, held out', counts, share or 0.0)} {_pct(counts.title_share):>5}")
     for line in leave_one_out_lines(report):
         say(line)
 

@@ -28,6 +28,7 @@ from lorebook.evaluation.extraction_labels import Label, LabelError, align, load
 from lorebook.evaluation.labelled import evaluate_folder, run_extractor
 from lorebook.extractors.llm import preselect
 from lorebook.extractors.rules import RulesExtractor
+from lorebook.extractors.words import content_words
 from lorebook.models.session import SessionLog
 
 
@@ -39,6 +40,9 @@ class InputResult:
     flagged: bool
     proposed_kind: str | None
     selected: bool
+    title_words: float | None = None
+    """For a flagged teaching input with a labelled rule: the share of the rule's content
+    words its proposal's title holds (:func:`title_words`); None otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,17 +64,29 @@ class Counts:
     flagged: int
     flagged_teaching: int
     selected_teaching: int
+    titled: int = 0
+    """Flagged teaching inputs whose title was compared with their labelled rule."""
+    title_words: float = 0.0
+    """The sum, over those, of the share of the rule's content words the title holds."""
 
     @staticmethod
     def of(results: Sequence[InputResult]) -> Counts:
         """Count ``results``."""
+        shares = [r.title_words for r in results if r.title_words is not None]
         return Counts(
             inputs=len(results),
             teaching=sum(r.label.teaching for r in results),
             flagged=sum(r.flagged for r in results),
             flagged_teaching=sum(r.flagged and r.label.teaching for r in results),
             selected_teaching=sum(r.selected and r.label.teaching for r in results),
+            titled=len(shares),
+            title_words=sum(shares),
         )
+
+    @property
+    def title_share(self) -> float | None:
+        """The mean share of a labelled rule's content words its proposal's title holds."""
+        return self.title_words / self.titled if self.titled else None
 
     @property
     def precision(self) -> float | None:
@@ -216,7 +232,23 @@ def counts_json(counts: Counts) -> dict[str, Any]:
         "precision": _ratio(counts.precision),
         "recall": _ratio(counts.recall),
         "preselection_recall": _ratio(counts.selection_recall),
+        "title_words": _ratio(counts.title_share),
     }
+
+
+def _stems(text: str) -> set[str]:
+    return {word.removesuffix("s") for word in content_words(text.lower())}
+
+
+def title_words(title: str, rule: str | None) -> float | None:
+    """The share of ``rule``'s content words ``title`` holds (a plural's ``s`` aside).
+
+    The labeller states the rule in their own words and the title is made from the person's,
+    so 1.0 is rare and 0.0 means the title says nothing of the rule ("We're getting closer"
+    for "reuse the existing search"). None when the rule has no content word.
+    """
+    wanted = _stems(rule or "")
+    return len(_stems(title) & wanted) / len(wanted) if wanted else None
 
 
 def by_label_kind(results: Sequence[InputResult]) -> dict[str, Counts]:

@@ -179,40 +179,6 @@ def load_corpus(roots: Sequence[Path]) -> list[Project]:
     return found
 
 
-def measure(project: Project) -> ProjectFigures:
-    """Run the extractor and the pre-selection on the project's sessions."""
-    from lorebook.extractors.llm import preselect
-    from lorebook.extractors.rules import find_teaching_moments
-
-    figures: list[SessionFigures] = []
-    for session in project.sessions:
-        turns = session.log.turns
-        flagged: dict[int, str] = {}
-        for candidate in find_teaching_moments(turns):
-            for position in candidate.turns:
-                flagged.setdefault(position, candidate.kind)
-        selection = preselect(turns)
-        sent = {turn.index for turn in selection.turns}
-        inputs = tuple(
-            InputResult(
-                label=label,
-                flagged=position in flagged,
-                proposed_kind=flagged.get(position),
-                selected=turns[position].index in sent,
-            )
-            for position, label in sorted(session.labels.items())
-        )
-        figures.append(
-            SessionFigures(session.file, inputs, selection.sent_words, selection.total_words)
-        )
-    return ProjectFigures(project.name, tuple(figures), project.tuned_on, project.shaped_on)
-
-
-def measure_corpus(projects: Sequence[Project]) -> list[ProjectFigures]:
-    """Every project's figures, in order."""
-    return [measure(project) for project in projects]
-
-
 def pooled(figures: Sequence[ProjectFigures]) -> tuple[Counts, float | None]:
     """Counts over every project, and the pooled word share."""
     results: list[InputResult] = [r for f in figures for s in f.sessions for r in s.inputs]

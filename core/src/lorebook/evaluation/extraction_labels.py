@@ -51,6 +51,8 @@ class Label:
     teaching: bool
     kind: str | None
     source: str
+    rule: str | None = None
+    """The rule the input teaches, in one sentence, as the labeller stated it (when given)."""
 
 
 def _field(data: dict[str, Any], name: str, where: str) -> Any:
@@ -78,7 +80,10 @@ def _label(data: Any, where: str) -> Label:
         raise LabelError(f"{where}: field 'kind' must be one of {', '.join(LABEL_KINDS)}")
     if not teaching and kind is not None:
         raise LabelError(f"{where}: field 'kind' must be null when 'teaching' is false")
-    return Label(Path(file).name, position, teaching, kind, where)
+    rule = data.get("rule")
+    if rule is not None and not isinstance(rule, str):
+        raise LabelError(f"{where}: field 'rule' must be a sentence or null")
+    return Label(Path(file).name, position, teaching, kind, where, rule if teaching else None)
 
 
 def load_labels(path: Path) -> dict[str, list[Label]]:

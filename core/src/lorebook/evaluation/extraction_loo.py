@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lorebook.evaluation.extraction import InputResult, SessionFigures
+from lorebook.evaluation.extraction import InputResult, SessionFigures, title_words
 from lorebook.evaluation.extraction_corpus import Project, ProjectFigures
 from lorebook.extractors.rules import Candidate
 from lorebook.extractors.scorer import Example, Scorer, fit, gate, labelled_examples
@@ -25,6 +25,8 @@ class _Read:
 
     project: Project
     candidates: tuple[tuple[Candidate, ...], ...]
+    titles: tuple[dict[tuple[int, str], str], ...]
+    """Each session's proposal titles, by the turn each candidate quotes and its main sentence."""
     sent: tuple[frozenset[int], ...]
     words: tuple[tuple[int, int], ...]
     examples: tuple[Example, ...]
@@ -33,18 +35,23 @@ class _Read:
 def _read(project: Project) -> _Read:
     from lorebook.extractors.llm import preselect
     from lorebook.extractors.rules import find_teaching_moments
+    from lorebook.extractors.titles import rule_title, vocabulary
 
-    candidates, sent, words, examples = [], [], [], []
+    candidates, titles, sent, words, examples = [], [], [], [], []
     for session in project.sessions:
         turns = session.log.turns
         found = tuple(find_teaching_moments(turns, gated=False))
+        known = vocabulary(turns)
+        titles.append({(c.turn, c.main): rule_title(c.main, known) for c in found})
         selection = preselect(turns)
         candidates.append(found)
         sent.append(frozenset(turn.index for turn in selection.turns))
         words.append((selection.sent_words, selection.total_words))
         teaching = {position: label.teaching for position, label in session.labels.items()}
         examples += labelled_examples(turns, teaching, found)
-    return _Read(project, tuple(candidates), tuple(sent), tuple(words), tuple(examples))
+    return _Read(
+        project, tuple(candidates), tuple(titles), tuple(sent), tuple(words), tuple(examples)
+    )
 
 
 def _figures(read: _Read, scorer: Scorer | None) -> ProjectFigures:
@@ -54,15 +61,20 @@ def _figures(read: _Read, scorer: Scorer | None) -> ProjectFigures:
         found = read.candidates[index]
         kept = found if scorer is None else gate(turns, found, scorer)
         flagged: dict[int, str] = {}
+        titled: dict[int, str] = {}
         for candidate in kept:
             for position in candidate.turns:
                 flagged.setdefault(position, candidate.kind)
+                titled.setdefault(position, read.titles[index][candidate.turn, candidate.main])
         inputs = tuple(
             InputResult(
                 label=label,
                 flagged=position in flagged,
                 proposed_kind=flagged.get(position),
                 selected=turns[position].index in read.sent[index],
+                title_words=title_words(titled[position], label.rule)
+                if position in titled and label.teaching
+                else None,
             )
             for position, label in sorted(session.labels.items())
         )
