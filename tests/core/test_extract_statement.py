@@ -479,3 +479,27 @@ def test_a_title_is_neither_shouted_nor_sworn(sentence: str, expected: str) -> N
     from lorebook.extractors.titles import rule_title
 
     assert rule_title(sentence).startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("WHY ARE YOU CHECKING IP AT ALL BEFORE CONNECTING???", "Don't check IP at all"),
+        ("Why are you trying to cd to my home directory?", "Don't try to cd to my home"),
+        ("why are you making a new branch again?", "Don't make a new branch again"),
+        ("Why are you running the whole suite?", "Don't run the whole suite"),
+        ("why did you get rid of the from_text calls?", "Don't get rid of the from_text calls"),
+        # a verb of mind, or a verb the agent never wrote, is no conduct to stop
+        ("Why do you think that is?", "Why do you think that is"),
+        ("Why are you singing?", "Why are you singing"),
+    ],
+)
+def test_a_question_at_the_agents_conduct_is_titled_by_what_to_stop(
+    sentence: str, expected: str
+) -> None:
+    from collections import Counter
+
+    from lorebook.extractors.titles import rule_title
+
+    agent = Counter(["check", "try", "cd", "make", "run", "get", "rid", "think"])
+    assert rule_title(sentence, agent).startswith(expected)

@@ -16,7 +16,7 @@ from lorebook.extractors.discourse import calm
 from lorebook.extractors.signals import strip_markers
 from lorebook.extractors.statement import state_rule
 from lorebook.extractors.typos import fix_typos
-from lorebook.extractors.words import without_dangling
+from lorebook.extractors.words import FUNCTION_WORDS, STATIVE, without_dangling
 from lorebook.models.session import LoggedTurn
 
 MAX_TITLE_WORDS = 12
@@ -99,9 +99,58 @@ def rule_title(sentence: str, words: Counter[str] | None = None) -> str:
 
     Typos the person made are fixed where certain
     (:func:`~lorebook.extractors.typos.fix_typos`), shouting and swearing taken out
-    (:func:`~lorebook.extractors.discourse.calm`), the discourse around the rule dropped
+    (:func:`~lorebook.extractors.discourse.calm`), a question at the agent's conduct read as
+    the rule it carries (:func:`asked_conduct`), the discourse around the rule dropped
     and its phrasing made an imperative (:func:`~lorebook.extractors.statement.state_rule`);
     :func:`make_title` of the corrected sentence when no sentence states a rule.
     """
-    fixed = calm(fix_typos(strip_markers(sentence), words or Counter()))
+    known = words or Counter()
+    fixed = calm(fix_typos(strip_markers(sentence), known))
+    fixed = asked_conduct(fixed, known) or fixed
     return state_rule(fixed) or make_title(fixed)
+
+
+_WHY_DOING = re.compile(
+    r"^why (?:are|were) you (?:still |even |now |always |again )?(?P<verb>[a-z]{3,}ing)\b"
+    r"(?P<rest>[^?]*)\?+$",
+    re.IGNORECASE,
+)
+_WHY_DID = re.compile(
+    r"^why (?:did|do) you (?:still |even |now |always |again )?(?:(?:have|need) to )?"
+    r"(?P<verb>[a-z]+)\b(?P<rest>[^?]*)\?+$",
+    re.IGNORECASE,
+)
+
+
+def asked_conduct(sentence: str, known: Counter[str]) -> str:
+    """The rule a question at the agent's conduct carries, or "".
+
+    "Why are you checking IP at all before connecting?" asks the agent to stop: "Don't check
+    IP at all before connecting". So do "why did you ...?" and "why do you (have to) ...?"
+    about an action. The verb's plain form is the one the session's agent text uses
+    (``known``): "checking" is "check", "making" "make", "running" "run"; a question whose
+    verb is a verb of mind ("why do you think ...?") or whose plain form the agent never
+    wrote is left as it is ("").
+    """
+    text = sentence.strip()
+    doing = _WHY_DOING.match(text)
+    if doing:
+        verb = _plain(doing.group("verb").lower(), known)
+        rest = doing.group("rest")
+    else:
+        did = _WHY_DID.match(text)
+        if did is None or did.group("verb").lower() in STATIVE | FUNCTION_WORDS:
+            return ""
+        verb, rest = did.group("verb").lower(), did.group("rest")
+    if not verb or verb in STATIVE:
+        return ""
+    return f"Don't {verb}{rest.rstrip()}"
+
+
+def _plain(ing: str, known: Counter[str]) -> str:
+    """The plain form of an ``-ing`` verb the agent's text uses ("making": "make"), or ""."""
+    stem = ing[: -len("ing")]
+    forms = [stem + "e", stem]
+    if len(stem) > 2 and stem[-1] == stem[-2]:
+        forms.append(stem[:-1])  # "running": "run"
+    return next((form for form in forms if known.get(form)), "")
