@@ -43,6 +43,8 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _END = re.compile(r"[.!?]+[\"')\]\u2019\u201d]*(?=\s|$)")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 _LAST_WORD = re.compile(r"([A-Za-z']+)\W*$")
+_TAIL = 80
+"""Characters of a sentence's end read to tell whether it goes on (a long one is not reread)."""
 NEEDS_MORE = DANGLING | STATIVE
 """Words a sentence does not end on: a function word, or a verb of mind ("I want")."""
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|Mr|Mrs|Dr|St)|\b\w)\.$")
@@ -222,7 +224,9 @@ def _wrapped(text: str) -> list[tuple[int, int, int, int]]:
     for paragraph, number, start, end in lines:
         if joined:
             previous = joined[-1]
-            tail = text[previous[2] : previous[3]].rstrip("\"')]\u2019\u201d ")
+            # the end of the sentence so far: enough to read its last word and mark
+            tail = text[max(previous[2], previous[3] - _TAIL) : previous[3]]
+            tail = tail.rstrip("\"')]\u2019\u201d ")
             open_ended = not tail.endswith((".", "!", "?", ":"))
             step = (paragraph - last_paragraph, number - last_number)
             gap = text[previous[3] : start]
