@@ -97,9 +97,11 @@ def extraction_command(
     recall and the share of the sessions' words it would send to a model.
 
     --corpus measures project by project, pooled, and pooled over the held-out projects
-    (their SOURCE.json marks neither tuned_on nor shaped_on); then leave-one-project-out:
-    each project scored by the rules with the learned gate fitted on the other projects only
-    (`lorebook eval extraction --corpus benchmarks/corpus` in a clone of lorebook).
+    (their SOURCE.json marks neither tuned_on nor shaped_on), with the share of each
+    labelled rule's content words its proposal's title holds ('title'); then
+    leave-one-project-out: each project scored by the rules with the learned gate fitted on
+    the other projects only (`lorebook eval extraction --corpus benchmarks/corpus` in a clone
+    of lorebook).
     """
     from lorebook.errors import UsageError
     from lorebook.evaluation.extraction import evaluate_extraction, report_json
