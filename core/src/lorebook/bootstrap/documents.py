@@ -2,11 +2,12 @@
 
 Without paths it reads a repository's usual knowledge: every ``README*.md``, ``CLAUDE.md``
 and ``AGENTS.md`` (at any depth), ``CONTRIBUTING*.md`` (at the root or in ``.github/``),
-Markdown under ``docs/`` and ``doc/``, architecture
+Markdown under ``docs/`` and ``doc/`` (of a docs site's MDX pages, those for contributors:
+:func:`contributor_page`), architecture
 decision records (Markdown in a folder named ``adr``, ``adrs`` or ``decisions``), Cursor
 rules (``.cursor/rules/**/*.mdc``), ``.github/copilot-instructions.md`` and
 ``.github/instructions/**/*.md``. Paths narrow that to the files named, or to the Markdown
-and ``.mdc`` files under the folders named.
+(``.md``, ``.mdx``) and ``.mdc`` files under the folders named.
 
 Dependency, build and tool folders (``node_modules``, ``.venv``, ``.lorebook`` ...) and
 other dot-folders are not searched; a symbolic link is never followed or read through.
@@ -75,11 +76,23 @@ def for_contributors(doc: Document) -> bool:
     """
     if doc.kind != "doc":
         return True
+    if doc.rel.endswith(".mdx") and contributor_page(PurePosixPath(doc.rel)):
+        return True
     stem = PurePosixPath(doc.rel).stem
     heading = _FIRST_HEADING.search(doc.text)
     return bool(
         FOR_CONTRIBUTORS.search(stem) or (heading and FOR_CONTRIBUTORS.search(heading.group(1)))
     )
+
+
+def contributor_page(rel: PurePosixPath) -> bool:
+    """True when a docs site's page is for contributors by its name or folder.
+
+    A site built from MDX pages (Mintlify, Docusaurus) is mostly the product's manual for its
+    users; its pages for the people who change the project say so in their file name or a
+    folder (``docs/development/tests.mdx``, ``docs/contributing.mdx``).
+    """
+    return any(FOR_CONTRIBUTORS.search(part) for part in (*rel.parts[1:-1], rel.stem))
 
 
 def kind_of(rel: PurePosixPath) -> DocKind:
@@ -99,6 +112,8 @@ def _wanted_by_default(rel: PurePosixPath) -> bool:
     name = rel.name
     if rel.suffix == ".mdc":
         return parts[:2] == (".cursor", "rules")
+    if rel.suffix == ".mdx":
+        return parts[0] in {"docs", "doc"} and contributor_page(rel)
     if rel.suffix != ".md":
         return False
     if name in {"CLAUDE.md", "AGENTS.md"} or name.upper().startswith("README"):
@@ -166,7 +181,9 @@ def find_documents(repo: Path, targets: Sequence[str] = ()) -> list[PurePosixPat
         if path.is_file():
             found.add(PurePosixPath(path.relative_to(repo).as_posix()))
             continue
-        found.update(r for r in _walk(path, repo, explicit=True) if r.suffix in {".md", ".mdc"})
+        found.update(
+            r for r in _walk(path, repo, explicit=True) if r.suffix in {".md", ".mdx", ".mdc"}
+        )
     return sorted(found)
 
 

@@ -91,9 +91,9 @@ def bootstrap_command(
         list[str] | None,
         typer.Argument(
             metavar="[PATH...]",
-            help="Documents or folders to read (default: READMEs, CONTRIBUTING, docs/, ADRs, "
-            "CLAUDE.md, AGENTS.md, .cursor/rules, .github/copilot-instructions.md, "
-            ".github/instructions).",
+            help="Documents or folders to read (default: READMEs, CONTRIBUTING, docs/ and a "
+            "docs site's .mdx pages for contributors, ADRs, CLAUDE.md, AGENTS.md, .cursor/rules, "
+            ".github/copilot-instructions.md, .github/instructions).",
             show_default=False,
         ),
     ] = None,

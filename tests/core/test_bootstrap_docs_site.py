@@ -1,0 +1,61 @@
+"""Bootstrap reads a docs site's MDX pages written for contributors, not its user manual."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lorebook.bootstrap.documents import find_documents
+from tests.conftest import CliRunner
+
+CONTRIBUTING = """---
+title: "Contributing"
+description: "Development workflow for contributors"
+---
+
+## Development standards
+
+Never use bare `except` clauses in the library code.
+
+## Tests
+
+Every test must create its own setup and leave nothing behind.
+"""
+
+USER_GUIDE = """---
+title: "Progress"
+---
+
+import { Tip } from "/snippets/tip.mdx"
+
+Clients must send a `progressToken` in the initial request to receive progress updates.
+"""
+
+
+def _site(repo: Path) -> None:
+    for rel, text in {
+        "docs/development/contributing.mdx": CONTRIBUTING,
+        "docs/servers/progress.mdx": USER_GUIDE,
+        "docs/coding-style.mdx": "# Style\n\nAlways name fixtures after what they hold.\n",
+    }.items():
+        path = repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def test_a_docs_sites_pages_for_contributors_are_read_by_default(kb_repo: Path) -> None:
+    _site(kb_repo)
+    found = [str(rel) for rel in find_documents(kb_repo) if str(rel).startswith("docs/")]
+    assert found == ["docs/coding-style.mdx", "docs/development/contributing.mdx"]
+    # a folder named on the command line is read whole, its MDX pages too
+    named = [str(rel) for rel in find_documents(kb_repo, ["docs/servers"])]
+    assert named == ["docs/servers/progress.mdx"]
+
+
+def test_the_rules_of_a_contributor_page_become_notes(kb_repo: Path, cli: CliRunner) -> None:
+    _site(kb_repo)
+    result = cli("-C", str(kb_repo), "bootstrap", "--dry-run")
+    assert result.exit_code == 0, result.stderr
+    assert "Never use bare `except` clauses in the library code" in result.stdout
+    assert "Every test must create its own setup" in result.stdout
+    assert "from docs/development/contributing.mdx#development-standards" in result.stdout
+    assert "progressToken" not in result.stdout  # the user guide is not read
