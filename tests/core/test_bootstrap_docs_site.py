@@ -59,3 +59,23 @@ def test_the_rules_of_a_contributor_page_become_notes(kb_repo: Path, cli: CliRun
     assert "Every test must create its own setup" in result.stdout
     assert "from docs/development/contributing.mdx#development-standards" in result.stdout
     assert "progressToken" not in result.stdout  # the user guide is not read
+
+
+def test_a_page_copied_into_a_second_folder_is_one_quote_said_in_both(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    # docs sites keep the previous version's pages (docs/v2/...) word for word
+    for rel in ("docs/development/contributing.mdx", "docs/v2/development/contributing.mdx"):
+        path = kb_repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(CONTRIBUTING, encoding="utf-8")
+    assert cli("-C", str(kb_repo), "bootstrap").exit_code == 0
+    [note] = [
+        p
+        for p in (kb_repo / ".lorebook" / "nodes").rglob("*.md")
+        if "bare" in p.name and p.name != "index.md"
+    ]
+    body = note.read_text(encoding="utf-8").split("\n---\n", 1)[1]
+    assert body.count("Never use bare `except` clauses") == 1, body
+    assert "From `docs/development/contributing.mdx`, under Development standards." in body
+    assert "From `docs/v2/development/contributing.mdx`, under Development standards." in body

@@ -7,6 +7,7 @@ Where a new note goes is :mod:`lorebook.curate.placement`.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -86,16 +87,27 @@ def merged_anchors(first: Anchors, second: Anchors) -> Anchors:
     )
 
 
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+
+
 def merge_duplicate(target: Note, proposal: Proposal) -> Note:
     """Fold a near-duplicate proposal into ``target``: same id, title and claim.
 
     The proposal's origin is appended to ``lb_derived_from``, its new tags and anchors are
-    added, and its body is appended when it says something the note's body does not.
+    added, and its body is appended when it says something the note's body does not. A
+    paragraph the body already holds is not repeated: a rule two documents state in the same
+    words keeps one quote and gains the line that says where else it is said.
     """
     body = target.body.strip("\n")
     extra = proposal.body.strip()
-    if extra and adds_something(extra, body):
-        body = f"{body}\n\n{extra}" if body else extra
+    held = {" ".join(p.split()) for p in _PARAGRAPH_BREAK.split(body)}
+    fresh = "\n\n".join(
+        p.strip()
+        for p in _PARAGRAPH_BREAK.split(extra)
+        if p.strip() and " ".join(p.split()) not in held
+    )
+    if fresh and (fresh != extra or adds_something(extra, body)):
+        body = f"{body}\n\n{fresh}" if body else fresh
     update: dict[str, Any] = {
         "derived_from": _union(target.derived_from, [proposal.origin]),
         "tags": _union(target.tags, proposal.tags),
