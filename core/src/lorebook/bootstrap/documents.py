@@ -39,6 +39,8 @@ SKIPPED_DIRS = frozenset(
 # not that host's plugin is installed here, so it cannot ask only the installed plugins.
 DOT_DIRS_READ = frozenset({".cursor", ".github", ".claude"})
 ADR_FOLDERS = frozenset({"adr", "adrs", "decisions"})
+_ADR_INDEX = re.compile(r"^(?:readme|index|template|\d+-template)\b", re.IGNORECASE)
+"""A file of an ADR folder that is no record: its index or the template new ones copy."""
 INSTRUCTION_FILES = frozenset({"CLAUDE.md", "AGENTS.md", "copilot-instructions.md"})
 
 
@@ -102,7 +104,7 @@ def kind_of(rel: PurePosixPath) -> DocKind:
         return "rule"
     if rel.name in INSTRUCTION_FILES:
         return "instructions"
-    if any(p in ADR_FOLDERS for p in parts):
+    if any(p in ADR_FOLDERS for p in parts) and not _ADR_INDEX.match(rel.name):
         return "adr"
     return "doc"
 

@@ -124,11 +124,32 @@ def draft_of(doc: Document, section: Section, rule: Rule) -> Draft:
     )
 
 
+_STATUS = re.compile(
+    r"^(?:[*-][ \t]*)?\**status\**[ \t]*:\**[ \t]*\**(?P<inline>\w+)"
+    r"|^#{2,6}[ \t]+status[ \t]*\n+[ \t]*(?:[*-][ \t]*)?\**(?P<below>\w+)",
+    re.IGNORECASE | re.MULTILINE,
+)
+NOT_IN_FORCE = frozenset({"proposed", "draft", "rejected", "superseded", "deprecated", "withdrawn"})
+"""An ADR status that records no decision the project follows now: not yet taken, or no longer."""
+
+
+def in_force(text: str) -> bool:
+    """False when the ADR's status says its decision is not taken yet or no longer holds.
+
+    The status is a ``Status: Proposed`` line (a list item or bold too) or the first word
+    under a ``## Status`` heading (``Superseded by ADR-0007``); with none, the ADR holds.
+    """
+    match = _STATUS.search(text)
+    status = (match.group("inline") or match.group("below")) if match else ""
+    return status.lower() not in NOT_IN_FORCE
+
+
 def adr_rule(doc: Document, section: Section) -> Rule:
     """The decision an ADR records: its decision section's first sentence, else its title."""
     match = _DECISION_HEADING.search(section.text)
     if match is not None:
-        rest = section.text[match.end() :]
+        line_end = section.text.find("\n", match.end())  # "## Decision (proposed)": all of it
+        rest = section.text[len(section.text) if line_end < 0 else line_end :]
         for block in rest.split("\n\n"):
             block = block.strip()
             if block and not block.startswith(("#", "```", "|")):
@@ -148,6 +169,10 @@ def rules_of(
     if is_changelog(doc):
         return []
     if doc.kind == "adr":
+        if not in_force(doc.text):
+            if tally is not None:
+                tally["decision not in force"] += 1
+            return []
         return [adr_rule(doc, section)]
     found = distil(section.text, tally, strict=strict)
     if doc.kind != "rule":
