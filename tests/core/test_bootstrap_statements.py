@@ -24,6 +24,9 @@ RULES = [
     ("Be careful: the cache is shared between workers.", "gotcha"),
     ("A ledger entry means one immutable line of the ledger.", "vocabulary"),
     ("We chose PostgreSQL over MongoDB because invoices need transactions.", "decision"),
+    # ... but an imperative, or a sentence opening on the question, keeps its force
+    ("Decide how the API should behave before writing code.", "convention"),
+    ("What you must never do is push to main.", "prohibition"),
 ]
 
 NOT_RULES = [
@@ -48,6 +51,12 @@ NOT_RULES = [
     ("Keep them concise.", "refers back"),
     ("This page describes the architecture.", "refers back"),
     ("To see every option, read the reference.", "how-to"),
+    # a modal in a question the sentence embeds is asked about, not required
+    (
+        "The maintainers have strong beliefs about what FastMCP should and shouldn't do.",
+        "statement",
+    ),
+    ("The docs describe when a test should be marked slow.", "statement"),
 ]
 
 

@@ -271,6 +271,22 @@ RELATIVE_MODAL = re.compile(
 )
 """A modal inside a restrictive relative clause ("a server that must not ..."): the
 sentence's own force is elsewhere, or it has none."""
+EMBEDDED_MODAL = re.compile(
+    rf"(?<=\w )((?:what|how|whether|when|where|why) (?:the |a |an )?[\w.-]+)"
+    rf" (?:should|must|shall)(?:{_NT}| not)?(?: and (?:should|must|shall)(?:{_NT}| not)?)?\b",
+    _I,
+)
+"""A modal inside a question a sentence embeds ("beliefs about what FastMCP should and
+shouldn't do", "it explains how the client should retry"): asked about, not required. The
+sentence's first word never opens it ("What you must never do is ..." is a rule), and it is
+read only in a sentence that opens on its subject (:data:`SUBJECT_FIRST`): an imperative
+keeps its force ("Decide how the API should behave before writing code")."""
+SUBJECT_FIRST = re.compile(
+    r"^(?:the|a|an|our|their|its|this|these|those|we|they|it|he|she|you|i|some|many|most|each"
+    r"|every|all|no)\b",
+    _I,
+)
+"""A sentence that opens on its subject (a determiner or a pronoun), not on a verb."""
 PRONOUN_SUBJECT = re.compile(
     r"^(?:it|this|that|these|those|they|he|she)\b(?!\s+(?:is|are) (?:called|short))", _I
 )

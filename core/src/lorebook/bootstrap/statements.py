@@ -297,6 +297,8 @@ def read_sentence(text: str, *, procedure: bool = False, strict: bool = False) -
         return Reading(None, "reference")
     text = g.PARENTHESIS.sub("", g.CODE_SPAN.sub("`code`", text))
     text = g.RELATIVE_MODAL.sub(r"\1", text)
+    if g.SUBJECT_FIRST.match(text):  # "Decide how the API should behave ..." instructs
+        text = g.EMBEDDED_MODAL.sub(r"\1", text)
     strong = bool(g.STRONG.search(main_clause(text)))
     reason = _left_out(text, strong=strong)
     if reason:
