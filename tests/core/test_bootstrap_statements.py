@@ -122,6 +122,20 @@ def test_a_lead_in_or_a_heading_gives_its_items_their_force() -> None:
     assert mirror.title == "Mirror the source tree in `tests/`"
 
 
+def test_what_a_program_will_do_is_described_not_required() -> None:
+    steps = (
+        "1. Attempt to connect to the server\n"
+        "2. Detect that OAuth authentication is required\n"
+        "3. Open a browser for authentication\n"
+    )
+    tally: Counter[str] = Counter()
+    assert distil(f"## Run the example\n\nThe `client.py` will:\n\n{steps}", tally) == []
+    assert tally["description"] == 3
+    # a list the reader is given keeps its force
+    (rule,) = distil("You will:\n\n1. never push to main\n")
+    assert rule.title == "Never push to main"
+
+
 def test_a_rule_of_thumb_is_advice_not_a_heading_of_rules() -> None:
     items = "- For quick validation, use `bun run ./src/cli.ts`.\n- Mirror the source tree.\n"
     assert len(distil(f"## Rules\n\n{items}")) == 2
