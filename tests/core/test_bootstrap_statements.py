@@ -136,6 +136,22 @@ def test_what_a_program_will_do_is_described_not_required() -> None:
     assert rule.title == "Never push to main"
 
 
+def test_a_block_quote_under_a_code_block_is_what_it_printed() -> None:
+    shown = (
+        "Example:\n\n```bash\nllm -t roast 'How are you?'\n```\n> I must admit, I never sleep.\n"
+    )
+    assert distil(shown) == []
+    noted = "```bash\nmake deploy\n```\n\n> **Note:** never deploy on a Friday.\n"
+    (rule,) = distil(noted)
+    assert rule.kind == "prohibition"
+
+
+def test_a_sentence_cut_out_of_a_bold_span_keeps_no_marker() -> None:
+    text = "- **Entries are append-only. Never remove an existing entry - only add new ones.**\n"
+    titles = [rule.title for rule in distil(text)]
+    assert titles == ["Never remove an existing entry - only add new ones"]
+
+
 def test_a_rule_of_thumb_is_advice_not_a_heading_of_rules() -> None:
     items = "- For quick validation, use `bun run ./src/cli.ts`.\n- Mirror the source tree.\n"
     assert len(distil(f"## Rules\n\n{items}")) == 2

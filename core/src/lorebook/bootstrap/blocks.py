@@ -10,7 +10,10 @@ that ends with a colon right before its list).
 Left out: code (fenced, or indented after a blank line outside a list), tables, HTML
 comments and tags on their own lines, and thematic breaks. A paragraph that is only bold
 text is read as a heading below the others. Block quotes and admonitions
-(``> [!NOTE]``, ``!!! note``) are read as paragraphs: documentation writes rules in them.
+(``> [!NOTE]``, ``!!! note``) are read as paragraphs: documentation writes rules in them. A
+block quote right after a code block is what the command printed ("> I'm doing great ...",
+a model's reply shown under ``llm -t roast ...``) and is left out too, unless it opens with
+a label ("> **Note:** ...").
 """
 
 from __future__ import annotations
@@ -22,6 +25,11 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,3}[.)])[ \t]+(?P<text>\S.*)$")
 _QUOTE = re.compile(r"^\s*>\s?")
+_LABELLED = re.compile(
+    r"^\s*(?:\[!\w+\]|\**(?:note|warning|caution|important|tip|rule|never|always)\b)", re.IGNORECASE
+)
+"""A block quote that opens with a label (``[!NOTE]``, "**Note:**", "Warning"): the writer's
+aside, even right after a code block."""
 _ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*\w+|^\s*\[!\w+\]\s*$")
 _BREAK = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
 _TAG_LINE = re.compile(r"^\s*</?[A-Za-z][^>]*>\s*$|^\s*<(?:img|br|hr|details|summary|div|p)\b")
@@ -150,15 +158,21 @@ def _skipped(line: str, reader: _Reader) -> bool:
 def read_blocks(text: str) -> list[Block]:
     """The paragraphs and list items of ``text`` in order (see the module docstring)."""
     reader = _Reader()
-    fenced = comment = False
+    fenced = comment = shown = False
     for raw in text.splitlines():
-        line = _QUOTE.sub("", raw, count=1) if _QUOTE.match(raw) else raw
+        quoted = bool(_QUOTE.match(raw))
+        line = _QUOTE.sub("", raw, count=1) if quoted else raw
+        if shown:  # right after a code block: a block quote is what it printed
+            if quoted and not _LABELLED.match(line):
+                continue
+            shown = not line.strip() and not quoted
         if comment or line.lstrip().startswith("<!--"):
             comment = "-->" not in line
             reader.flush()
             continue
         if _FENCE.match(line):
             fenced = not fenced
+            shown = not fenced
             reader.flush()
             continue
         if fenced:

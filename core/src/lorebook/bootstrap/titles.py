@@ -77,8 +77,16 @@ def plain(text: str) -> str:
     text = _FOOTNOTE.sub("", _STRUCK.sub("", _TAG.sub("", text)))
     for _ in range(2):
         text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2) or m.group(3), text)
+    text = _UNPAIRED.sub("", text)  # "**Append only. Never remove one.**" split in two
     text = _SYMBOLS.sub("", " ".join(text.split()))
     return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
+
+
+_UNPAIRED = re.compile(
+    r"(?<![\w*])(?:\*{1,3}|_{2,3})(?=\w)|(?<=[\w.!?:;,)])(?:\*{1,3}|_{2,3})(?![\w*])"
+)
+"""An emphasis marker left without its pair, at a word's edge: a sentence cut out of a bold
+span that held two."""
 
 
 def sentences(text: str) -> list[str]:
