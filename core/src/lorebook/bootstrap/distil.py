@@ -56,7 +56,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from lorebook.bootstrap.blocks import Block, read_blocks
-from lorebook.bootstrap.grammar import NEGATIVE, STRONG
+from lorebook.bootstrap.grammar import NEGATIVE, PROGRAM_DOES, STRONG
 from lorebook.bootstrap.statements import (
     Reading,
     describes_a_value,
@@ -300,13 +300,11 @@ def _block_rules(block: Block, context: _Context, tally: Counter[str]) -> list[R
 
 
 def _under(block: Block) -> str | None:
-    """What stands under ``block``: ``pointer``, ``example``, ``reason``, ``condition``, ...
+    """What stands under ``block``: a pointer, example, reason, condition or description.
 
-    A heading says its items point elsewhere, illustrate, say why or say when something
-    else may happen ("Conditions for permitted use"), or what introduces the list does
-    ("Examples:", "For example:", a change of state "TODO \u2192 IN-PROGRESS"); a lead-in
-    that says what a program does makes its items a ``description`` ("The `client.py`
-    will:").
+    A heading says its items point elsewhere, illustrate, say why or when ("Conditions for
+    permitted use"), or the lead-in does ("Examples:", a change of state "TODO \u2192
+    IN-PROGRESS", what a program does: "The `client.py` will:").
     """
     heading = plain(block.headings[-1]) if block.headings else ""
     if POINTER_HEADING.match(heading):
@@ -324,19 +322,9 @@ def _under(block: Block) -> str | None:
         return "condition"
     if block.item and EXAMPLE_LEAD.match(plain(block.lead.splitlines()[0] if block.lead else "")):
         return "example"
-    if block.item and block.lead and _PROGRAM_DOES.match(block.lead.splitlines()[-1].strip()):
+    if block.item and block.lead and PROGRAM_DOES.match(block.lead.splitlines()[-1].strip()):
         return "description"
     return None
-
-
-_PROGRAM_DOES = re.compile(
-    r"^(?:the |this |that |our )?(?:`[^`]+`|[\w-]+\.\w{1,4}|(?:it|this|script|command|server"
-    r"|client|tool|cli|program|app|hook|workflow|action|pipeline|bot|job|installer)\b)"
-    r"(?: \w+){0,2} (?:will|then|does|also)(?: \w+)?\s*:$",
-    re.IGNORECASE,
-)
-"""A lead-in that says what a program does ("The `client.py` will:", "The script then:"):
-its items describe the program's steps, which nobody is told to do."""
 
 
 @dataclass(slots=True)

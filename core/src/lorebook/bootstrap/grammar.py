@@ -321,3 +321,12 @@ MARKERS = re.compile(
     r"|key point|reminder|golden rule)\b\s*[:!.-]\s*)+",
     _I,
 )
+
+PROGRAM_DOES = re.compile(
+    r"^(?:the |this |that |our )?(?:`[^`]+`|[\w-]+\.\w{1,4}|(?:it|this|script|command|server"
+    r"|client|tool|cli|program|app|hook|workflow|action|pipeline|bot|job|installer)\b)"
+    r"(?: \w+){0,2} (?:will|then|does|also)(?: \w+)?\s*:$",
+    _I,
+)
+"""A lead-in that says what a program does ("The `client.py` will:", "The script then:"):
+its items describe the program's steps, which nobody is told to do."""
