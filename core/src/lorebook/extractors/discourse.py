@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 from lorebook.extractors.words import CONTRACTIONS, FUNCTION_WORDS
 
@@ -75,6 +76,12 @@ _EXPLETIVE = re.compile(
 _CAPS_WORD = re.compile(r"(?<![\w'\u2019`./-])([A-Z][A-Z'\u2019]+)(?![\w`./-])")
 
 
+_SPACES = re.compile(r"(?<=\S)  +(?=\S)")
+"""The room a dropped expletive leaves between two words."""
+_MARKS = re.compile(r"([?!])[?!]+")
+"""Repeated question and exclamation marks ("???", "?!?")."""
+
+
 SHOUTED = 0.6
 """A sentence whose words are this share or more in capitals (three at least) is shouted."""
 
@@ -88,20 +95,14 @@ def calm(text: str) -> str:
     typed in lower case ("use the LIVE IP CHECK") is emphasis the person chose and stays, as
     do code spans. Repeated ``?`` or ``!`` become one.
     """
-    parts = CODE_SPAN.split(text)
-    prose = [p for p in parts if not p.startswith("`")]
-    words = re.findall(r"[A-Za-z][A-Za-z'\u2019]*", " ".join(prose))
+    prose = " ".join(p for p in CODE_SPAN.split(text) if not p.startswith("`"))
+    words = re.findall(r"[A-Za-z][A-Za-z'\u2019]*", prose)
     caps = sum(1 for w in words if len(w) > 1 and w.isupper())
     shouted = caps >= 3 and caps >= SHOUTED * len(words)
-    out: list[str] = []
-    for part in parts:
-        if not part.startswith("`"):
-            part = _EXPLETIVE.sub(" ", part)
-            if shouted:
-                part = _CAPS_WORD.sub(_quieter, part)
-            part = re.sub(r"([?!])[?!]+", r"\1", re.sub(r"(?<=\S)  +(?=\S)", " ", part))
-        out.append(part)
-    calmed = "".join(out).strip()
+    calmed = _outside_code(text, _EXPLETIVE, " ")
+    if shouted:
+        calmed = _outside_code(calmed, _CAPS_WORD, _quieter)
+    calmed = _outside_code(_outside_code(calmed, _SPACES, " "), _MARKS, r"\1").strip()
     if not calmed:
         return text
     opened = text.lstrip()[:1]
@@ -115,7 +116,9 @@ def _quieter(match: re.Match[str]) -> str:
     return word.lower()
 
 
-def _outside_code(text: str, change: re.Pattern[str], to: str) -> str:
+def _outside_code(
+    text: str, change: re.Pattern[str], to: str | Callable[[re.Match[str]], str]
+) -> str:
     """``text`` with ``change`` replaced by ``to`` everywhere but in code spans."""
     parts = CODE_SPAN.split(text)
     return "".join(p if p.startswith("`") else change.sub(to, p) for p in parts)
