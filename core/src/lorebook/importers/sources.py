@@ -46,6 +46,8 @@ class ImportSource:
     name: str
     log: SessionLog | None = None
     native: NativeSource | None = None
+    fmt: str | None = None
+    """The text format ``log`` was read in (``specstory``, ``console``, ...)."""
 
 
 def history_harnesses() -> dict[str, Harness]:
@@ -141,7 +143,7 @@ def read_source(path: Path, fmt: str | None, harnesses: Mapping[str, Harness]) -
                 return ImportSource(str(path), native=native)
             raise ImportFormatError(_unknown_json(path, harnesses))
         fmt = _guess(data, path, harnesses)
-    return ImportSource(str(path), log=import_bytes(data, str(path), fmt))
+    return ImportSource(str(path), log=import_bytes(data, str(path), fmt), fmt=fmt)
 
 
 def _guess(data: bytes, path: Path, harnesses: Mapping[str, Harness]) -> str:

@@ -44,9 +44,22 @@ class Staged:
     changed: bool
 
 
-def _stage_log(paths: KBPaths, name: str, log: SessionLog) -> Staged:
+LEGACY_HARNESSES: dict[str, str] = {"specstory": "cursor"}
+"""The harness an earlier lorebook named every export of a format by (SpecStory: ``cursor``,
+until the export's own session line was read). A session already staged under it stays
+there, so importing the export again, or a longer copy of it, does not stage it twice."""
+
+
+def _stage_log(paths: KBPaths, name: str, log: SessionLog, fmt: str | None = None) -> Staged:
     """Write a parsed export's log, unless the same bytes were imported before."""
     target = log_path(paths, log.harness, log.session_id)
+    legacy = LEGACY_HARNESSES.get(fmt or "")
+    if legacy is not None and legacy != log.harness and not target.exists():
+        earlier = log_path(paths, legacy, log.session_id)
+        if earlier.exists():
+            origin = f"{legacy}:{log.session_id}"
+            log = log.model_copy(update={"harness": legacy, "origin": origin})
+            target = earlier
     before = load_log(target)
     if before is not None and before.transcript_hash == log.transcript_hash:
         return Staged(name, log.harness, log.session_id, target, len(before.turns), False)
@@ -81,7 +94,7 @@ def stage_sources(
                 done[key] = _stage_native(paths, source.name, source.native)
         elif source.log is not None:
             key = (source.log.harness, source.log.session_id)
-            done[key] = _stage_log(paths, source.name, source.log)
+            done[key] = _stage_log(paths, source.name, source.log, source.fmt)
         if on_source is not None:
             on_source()
     return list(done.values())
