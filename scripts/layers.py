@@ -49,6 +49,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.safeopen",
             "lorebook.statefile",
             "lorebook.appendlog",
+            "lorebook.detached",
             "lorebook.events",
             "lorebook.harness",
             "lorebook.providers",

@@ -253,7 +253,7 @@ def test_the_tick_counts_sessions_and_zero_turns_it_off(
 ) -> None:
     kb = str(repo / ".lorebook")
     started: list[list[str]] = []
-    monkeypatch.setattr("subprocess.Popen", lambda argv, **_: started.append(argv))
+    monkeypatch.setattr("lorebook.detached.start", lambda argv, _cwd: started.append(argv))
     assert not nudges.lint_tick(kb, str(repo), "s1", 0)
     assert not Path(nudges.tick_file(kb)).exists()
     for i in range(1, 7):

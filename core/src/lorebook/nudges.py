@@ -48,8 +48,6 @@ tick of the clock)."""
 MAX_STATE_BYTES = 64 * 1024
 WAITING = ("pending", "extracted")
 
-_STARTED: list[object] = []
-"""The lints this process started (Popen objects, never waited for)."""
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -269,17 +267,9 @@ def lint_tick(kb_root: str, repo: str, session_id: str, every: int) -> bool:
     _write(tick_file(kb_root), {"sessions": count, "recent": recent}, sync=False)
     if count % every:
         return False
-    import subprocess
+    from lorebook import detached
 
-    started = subprocess.Popen(
-        lint_argv(repo),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        cwd=repo,
-    )
-    _STARTED.append(started)  # held, so a long-lived process does not warn it still runs
+    detached.start(lint_argv(repo), repo)
     return True
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 
+from lorebook import detached
 from lorebook.recall.db import sqlite3
 from lorebook.recall.index import NoteIndex, index_path
 
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 STORES_NAME = "stores.json"
-_STARTED: list[Any] = []
-"""The refreshes this process started (subprocess.Popen objects, never waited for)."""
 
 
 HOME = "markdown"
@@ -129,19 +128,8 @@ def start_refreshers(kb_root: str, problems: list[str] | None = None) -> int:
         argv = entry.get("refresh")
         if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
             continue
-        import subprocess
-
         try:
-            _STARTED.append(  # kept: a running child's Popen, collected, warns
-                subprocess.Popen(
-                    argv,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    start_new_session=True,
-                    cwd=kb_root,
-                )
-            )
+            detached.start(argv, kb_root)
         except OSError as exc:
             if problems is not None:
                 problems.append(f"store {entry['name']!r}: refresh did not start: {exc}")
