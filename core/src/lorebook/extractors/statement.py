@@ -201,9 +201,13 @@ _FINITE = re.compile(
 )
 
 
-_CONDITION = re.compile(
-    r"^(?:if|when|whenever|unless|once|before|after|until|where|(?:as|so) long as)\b", _I
+CONDITION = re.compile(
+    r"^(?:if|when|whenever|unless|once|before|after|until|where|(?:as|so) long as"
+    r"|every time|each time|in case)\b",
+    _I,
 )
+"""A sentence opening on the condition its rule holds under ("Whenever you create a list,
+..."): the condition stays with the rule."""
 
 
 _FINITE_LEAD = re.compile(
@@ -211,9 +215,11 @@ _FINITE_LEAD = re.compile(
 )
 
 
-_GIVEN = re.compile(
+GIVEN = re.compile(
     r"^(?:since|because|as|given that|although|though|while|whereas|considering)\b", _I
 )
+"""A sentence opening on what it takes as given ("Since we deploy on Fridays, ..."): the
+rule is what follows."""
 
 
 _SETTING = re.compile(
@@ -305,14 +311,14 @@ def _framed_rule(text: str) -> tuple[str, int] | None:
     comma = masked.find(", ")
     lead, main = text[: max(comma, 0)], text[comma + 2 :]
     setting = _SETTING.match(lead) and not _FINITE_LEAD.search(lead)  # not "Resolving is"
-    framed = _CONDITION.match(lead) or _GIVEN.match(lead) or setting
+    framed = CONDITION.match(lead) or GIVEN.match(lead) or setting
     if comma < 0 or len(lead.split()) > 12 or not framed:
         return _person_rule(text)
     stated = _framed_rule(main)
     if stated is None:
         return None
     rule, weight = stated
-    if _CONDITION.match(lead):
+    if CONDITION.match(lead):
         if weight >= 3:
             return f"{lead}, {rule}", weight
         return text, 3 if _DIRECTIVE.search(main) else 1  # "If X, the files should Y"
@@ -405,7 +411,7 @@ def _cut_where(text: str) -> tuple[str, bool]:
     if len(text) <= MAX_RULE:
         return text, False
     bounds = [m.start() for m in _CLAUSE.finditer(masked) if 20 <= m.start() <= MAX_RULE]
-    if _CONDITION.match(text):
+    if CONDITION.match(text):
         bounds = bounds[1:]
     if bounds:
         return text[: bounds[-1]], False

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from lorebook.extract.base import normalise
 from lorebook.extractors.discourse import calm
 from lorebook.extractors.signals import strip_markers
-from lorebook.extractors.statement import state_rule
+from lorebook.extractors.statement import CONDITION, GIVEN, state_rule
 from lorebook.extractors.typos import fix_typos
 from lorebook.extractors.words import FUNCTION_WORDS, STATIVE, without_dangling
 from lorebook.models.session import LoggedTurn
@@ -33,13 +33,6 @@ _CLAUSE = re.compile(r"[,;:]\s|\s[\u2014\u2013-]\s")
 
 
 _TRAILING = re.compile(r"[\s.,;:!]+$")
-
-
-_CONDITION = re.compile(
-    r"(?:when|whenever|if|unless|before|after|once|while|until|every time|each time|in case)\b",
-    re.IGNORECASE,
-)
-"""A sentence that opens on its condition: its first clause is not the rule, only when it holds."""
 
 
 def capital(text: str) -> str:
@@ -64,7 +57,7 @@ def make_title(sentence: str) -> str:
     words = text.split(" ")
     if len(words) > MAX_TITLE_WORDS:
         clauses = list(_CLAUSE.finditer(text))
-        if _CONDITION.match(text):
+        if CONDITION.match(text) or GIVEN.match(text):
             clauses = clauses[1:]  # "Whenever you create a list, ...": the rule is what follows
         head = text[: clauses[0].start()] if clauses else ""
         if clauses and 3 <= len(head.split(" ")) <= MAX_TITLE_WORDS:
