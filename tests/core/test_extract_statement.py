@@ -503,3 +503,33 @@ def test_a_question_at_the_agents_conduct_is_titled_by_what_to_stop(
 
     agent = Counter(["check", "try", "cd", "make", "run", "get", "rid", "think"])
     assert rule_title(sentence, agent).startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        (
+            "Can't we make the latest python a dependency declared in our project?",
+            "Make the latest python a dependency declared in our project",
+        ),
+        ("Can\u2019t you use the venv?", "Use the venv"),
+        ("Why not use uv?", "Use uv"),
+        ("Why don't you run the tests first?", "Run the tests first"),
+        ("Shouldn't that be in docs?", "That should be in docs"),
+        ("We can drop the comment, right?", "We can drop the comment"),
+        # a question asking something, or with a verb the agent never wrote, stays a question
+        ("Can you tell me why it failed?", "Can you tell me why it failed?"),
+        ("Can you think of a reason?", "Can you think of a reason?"),
+        ("Could you juggle?", "Could you juggle?"),
+        ("How is this done, right?", "How is this done, right?"),
+    ],
+)
+def test_a_suggestion_put_as_a_question_is_titled_by_what_it_suggests(
+    sentence: str, expected: str
+) -> None:
+    from collections import Counter
+
+    from lorebook.extractors.titles import rule_title
+
+    agent = Counter(["make", "use", "run", "tell", "think"])
+    assert rule_title(sentence, agent) == expected

@@ -93,13 +93,14 @@ def rule_title(sentence: str, words: Counter[str] | None = None) -> str:
     Typos the person made are fixed where certain
     (:func:`~lorebook.extractors.typos.fix_typos`), shouting and swearing taken out
     (:func:`~lorebook.extractors.discourse.calm`), a question at the agent's conduct read as
-    the rule it carries (:func:`asked_conduct`), the discourse around the rule dropped
+    the rule it carries (:func:`asked_conduct`), a suggestion put as a question read as what
+    it suggests (:func:`asked_suggestion`), the discourse around the rule dropped
     and its phrasing made an imperative (:func:`~lorebook.extractors.statement.state_rule`);
     :func:`make_title` of the corrected sentence when no sentence states a rule.
     """
     known = words or Counter()
     fixed = calm(fix_typos(strip_markers(sentence), known))
-    fixed = asked_conduct(fixed, known) or fixed
+    fixed = asked_conduct(fixed, known) or asked_suggestion(fixed, known) or fixed
     return state_rule(fixed) or make_title(fixed)
 
 
@@ -138,6 +139,53 @@ def asked_conduct(sentence: str, known: Counter[str]) -> str:
     if not verb or verb in STATIVE:
         return ""
     return f"Don't {verb}{rest.rstrip()}"
+
+
+_NOT = "n['\u2019]?t"
+_SUGGEST = re.compile(
+    rf"^(?:ca{_NOT}|cannot|can|could(?:{_NOT})?|would(?:{_NOT})?|will|wo{_NOT}"
+    rf"|why (?:not|do{_NOT} (?:you|we))(?= \w+ \w))(?: (?:you|we))? (?:just |simply |also )?"
+    r"(?P<verb>[a-z]+)\b(?P<rest>[^?]*)\?+$",
+    re.IGNORECASE,
+)
+_SHOULD_NOT = re.compile(
+    rf"^(?:should{_NOT}|should not) (?P<subject>(?:the|this|that|these|those|our|it)\b[^?]*?)"
+    r"\s+(?P<verb>be|go|live|stay|use|have)\b(?P<rest>[^?]*)\?+$",
+    re.IGNORECASE,
+)
+_TAG = re.compile(
+    rf",\s*(?:right|no|yes|correct|ok(?:ay)?|is{_NOT} it|do{_NOT} you think)\s*\?+$", re.I
+)
+
+
+def asked_suggestion(sentence: str, known: Counter[str]) -> str:
+    """What a suggestion put as a question suggests, or "".
+
+    "Can't we make the latest python a dependency?" suggests "Make the latest python a
+    dependency"; so do "could you ...?", "why not ...?" (its verb one the session's agent
+    text uses: ``known``; not a verb of mind, "can you think of ...?", nor one addressed to
+    the person, "could you tell me ...?": those ask). "Shouldn't that
+    be in docs?" says "that should be in docs"; "We can drop the comment, right?" says "We
+    can drop the comment". Any other question is left as it is ("").
+    """
+    text = sentence.strip()
+    tagged = _TAG.search(text)
+    if tagged and not text.lower().startswith(("why", "how", "what", "where", "when", "which")):
+        return text[: tagged.start()].rstrip()
+    should = _SHOULD_NOT.match(text)
+    if should:
+        subject = should.group("subject")
+        return f"{capital(subject)} should {should.group('verb')}{should.group('rest').rstrip()}"
+    suggested = _SUGGEST.match(text)
+    if suggested is None:
+        return ""
+    verb = suggested.group("verb").lower()
+    rest = suggested.group("rest")
+    if verb in STATIVE | FUNCTION_WORDS or not known.get(verb) or len(verb) < 3:
+        return ""
+    if re.match(r"\s+(?:me|us)\b", rest, re.IGNORECASE):
+        return ""  # "could you tell me ...?", "can you show us ...?": asks the person something
+    return f"{capital(verb)}{rest.rstrip()}"
 
 
 def _plain(ing: str, known: Counter[str]) -> str:
