@@ -164,9 +164,9 @@ def asked_suggestion(sentence: str, known: Counter[str]) -> str:
     "Can't we make the latest python a dependency?" suggests "Make the latest python a
     dependency"; so do "could you ...?", "why not ...?" (its verb one the session's agent
     text uses: ``known``; not a verb of mind, "can you think of ...?", nor one addressed to
-    the person, "could you tell me ...?": those ask). "Shouldn't that
-    be in docs?" says "that should be in docs"; "We can drop the comment, right?" says "We
-    can drop the comment". Any other question is left as it is ("").
+    the person, "could you tell me ...?": those ask). "Shouldn't that be in docs?" says
+    "That should be in docs"; "We can drop the comment, right?" says "We can drop the
+    comment". Any other question is left as it is ("").
     """
     text = sentence.strip()
     tagged = _TAG.search(text)
