@@ -406,7 +406,7 @@ V2_PROMPTS = [
         "the cache in memory only",
         18,
     ),
-    ("thanks. Next:\\\n\\\n- add a test\\\n- never touch the fixtures folder", 33),
+    ("thanks. Next:\n\n- add a test\n- never touch the fixtures folder", 33),  # typed breaks
     ("/export notes.txt", 39),
     ("that is all", 43),
 ]
@@ -462,3 +462,35 @@ def test_the_v2_banner_alone_says_claude_code(text: str) -> None:
 def test_a_v1_copy_still_ends_a_prompt_at_a_column_0_line() -> None:
     text = "claude\n\n> run the tests\nTotal cost: $0.10\n\n⏺ Done.\n"
     assert [t.text for t in read_console(text, "x.md").prompts] == ["run the tests"]
+
+
+V2_TYPED_BREAKS = (
+    " ▐▛███▜▌   Claude Code v2.0.53\n"
+    "\n"
+    "> thank you! Next tasks \n"
+    "will be:\\\n"
+    "\\\n"
+    "-Examine the diaries\\\n"
+    "-Commit\\\n"
+    "\\\n"
+    "do not begin these tasks now\n"
+    "\n"
+    "● Understood.\n"
+    "\n"
+    "> run this exactly:\n"
+    "docker run --rm \\\n"
+    "  -v data:/data image\n"
+    "\n"
+    "● Done.\n"
+)
+
+
+def test_backslashes_typed_to_break_a_prompt_are_not_kept() -> None:
+    """Claude Code's backslash-Enter shows as a backslash ending each line of the prompt;
+    a shell command's continuation, in a prompt typed without it, keeps its backslash."""
+    prompts = [t.text for t in read_console(V2_TYPED_BREAKS).turns if t.role == "user"]
+    assert prompts[0] == (
+        "thank you! Next tasks \nwill be:\n\n-Examine the diaries\n-Commit\n\n"
+        "do not begin these tasks now"
+    )
+    assert prompts[1] == "run this exactly:\ndocker run --rm \\\n-v data:/data image"

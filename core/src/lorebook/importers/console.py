@@ -59,7 +59,7 @@ from lorebook.importers.common import (
     imported_log,
     session_id_from_name,
 )
-from lorebook.importers.console_marks import POINTER, POINTER_PROMPT, pointer_prompt
+from lorebook.importers.console_marks import POINTER, POINTER_PROMPT, pointer_prompt, typed_breaks
 from lorebook.models.session import LoggedToolCall, LoggedTurn, SessionLog
 
 # Host names core keeps on purpose: a console copy is a terminal's text, read without the
@@ -368,7 +368,7 @@ def _gemini_box(current: _Block | None, line: str, number: int) -> _Block | None
 
 def _prompt_turn(block: _Block) -> ConsoleTurn:
     lines = [line.rstrip() for line in block.lines] if block.padded else block.lines
-    text = "\n".join(lines).strip()
+    text = typed_breaks("\n".join(lines)).strip()
     role: ConsoleRole = "summary" if text.startswith(SUMMARY_OPENING) else "user"
     return ConsoleTurn(role, text, block.line)
 

@@ -61,3 +61,29 @@ def _menu_cursor(lines: list[str], index: int) -> bool:
         return False
     after = next((line for line in lines[below:] if line.strip()), None)
     return after is None or bool(_FOOTER.search(after))
+
+
+_TYPED_BREAK = re.compile(r"(?<!\\)\\[ \t]*$")
+r"""A backslash ending a line (not an escaped one, ``\\``), spaces after it allowed."""
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+
+
+def typed_breaks(text: str) -> str:
+    r"""``text`` of a prompt without the backslashes its person typed to break lines.
+
+    In Claude Code a backslash then Enter starts a new line of the prompt, and the copy
+    shows the backslash at the end of each such line, on a line of its own where the person
+    left one empty ("next tasks will be:\" then "\"). A prompt with such a lone backslash
+    was typed that way: every line ending in a backslash outside a fenced code block loses
+    it. A prompt without one keeps its backslashes (a shell command's continuation lines).
+    """
+    lines = text.split("\n")
+    if not any(line.strip() == "\\" for line in lines):
+        return text
+    fenced = False
+    for at, line in enumerate(lines):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            lines[at] = _TYPED_BREAK.sub("", line).rstrip() if _TYPED_BREAK.search(line) else line
+    return "\n".join(lines)
