@@ -168,3 +168,19 @@ def test_words_get_the_third_place_when_meaning_ranks_the_first_two() -> None:
     lexical_only = [(None, Candidate(c.id, c.lexical, 0.1, 0.0)) for c in fused]
     same = [c.id for _, c in words_get_a_place(lexical_only)]  # type: ignore[arg-type]
     assert same == ["m1", "m2", "m3", "w", "m4"]  # without the semantic signal: unchanged
+
+
+def test_a_description_cut_from_the_bodys_first_sentence_is_not_said_again() -> None:
+    """An extracted note's description is its quote's sentence, cut with "…" when long;
+    served whole, the sentence is said once, in full."""
+    sentence = (
+        "One thing: in all cases, when updating to-do lists please *never* delete tasks, "
+        "instead mark them as done but leave them as a record - if you've deleted to-do "
+        "tasks or checklists in any document, please restore them and then instead mark "
+        "them as done."
+    )
+    cut = sentence[:200].rsplit(" ", 1)[0] + " \u2026"
+    todo = note("todo-lists", "Never delete tasks from to-do lists", cut, sentence)
+    text = whole(todo)
+    assert text.count("One thing: in all cases") == 1
+    assert sentence in text

@@ -66,6 +66,17 @@ def body_lines(note: IndexedNote) -> list[str]:
     return out
 
 
+def _opens_with(body: str, description: str) -> bool:
+    """True when ``body`` opens with ``description``, whose end may be cut ("... mark …").
+
+    Spacing and line breaks aside: an extracted note's description is its quote's first
+    sentence on one line, cut at a word with an ellipsis when it is long.
+    """
+    said = " ".join(description.split())
+    cut = said.removesuffix("\u2026").removesuffix("...")
+    return " ".join(body.split()).startswith(cut.rstrip() if cut != said else said)
+
+
 def whole(note: IndexedNote) -> str:
     """The whole note: one heading (title, kind, path), its marks, description, body, errata."""
     parts = [f"### {note.title} ({note.kind}; {location(note)})"]
@@ -76,7 +87,7 @@ def whole(note: IndexedNote) -> str:
         parts.append(mark)
     body = "\n".join(body_lines(note)).strip()
     # A body that already opens with the description (as extracted notes do) says it once.
-    if note.description.strip() and not body.startswith(note.description.strip()):
+    if note.description.strip() and not _opens_with(body, note.description):
         parts.append(note.description.strip())
     if body:
         parts.append(body)
