@@ -34,6 +34,7 @@ TEXT_EXPORTS = (
     "thathunky-gryag",  # SpecStory, VS Code Copilot
     "twardoch-twat-search",  # SpecStory, Cursor, early 2025 (no timestamps on the turns)
     "rjpower-zopfli",  # Claude Code console copies, 2025, beginning mid-session (scroll-back)
+    "org-etherealogic-themegpt-v2.0",  # Claude Code 2.0.76 to 2.1.1 console copies
     "robin-collins-aibundle",  # SpecStory, Cursor, April to June 2025 (no timestamps on the turns)
     "hornsyld-economic-bc-connector",  # SpecStory, VS Code Copilot agent, October 2025 (AL)
     "twardoch-nyord-vpn",  # SpecStory, Cursor, February 2025 (no timestamps on the turns)
