@@ -494,3 +494,39 @@ def test_backslashes_typed_to_break_a_prompt_are_not_kept() -> None:
         "do not begin these tasks now"
     )
     assert prompts[1] == "run this exactly:\ndocker run --rm \\\n-v data:/data image"
+
+
+MACOS_V2_MID_SESSION = (
+    "      268 +      size: 1,\n"
+    "\n"
+    "⏺ The themes are in place.\n"
+    "\n"
+    "> Prior to previewing themes in the Chrome extension, please load them into our \n"
+    "previewer application. This approach eliminates the need to modify the settings.\n"
+    "\n"
+    "⏺ I'll load them into the previewer.\n"
+    "\n"
+    "> Commit and push these changes.\n"
+    "\n"
+    "⏺ Bash(git push)\n"
+    "  ⎿  Everything up-to-date\n"
+    "\n"
+    "> Can you create a privacy page, as I have set the redirection link to \n"
+    "the following URL?\n"
+    "  https://example.org/privacy\n"
+    "\n"
+    "⏺ Done.\n"
+)
+
+
+def test_a_v2_copy_without_its_banner_reads_prompts_wrapped_at_column_0() -> None:
+    """A macOS copy (``⏺`` marks) taken mid-session shows no banner; its prompts' later
+    lines at column 0 still belong to them."""
+    prompts = [t.text for t in read_console(MACOS_V2_MID_SESSION, "x.md").prompts]
+    assert prompts == [
+        "Prior to previewing themes in the Chrome extension, please load them into our \n"
+        "previewer application. This approach eliminates the need to modify the settings.",
+        "Commit and push these changes.",
+        "Can you create a privacy page, as I have set the redirection link to \n"
+        "the following URL?\nhttps://example.org/privacy",
+    ]

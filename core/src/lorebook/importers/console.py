@@ -21,8 +21,9 @@ command line is not read. Then:
   that opens with Claude Code's "This session is being continued from a previous
   conversation" is the compaction summary Claude pasted, not something a person typed: its
   role is ``summary``.
-* Claude Code v2 (its banner or logo, or ``●`` marks, show it) writes a wrapped prompt's
-  later lines at column 0, so there a prompt goes on up to the next line that starts
+* Claude Code v2 (its banner or logo, or ``●`` marks, show it; in a copy with neither,
+  prompts that go on at column 0 more often than on indented lines) writes a wrapped
+  prompt's later lines at column 0, so there a prompt goes on up to the next line that starts
   ``●``, ``⏺``, ``> ``, ``❯``, ``✻``, ``∴``, ``═``, ``─``, ``╭`` or the logo, or a ``⎿`` line;
   trailing blank lines are dropped. ``══ Conversation compacted ══`` lines are not read.
 * Claude Code also shows what was typed in memory mode (``# rule``) and bash mode
@@ -48,6 +49,7 @@ the 1-based line of the file it starts on, so a label or a quote can point back 
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +102,8 @@ _LOGO = re.compile(r"^ *(?:▐▛███▜▌|▝▜█████▛▘|▘
 _WRAPPED_PROMPT_ENDS = ("●", "⏺", "> ", POINTER, "✻", "∴", "═", "─", "╭")
 """What ends a v2 prompt at column 0 (besides the logo): the lines its wrapped text never starts."""
 _THINKING = ("✻ Thinking", "∴ Thinking")
+_EXIT_SUMMARY = re.compile(r"^Total (?:cost|duration|code changes)\b|^Usage by model\b")
+"""The summary Claude Code prints at column 0 when it exits (``Total cost: $0.10``)."""
 _GEMINI_TOOL_BOX = re.compile(r"^ ?│ (?:✔|✖)  \S")
 _LAUNCH = re.compile(
     r"^(?:(?!> ).*[$%#>)\u276f\u279c\u00bb\u03bb\u2192\u2717]\s*)?(?:\S*/)?"
@@ -268,9 +272,23 @@ def _continue(block: _Block | None, line: str) -> None:
 def _wrapped(lines: list[str]) -> bool:
     """True when the copy is Claude Code v2's: its banner or logo, or a ``●`` mark, shows it.
 
-    Its ``/export`` writes a wrapped prompt's later lines at column 0, not indented.
+    Its ``/export`` writes a wrapped prompt's later lines at column 0, not indented. A copy
+    that starts mid-session with ``⏺`` marks (macOS) shows neither; there its prompts tell:
+    more of them go on at column 0 on the very next line than on an indented one (v1 indents
+    a wrapped prompt's later lines; at column 0 right under a prompt it writes only its exit
+    summary, ``Total cost: ...``).
     """
-    return any(line.startswith("●") or _CLAUDE_V2_BANNER.match(line) for line in lines)
+    if any(line.startswith("●") or _CLAUDE_V2_BANNER.match(line) for line in lines):
+        return True
+    column0 = indented = 0
+    for line, after in itertools.pairwise(lines):
+        if not line.startswith(("> ", POINTER_PROMPT)) or not after.strip():
+            continue
+        if after[0] in " \t":
+            indented += not after.lstrip().startswith("⎿")  # a ⎿ output line tells nothing
+        elif not after.startswith(_WRAPPED_PROMPT_ENDS) and not _EXIT_SUMMARY.match(after):
+            column0 += 1
+    return column0 > indented
 
 
 def _wraps_on(block: _Block | None, line: str) -> bool:
