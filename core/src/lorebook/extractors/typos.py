@@ -1,8 +1,8 @@
 """Typo fixing for titles: :func:`fix_typos` corrects a word only when the correction is certain.
 
-The word is not in the vocabulary the caller passes (the words of the session's agent text and
-the project), it is neither code nor a name, and exactly one vocabulary word seen at least
-twice is one slip of the fingers away.
+The word is not in the vocabulary the caller passes (the words of the session's agent text:
+:func:`lorebook.extractors.titles.vocabulary`), it is neither code nor a name, and exactly one
+vocabulary word seen at least twice is one slip of the fingers away.
 """
 
 from __future__ import annotations
