@@ -184,3 +184,18 @@ def test_a_description_cut_from_the_bodys_first_sentence_is_not_said_again() -> 
     text = whole(todo)
     assert text.count("One thing: in all cases") == 1
     assert sentence in text
+
+
+def test_a_pointer_whose_description_opens_with_the_title_says_it_once() -> None:
+    from lorebook.inject.render import pointer
+
+    extracted = note(
+        "update-actions", "Update all actions in that document to 'done' without deleting …",
+        "Update all actions in that document to 'done' without deleting them, so we have a "
+        "clear record.", "Update all actions ...",
+    )  # fmt: skip
+    line = pointer(extracted)
+    assert line.count("Update all actions") == 1
+    assert line.startswith("- Update all actions in that document to 'done' without deleting them")
+    written = note("force", "Never force-push", "History on main is shared.", "body")
+    assert pointer(written).startswith("- Never force-push: History on main is shared.")

@@ -95,10 +95,19 @@ def whole(note: IndexedNote) -> str:
 
 
 def pointer(note: IndexedNote) -> str:
-    """A one-line pointer: title, description, path (its label, mark and errata kept)."""
+    """A one-line pointer: title, description, path (its label, mark and errata kept).
+
+    A description that opens with the title (an extracted note's title is its sentence, cut)
+    stands for both: the line says it once.
+    """
     lines = [LABEL if is_unreviewed(note) else "", recheck(note), *errata_lines(note)]
     extra = "".join(f" [{line}]" for line in lines if line)
-    return sanitize(f"- {note.title}: {note.description} (read {location(note)}){extra}")
+    said = (
+        note.description
+        if _opens_with(note.description, note.title)
+        else (f"{note.title}: {note.description}")
+    )
+    return sanitize(f"- {said} (read {location(note)}){extra}")
 
 
 class Layout:
