@@ -608,7 +608,8 @@ def _export(session_line: str) -> bytes:
         ("<!-- cursor Session 0f0e1d2c-3b4a (2025-10-27 09:02Z) -->", "cursor"),
         ("<!-- vscode Session 4c5d6e7f-8a9b (2025-06-25 14:43Z) -->", "copilot"),
         ("<!-- VS Code Copilot IDE Session abc123 (2026-01-07 10:00:00Z) -->", "copilot"),
-        ("<!-- Gemini CLI Session 7e8f9a0b (2025-11-21 08:00:00Z) -->", "gemini-cli"),
+        ("<!-- Gemini CLI Session 7e8f9a0b (2025-11-21 08:00:00Z) -->", "gemini"),
+        ("<!-- Factory Droid CLI Session 1a2b (2025-11-21 08:00:00Z) -->", "factory-droid-cli"),
         ("", "cursor"),
     ],
 )

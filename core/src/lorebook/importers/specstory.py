@@ -73,11 +73,14 @@ _HOSTS: tuple[tuple[str, str], ...] = (
     ("opencode", "opencode"),
     ("copilot", "copilot"),
     ("vscode", "copilot"),
+    ("gemini", "gemini"),
 )
 """A word of the host's name in the export's session line, and the harness it names: the
 SpecStory CLI writes ``Claude Code``, ``Codex CLI``, ``Cursor CLI``, ``Cursor IDE`` or
 ``VS Code Copilot IDE``, its editor extension ``cursor`` or ``vscode`` (Copilot Chat, the
-only agent it saves there). Any other host (``Gemini CLI``) is named by its own words."""
+only agent it saves there). ``Gemini CLI`` is ``gemini``, as its console copies are
+(:mod:`lorebook.importers.console`); any other host by its own words (``Factory Droid CLI``:
+``factory-droid-cli``)."""
 _SESSION_LINE = re.compile(r"^<!-- (?P<host>\S.*?) Session \S+ \([^()]*\) -->$")
 """``<!-- Claude Code Session 0bf50dd9-… (2025-08-24_09-52-19Z) -->``: who wrote the export."""
 EXCERPT_CHARS = 300
