@@ -1,4 +1,4 @@
-"""Commands a hook starts and does not wait for: the lint nudge, a store's cache refresh.
+"""Commands a hook starts and does not wait for: capture, the lint nudge, a store's refresh.
 
 Each runs in its own session with its standard streams on ``/dev/null``, so it outlives
 the hook that started it. The :class:`subprocess.Popen` objects are kept and polled: one

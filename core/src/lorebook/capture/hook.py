@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import subprocess
 import sys
 
 TYPE_CHECKING = False
@@ -48,14 +47,9 @@ def capture_argv(repo: str, harness: str, session_id: str, ref: str, reader: str
 
 def spawn_capture(argv: list[str], repo: str) -> None:
     """Start ``argv`` detached from the hook (it outlives the host's timeout)."""
-    subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        cwd=repo,
-    )
+    from lorebook import detached
+
+    detached.start(argv, repo)
 
 
 def refuse_special_file(ref: str) -> None:
