@@ -533,3 +533,32 @@ def test_a_suggestion_put_as_a_question_is_titled_by_what_it_suggests(
 
     agent = Counter(["make", "use", "run", "tell", "think"])
     assert rule_title(sentence, agent) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        (
+            "The old `src/billing` module only keeps the API shims, so do not add code there.",
+            "Do not add code in src/billing",
+        ),
+        # the place is in the title already, or the sentence names none or several
+        (
+            "Keep the fixtures in tests/fixtures and never put real data there.",
+            "Keep the fixtures in tests/fixtures and never put real data there",
+        ),
+        ("Do not add code there.", "Do not add code there"),
+        (
+            "Logs go to var/log/app or to tmp/logs, never write anything else there.",
+            "Never write anything else there",
+        ),
+        # an existential there is no place
+        ("There is a shim in src/billing, never remove it.", "There is a shim in src/billing"),
+    ],
+)
+def test_a_there_in_a_title_is_the_one_place_its_sentence_names(
+    sentence: str, expected: str
+) -> None:
+    from lorebook.extractors.titles import rule_title
+
+    assert rule_title(sentence).startswith(expected)

@@ -15,6 +15,7 @@ from lorebook.extract.base import normalise
 from lorebook.extractors.discourse import calm
 from lorebook.extractors.signals import strip_markers
 from lorebook.extractors.statement import CONDITION, GIVEN, state_rule
+from lorebook.extractors.terms import paths
 from lorebook.extractors.typos import fix_typos
 from lorebook.extractors.words import FUNCTION_WORDS, STATIVE, without_dangling
 from lorebook.models.session import LoggedTurn
@@ -101,7 +102,32 @@ def rule_title(sentence: str, words: Counter[str] | None = None) -> str:
     known = words or Counter()
     fixed = calm(fix_typos(strip_markers(sentence), known))
     fixed = asked_conduct(fixed, known) or asked_suggestion(fixed, known) or fixed
-    return state_rule(fixed) or make_title(fixed)
+    return placed(state_rule(fixed) or make_title(fixed), fixed)
+
+
+_THERE = re.compile(
+    r"\b(?:in )?there\b(?! (?:is|are|was|were|will|would|should|must|may|might|can|could|has|"
+    r"have|had|seems?|appears?)\b)(?!['\u2019]s)",
+    re.IGNORECASE,
+)
+"""*There* as a place ("do not add code there"), not the *there* of "there is"."""
+
+
+def placed(title: str, sentence: str) -> str:
+    """``title`` with a *there* it keeps turned into the one place its sentence names.
+
+    "The old `src/billing` module only keeps the API shims, so do not add code there" is
+    titled "Do not add code there" once the reason is dropped; the sentence names one path,
+    so the title says "Do not add code in src/billing". With no path, or several, the title
+    is left as it is.
+    """
+    there = _THERE.search(title)
+    if there is None:
+        return title
+    places = [p for p in paths(sentence) if p not in title]
+    if len(places) != 1 or len(paths(sentence)) != 1:
+        return title
+    return f"{title[: there.start()]}in {places[0]}{title[there.end() :]}"
 
 
 _WHY_DOING = re.compile(
