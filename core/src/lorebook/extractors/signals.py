@@ -37,7 +37,7 @@ Status = Literal[
 
 _I = re.IGNORECASE
 _APOS = "['\u2019]"
-_NT = "n" + _APOS + "?t"
+NT = "n" + _APOS + "?t"
 """*n't*, with a straight or a curly apostrophe, or none."""
 
 
@@ -63,7 +63,7 @@ RETRACTION = _phrases(
     r"come back to\b",
     r"not choosing\b",
     r"not (?:yet )?(?:decided|settled|final|adopted)\b",
-    rf"have{_NT} decided\b",
+    rf"have{NT} decided\b",
     r"undecided\b",
     r"hold off\b",
     r"on hold\b",
@@ -81,9 +81,9 @@ RETRACTION = _phrases(
     tail=r"|^drop (?:it|that|this)\b",
 )
 _AUXILIARY = (
-    rf"(?:should|could|can|ca|would|did|will|wo|is|are)(?:{_NT})?"
+    rf"(?:should|could|can|ca|would|did|will|wo|is|are)(?:{NT})?"
     r" (?:we|i|you|it|that|this|there|they)"
-    rf"|(?:do|does)(?:{_NT})? (?:we|i|you|they)|does(?:{_NT})? it"
+    rf"|(?:do|does)(?:{NT})? (?:we|i|you|they)|does(?:{NT})? it"
 )
 """An auxiliary verb and its subject, opening a question ("Shouldn't we", "Do you")."""
 QUESTION_START = re.compile(
@@ -99,7 +99,7 @@ TENTATIVE = _phrases(
     r"|just this once|i guess|i suppose|would be nice|would like|experiment(?:al|ing)?"
     r"|if possible|let(?:'s| us) see|consider|explor(?:e|ing|ation)|brainstorm(?:ing)?"
     r"|pros and cons|trade-?offs?|next (?:sprint|week|time|release|quarter))\b",
-    rf"i (?:do not|do{_NT}) think\b",
+    rf"i (?:do not|do{NT}) think\b",
     r"i think\b",
     r"for this (?:ticket|task|pr|branch|session|change|one)\b",
     r"(?<!never )(?<!not )(?<!n't )(?<!n\u2019t )(?:try|trying|tried)\b",
@@ -137,11 +137,11 @@ LEADING_MARKERS = re.compile(
 )
 
 _IMPERATIVE_RE = re.compile(
-    rf"^(?:please\s+)?(?:use|keep|store|put|prefer|run|avoid|never|always|do|do{_NT})\b", _I
+    rf"^(?:please\s+)?(?:use|keep|store|put|prefer|run|avoid|never|always|do|do{NT})\b", _I
 )
 _WE_POLICY = re.compile(
     r"\bwe (?:\w+ )?(?:use|keep|store|put|run|avoid|prefer|chose|decided|never|always|only"
-    rf"|do not|do{_NT})\b",
+    rf"|do not|do{NT})\b",
     _I,
 )
 _TASK_VERB = re.compile(
@@ -228,7 +228,7 @@ SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
             r"|leak|deadlock)\b",
             r"(?:breaks|fails) (?:unless|whenever)\b",
             r"(?:breaks|fails) (?:when|if) (?:you|we|anyone|someone|a|an)\b",
-            rf"(?:wo{_NT}|does not|does{_NT}) work{_UNDER_CONDITION}",
+            rf"(?:wo{NT}|does not|does{NT}) work{_UNDER_CONDITION}",
         ),
     ),
     ("decision", _phrases(*_DECIDED, *_ALTERNATIVE)),
@@ -236,9 +236,9 @@ SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
         "prohibition",
         _phrases(
             r"never\b(?! ?mind)",
-            rf"(?<!\bi ){_DESCRIBED}(?:do not|do{_NT})\b{_NOT_A_RULE}",
-            rf"must(?: not|{_NT})\b",
-            rf"should(?: not|{_NT})\b",
+            rf"(?<!\bi ){_DESCRIBED}(?:do not|do{NT})\b{_NOT_A_RULE}",
+            rf"must(?: not|{NT})\b",
+            rf"should(?: not|{NT})\b",
             r"avoid\b",
             r"not allowed\b",
             r"forbidden\b",

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from lorebook.extract.base import normalise
 from lorebook.extractors.discourse import calm
-from lorebook.extractors.signals import strip_markers
+from lorebook.extractors.signals import NT, strip_markers
 from lorebook.extractors.statement import CONDITION, GIVEN, state_rule
 from lorebook.extractors.terms import paths
 from lorebook.extractors.typos import fix_typos
@@ -122,12 +122,10 @@ def placed(title: str, sentence: str) -> str:
     is left as it is.
     """
     there = _THERE.search(title)
-    if there is None:
+    named = paths(sentence) if there else []
+    if there is None or len(named) != 1 or named[0] in title:
         return title
-    places = [p for p in paths(sentence) if p not in title]
-    if len(places) != 1 or len(paths(sentence)) != 1:
-        return title
-    return f"{title[: there.start()]}in {places[0]}{title[there.end() :]}"
+    return f"{title[: there.start()]}in {named[0]}{title[there.end() :]}"
 
 
 _WHY_DOING = re.compile(
@@ -167,20 +165,19 @@ def asked_conduct(sentence: str, known: Counter[str]) -> str:
     return f"Don't {verb}{rest.rstrip()}"
 
 
-_NOT = "n['\u2019]?t"
 _SUGGEST = re.compile(
-    rf"^(?:ca{_NOT}|cannot|can|could(?:{_NOT})?|would(?:{_NOT})?|will|wo{_NOT}"
-    rf"|why (?:not|do{_NOT} (?:you|we))(?= \w+ \w))(?: (?:you|we))? (?:just |simply |also )?"
+    rf"^(?:ca{NT}|cannot|can|could(?:{NT})?|would(?:{NT})?|will|wo{NT}"
+    rf"|why (?:not|do{NT} (?:you|we))(?= \w+ \w))(?: (?:you|we))? (?:just |simply |also )?"
     r"(?P<verb>[a-z]+)\b(?P<rest>[^?]*)\?+$",
     re.IGNORECASE,
 )
 _SHOULD_NOT = re.compile(
-    rf"^(?:should{_NOT}|should not) (?P<subject>(?:the|this|that|these|those|our|it)\b[^?]*?)"
+    rf"^(?:should{NT}|should not) (?P<subject>(?:the|this|that|these|those|our|it)\b[^?]*?)"
     r"\s+(?P<verb>be|go|live|stay|use|have)\b(?P<rest>[^?]*)\?+$",
     re.IGNORECASE,
 )
 _TAG = re.compile(
-    rf",\s*(?:right|no|yes|correct|ok(?:ay)?|is{_NOT} it|do{_NOT} you think)\s*\?+$", re.I
+    rf",\s*(?:right|no|yes|correct|ok(?:ay)?|is{NT} it|do{NT} you think)\s*\?+$", re.I
 )
 
 

@@ -85,5 +85,6 @@ def typed_breaks(text: str) -> str:
         if _FENCE.match(line):
             fenced = not fenced
         elif not fenced:
-            lines[at] = _TYPED_BREAK.sub("", line).rstrip() if _TYPED_BREAK.search(line) else line
+            kept, dropped = _TYPED_BREAK.subn("", line)
+            lines[at] = kept.rstrip() if dropped else line
     return "\n".join(lines)

@@ -74,7 +74,7 @@ def _opens_with(body: str, description: str) -> bool:
     """
     said = " ".join(description.split())
     cut = said.removesuffix("\u2026").removesuffix("...")
-    return " ".join(body.split()).startswith(cut.rstrip() if cut != said else said)
+    return " ".join(body.split()).startswith(cut.rstrip())
 
 
 def whole(note: IndexedNote) -> str:
@@ -102,11 +102,9 @@ def pointer(note: IndexedNote) -> str:
     """
     lines = [LABEL if is_unreviewed(note) else "", recheck(note), *errata_lines(note)]
     extra = "".join(f" [{line}]" for line in lines if line)
-    said = (
-        note.description
-        if _opens_with(note.description, note.title)
-        else (f"{note.title}: {note.description}")
-    )
+    said = note.description
+    if not _opens_with(note.description, note.title):
+        said = f"{note.title}: {note.description}"
     return sanitize(f"- {said} (read {location(note)}){extra}")
 
 
