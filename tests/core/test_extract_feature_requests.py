@@ -56,6 +56,11 @@ def proposed(text: str) -> bool:
         " `info`\n- without args it should list the engines",
         # *I meant*: a repair of the instruction before, no term defined
         'I meant: do uv pip install duckduckgo-search && python -c "help(DDGS.text)"|cat',
+        # *I meant* opening the sentence: which thing was meant, not what a term means
+        "I meant LangChain/LangGraph. Don't those host the agent too?",
+        # *meant to*: what is expected of someone, not what a word means
+        "given our use of prisma and schema's. How am I meant to correctly apply the following"
+        " sql updates to the database without introducing errors.",
         # an analyser's message copied with the line it flags
         "else if (showWhitespace)\nChange this condition so that it does not always evaluate"
         " to 'True'. Some code paths are unreachable.\n\n\t\t{\n\t\t\treturn x;\n\t\t}",
@@ -74,6 +79,7 @@ def test_a_feature_request_is_not_proposed(request_: str) -> None:
         "Please don't delete anything, it should be archived not deleted.",
         "it should actually call the domain methods, not the cli commands",
         "by 'batch' I mean the saved list of file patterns.",
+        "By updating project memory I meant you should have modified the `CLAUDE.md` file.",
         "These must never import from the cli package.",
         "I don't like nested types, and I like all types to have their own file",
     ],

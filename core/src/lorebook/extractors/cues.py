@@ -193,7 +193,7 @@ HEDGE = re.compile(
 """Thinking aloud rather than teaching: "I'm not sure", "maybe", "what do you think"."""
 REASON = re.compile(r"\b(?:because|since|so that|otherwise|the reason)\b|\s--\s", _I)
 DEFINITION = re.compile(
-    r"\b(?:means|i meant|by \S+ i mean|is called|stands for|refers to"
+    r"\b(?:means|(?<!am )(?<!was )i meant|by \S+ i mean|is called|stands for|refers to"
     r"|is (?:our|the) (?:\w+ )?(?:name|term|word) for|(?:is|are) represented by"
     r"|represented (?:in|by|as))\b",
     _I,
@@ -201,12 +201,14 @@ DEFINITION = re.compile(
 SELF_REPAIR = re.compile(
     r"\bi (?:mistakenly |accidentally |wrongly )?(?:said|wrote|typed|put)\b"
     r"|\b(?:mistakenly|by mistake|my (?:mistake|bad)|typo)\b"
-    r"|^\W*i meant\s*:",
+    r"|^\W*(?:(?:no|not|nope|sorry|oh|ah|ok|okay|well|yes)\W+)*i meant\b",
     _I,
 )
 """The person correcting their own words ("sorry I mistakenly said 'on' green red, I meant
-...", "I meant: do uv pip install ..."): *I meant* there repairs an instruction, it does not
-define a term (no term stands before the colon)."""
+...", "I meant: do uv pip install ...", "I meant LangChain/LangGraph."): *I meant* there
+repairs an instruction, it does not define a term: no term stands before it. A definition
+names the term first ("by memory I meant ...", "when I said X I meant Y"); "am I meant to"
+(what is expected of someone) is no definition either (:data:`DEFINITION`)."""
 _CAPS = re.compile(r"(?:\b(?P<before>[A-Za-z]+)\s+)?\b(?P<word>[A-Z]{2,})\b(?!-)")
 _SHOUTED = frozenset(
     {"you", "me", "we", "us", "i", "it", "not", "no", "never", "always", "yet", "now", "so"}
