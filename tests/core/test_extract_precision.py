@@ -58,6 +58,51 @@ def test_a_retraction_naming_a_subject_takes_back_the_rules_about_it_only() -> N
     assert [turns[c.turn].text for c in found] == [RULES[0], RULES[2]]
 
 
+def test_forgetting_the_rule_takes_it_back() -> None:
+    turns = alternate(
+        *RULES[:2],
+        "new rule for the cli: every subcommand supports `--json` and prints machine-readable"
+        " output with it. add it to `list` and `status` to start",
+        "hmm actually no. revert both and forget the rule, we'll settle it in the design review",
+    )
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == list(RULES[:2])
+
+
+def test_a_retraction_quoting_a_rule_takes_it_back_turns_later() -> None:
+    turns = alternate(
+        RULES[0],
+        "going forward every new enemy uses the BehaviorTree plugin. start by porting the Grunt",
+        "does it play the same?",
+        'ugh. scrap it, revert the grunt stuff, and forget the "every new enemy" thing too.',
+    )
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == [RULES[0]]
+
+
+def test_what_comes_before_a_retraction_in_its_own_turn_is_not_taught() -> None:
+    turns = alternate(
+        RULES[0],
+        "does it play the same?",
+        "honestly i dont want this churn before the demo. scrap it, revert the grunt stuff.",
+    )
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == [RULES[0]]
+
+
+@pytest.mark.parametrize(
+    "reminder",
+    [
+        "Don't forget the changelog entry rule: every user-facing change gets a line.",
+        "never forget the rule that migrations are reviewed by a second person",
+    ],
+)
+def test_a_reminder_not_to_forget_is_no_retraction(reminder: str) -> None:
+    turns = alternate(RULES[0], reminder)
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == [RULES[0], reminder]
+
+
 CHAT = (
     "I disagree.",
     "remind me?",

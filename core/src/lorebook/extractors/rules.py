@@ -203,17 +203,34 @@ def _attach(groups: list[_Group], turn: int, text: str) -> None:
             return
 
 
+WITHDRAWS = re.compile(
+    r"\b(?:never ?mind|forget|scra(?:tch|p)|disregard|on second thought|revert|undo|abandon)\b",
+    re.IGNORECASE,
+)
+"""A retraction that takes back what was said before it ("scrap it, forget the rule"), not
+one that marks its own sentence as a trial ("just testing that you can read this")."""
+_QUOTED = re.compile(r'"([^"]{3,80})"|\u201c([^\u201d]{3,80})\u201d')
+"""Words put in double quotes: a retraction quoting what it takes back."""
+
+
 def _withdraw(groups: list[_Group], retraction: str, previous: int | None) -> None:
     """Drop the groups a retracting sentence takes back, and only those.
 
-    A retraction that names something takes back the groups sharing it; one that names
-    nothing ("never mind", "forget it") takes back what the human turn just before it
-    taught, if it taught anything. (It used to clear every candidate of the session: a
-    712-prompt day ending "forget it, you don't remember" proposed nothing.)
+    A retraction that names something takes back the groups sharing it, and one that
+    quotes the person's words ('forget the "every new enemy" thing') the groups whose quote
+    holds them; one that names nothing ("never mind", "forget it") takes back what the human
+    turn just before it taught, if it taught anything. (It used to clear every candidate of
+    the session: a 712-prompt day ending "forget it, you don't remember" proposed nothing.)
     """
     keys = merge_keys(retraction)
-    if keys:
-        groups[:] = [group for group in groups if not group.keys & keys]
+    quoted = [normalise(m[1] or m[2]).lower() for m in _QUOTED.finditer(retraction)]
+    if keys or quoted:
+        groups[:] = [
+            group
+            for group in groups
+            if not group.keys & keys
+            and not any(q in normalise(m.quote).lower() for q in quoted for m in group.moments)
+        ]
     elif previous is not None:
         groups[:] = [group for group in groups if group.moments[-1].turn != previous]
 
@@ -235,10 +252,13 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
             for i, verdict in enumerate(verdicts)
             if verdict.status == "retract" and not sentences[i].text.endswith("?")
         ]
+        taken_back = 0  # where a withdrawal in this turn ends: nothing before it is taught
         if retracted:
             cut = retracted[-1] + 1
             before = seen[-2] if len(seen) > 1 else None
-            _withdraw(groups, text[: sentences[retracted[-1]].end], before)
+            if WITHDRAWS.search(sentences[retracted[-1]].text):
+                taken_back = sentences[retracted[-1]].end
+            _withdraw(groups, text[:taken_back], before)
             sentences, verdicts = sentences[cut:], verdicts[cut:]
         moments = sentence_moments(position, text, sentences, verdicts)
         if not moments:
@@ -256,7 +276,8 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
             moments = [
                 m
                 for m in moments
-                if refusal_reason(cues, m.main, text, max(text.find(m.quote), 0)) is None
+                if text.find(m.quote) >= taken_back
+                and refusal_reason(cues, m.main, text, max(text.find(m.quote), 0)) is None
             ]
         follow_up = is_confirmation(text) or bool(sentences and refers_back(sentences[0].text))
         for moment in moments:

@@ -53,7 +53,10 @@ def _phrases(*phrases: str, tail: str = "") -> re.Pattern[str]:
 RETRACTION = _phrases(
     r"never ?mind\b",
     r"forget (?:it|that|this|about it)\b",
-    r"scratch that\b",
+    r"(?:^|(?<=[,.;:!?] )|(?<=\band )|(?<=\bjust )|(?<=\bplease )|(?<=\balso )|(?<=\bthen ))"
+    r"forget (?:the|that|this|my|what) [^.;!?]{0,60}?\b"
+    r"(?:rule|idea|thing|part|bit|request|instruction|said|asked|wrote)s?\b",
+    r"scra(?:tch|p) (?:it|that|this)\b",
     r"disregard\b",
     r"on second thought",
     r"unapproved\b",
@@ -72,7 +75,7 @@ RETRACTION = _phrases(
     r"throw (?:it|this|that) away\b",
     r"abandon (?:it|this|that|the (?:idea|approach|plan|prototype|draft|change))\b",
     r"(?:drop|remove|delete|discard|revert|scrap|undo) (?:the|this|that|my|our|these|those)"
-    r" (?:draft|prototype|spike|experiment|attempt|branch|changes?)\b",
+    r" (?:draft|prototype|spike|experiment|attempt|branch|changes?|rule|idea)\b",
     r"let(?:'s|\u2019s| us) not\b",
     r"just (?:testing|an example|a test|exploring|curious)\b",
     r"hypothetical",
