@@ -56,6 +56,8 @@ def proposed(text: str) -> bool:
         " `info`\n- without args it should list the engines",
         # *I meant*: a repair of the instruction before, no term defined
         'I meant: do uv pip install duckduckgo-search && python -c "help(DDGS.text)"|cat',
+        # *nobody* with a verb of knowing: a remark, not a prohibition
+        "nobody knows why the nightly build got slower, can you profile it?",
         # *I meant* opening the sentence: which thing was meant, not what a term means
         "I meant LangChain/LangGraph. Don't those host the agent too?",
         # *meant to*: what is expected of someone, not what a word means
@@ -82,6 +84,9 @@ def test_a_feature_request_is_not_proposed(request_: str) -> None:
         "By updating project memory I meant you should have modified the `CLAUDE.md` file.",
         "These must never import from the cli package.",
         "I don't like nested types, and I like all types to have their own file",
+        # a prohibition put as what nobody does
+        "bump the worker replicas from 4 to 6. do it in the manifests repo \u2014 nobody"
+        " kubectl applies anything on the prod cluster, argo reverts a manual change",
     ],
 )
 def test_a_rule_beside_them_is_still_proposed(rule: str) -> None:

@@ -155,6 +155,18 @@ def test_sentences_keep_offsets_and_skip_pasted_text() -> None:
     assert sentences[0].paragraph == sentences[1].paragraph != sentences[2].paragraph
 
 
+def test_a_number_ends_a_sentence_unless_it_numbers_an_item() -> None:
+    bumped = split_sentences("bump the replicas from 4 to 6. do it in the manifests repo")
+    assert [s.text for s in bumped] == [
+        "bump the replicas from 4 to 6.",
+        "do it in the manifests repo",
+    ]
+    listed = split_sentences("Two things: 1. keep the cache warm 2. never push to main")
+    assert [s.text for s in listed] == ["Two things: 1. keep the cache warm 2. never push to main"]
+    first = split_sentences("1. keep the cache warm")
+    assert [s.text for s in first] == ["keep the cache warm"]
+
+
 def test_a_sentence_goes_on_over_one_blank_line_when_it_is_plainly_not_over() -> None:
     # "I WANT" ends on a verb of mind; "the zip at <url>" is followed by its lower-case verb.
     wants = split_sentences("I WANT \n\nNORD_USER and NORD_PASSWORD !!!")

@@ -47,7 +47,11 @@ _TAIL = 80
 """Characters of a sentence's end read to tell whether it goes on (a long one is not reread)."""
 NEEDS_MORE = DANGLING | STATIVE
 """Words a sentence does not end on: a function word, or a verb of mind ("I want")."""
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|Mr|Mrs|Dr|St)|\b\w)\.$")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|Mr|Mrs|Dr|St)|\b[A-Za-z_])\.$"
+)
+_DIGIT_POINT = re.compile(r"(?<![\w.])(\d)\.$")
+_OPENS = re.compile(r"(?:^|[.:;!?)]\s*)$")
 
 ENVELOPE_MARKERS = (
     "<command-message>",
@@ -202,10 +206,28 @@ def _ends(line: str) -> list[int]:
     masked = _masked(line)
     for match in _END.finditer(masked):
         before = masked[max(0, match.start() - 15) : match.start() + 1]
-        if _ABBREVIATION.search(before) and match.group(0) == ".":
+        if match.group(0) == "." and (
+            _ABBREVIATION.search(before) or _numbers_item(masked[: match.start() + 1])
+        ):
             continue
         ends.append(match.end())
     return ends
+
+
+def _numbers_item(upto: str) -> bool:
+    """``upto`` ends on an item's number ("1." opening the line, "2." after a "1."...).
+
+    A digit and a point end a sentence otherwise ("scale it from 4 to 6. do it in the
+    repo"): an item is numbered 1 where a line or a sentence opens, and each next number
+    follows the one before it.
+    """
+    digit = _DIGIT_POINT.search(upto)
+    if digit is None:
+        return False
+    number, head = int(digit.group(1)), upto[: digit.start()]
+    if number <= 1:
+        return bool(_OPENS.search(head.rstrip()) or not head.strip())
+    return re.search(rf"(?<![\w.]){number - 1}\.(?=\s)", head) is not None
 
 
 def _wrapped(text: str) -> list[tuple[int, int, int, int]]:
