@@ -56,6 +56,8 @@ def proposed(text: str) -> bool:
         " `info`\n- without args it should list the engines",
         # *I meant*: a repair of the instruction before, no term defined
         'I meant: do uv pip install duckduckgo-search && python -c "help(DDGS.text)"|cat',
+        # the things at hand, not every thing of a kind
+        "all of these need to be fixed before the release, start with the parser",
         # *nobody* with a verb of knowing: a remark, not a prohibition
         "nobody knows why the nightly build got slower, can you profile it?",
         # *I meant* opening the sentence: which thing was meant, not what a term means
@@ -84,6 +86,9 @@ def test_a_feature_request_is_not_proposed(request_: str) -> None:
         "By updating project memory I meant you should have modified the `CLAUDE.md` file.",
         "These must never import from the cli package.",
         "I don't like nested types, and I like all types to have their own file",
+        # a rule for every thing of a kind: a quantified subject under a modal
+        "its not the cache. any buffer a DMA stream reads or writes has to be declared with"
+        " `DMA_BUFFER`, which puts it in `.dma_buffers`.",
         # a prohibition put as what nobody does
         "bump the worker replicas from 4 to 6. do it in the manifests repo \u2014 nobody"
         " kubectl applies anything on the prod cluster, argo reverts a manual change",

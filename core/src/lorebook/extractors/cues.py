@@ -123,6 +123,15 @@ HABIT = re.compile(
     _I,
 )
 """Scope beyond the task: a habit, a standing rule, a repeated correction."""
+QUANTIFIED = re.compile(
+    r"(?:^|[.;:,\u2014]\s+|\b(?:and|so|but)\s+)(?:any|every|each|all)\s+"
+    r"(?!(?:of|these|those|this|that|the|my|your|it|them)\b)\w+[^.;?!]{0,80}?"
+    r"\b(?:has to|have to|must|should|needs? to)\b",
+    _I,
+)
+"""A rule for every thing of a kind: a quantified subject under a modal of obligation ("any
+buffer a DMA stream reads has to be declared with ...", "every migration must ..."), a scope
+beyond the task as a habit is; not one for the things at hand ("all of these need to")."""
 ONE_OFF = re.compile(
     r"\b(?:go ahead|let(?:'s|\u2019s| us) (?:do|go|move|get|try|continue|proceed)|proceed"
     r"|for now|this time|not yet|yet|(?<!from )now\b(?! on)|at the moment|in the meantime"
@@ -364,7 +373,7 @@ def read_turn(turns: Sequence[LoggedTurn], position: int) -> TurnCues:
         info_question=bool(prose) and all(INFO_QUESTION.match(s) for s in prose),
         directive=any(directive(s) for s in prose),
         preference=any(PREFERENCE.search(s) for s in plain),
-        habit=any(HABIT.search(s) for s in prose),
+        habit=any(HABIT.search(s) or QUANTIFIED.search(s) for s in prose),
         one_off=any(ONE_OFF.search(s) for s in prose),
         reason=any(REASON.search(s) for s in prose),
         definition=any(DEFINITION.search(s) and not SELF_REPAIR.search(s) for s in prose),
