@@ -14,6 +14,8 @@ from __future__ import annotations
 import pytest
 
 from lorebook.extractors.rules import find_teaching_moments
+from lorebook.extractors.sentences import split_sentences
+from lorebook.extractors.teaching import main_sentence
 from lorebook.models.session import LoggedToolCall, LoggedTurn
 from tests.core.test_extract_precision import alternate
 
@@ -213,3 +215,14 @@ def test_a_sentence_opening_as_a_question_asks_before_its_question_mark() -> Non
         "What do you think?"
     )
     assert not find_teaching_moments(after_an_action(turn))
+
+
+def test_a_rule_for_every_thing_of_a_kind_outweighs_an_opening_remark() -> None:
+    text = (
+        "First we need to address an oversight. We have fields for peripherals on two tabs."
+        " Any standard fields should remain in the Machine Control tab."
+    )
+    sentences = split_sentences(text)
+    main = main_sentence(sentences)
+    assert main is not None
+    assert sentences[main].text.startswith("Any standard fields")
