@@ -115,6 +115,7 @@ CHAT = (
     "ok",
     "also update the one in stories",
     "what's core? and conf?",
+    "What the fuck are you doing and doing?",
 )
 
 
@@ -152,6 +153,13 @@ def test_chat_approvals_questions_and_one_off_requests_are_never_proposed(
     context: str, text: str
 ) -> None:
     assert find_teaching_moments(_after(context, text)) == []
+
+
+def test_an_accusation_naming_no_act_counts_with_the_rule_beside_it() -> None:
+    found = find_teaching_moments(
+        _after("acted", "what are you doing? read the file before you write it.")
+    )
+    assert len(found) == 1
 
 
 @pytest.mark.parametrize(

@@ -95,6 +95,13 @@ ACCUSING = re.compile(
 """A question at the agent's own conduct: "why are you ...", "how did you verify ...". Not
 one asking for its opinion or advice ("What do you think?", "what do you recommend and
 why?"): that asks, it does not push back."""
+NAMES_NO_ACT = re.compile(
+    r"^\W*(?:\w+\W+){0,2}?what (?:the \w+ )?(?:are|were|did|have) you"
+    r"(?:\W+(?:and\W+)?(?:do|doing|done|here|now|there|again|even))+\W*$",
+    _I,
+)
+"""An accusation that names no act ("What the fuck are you doing and doing?"): on its own
+it states nothing to stop; with other sentences it is the correction they spell out."""
 PROHIBITIVE = re.compile(
     rf"(?:^|[.!?;:,]\s+|\b(?:please|and|but|so|just)\s+)(?:do{_NEG}|don{_APOS}?t|never|stop|avoid"
     rf"|no more)\b|\b(?:never|shouldn{_APOS}?t|mustn{_APOS}?t|should not|must not"
@@ -383,5 +390,10 @@ def read_turn(turns: Sequence[LoggedTurn], position: int) -> TurnCues:
         counterfactual=any(COUNTERFACTUAL.search(s) for s in prose),
         cites=any(CITES.search(s) for s in prose),
         checks_agent=any(s.endswith("?") and POLAR_TO_AGENT.match(s) for s in prose),
-        accuses=any(s.endswith(("?", "?!", "!?")) and ACCUSING.search(s) for s in prose),
+        accuses=any(
+            s.endswith(("?", "?!", "!?"))
+            and ACCUSING.search(s)
+            and (len(prose) > 1 or not NAMES_NO_ACT.match(s))
+            for s in prose
+        ),
     )
