@@ -170,6 +170,9 @@ def test_an_accusation_naming_no_act_counts_with_the_rule_beside_it() -> None:
         "still failing, the output:\nEnsure the relative path must always match.\nnpm ERR! code 1",
         "Nice, one test left:\nFAIL src/undo.test.js > should never undo beyond the history",
         "│ 2 │ Always keep the header │ Never edit │\n└────┴──────────────┘",
+        "Installing the current project: blogger (0.1.0)\nError: The current project could not"
+        " be installed: No file/folder found for package blogger\nIf you do not want to install"
+        " the current project use --no-root.",
     ],
 )
 def test_what_a_reporting_colon_or_a_tool_drew_is_pasted_not_taught(text: str) -> None:

@@ -26,6 +26,13 @@ _NOT_PROSE = re.compile(
     )""",
     re.VERBOSE | re.IGNORECASE,
 )
+_REPORT_LINE = re.compile(
+    r"^\s*(?:(?:error|warning|traceback)\b[^a-z]*[:(]|(?:FAIL|PASS|ERR!|npm\s+(?:ERR|WARN))\b)",
+    re.IGNORECASE,
+)
+"""A line a tool printed to report (``Error: ...``, ``npm ERR!``): the lines after it, up to a
+blank line, are its output too ("If you do not want to install the current project use
+--no-root." under Poetry's ``Error:`` line)."""
 _INTRODUCES_OUTPUT = re.compile(
     r"\b(?:errors?|exceptions?|output|messages?|logs?|warnings?|traceback|stack ?trace"
     r"|says|said|shows|showed|prints|printed|returns|returned|get|got|getting|see|seeing)"
@@ -168,8 +175,9 @@ def prose_lines(text: str) -> list[tuple[int, int, int, int]]:
     """Return ``(paragraph, line, start, end)`` of each line typed as prose (not pasted).
 
     Lines inside a code fence, lines that look pasted, the output that follows a shell
-    prompt line, and what a reporting colon introduces ("I get this error: ..."), up to the
-    next blank line, are left out, and each starts a new paragraph.
+    prompt line or a tool's report line (``Error: ...``), and what a reporting colon
+    introduces ("I get this error: ..."), up to the next blank line, are left out, and each
+    starts a new paragraph.
     """
     found: list[tuple[int, int, int, int]] = []
     fenced = output = False
@@ -179,7 +187,9 @@ def prose_lines(text: str) -> list[tuple[int, int, int, int]]:
         body = line.rstrip("\r\n")
         if _FENCE.match(body):
             fenced = not fenced
-        output = (output and bool(body.strip())) or bool(_PROMPT.match(body))
+        output = (output and bool(body.strip())) or bool(
+            _PROMPT.match(body) or (not fenced and _REPORT_LINE.match(body))
+        )
         if fenced or output or not body.strip() or _FENCE.match(body) or _NOT_PROSE.match(body):
             paragraph += 1
             continue
