@@ -562,3 +562,22 @@ def test_a_there_in_a_title_is_the_one_place_its_sentence_names(
     from lorebook.extractors.titles import rule_title
 
     assert rule_title(sentence).startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "amounts are int64 minor units everywhere (an `amount_minor` + `currency` pair,"
+            " never a decimal or float field) so keep it that way in the request",
+            "Never a decimal or float field",
+        ),
+        (
+            "add a `session start` command (i'm using the command names as shorthand, it should"
+            " actually call the domain methods, not the cli commands), then return its path",
+            "It should actually call the domain methods, not the cli commands",
+        ),
+    ],
+)
+def test_a_rule_in_parentheses_ends_with_them(text: str, expected: str) -> None:
+    assert state_rule(text) == expected
