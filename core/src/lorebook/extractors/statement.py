@@ -385,6 +385,7 @@ def _read(original: str, *, whole: bool) -> _Reading | None:
 
 
 _ASIDE = re.compile(r"\s*\((?:e\.?g|i\.?e|for example|see|like)\b[^()]*\)", _I)
+_PARENTHESISED = re.compile(r"\([^()]*\)")
 
 
 _CLAUSE = re.compile(rf"[,;:]\s|{_DASH}\s|\s(?=(?:because|since|so that|otherwise)\s)", _I)
@@ -438,25 +439,15 @@ def _finish(text: str) -> str:
     return title if code_first else title[:1].upper() + title[1:]
 
 
-_PARENTHESISED = re.compile(r"\([^()]*\)")
-
-
 def _clauses(sentence: str) -> list[str]:
-    """A tidied sentence, then each of its clauses after the first, as candidate rules.
-
-    A clause inside parentheses ends at the closing one: "(an `amount_minor` + `currency`
-    pair, never a decimal)" gives "never a decimal", not "never a decimal) so keep it ...";
-    "(i'm using the names as shorthand, it should call the domain methods)" still gives its
-    rule.
-    """
+    """A tidied sentence, then its clauses after the first (one in parentheses ends there)."""
     tidy = tidy_sentence(sentence)
     masked = CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), tidy)
     asides = [(m.start(), m.end() - 1) for m in _PARENTHESISED.finditer(masked)]
     clauses = [tidy[:MAX_READ]]
-    for match in re.finditer(rf"[,;]\s+|{_DASH}\s+", masked):
-        start = match.end()
-        end = next((close for open_, close in asides if open_ < start < close), None)
-        clauses.append(tidy[start : min(end or len(tidy), start + MAX_READ)])
+    for at in (m.end() for m in re.finditer(rf"[,;]\s+|{_DASH}\s+", masked)):
+        end = next((close for open_, close in asides if open_ < at < close), len(tidy))
+        clauses.append(tidy[at : min(end, at + MAX_READ)])
     return clauses
 
 
