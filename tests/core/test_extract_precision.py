@@ -90,6 +90,18 @@ def test_what_comes_before_a_retraction_in_its_own_turn_is_not_taught() -> None:
     assert [turns[c.turn].text for c in found] == [RULES[0]]
 
 
+def test_a_follow_up_far_from_the_last_rule_is_a_rule_of_its_own() -> None:
+    first = "I'd like to standardise on the approach that the team leader is always a walker."
+    later = (
+        "this is great, thank you! Please don't delete anything, it should be archived not deleted."
+    )
+    chores = [f"now do step {n} of the plan" for n in range(5)]
+    found = find_teaching_moments(alternate(first, *chores, later))
+    assert [len(c.turns) for c in found] == [1, 1]
+    near = find_teaching_moments(alternate(first, later))
+    assert [len(c.turns) for c in near] == [2]
+
+
 @pytest.mark.parametrize(
     "reminder",
     [

@@ -132,14 +132,21 @@ def _join(groups: list[_Group], moment: Moment, *, follow_up: bool, near: set[in
     (the last :data:`MERGE_WINDOW`): a long session mentions the same tool in many
     unrelated rules, and only a rule taught again right away is the same rule. A follow-up
     that names nothing (a confirming turn, or one that opens with "That", "This", "It",
-    "The rule") joins the latest group of its type instead: it restates or extends what was
-    just taught.
+    "The rule") joins the latest group of its type instead, when that group is near: it
+    restates or extends what was just taught ("this is great, thank you!" forty turns later
+    opens a new subject).
     """
     same = [group for group in groups if group.moments[0].type == moment.type]
     chosen = next((g for g in same if g.keys & moment.keys and g.moments[-1].turn in near), None)
     if chosen is None:
         chosen = next((g for g in same if _said_again(g, moment)), None)
-    if chosen is None and follow_up and not moment.keys and same:
+    if (
+        chosen is None
+        and follow_up
+        and not moment.keys
+        and same
+        and same[-1].moments[-1].turn in near
+    ):
         chosen = same[-1]
     if chosen is None:
         groups.append(_Group([moment], set(moment.keys)))
