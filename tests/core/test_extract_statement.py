@@ -570,7 +570,7 @@ def test_a_there_in_a_title_is_the_one_place_its_sentence_names(
         (
             "amounts are int64 minor units everywhere (an `amount_minor` + `currency` pair,"
             " never a decimal or float field) so keep it that way in the request",
-            "Never a decimal or float field",
+            "Amounts are int64 minor units everywhere so keep it that way in the request",
         ),
         (
             "add a `session start` command (i'm using the command names as shorthand, it should"
@@ -579,5 +579,30 @@ def test_a_there_in_a_title_is_the_one_place_its_sentence_names(
         ),
     ],
 )
-def test_a_rule_in_parentheses_ends_with_them(text: str, expected: str) -> None:
+def test_a_rule_in_parentheses_stays_in_them(text: str, expected: str) -> None:
+    assert state_rule(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "never" with no verb is the contrast of the clause before it, not a rule of its own
+        (
+            "every screen opened from outside the app has to go through the router, never an"
+            " explicit Intent.",
+            "Every screen opened from outside the app has to go through the router",
+        ),
+        (
+            "make sure the tests pass before you commit",
+            "Make sure the tests pass before you commit",
+        ),
+        # a long rule loses its parentheses before it loses its words
+        (
+            "when the user quits with files selected (by pressing q or Esc, or closing the"
+            " terminal) the app must warn first",
+            "When the user quits with files selected the app must warn first",
+        ),
+    ],
+)
+def test_a_title_keeps_the_clause_a_contrast_belongs_to(text: str, expected: str) -> None:
     assert state_rule(text) == expected

@@ -50,8 +50,6 @@ MAX_READ = 400
 
 
 _I = re.IGNORECASE
-
-
 _DASH = r"\s(?:--|[\u2014\u2013-])"
 
 
@@ -177,8 +175,12 @@ _PASTED = re.compile(r"\b[A-Z]\w*(?:Error|Exception):|\bTraceback\b")
 
 
 _LEADS_RULE = re.compile(
-    r"^(?:always|never|don't|do not|avoid|prefer|make sure|ensure)\s+(?!\w+ed\b)", _I
+    r"^(?:(?:always|never)\s+(?!(?:a|an|the|on|in|at|to|from|by|for|as|via|into)\b)"
+    r"|(?:don't|do not|avoid|prefer|make sure|ensure)\s+)(?!\w+ed\b)",
+    _I,
 )
+"""A clause opening with a rule's word; "never a float field", with no verb, is the contrast
+of the clause before it ("an amount_minor pair, never a float field"), not a rule."""
 
 
 _SUBJECT_RULE = re.compile(
@@ -384,10 +386,7 @@ def _read(original: str, *, whole: bool) -> _Reading | None:
     return _Reading(title, weight) if weight >= 1 else None
 
 
-_ASIDE = re.compile(r"\s*\((?:e\.?g|i\.?e|for example|see|like)\b[^()]*\)", _I)
-_PARENTHESISED = re.compile(r"\([^()]*\)")
-
-
+_ASIDE = re.compile(r"\s*\([^()]*\)")
 _CLAUSE = re.compile(rf"[,;:]\s|{_DASH}\s|\s(?=(?:because|since|so that|otherwise)\s)", _I)
 
 
@@ -401,7 +400,8 @@ _CODE_FIRST = re.compile(r"^`|^[\w.-]*(?:[_/]|\.[a-z]|[a-z][A-Z])")
 def _cut_where(text: str) -> tuple[str, bool]:
     """``text`` within :data:`MAX_RULE` characters: its last clause that fits, else words.
 
-    Code spans are never cut into; a leading condition ("If X, ...") is never all that is left.
+    A text too long loses its asides in parentheses first, then what does not fit. Code
+    spans are never cut into; a leading condition ("If X, ...") is never all that is left.
     The flag is True when the text was cut between two words of a clause.
     """
     masked = CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), text)
@@ -443,7 +443,7 @@ def _clauses(sentence: str) -> list[str]:
     """A tidied sentence, then its clauses after the first (one in parentheses ends there)."""
     tidy = tidy_sentence(sentence)
     masked = CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), tidy)
-    asides = [(m.start(), m.end() - 1) for m in _PARENTHESISED.finditer(masked)]
+    asides = [(m.start(), m.end() - 1) for m in _ASIDE.finditer(masked)]
     clauses = [tidy[:MAX_READ]]
     for at in (m.end() for m in re.finditer(rf"[,;]\s+|{_DASH}\s+", masked)):
         end = next((close for open_, close in asides if open_ < at < close), len(tidy))
