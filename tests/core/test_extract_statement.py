@@ -223,6 +223,8 @@ def test_state_rule_turns_persons_into_an_imperative(text: str, expected: str) -
         ("Always use uv!!! 🙏", "Always use uv"),
         ("please make sure to run the linter", "Make sure to run the linter"),
         ("ah, and always confirm the unit numbers!", "Always confirm the unit numbers"),
+        ("Wait dont edit share/man, thats generated", "Don't edit share/man, that's generated"),
+        ("wait for the build before you deploy", "Wait for the build before you deploy"),
     ],
 )
 def test_state_rule_drops_discourse(text: str, expected: str) -> None:

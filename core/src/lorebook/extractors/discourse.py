@@ -51,7 +51,8 @@ _LEAD = re.compile(
     r"|wonderful|lovely)(?: (?:work|job|stuff|catch|idea|point|question|progress|find))?"
     r"|one (?:more|other|last|final|minor|small) (?:thing|note|clarification|correction))"
     r"\b(?:\s*[,.;:!\u2026-]+\s*|\s*$)"
-    r"|[A-Z][\w]{1,15},\s+(?=(?:you|please|can|could|we|I|let's|always|never|don't)\b))",
+    r"|[A-Z][\w]{1,15},\s+(?=(?:you|please|can|could|we|I|let's|always|never|don't)\b)"
+    r"|(?:wait|hold on|stop)\s+(?=(?:don't|dont|do not|never)\b))",
     re.IGNORECASE,
 )
 
