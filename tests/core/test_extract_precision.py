@@ -102,6 +102,17 @@ def test_a_follow_up_far_from_the_last_rule_is_a_rule_of_its_own() -> None:
     assert [len(c.turns) for c in near] == [2]
 
 
+def test_a_rule_is_merged_by_what_it_names_not_by_the_sentence_before_it() -> None:
+    turns = alternate(
+        "wait dont edit share/man, thats generated and gets overwritten at release",
+        "docs/man/ holds one scdoc file per subcommand, and `just man` rebuilds share/man from"
+        " them. also every default value is defined exactly once in src/defaults.rs and clap"
+        " reads it from there, so that file is the source of truth.",
+    )
+    found = find_teaching_moments(turns)
+    assert [c.turns for c in found] == [(0,), (2,)]
+
+
 @pytest.mark.parametrize(
     "reminder",
     [

@@ -199,12 +199,23 @@ def sentence_moments(
         quote = next(
             span for (first, last), span in zip(runs, spans, strict=True) if first <= main <= last
         )
-        keys: set[str] = set()
-        for span in spans:
-            keys |= merge_keys(span)
+        keys = _keys([sentences[i].text for i in teaching]) or _keys(spans)
         kind = _kind({k for i in teaching for k in verdicts[i].kinds}, kind_type)
         moments.append(Moment(turn, kind_type, kind, quote, sentences[main].text, spans, keys))
     return moments
+
+
+def _keys(parts: Sequence[str]) -> set[str]:
+    """What ``parts`` name: the keys moments are merged by.
+
+    A moment is keyed by its teaching sentences, or by the context around them too when they
+    name nothing: "also every default value is defined in src/defaults.rs" is about
+    src/defaults.rs, not about the share/man the sentence before it names (an earlier rule's).
+    """
+    keys: set[str] = set()
+    for part in parts:
+        keys |= merge_keys(part)
+    return keys
 
 
 def _kind(kinds: set[NoteKind], kind_type: NoteType) -> NoteKind:
