@@ -579,15 +579,6 @@ def test_a_there_in_a_title_is_the_one_place_its_sentence_names(
             " actually call the domain methods, not the cli commands), then return its path",
             "It should actually call the domain methods, not the cli commands",
         ),
-    ],
-)
-def test_a_rule_in_parentheses_stays_in_them(text: str, expected: str) -> None:
-    assert state_rule(text) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
         # "never" with no verb is the contrast of the clause before it, not a rule of its own
         (
             "every screen opened from outside the app has to go through the router, never an"
@@ -606,5 +597,5 @@ def test_a_rule_in_parentheses_stays_in_them(text: str, expected: str) -> None:
         ),
     ],
 )
-def test_a_title_keeps_the_clause_a_contrast_belongs_to(text: str, expected: str) -> None:
+def test_asides_and_contrasts_stay_with_their_clause(text: str, expected: str) -> None:
     assert state_rule(text) == expected
