@@ -80,6 +80,14 @@ def test_a_retraction_quoting_a_rule_takes_it_back_turns_later() -> None:
     assert [turns[c.turn].text for c in found] == [RULES[0]]
 
 
+def test_a_trial_naming_something_else_takes_back_nothing() -> None:
+    turns = alternate(
+        RULES[0], "I put notes in `run-sheet.md` (just testing that you can read them)"
+    )
+    found = find_teaching_moments(turns)
+    assert [turns[c.turn].text for c in found] == [RULES[0]]
+
+
 def test_what_comes_before_a_retraction_in_its_own_turn_is_not_taught() -> None:
     turns = alternate(
         RULES[0],

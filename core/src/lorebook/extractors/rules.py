@@ -261,11 +261,11 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
         ]
         taken_back = 0  # where a withdrawal in this turn ends: nothing before it is taught
         if retracted:
-            cut = retracted[-1] + 1
+            cut, end = retracted[-1] + 1, sentences[retracted[-1]].end
             before = seen[-2] if len(seen) > 1 else None
             if WITHDRAWS.search(sentences[retracted[-1]].text):
-                taken_back = sentences[retracted[-1]].end
-            _withdraw(groups, text[:taken_back], before)
+                taken_back = end
+            _withdraw(groups, text[:end], before)
             sentences, verdicts = sentences[cut:], verdicts[cut:]
         moments = sentence_moments(position, text, sentences, verdicts)
         if not moments:
