@@ -21,3 +21,19 @@ def test_the_kenkeep_style_fixtures_keep_their_points_and_reject_sessions_stay_e
     assert figures.matched >= 16
     assert figures.empty_sessions == 9
     assert figures.empty_proposals <= 1, figures.proposals_by_session
+
+
+def test_the_report_names_each_fixture_that_fails_and_why() -> None:
+    """Kenkeep passes a fixture only with nothing forbidden and no proposal beyond its limit:
+    the report says how many pass and names the others, not only the points matched."""
+    from lorebook.cli.eval_extraction import _lines
+    from lorebook.evaluation.extraction import ExtractionEval
+
+    figures = measure_prompt_eval(FIXTURES)
+    assert figures.fixtures == 24
+    assert figures.passed == 24 - len(figures.failed)
+    assert all(why for why in figures.failed.values())
+    text = "\n".join(_lines(ExtractionEval(prompt_eval=figures)))
+    assert f"fixtures passed: {figures.passed} of 24" in text
+    for fixture, why in figures.failed.items():
+        assert f"{fixture} ({why})" in text

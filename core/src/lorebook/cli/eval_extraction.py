@@ -54,6 +54,11 @@ def _lines(report: ExtractionEval) -> list[str]:
             f"(deterministic proxy); {figures.empty_proposals} proposals from the "
             f"{figures.empty_sessions} sessions that expect none"
         )
+        failed = ", ".join(f"{fixture} ({why})" for fixture, why in sorted(figures.failed.items()))
+        lines.append(
+            f"fixtures passed: {figures.passed} of {figures.fixtures} (nothing forbidden, no more"
+            f" proposals than each allows){'; failed: ' + failed if failed else ''}"
+        )
     return lines
 
 

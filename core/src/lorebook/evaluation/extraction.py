@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from lorebook.evaluation.extraction_labels import Label, LabelError, align, load_labels
-from lorebook.evaluation.labelled import evaluate_folder, run_extractor
+from lorebook.evaluation.labelled import SessionScore, evaluate_folder, run_extractor
 from lorebook.extractors.llm import preselect
 from lorebook.extractors.rules import RulesExtractor
 from lorebook.extractors.words import content_words
@@ -113,6 +113,11 @@ class PromptEvalFigures:
     empty_sessions: int
     empty_proposals: int
     proposals_by_session: dict[str, int]
+    fixtures: int = 0
+    passed: int = 0
+    failed: dict[str, str] = field(default_factory=dict)
+    """Each fixture kenkeep would fail, and why: forbidden text in a proposal, or more
+    proposals than it allows (any, in a session that expects none)."""
 
 
 @dataclass(slots=True)
@@ -193,7 +198,22 @@ def measure_prompt_eval(folder: Path) -> PromptEvalFigures:
         empty_sessions=len(empty),
         empty_proposals=sum(r.score.proposals for r in empty),
         proposals_by_session={r.expectation.fixture_id: r.score.proposals for r in empty},
+        fixtures=len(results),
+        passed=sum(r.score.passed for r in results),
+        failed={
+            r.expectation.fixture_id: _why_failed(r.score) for r in results if not r.score.passed
+        },
     )
+
+
+def _why_failed(score: SessionScore) -> str:
+    """Why kenkeep fails a fixture, in a few words."""
+    reasons = [f"forbidden text {hit!r}" for hit in score.forbidden_hits]
+    if score.expect_empty and score.proposals:
+        reasons.append(f"{score.proposals} proposal(s) where none is expected")
+    elif score.unexpected > score.max_unexpected:
+        reasons.append(f"{score.unexpected} unexpected proposal(s), {score.max_unexpected} allowed")
+    return "; ".join(reasons)
 
 
 def evaluate_extraction(
@@ -299,6 +319,9 @@ def report_json(report: ExtractionEval) -> dict[str, Any]:
             "empty_sessions": figures.empty_sessions,
             "proposals_from_empty_sessions": figures.empty_proposals,
             "proposals_by_empty_session": dict(sorted(figures.proposals_by_session.items())),
+            "fixtures": figures.fixtures,
+            "passed": figures.passed,
+            "failed": dict(sorted(figures.failed.items())),
         }
     return doc
 
