@@ -14,22 +14,21 @@ from dataclasses import dataclass
 from lorebook.extractors.words import DANGLING, STATIVE
 
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
+_REPORT = r"\s*(?:(?:error|warning|traceback)\b[^a-z]*[:(]|(?:FAIL|PASS|ERR!|npm\s+(?:ERR|WARN))\b)"
+"""Tool output, a test runner's or npm's report (see :data:`_REPORT_LINE`)."""
 _NOT_PROSE = re.compile(
     r"""^(?:
         \s*[>\u276f$|#<{}\[\]]      # quote, shell prompt, table, heading, tag, JSON
         | \s{4,}\S               # indented code or a stack trace
         | \s*\d+\s*\|            # numbered source lines
         | \s*at\s+\S+\s+\(       # a stack frame
-        | \s*(?:error|warning|traceback)\b[^a-z]*[:(]  # tool output
-        | \s*(?:FAIL|PASS|ERR!|npm\s+(?:ERR|WARN))\b  # a test runner's or npm's report
         | .*[\u2500-\u257f]           # box drawing: a table or a panel a tool drew
-    )""",
+        | """
+    + _REPORT
+    + ")",
     re.VERBOSE | re.IGNORECASE,
 )
-_REPORT_LINE = re.compile(
-    r"^\s*(?:(?:error|warning|traceback)\b[^a-z]*[:(]|(?:FAIL|PASS|ERR!|npm\s+(?:ERR|WARN))\b)",
-    re.IGNORECASE,
-)
+_REPORT_LINE = re.compile("^" + _REPORT, re.IGNORECASE)
 """A line a tool printed to report (``Error: ...``, ``npm ERR!``): the lines after it, up to a
 blank line, are its output too ("If you do not want to install the current project use
 --no-root." under Poetry's ``Error:`` line)."""
