@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lorebook.extractors.rules import find_teaching_moments
+from lorebook.extractors.rules import find_teaching_moments, to_proposal
 from lorebook.models.session import LoggedToolCall, LoggedTurn
 
 RULES = (
@@ -563,6 +563,44 @@ def test_a_japanese_rule_is_read_from_its_grammar(text: str) -> None:
 )
 def test_a_japanese_request_or_report_is_not_a_rule(text: str) -> None:
     assert find_teaching_moments(_after("acted", text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "帮我将这些组件与 vue 进行同步，请注意 vue 是标准，请不要修改我 vue 的代码",
+        "我不需要 emoji 和中文说明，需要英文的",
+        "以后都用 pnpm 安装依赖",
+        "不是的，我的意思是测试都放在 tests 目录下",
+        "注释必须是英文的",
+    ],
+)
+def test_a_chinese_rule_is_read_from_its_grammar(text: str) -> None:
+    assert len(find_teaching_moments(_after("acted", text))) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "帮我增加更多的测试案例，让测试更加全面和健全",
+        "现在还是不能显示",
+        "为什么不要用这个组件？",
+        "不是这个意思，我应该如何设置这个 context",
+        "修改以后运行一下测试",
+        "帮我修复这个类型错误",
+    ],
+)
+def test_a_chinese_request_question_or_report_is_not_a_rule(text: str) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []
+
+
+def test_a_chinese_rule_is_titled_by_its_clause_not_by_the_task_it_came_with() -> None:
+    turns = _after("acted", "帮我将这些组件与 vue 进行同步，请不要修改我 vue 的代码，同时完善 css")
+    (candidate,) = find_teaching_moments(turns)
+    proposal = to_proposal(candidate, turns, session="s", harness="cursor", number=1)
+    assert proposal.title == "请不要修改我 vue 的代码"
+    assert candidate.kind == "prohibition"
+    assert "帮我将这些组件与 vue 进行同步" in proposal.quote
 
 
 def test_a_file_named_with_at_places_what_the_sentence_says_is_in_it() -> None:

@@ -103,6 +103,39 @@ JAPANESE_RULE = re.compile(
 keep in mind, a blunt imperative, "why don't you", "that's wrong"."""
 
 
+CHINESE_PROHIBITS = re.compile(
+    r"不要|请勿|禁止|不许|不准|千万别|永远不|(?:你|我们|请)(?:不能|别)|不应该?|我(?:现在)?不需要"
+)
+"""A prohibition in Chinese: *不要* (don't), *请勿* / *禁止* / *不许* (do not, forbidden),
+*永远不* (never), *你不能* (you may not), *不应该* (ought not), *我不需要* (I don't want
+it). A bare *不能* is left out: "还是不能显示" reports what does not work."""
+
+
+CHINESE_DIRECTS = re.compile(
+    r"必须|一定要|务必|总是|始终|永远|(?:^|[，,]\s*)(?:以后|今后)|记住"
+    r"|(?:请|需要|要)注意|(?<![我这那])(?:是|为)标准|而不是|我更?(?:喜欢|倾向于?)"
+)
+"""Obligation, habit and preference in Chinese: *必须* / *一定要* / *务必* (must),
+*总是* / *始终* / *永远* (always), *以后* opening a clause (from now on), *记住*
+(remember), *请注意* (mind that), *是标准* (is the standard), *而不是* (rather than),
+*我更喜欢* (I prefer)."""
+
+
+CHINESE_CORRECTS = re.compile(r"^(?:不是的|不对|不是这样|错了)|我的意思是")
+"""A correction in Chinese: *不是的* / *不对* (no, that's not it) opening the sentence,
+*我的意思是* (what I mean is)."""
+
+
+CHINESE_ASKS = re.compile(r"[?？]$|[吗呢么]$|^(?:为什么|为何|是否|能不能|可不可以)|如何|怎么")
+"""A question in Chinese: a question mark, a closing particle (*吗*, *呢*), an opening
+question word (*为什么*, *是否*, *能不能*) or *如何* / *怎么* (how) anywhere."""
+
+
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_CLAUSE_END = re.compile(r"(?<=[。！？!?；;])")
+
+
 FRENCH_ASKS = re.compile(
     r"\b(?:(?:voudrais|veux|aimerais|souhaite|souhaiterais) savoir|dis[- ]moi"
     r"|(?:re)?cherche[rsz]? si|v[ée]rifie[rsz]? si|regarde[rsz]? si"
@@ -387,6 +420,63 @@ def japanese_moment(position: int, text: str) -> list[Moment]:
         quote = text[sentence.start : sentence.end]
         return [Moment(position, "practice", kind, quote, body, [quote], merge_keys(quote))]
     return []
+
+
+def chinese_moment(position: int, text: str) -> list[Moment]:
+    """A Chinese turn's rule, read from the grammar of prohibition, obligation and correction.
+
+    A Chinese request (*帮我…*, *请…*) is shaped the same whether it asks for this task or
+    for always, so only what says more is read: a prohibition (:data:`CHINESE_PROHIBITS`),
+    an obligation, habit or preference (:data:`CHINESE_DIRECTS`) or a correction
+    (:data:`CHINESE_CORRECTS`). A turn written in Japanese (it has kana) or holding no Han
+    characters is not read here, and a question (:data:`CHINESE_ASKS`) never. The first
+    sentence (up to ``。``, ``！``, ``？`` or ``；``) holding a cue is the moment.
+    """
+    if _KANA.search(text) or not _HAN.search(text):
+        return []
+    for line in split_sentences(text):
+        offset = line.start
+        for piece in _CLAUSE_END.split(line.text):
+            body = piece.strip()
+            start = offset + len(piece) - len(piece.lstrip())
+            offset += len(piece)
+            if not body or CHINESE_ASKS.search(body.rstrip("。！!；;，, ")):
+                continue
+            prohibits = CHINESE_PROHIBITS.search(body)
+            if not (prohibits or CHINESE_DIRECTS.search(body) or CHINESE_CORRECTS.search(body)):
+                continue
+            kind: NoteKind = "prohibition" if prohibits else "convention"
+            quote = text[start : start + len(body)]
+            cue = prohibits or CHINESE_DIRECTS.search(body) or CHINESE_CORRECTS.search(body)
+            main = _chinese_clause(body, cue)
+            return [Moment(position, "practice", kind, quote, main, [quote], merge_keys(quote))]
+    return []
+
+
+def _chinese_clause(sentence: str, cue: re.Match[str] | None) -> str:
+    """The clause of ``sentence`` (between commas) holding ``cue``.
+
+    That is the rule without the task it was said with ("帮我…同步，请不要修改我 vue 的代码"
+    gives the second clause).
+    A clause that opens with *而不是* (rather than) takes the clause it contrasts with
+    ("修改成英文，而不是中文"); one that says little beyond its cue ("请注意一点", "不是的")
+    takes the clause after it.
+    """
+    at, stop = (cue.start(), cue.end()) if cue else (0, 0)
+    start = max(sentence.rfind(mark, 0, at) for mark in "，,") + 1
+    if cue is not None and cue.group(0) == "而不是" and start > 0:
+        start = max(sentence.rfind(mark, 0, start - 1) for mark in "，,") + 1
+    end = _comma_after(sentence, at)
+    said = sentence[start:at] + sentence[stop:end]
+    if len(said.strip(" 。！!；;*")) < 4 and end < len(sentence):
+        end = _comma_after(sentence, end + 1)
+    return sentence[start:end].strip(" 。！!；;*") or sentence
+
+
+def _comma_after(sentence: str, at: int) -> int:
+    """Where the clause going on at ``at`` ends: the next comma, or the sentence's end."""
+    ends = [i for i in (sentence.find(mark, at) for mark in "，,") if i >= 0]
+    return min(ends, default=len(sentence))
 
 
 def mentions_as_code(sentence: str) -> str:

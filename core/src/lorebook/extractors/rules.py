@@ -50,6 +50,7 @@ from lorebook.extractors.cues import PROHIBITIVE, read_turn
 from lorebook.extractors.moments import (
     Moment,
     addressed_moment,
+    chinese_moment,
     confirmation_text,
     french_moment,
     human_turns,
@@ -278,6 +279,8 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
             moments = french_moment(position, text)
         if not moments:
             moments = japanese_moment(position, text)
+        if not moments:
+            moments = chinese_moment(position, text)
         if moments:
             cues = read_turn(turns, position)
             moments = [
