@@ -565,6 +565,27 @@ def test_a_japanese_request_or_report_is_not_a_rule(text: str) -> None:
     assert find_teaching_moments(_after("acted", text)) == []
 
 
+def test_where_a_thing_is_not_and_where_it_is_are_one_rule() -> None:
+    """A location corrected in two sentences side by side (where it is not, then where it
+    is and how) is one note, not a location note and a convention note."""
+    text = (
+        "no, dns doesn't live in envs/. every route53 zone and record for every env is in "
+        "`infra/terraform/global/dns/`, one file per zone (`example-corp.io.tf` and so on). "
+        "the env stacks only read zone ids from its remote state outputs. put it there"
+    )
+    (candidate,) = find_teaching_moments(_after("acted", text))
+    assert "envs/" in candidate.quote
+    assert "infra/terraform/global/dns/" in candidate.quote
+
+
+def test_a_location_and_a_practice_apart_stay_two_rules() -> None:
+    text = (
+        "Fixtures live in tests/fixtures/.\n\n"
+        "Always run the linter before you commit, since CI rejects unlinted code."
+    )
+    assert len(find_teaching_moments(_after("acted", text))) == 2
+
+
 @pytest.mark.parametrize(
     "text",
     [

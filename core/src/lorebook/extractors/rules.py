@@ -47,14 +47,12 @@ from dataclasses import dataclass, field
 
 from lorebook.extract.base import ExtractionRequest, normalise, quote_in_session
 from lorebook.extractors.cues import PROHIBITIVE, read_turn
+from lorebook.extractors.languages import chinese_moment, french_moment, japanese_moment
 from lorebook.extractors.moments import (
     Moment,
     addressed_moment,
-    chinese_moment,
     confirmation_text,
-    french_moment,
     human_turns,
-    japanese_moment,
     mentions_as_code,
     sentence_moments,
     tool_moment,
