@@ -1,5 +1,5 @@
-"""The tokenizer's runs: the possessive pattern finds exactly the runs of the plain one, and
-a contraction gives its head's tokens only."""
+"""The tokenizer's runs: the possessive pattern finds exactly the runs of the plain one, a
+contraction gives its head's tokens only, and words of every script count."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from lorebook.hookconfig import HookConfig
 from lorebook.recall import tokenize
 from tests.core.test_ranker import index_of, note, served
 
-PLAIN = re.compile(r"[A-Za-z0-9_]+(?:[./\-][A-Za-z0-9_]+)*")
+PLAIN = re.compile(r"\w+(?:[./\-]\w+)*")
 code_like = st.text(alphabet=st.sampled_from("aZ09_./-- \n:é(getUserName)"), max_size=40)
 
 
@@ -59,3 +59,59 @@ def test_a_note_is_not_served_for_a_contraction_the_prompt_and_the_note_share(
         "csv-export"
     ]
     assert served(path, "we're waiting and it isn't clear why", lexical) == []
+
+
+def test_an_accented_word_is_one_token_with_its_accents_folded() -> None:
+    # Only ASCII letters counted: "größe" gave "gr" and "préfère" gave "pr" and "re".
+    assert tokenize.tokenize("call it `größe`; je préfère Café-au-lait") == [
+        "call", "große", "je", "prefere", "cafe", "au", "lait", "cafe-au-lait"
+    ]  # fmt: skip
+
+
+def test_chinese_and_japanese_give_two_characters_side_by_side() -> None:
+    assert tokenize.tokenize("不要修改 vue 的代码") == [
+        "不要",
+        "要修",
+        "修改",
+        "vue",
+        "的代",
+        "代码",
+    ]
+    assert tokenize.tokenize("テスト") == ["テス", "スト"]
+    assert tokenize.tokenize("我") == ["我"]
+
+
+def _teams_notes() -> list:  # type: ignore[type-arg]
+    return [
+        note(
+            "vue-is-the-standard",
+            "不要修改 Vue 的代码",
+            "同步示例时以 Vue 为标准",
+            "同步 React、Solid 和 Svelte 的示例时，Vue 是标准：不要修改 Vue 的代码。",
+        ),
+        note(
+            "comments-in-english",
+            "注释和提示文本都用英文",
+            "脚本的注释不用中文，也不用 emoji",
+            "脚本里的注释和提示文本都写英文，不要中文，不要 emoji。",
+        ),
+        note(
+            "tests-in-french",
+            "Les tests vérifient le comportement",
+            "Préférer des tests de comportement aux tests d'implémentation",
+            "On préfère tester le comportement visible plutôt que les détails internes.",
+        ),
+    ]
+
+
+def test_a_chinese_note_is_served_for_a_chinese_prompt(tmp_path: Path) -> None:
+    path = index_of(tmp_path, _teams_notes())
+    lexical = HookConfig(semantic=False)
+    assert served(path, "帮我给这个脚本的注释写成英文", lexical)[:1] == ["comments-in-english"]
+    assert served(path, "我可以直接修改 vue 的代码吗？", lexical)[:1] == ["vue-is-the-standard"]
+
+
+def test_a_prompt_typed_without_accents_finds_the_accented_note(tmp_path: Path) -> None:
+    path = index_of(tmp_path, _teams_notes())
+    lexical = HookConfig(semantic=False)
+    assert served(path, "faut-il preferer l implementation ?", lexical)[:1] == ["tests-in-french"]
