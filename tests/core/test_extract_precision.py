@@ -622,6 +622,10 @@ def test_a_chinese_rule_is_titled_by_its_clause_not_by_the_task_it_came_with() -
     assert proposal.title == "请不要修改我 vue 的代码"
     assert candidate.kind == "prohibition"
     assert "帮我将这些组件与 vue 进行同步" in proposal.quote
+    opener = _after("acted", "不是的，测试都放在 tests 目录下，别放在 src 里")
+    (candidate,) = find_teaching_moments(opener)
+    title = to_proposal(candidate, opener, session="s", harness="cursor", number=1).title
+    assert title.startswith("测试都放在 tests 目录下")
 
 
 def test_a_file_named_with_at_places_what_the_sentence_says_is_in_it() -> None:

@@ -196,7 +196,7 @@ def _chinese_clause(sentence: str, cue: re.Match[str] | None) -> str:
     gives the second clause).
     A clause that opens with *而不是* (rather than) takes the clause it contrasts with
     ("修改成英文，而不是中文"); one that says little beyond its cue ("请注意一点", "不是的")
-    takes the clause after it.
+    gives way to the clause after it.
     """
     at, stop = (cue.start(), cue.end()) if cue else (0, 0)
     start = max(sentence.rfind(mark, 0, at) for mark in "，,") + 1
@@ -205,7 +205,7 @@ def _chinese_clause(sentence: str, cue: re.Match[str] | None) -> str:
     end = _comma_after(sentence, at)
     said = sentence[start:at] + sentence[stop:end]
     if len(said.strip(" 。！!；;*")) < 4 and end < len(sentence):
-        end = _comma_after(sentence, end + 1)
+        start, end = end + 1, _comma_after(sentence, end + 1)
     return sentence[start:end].strip(" 。！!；;*") or sentence
 
 
