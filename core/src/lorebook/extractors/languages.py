@@ -179,28 +179,27 @@ def chinese_moment(position: int, text: str) -> list[Moment]:
             if not body or CHINESE_ASKS.search(body.rstrip("。！!；;，, ")):
                 continue
             prohibits = CHINESE_PROHIBITS.search(body)
-            if not (prohibits or CHINESE_DIRECTS.search(body) or CHINESE_CORRECTS.search(body)):
+            cue = prohibits or CHINESE_DIRECTS.search(body) or CHINESE_CORRECTS.search(body)
+            if cue is None:
                 continue
             kind: NoteKind = "prohibition" if prohibits else "convention"
             quote = text[start : start + len(body)]
-            cue = prohibits or CHINESE_DIRECTS.search(body) or CHINESE_CORRECTS.search(body)
             main = _chinese_clause(body, cue)
             return [Moment(position, "practice", kind, quote, main, [quote], merge_keys(quote))]
     return []
 
 
-def _chinese_clause(sentence: str, cue: re.Match[str] | None) -> str:
+def _chinese_clause(sentence: str, cue: re.Match[str]) -> str:
     """The clause of ``sentence`` (between commas) holding ``cue``.
 
     That is the rule without the task it was said with ("帮我…同步，请不要修改我 vue 的代码"
-    gives the second clause).
-    A clause that opens with *而不是* (rather than) takes the clause it contrasts with
-    ("修改成英文，而不是中文"); one that says little beyond its cue ("请注意一点", "不是的")
-    gives way to the clause after it.
+    gives the second clause). A clause that opens with *而不是* (rather than) takes the
+    clause it contrasts with ("修改成英文，而不是中文"); one that says little beyond its cue
+    ("请注意一点", "不是的") gives way to the clause after it.
     """
-    at, stop = (cue.start(), cue.end()) if cue else (0, 0)
+    at, stop = cue.start(), cue.end()
     start = max(sentence.rfind(mark, 0, at) for mark in "，,") + 1
-    if cue is not None and cue.group(0) == "而不是" and start > 0:
+    if cue.group(0) == "而不是" and start > 0:
         start = max(sentence.rfind(mark, 0, start - 1) for mark in "，,") + 1
     end = _comma_after(sentence, at)
     said = sentence[start:at] + sentence[stop:end]
