@@ -15,7 +15,10 @@ def test_the_demo_runs_the_whole_loop() -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
-    assert "curator rules: 3 added, 0 merged, 0 conflicts" in out
+    # Two notes: "the billing code lives in src/pay. The old src/billing ... do not add code
+    # there" is one rule said two ways (where it lives, where it does not), one location note.
+    assert "curator rules: 2 added, 0 merged, 0 conflicts" in out
+    assert "location-the-billing-code-lives-in-src-pay.md" in out
     assert "### Always run the tests with uv run pytest here" in out  # served at the next prompt
     assert "(nothing injected)" in out  # the unrelated prompt
     assert "1 conflicts" in out

@@ -578,9 +578,10 @@ def test_where_a_thing_is_not_and_where_it_is_are_one_rule() -> None:
     assert "infra/terraform/global/dns/" in candidate.quote
 
 
-def test_a_location_and_a_practice_apart_stay_two_rules() -> None:
+@pytest.mark.parametrize("between", ["\n\n", " "])
+def test_a_location_and_a_practice_about_different_things_stay_two_rules(between: str) -> None:
     text = (
-        "Fixtures live in tests/fixtures/.\n\n"
+        f"Fixtures live in tests/fixtures/.{between}"
         "Always run the linter before you commit, since CI rejects unlinted code."
     )
     assert len(find_teaching_moments(_after("acted", text))) == 2

@@ -28,6 +28,7 @@ from lorebook.extractors.teaching import main_sentence, teaches, turn_kind
 from lorebook.extractors.terms import code_identifiers, merge_keys, paths, proper_names
 from lorebook.models.note import KIND_TYPES, NoteKind, NoteType
 from lorebook.models.session import LoggedTurn
+from lorebook.recall.tokenize import tokenize
 
 KNOWLEDGE_SKILL = re.compile(
     r"(?:^|[-_:/])(?:kk|lb|lorebook|kenkeep|memory|memories|remember|notes?|knowledge|kb"
@@ -190,9 +191,16 @@ def _touching_joined(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _side_by_side(sentences: Sequence[Sentence], first: list[int], second: list[int]) -> bool:
-    """Whether a sentence of ``first`` and one of ``second`` follow each other in a paragraph."""
+    """Whether a sentence of ``first`` and one of ``second`` say one thing side by side.
+
+    They follow each other in a paragraph and speak of the same thing: a word in common, a
+    path's parts included ("dns" and ``global/dns/``). Two rules that merely follow each
+    other share none.
+    """
     return any(
-        abs(i - j) == 1 and sentences[i].paragraph == sentences[j].paragraph
+        abs(i - j) == 1
+        and sentences[i].paragraph == sentences[j].paragraph
+        and set(tokenize(sentences[i].text)) & set(tokenize(sentences[j].text))
         for i in first
         for j in second
     )
