@@ -565,6 +565,14 @@ def test_a_japanese_request_or_report_is_not_a_rule(text: str) -> None:
     assert find_teaching_moments(_after("acted", text)) == []
 
 
+@pytest.mark.parametrize("lets", ["let's", "lets", "let\u2019s"])
+def test_a_next_step_is_not_a_rule_however_its_apostrophe_is_typed(lets: str) -> None:
+    """*n't* is read with or without its apostrophe; so is *let's*: "lets try 10% bigger"
+    is the next try at this task, as "let's try" is."""
+    text = f"For future days instead of 25% bigger, {lets} try 10% bigger."
+    assert find_teaching_moments(_after("acted", text)) == []
+
+
 def test_where_a_thing_is_not_and_where_it_is_are_one_rule() -> None:
     """A location corrected in two sentences side by side (where it is not, then where it
     is and how) is one note, not a location note and a convention note."""

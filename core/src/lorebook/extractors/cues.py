@@ -140,7 +140,7 @@ QUANTIFIED = re.compile(
 buffer a DMA stream reads has to be declared with ...", "every migration must ..."), a scope
 beyond the task as a habit is; not one for the things at hand ("all of these need to")."""
 ONE_OFF = re.compile(
-    r"\b(?:go ahead|let(?:'s|\u2019s| us) (?:do|go|move|get|try|continue|proceed)|proceed"
+    r"\b(?:go ahead|let(?:'?s|\u2019s| us) (?:do|go|move|get|try|continue|proceed)|proceed"
     r"|for now|this time|not yet|yet|(?<!from )now\b(?! on)|at the moment|in the meantime"
     r"|we(?: have)? agreed|(?:our|the) plan|(?:this|our) session)\b",
     _I,
@@ -235,7 +235,7 @@ _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "our", "your", "my",
 _ACK = re.compile(
     r"^(?:(?:ok(?:ay)?|yes|yep|yeah|sure|no|good|great|fine|cool|thanks?|thank you|thanx|thx"
     r"|please|pls|perfect|nice|right|correct|agreed|done|retry|continue|proceed|go(?: ahead)?"
-    r"|let(?:'s|\u2019s| us)(?: go| do (?:it|that|this)| proceed| continue)?|do (?:it|that|this)"
+    r"|let(?:'?s|\u2019s| us)(?: go| do (?:it|that|this)| proceed| continue)?|do (?:it|that|this)"
     r"|try again|again|sounds good|looks good|lgtm|ship it|\d{1,2}|and|so|then|now|that|it)"
     r"[\s.,!:;)-]*)+$",
     _I,

@@ -86,7 +86,7 @@ _PREFERENCE = (
 )
 
 
-_LETS = re.compile(r"^let(?:'s| us) (?P<rest>.+)$", _I)
+_LETS = re.compile(r"^let(?:'?s|\u2019s| us) (?P<rest>.+)$", _I)
 
 
 _WANTS = re.compile(r"^(?:I|we)(?: (?:don't |do not )?(?:want|like)|'d like| would like)\b", _I)
