@@ -30,7 +30,8 @@ its backtracking, a fifth of the time a rebuild spends finding runs; the matches
 those of ``+`` and ``*``."""
 _PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
-"""Kana, Han and Hangul: scripts written without spaces between words."""
+"""Kana, Han and Hangul: indexed by pairs of characters, since Chinese and Japanese put no
+space between words and a Korean word carries its particles."""
 
 
 def _keep(token: str) -> bool:
@@ -89,11 +90,12 @@ def _run_tokens(run: str) -> tuple[str, ...]:
     if not run.isascii():
         if _CJK_RE.search(run):
             return _unspaced_tokens(run)
-        return tuple(_folded(token) for token in _ascii_run_tokens(run))
-    return _ascii_run_tokens(run)
+        return tuple(_folded(token) for token in _spelled_run_tokens(run))
+    return _spelled_run_tokens(run)
 
 
-def _ascii_run_tokens(run: str) -> tuple[str, ...]:
+def _spelled_run_tokens(run: str) -> tuple[str, ...]:
+    """The tokens of a run of a script with spaces between words (before accents fold)."""
     cut = max(run.rfind("'"), run.rfind("\u2019"))
     if cut > 0:
         return _contraction_tokens(run[:cut], run[cut + 1 :])
