@@ -26,7 +26,7 @@ from lorebook.extractors.sentences import (
     split_sentences,
     without_host_prompts,
 )
-from lorebook.extractors.signals import without_replaced_behaviour
+from lorebook.extractors.signals import LET_US, without_replaced_behaviour
 from lorebook.models.session import LoggedTurn
 
 _I = re.IGNORECASE
@@ -140,7 +140,7 @@ QUANTIFIED = re.compile(
 buffer a DMA stream reads has to be declared with ...", "every migration must ..."), a scope
 beyond the task as a habit is; not one for the things at hand ("all of these need to")."""
 ONE_OFF = re.compile(
-    r"\b(?:go ahead|let(?:'?s|\u2019s| us) (?:do|go|move|get|try|continue|proceed)|proceed"
+    rf"\b(?:go ahead|{LET_US} (?:do|go|move|get|try|continue|proceed)|proceed"
     r"|for now|this time|not yet|yet|(?<!from )now\b(?! on)|at the moment|in the meantime"
     r"|we(?: have)? agreed|(?:our|the) plan|(?:this|our) session)\b",
     _I,
@@ -235,7 +235,7 @@ _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "our", "your", "my",
 _ACK = re.compile(
     r"^(?:(?:ok(?:ay)?|yes|yep|yeah|sure|no|good|great|fine|cool|thanks?|thank you|thanx|thx"
     r"|please|pls|perfect|nice|right|correct|agreed|done|retry|continue|proceed|go(?: ahead)?"
-    r"|let(?:'?s|\u2019s| us)(?: go| do (?:it|that|this)| proceed| continue)?|do (?:it|that|this)"
+    rf"|{LET_US}(?: go| do (?:it|that|this)| proceed| continue)?|do (?:it|that|this)"
     r"|try again|again|sounds good|looks good|lgtm|ship it|\d{1,2}|and|so|then|now|that|it)"
     r"[\s.,!:;)-]*)+$",
     _I,
@@ -321,6 +321,11 @@ def rule_question(sentence: str) -> bool:
     )
 
 
+def habitual(sentence: str) -> bool:
+    """A scope beyond the task: a habit or standing rule, or a rule for every thing of a kind."""
+    return bool(HABIT.search(sentence) or QUANTIFIED.search(sentence))
+
+
 def directive(sentence: str) -> bool:
     """A sentence that directs: a deontic modal or a prohibition.
 
@@ -380,7 +385,7 @@ def read_turn(turns: Sequence[LoggedTurn], position: int) -> TurnCues:
         info_question=bool(prose) and all(INFO_QUESTION.match(s) for s in prose),
         directive=any(directive(s) for s in prose),
         preference=any(PREFERENCE.search(s) for s in plain),
-        habit=any(HABIT.search(s) or QUANTIFIED.search(s) for s in prose),
+        habit=any(habitual(s) for s in prose),
         one_off=any(ONE_OFF.search(s) for s in prose),
         reason=any(REASON.search(s) for s in prose),
         definition=any(DEFINITION.search(s) and not SELF_REPAIR.search(s) for s in prose),

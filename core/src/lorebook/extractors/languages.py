@@ -82,6 +82,8 @@ question word (*为什么*, *是否*, *能不能*) or *如何* / *怎么* (how) 
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _CLAUSE_END = re.compile(r"(?<=[。！？!?；;])")
+_CLAUSE_MARKS = " 。！!；;*"
+"""What a clause's ends lose: spaces, the marks that end it, and bold's asterisks."""
 
 
 FRENCH_ASKS = re.compile(
@@ -203,9 +205,9 @@ def _chinese_clause(sentence: str, cue: re.Match[str]) -> str:
         start = max(sentence.rfind(mark, 0, start - 1) for mark in "，,") + 1
     end = _comma_after(sentence, at)
     said = sentence[start:at] + sentence[stop:end]
-    if len(said.strip(" 。！!；;*")) < 4 and end < len(sentence):
+    if len(said.strip(_CLAUSE_MARKS)) < 4 and end < len(sentence):
         start, end = end + 1, _comma_after(sentence, end + 1)
-    return sentence[start:end].strip(" 。！!；;*") or sentence
+    return sentence[start:end].strip(_CLAUSE_MARKS) or sentence
 
 
 def _comma_after(sentence: str, at: int) -> int:

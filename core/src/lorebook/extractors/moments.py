@@ -173,8 +173,7 @@ def sentence_moments(
             span for (first, last), span in zip(runs, spans, strict=True) if first <= main <= last
         )
         keys = _keys([sentences[i].text for i in teaching]) or _keys(spans)
-        kinds = {k for i in teaching for k in verdicts[i].kinds}
-        kind = _kind(kinds, kind_type)
+        kind = _kind({k for i in teaching for k in verdicts[i].kinds}, kind_type)
         moments.append(Moment(turn, kind_type, kind, quote, sentences[main].text, spans, keys))
     return moments
 

@@ -284,8 +284,8 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
             moments = [
                 m
                 for m in moments
-                if text.find(m.quote) >= taken_back
-                and refusal_reason(cues, m.main, text, max(text.find(m.quote), 0)) is None
+                if (at := text.find(m.quote)) >= taken_back
+                and refusal_reason(cues, m.main, text, max(at, 0)) is None
             ]
         follow_up = is_confirmation(text) or bool(sentences and refers_back(sentences[0].text))
         for moment in moments:

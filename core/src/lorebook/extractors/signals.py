@@ -39,6 +39,8 @@ _I = re.IGNORECASE
 _APOS = "['\u2019]"
 NT = "n" + _APOS + "?t"
 """*n't*, with a straight or a curly apostrophe, or none."""
+LET_US = "let(?:" + _APOS + "?s| us)"
+"""*let's* (with a straight or a curly apostrophe, or none: "lets try") or *let us*."""
 
 
 def _phrases(*phrases: str, tail: str = "") -> re.Pattern[str]:
@@ -76,7 +78,7 @@ RETRACTION = _phrases(
     r"abandon (?:it|this|that|the (?:idea|approach|plan|prototype|draft|change))\b",
     r"(?:drop|remove|delete|discard|revert|scrap|undo) (?:the|this|that|my|our|these|those)"
     r" (?:draft|prototype|spike|experiment|attempt|branch|changes?|rule|idea)\b",
-    r"let(?:'?s|\u2019s| us) not\b",
+    rf"{LET_US} not\b",
     r"just (?:testing|an example|a test|exploring|curious)\b",
     r"hypothetical",
     r"not a real\b",
@@ -100,7 +102,7 @@ TENTATIVE = _phrases(
     r"|contemplat(?:e|ing)|for now"
     r"|for the moment|at the moment|right now|today|later|this time|yet|temporar(?:y|ily)"
     r"|just this once|i guess|i suppose|would be nice|would like|experiment(?:al|ing)?"
-    r"|if possible|let(?:'?s|\u2019s| us) see|consider|explor(?:e|ing|ation)|brainstorm(?:ing)?"
+    rf"|if possible|{LET_US} see|consider|explor(?:e|ing|ation)|brainstorm(?:ing)?"
     r"|pros and cons|trade-?offs?|next (?:sprint|week|time|release|quarter))\b",
     rf"i (?:do not|do{NT}) think\b",
     r"i think\b",

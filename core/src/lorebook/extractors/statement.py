@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from lorebook.extractors.discourse import CODE_SPAN, TRAIL, strip_discourse, tidy_sentence
 from lorebook.extractors.sentences import split_sentences
+from lorebook.extractors.signals import LET_US
 from lorebook.extractors.words import (
     DANGLING,
     FUNCTION_WORDS,
@@ -86,9 +87,7 @@ _PREFERENCE = (
 )
 
 
-_LETS = re.compile(r"^let(?:'?s|\u2019s| us) (?P<rest>.+)$", _I)
-
-
+_LETS = re.compile(rf"^{LET_US} (?P<rest>.+)$", _I)
 _WANTS = re.compile(r"^(?:I|we)(?: (?:don't |do not )?(?:want|like)|'d like| would like)\b", _I)
 
 

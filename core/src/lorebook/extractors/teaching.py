@@ -138,7 +138,7 @@ def _weight(sentence: str) -> int:
             2 * prefers(sentence),
             2 * bool(c.COUNTERFACTUAL.search(sentence)),
             bool(c.ACCUSING.search(sentence)),
-            bool(c.HABIT.search(sentence) or c.QUANTIFIED.search(sentence)),
+            c.habitual(sentence),
             bool(c.CONTRAST.search(sentence)),
             defines(sentence),
             c.emphatic(sentence),
