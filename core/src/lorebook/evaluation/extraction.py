@@ -114,10 +114,14 @@ class PromptEvalFigures:
     empty_proposals: int
     proposals_by_session: dict[str, int]
     fixtures: int = 0
-    passed: int = 0
     failed: dict[str, str] = field(default_factory=dict)
     """Each fixture kenkeep would fail, and why: forbidden text in a proposal, or more
     proposals than it allows (any, in a session that expects none)."""
+
+    @property
+    def passed(self) -> int:
+        """The fixtures kenkeep would pass: every one not in :attr:`failed`."""
+        return self.fixtures - len(self.failed)
 
 
 @dataclass(slots=True)
@@ -199,7 +203,6 @@ def measure_prompt_eval(folder: Path) -> PromptEvalFigures:
         empty_proposals=sum(r.score.proposals for r in empty),
         proposals_by_session={r.expectation.fixture_id: r.score.proposals for r in empty},
         fixtures=len(results),
-        passed=sum(r.score.passed for r in results),
         failed={
             r.expectation.fixture_id: _why_failed(r.score) for r in results if not r.score.passed
         },
