@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import mmap
 import random
+import subprocess
+import sys
 from array import array
 from pathlib import Path
 
@@ -126,6 +128,27 @@ def test_a_killed_writers_file_goes_and_a_failed_write_keeps_the_old_file(
         assert _named(index) == old
         assert _files(tmp_path) == [old]
         assert (tmp_path / old).read_bytes() == kept
+
+
+def test_a_writer_killed_while_writing_leaves_no_short_file_under_a_vectors_name(
+    tmp_path: Path,
+) -> None:
+    """Killed before its file is on disk, a writer leaves only a temporary the next one sweeps."""
+    script = (
+        "import os, sys\n"
+        "from lorebook.recall import vectorfile\n"
+        "os.fsync = lambda fd: os._exit(9)\n"  # killed after writing, before the flush
+        "vectorfile.write_vectors(sys.argv[1], [])\n"
+    )
+    index = str(tmp_path / "index.sqlite")
+    run = subprocess.run([sys.executable, "-c", script, index], check=False)
+    assert run.returncode == 9
+    left = [p.name for p in tmp_path.iterdir()]
+    assert len(left) == 1
+    assert left[0].startswith(f".index.sqlite{vectorfile.PREFIX}")
+    assert left[0].endswith(".tmp")
+    vectorfile.sweep_vectors(index, keep=[])
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_damaged_file_is_refused_with_its_path(tmp_path: Path, vectors: dict[str, bytes]) -> None:

@@ -11,8 +11,10 @@ the magic :data:`MAGIC`, the note count and the dimension (uint32 each), every n
 :data:`~lorebook.recall.semantic.DIM` int8 values. The index's ``meta`` row ``vectors``
 names the file. A writer writes a new file under a new name inside its transaction and
 names it there, so a reader sees either the old file or the new one, whole; after the
-commit it removes the file it replaced. Files a killed writer left are removed by the next
-writer, under the index's write lock (no other writer can be midway then).
+commit it removes the file it replaced. The file is written under a temporary name and
+renamed once on disk, so no vectors name ever holds a short file. Files a killed writer
+left are removed by the next writer, under the index's write lock (no other writer can be
+midway then).
 
 Runs on the hook path: standard library only.
 """
@@ -183,10 +185,17 @@ def write_changed(index_path: str, old: VectorFile, changes: Mapping[int, bytes 
 
 
 def _write(index_path: str, nums: bytes, inverse: bytes, ints: bytes) -> str:
-    name = os.path.basename(index_path) + PREFIX + os.urandom(8).hex()
-    from lorebook.safeopen import open_file
+    """Write the parts under a temporary name, flush them to disk, rename; the new name.
 
-    fd = open_file(file_path(index_path, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    A writer killed midway leaves only its temporary file (a dot-file no reader opens),
+    never a short file under a vectors name; the next writer's :func:`sweep_vectors`
+    removes it.
+    """
+    from lorebook.safeopen import open_file, temp_name
+
+    name = os.path.basename(index_path) + PREFIX + os.urandom(8).hex()
+    tmp = file_path(index_path, temp_name(name))
+    fd = open_file(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(HEADER.pack(MAGIC, len(nums) // 4, DIM))
@@ -195,26 +204,31 @@ def _write(index_path: str, nums: bytes, inverse: bytes, ints: bytes) -> str:
             handle.write(ints)
             handle.flush()
             os.fsync(handle.fileno())
+        os.rename(tmp, file_path(index_path, name))
     except BaseException:
-        remove_vectors(index_path, name)
+        _unlink(tmp)
         raise
     return name
+
+
+def _unlink(path: str) -> None:
+    try:  # noqa: SIM105 (contextlib stays off the hook path)
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def remove_vectors(index_path: str, name: str) -> None:
     """Remove the vectors file ``name`` of the index at ``index_path``, if it is there."""
     if name:
-        try:  # noqa: SIM105 (contextlib stays off the hook path)
-            os.unlink(file_path(index_path, name))
-        except FileNotFoundError:
-            pass
+        _unlink(file_path(index_path, name))
 
 
 def sweep_vectors(index_path: str, keep: Iterable[str]) -> None:
     """Remove every vectors file of the index at ``index_path`` but those in ``keep``.
 
-    Only a writer holding the index's write lock calls this: no other writer is then
-    between writing its file and naming it.
+    Temporary files of vectors files go too. Only a writer holding the index's write lock
+    calls this: no other writer is then between writing its file and naming it.
     """
     folder = os.path.dirname(index_path) or "."
     prefix = os.path.basename(index_path) + PREFIX
@@ -224,5 +238,6 @@ def sweep_vectors(index_path: str, keep: Iterable[str]) -> None:
     except OSError:
         return
     for name in names:
-        if name.startswith(prefix) and name not in kept:
+        named = name.startswith(prefix) and name not in kept
+        if named or (name.startswith("." + prefix) and name.endswith(".tmp")):
             remove_vectors(index_path, name)
