@@ -237,3 +237,45 @@ def test_a_changed_section_drafts_only_the_rules_it_did_not_state_before(
     tokens = _title_with(notes, "never log access tokens")
     assert tokens.derived_from == ["CLAUDE.md#testing"]
     assert all(before[n.id] == n for n in notes if n.id != tokens.id)  # the others untouched
+
+
+LEAD_INS = """\
+# Contributing
+
+## Releasing
+
+Before a release, always open a pull request that includes:
+
+- **The changelog**:
+    - Things that **must** go in the changelog: features and bug fixes.
+- **A version bump**: see `__version__.py`.
+
+## Migrations
+
+A schema migration must always come with a pull request which adds:
+
+- **A migration guide for every breaking change, with before and after code**: one section.
+- **A downgrade script**.
+
+## Connection pool
+
+The pool takes these limits:
+
+- `max_connections`, the most connections allowed, or `None` to always allow more.
+- `keepalive`, how long an idle connection is kept. (Default 5)
+"""
+
+
+def test_a_lead_in_is_completed_by_its_items_and_a_parameter_list_is_no_rule(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    """A title never stops at "that includes"; "`name`, what it is" describes a parameter."""
+    (kb_repo / "CONTRIBUTING.md").write_text(LEAD_INS, encoding="utf-8")
+    result = cli("bootstrap", cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    titles = sorted(n.title for n in _notes(kb_repo))
+    assert titles == [
+        "A schema migration must always come with a pull request",
+        "Before a release, always open a pull request that includes: the changelog and a version"
+        " bump",
+    ]

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from lorebook.bootstrap.distil import Rule, description_of, distil, plain, sentences, title_of
 from lorebook.bootstrap.drafts import Draft
 from lorebook.bootstrap.roles import instruction_globs, names_rules
+from lorebook.bootstrap.titles import completed
 from lorebook.slug import slugify
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ def draft_of(doc: Document, section: Section, rule: Rule) -> Draft:
     """The draft a rule becomes."""
     return Draft(
         origin=_origin(doc, section, rule),
-        title=rule.title,
+        title=completed(rule.title, rule.statement, rule.context),
         description=rule.statement,
         text=rule.context,
         kind=rule.kind,

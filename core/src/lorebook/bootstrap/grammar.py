@@ -255,8 +255,13 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*")
 CODE_SPAN = re.compile(r"`[^`\n]*`")
 REFERENCE_LABEL = re.compile(r"^[^:`]{1,40}:\s")
 TOPIC_LABEL = re.compile(r"^[A-Za-z][^:`.!?]{0,30}:\s+")
-DESCRIBED_VALUE = re.compile(r"^`[^`]+`\s*(?:[\u2014\u2013:]|-\s)")
-"""```False` — never use strict mode``: an option's value described, not a rule."""
+DESCRIBED_VALUE = re.compile(
+    r"^`[^`]+`\s*(?:[\u2014\u2013:]|-\s)|^`[^`]+`,\s+(?!(?:not|and|or|but|then|so)\b|`)"
+)
+"""```False` — never use strict mode``: an option's value described, not a rule. So is a
+parameter and what it is for, after a comma ("`max_connections`, maximum number of
+allowable connections, or `None` for no limits"); a code span listed with others ("`ruff`,
+`mypy` and ...") or set against one ("`uv`, not `pip`, ...") is a subject."""
 PARENTHESIS = re.compile(r"\s*\([^()]*\)")
 NO_NEED = re.compile(r"^no\b.*\b(?:required|needed|necessary)\b", _I)
 """"No additional configuration is required": the absence of a rule."""

@@ -167,6 +167,56 @@ def _cut(text: str, limit: int) -> str:
     return text
 
 
+_ITEM_LINE = re.compile(r"^(?P<indent>[ \t]*)[-*+] (?P<text>\S.*)$", re.MULTILINE)
+_BOLD_LABEL = re.compile(r"^\*\*(?P<label>[^*]+?)\*\*")
+_OPEN_CLAUSE = re.compile(r",?\s+(?:that|which|who)\s+\w+$", re.IGNORECASE)
+"""A relative clause whose verb waits for its object: "a pull request that includes"."""
+_MAX_NAMED = 3
+
+
+def completed(title: str, statement: str, context: str) -> str:
+    """A title whose sentence introduces a list, completed by what the list's items name.
+
+    "Before releasing a new version, create a pull request that includes:" says what the
+    request includes in its items ("**An update to the changelog**", "**A version bump**"):
+    the title names them when each is a short label (bold, or a whole item of at most
+    :data:`LABEL_WORDS` words), there are at most three, and the title stays within
+    :data:`TITLE_WORDS` words. Otherwise a relative clause left open at the title's end
+    ("that includes") goes, so the title reads as a whole sentence; the description and
+    the note's body keep the lead-in and its items.
+    """
+    if not statement.rstrip().endswith(":"):
+        return title
+    items = [(len(m["indent"]), m["text"]) for m in _ITEM_LINE.finditer(context)]
+    top = min((depth for depth, _ in items), default=0)
+    labels = [_label(text) for depth, text in items if depth == top]
+    if labels and len(labels) <= _MAX_NAMED and all(labels):
+        named = [_lowered(label) for label in labels if label]
+        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        candidate = f"{title}: {listed}"
+        if len(words(candidate)) <= TITLE_WORDS:
+            return candidate
+    open_clause = _OPEN_CLAUSE.search(title)
+    if open_clause and len(words(title[: open_clause.start()])) >= MIN_TITLE_WORDS:
+        return title[: open_clause.start()]
+    return title
+
+
+def _label(item: str) -> str | None:
+    """An item's label: its bold opening, or the whole item when it is short; else None."""
+    bold = _BOLD_LABEL.match(item)
+    text = plain(bold["label"] if bold else item).rstrip(" .:;,")
+    return text if text and len(words(text)) <= LABEL_WORDS else None
+
+
+def _lowered(label: str) -> str:
+    """``label`` with a capital that only opened it lowered ("An update" -> "an update")."""
+    first = label.split(" ", 1)[0]
+    if first == "A" or (first[:1].isupper() and first[1:].islower()):
+        return label[:1].lower() + label[1:]
+    return label
+
+
 def description_of(statement: str) -> str:
     """The whole sentence on one line, cut at a word after :data:`DESCRIPTION_CHARS`."""
     text = strip_markers(statement)
@@ -179,6 +229,7 @@ __all__ = [
     "DESCRIPTION_CHARS",
     "LABEL_WORDS",
     "TITLE_WORDS",
+    "completed",
     "description_of",
     "plain",
     "sentences",
