@@ -279,3 +279,27 @@ def test_a_lead_in_is_completed_by_its_items_and_a_parameter_list_is_no_rule(
         "Before a release, always open a pull request that includes: the changelog and a version"
         " bump",
     ]
+
+
+def test_a_tutorial_gives_no_notes_its_example_s_rules_are_not_the_project_s(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    (kb_repo / "docs").mkdir(exist_ok=True)
+    (kb_repo / "docs" / "model-plugin.md").write_text(
+        "# Tutorial: writing a model plugin\n\n## Adding options\n\n"
+        "Let's add validation rules to our options. Length must be at least 2. "
+        "Duration must never exceed 10.\n",
+        encoding="utf-8",
+    )
+    (kb_repo / "docs" / "quickstart.md").write_text(
+        "# Installing\n\nThe `-e` stands for editable. You must always install into a venv.\n",
+        encoding="utf-8",
+    )
+    (kb_repo / "CONTRIBUTING.md").write_text(
+        "# Contributing\n\n## Tests\n\nNever mock the database in integration tests.\n",
+        encoding="utf-8",
+    )
+    result = cli("bootstrap", cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    assert [n.title for n in _notes(kb_repo)] == ["Never mock the database in integration tests"]
+    assert "left out: 5 tutorial" in result.stdout  # the sentences of both, not read

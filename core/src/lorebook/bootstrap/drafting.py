@@ -10,6 +10,10 @@
   section, else its title without its number.
 - A changelog (most of its headings name a version or a date) gives none: what it says
   changed is history.
+- A tutorial (its file name or first heading says so: *tutorial*, *walkthrough*,
+  *quickstart*, *getting started*) gives none: it walks its reader through building an
+  example, so what it says must hold is the example's ("Length must be at least 2"), and
+  what it explains is for a newcomer to the tool ("The `-e` stands for editable").
 - What the instructions say about themselves gives none: a rule file whose globs name only
   instruction documents, and a rule file's rule that speaks of rules
   (:mod:`lorebook.bootstrap.roles`; counted as ``about the instructions``).
@@ -25,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from lorebook.bootstrap.distil import Rule, description_of, distil, plain, sentences, title_of
@@ -46,6 +51,8 @@ MAX_TAGS = 4
 _HEADINGS = re.compile(r"^#{1,3}[ \t]+(.+)$", re.MULTILINE)
 _VERSION = re.compile(r"^\[?v?\d+\.\d+|\b\d{4}-\d{2}-\d{2}\b", re.IGNORECASE)
 _ADR_NUMBER = re.compile(r"^\s*(?:adr|rfc|decision)?[\s#-]*\d+\s*[:.)-]?\s*", re.IGNORECASE)
+_TUTORIAL = re.compile(r"tutorial|walk-?through|quick-?start|getting[-_ ]started", re.IGNORECASE)
+_FIRST_HEADING = re.compile(r"^#[ \t]+(.+)$", re.MULTILINE)
 _DECISION_HEADING = re.compile(r"^#{2,6}\s+.*\bdecision\b", re.IGNORECASE | re.MULTILINE)
 
 
@@ -100,6 +107,13 @@ def is_changelog(doc: Document) -> bool:
     headings = _HEADINGS.findall(doc.text)
     versions = sum(bool(_VERSION.search(plain(h))) for h in headings)
     return len(headings) >= 3 and 2 * versions >= len(headings)
+
+
+def is_tutorial(doc: Document) -> bool:
+    """True when the document's file name or first heading says it is a tutorial."""
+    heading = _FIRST_HEADING.search(doc.text)
+    named = PurePosixPath(doc.rel).stem
+    return bool(_TUTORIAL.search(named) or (heading and _TUTORIAL.search(heading.group(1))))
 
 
 def _tags(doc: Document, rule: Rule) -> tuple[str, ...]:
@@ -169,6 +183,10 @@ def rules_of(
     """The rules one section of ``doc`` states (see the module docstring)."""
     if is_changelog(doc):
         return []
+    if doc.kind == "doc" and is_tutorial(doc):
+        if tally is not None:
+            tally["tutorial"] += len(sentences(section.text))
+        return []
     if doc.kind == "adr":
         if not in_force(doc.text):
             if tally is not None:
@@ -192,6 +210,7 @@ __all__ = [
     "body_of",
     "draft_of",
     "is_changelog",
+    "is_tutorial",
     "rule_hash",
     "rules_of",
 ]
