@@ -49,6 +49,10 @@ NOT_RULES = [
     ("No standardized format for a long time.", "statement"),
     ("Keep comments brief.", "instruction"),
     ("Keep them concise.", "refers back"),
+    ("Never derive it from request-supplied data.", "refers back"),
+    ("Never do this to `initialize`.", "refers back"),
+    ("Don't log the pre-hash form yourself, either.", "refers back"),
+    ("Its two arguments must be claims of the token.", "refers back"),
     ("This page describes the architecture.", "refers back"),
     ("To see every option, read the reference.", "how-to"),
     # a modal in a question the sentence embeds is asked about, not required

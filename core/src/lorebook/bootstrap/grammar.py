@@ -293,16 +293,25 @@ SUBJECT_FIRST = re.compile(
 )
 """A sentence that opens on its subject (a determiner or a pronoun), not on a verb."""
 PRONOUN_SUBJECT = re.compile(
-    r"^(?:it|this|that|these|those|they|he|she)\b(?!\s+(?:is|are) (?:called|short))", _I
+    r"^(?:it|its|their|this|that|these|those|they|he|she)\b(?!\s+(?:is|are) (?:called|short))",
+    _I,
 )
-PRONOUN_OBJECT = re.compile(r"^\w+\s+(?:it|them|this|that|these|those)\b(?!\s+(?:is|are)\b)", _I)
-""""Keep them concise", "Ensure it contributes": what the instruction is about is elsewhere."""
+FORCE_WORD = re.compile(rf"^(?:never|always|just|only|do{_NT}|do not)\s+", _I)
+"""A word of force before an imperative's verb ("Never do this")."""
+PRONOUN_OBJECT = re.compile(
+    r"^\w+\s+(?:(?:it|them)\b(?!\s+(?:is|are)\b)|(?:this|that|these|those)(?=\s*[^\w\s`]|\s*$"
+    r"|\s+(?:to|in|on|for|with|from|at|by|when|if|unless|again|first|either|too|instead)\b))",
+    _I,
+)
+""""Keep them concise", "Ensure it contributes", after a word of force ("Never do this to
+`initialize`"): what the instruction is about is elsewhere. *this* before a noun ("follow
+this project's conventions") is a determiner, not the object."""
 ELLIPSIS = re.compile(rf"^(?:do{_NT}|do not|never|always)\s*[,.;:]", _I)
 POINTER = re.compile(
     r"^\W*the\s+following\b"
     r"|\b(?:above|below|previous|preceding|following)\s+(?:section|sections|list|table|steps?"
     r"|example)\b|\b(?:the|these|those)\s+\w+(?:\s+\w+)?\s+(?:above|below)\b"
-    r"|\b(?:above|below)\s*[.:]?$"
+    r"|\b(?:above|below)\s*[.:]?$|,\s*either\s*[.!]?$"
     r"|\b(?:described|outlined|defined|specified|explained|detailed)\s+(?:here|herein"
     r"|in\s+this\s+(?:document|file|rule|guide|section))\b",
     _I,

@@ -225,7 +225,9 @@ def refers_back(text: str) -> bool:
         return True
     if g.DEMONSTRATIVE.search(text) or g.DEMONSTRATIVE_PRONOUN.search(text):
         return True
-    if imperative(text) and g.PRONOUN_OBJECT.match(text):
+    verb_first = g.FORCE_WORD.sub("", text, count=1)
+    doing = imperative(verb_first) or verb_first[:3].lower() == "do "
+    if doing and g.PRONOUN_OBJECT.match(verb_first):
         return True
     found = words(text)
     return len(found) <= g.SHORT_RULE_WORDS and found[-1].lower() in g.PRONOUN_OBJECTS
