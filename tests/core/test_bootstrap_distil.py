@@ -303,3 +303,49 @@ def test_a_tutorial_gives_no_notes_its_example_s_rules_are_not_the_project_s(
     assert result.exit_code == 0, result.stderr
     assert [n.title for n in _notes(kb_repo)] == ["Never mock the database in integration tests"]
     assert "left out: 5 tutorial" in result.stdout  # the sentences of both, not read
+
+
+RELEASE_NOTES = """\
+# Release Notes
+
+## 0.2.0 (2026-08-03)
+
+### Features
+
+* Don't truncate code lines in tracebacks.
+
+### Internal
+
+* Do not use the cache for dependencies when publishing.
+
+## 0.1.0 (2026-07-15)
+
+### Breaking Changes
+
+* Never accept a bare string as a command.
+"""
+
+
+def test_release_notes_a_tutorial_folder_and_a_rule_about_the_changelog(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    """A changelog is known by its name or its outermost headings; a tutorial by its folder."""
+    (kb_repo / "docs" / "tutorial" / "options").mkdir(parents=True)
+    (kb_repo / "docs" / "release-notes.md").write_text(RELEASE_NOTES, encoding="utf-8")
+    (kb_repo / "docs" / "updates.md").write_text(
+        RELEASE_NOTES.replace("# Release Notes", "# Updates"), encoding="utf-8"
+    )
+    (kb_repo / "docs" / "tutorial" / "options" / "required.md").write_text(
+        "# Required options\n\nCLI options must be declared with a default.\n", encoding="utf-8"
+    )
+    rules = kb_repo / ".cursor" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "changelog.mdc").write_text(
+        "---\nalwaysApply: true\n---\n# Changelog\n\n"
+        "Never update more than one changelog for a single change.\n",
+        encoding="utf-8",
+    )
+    result = cli("bootstrap", cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    titles = [n.title for n in _notes(kb_repo)]
+    assert titles == ["Never update more than one changelog for a single change"]

@@ -8,9 +8,9 @@
   applies (Cursor shows it to the agent to choose rules), not what the rule is.
 - An architecture decision record gives one decision: the first sentence of its decision
   section, else its title without its number.
-- A changelog (most of its headings name a version or a date) gives none: what it says
-  changed is history.
-- A tutorial (its file name or first heading says so: *tutorial*, *walkthrough*,
+- A changelog (named so, or most of its outermost headings name a version or a date) gives
+  none: what it says changed is history.
+- A tutorial (its file name, a folder or its first heading says so: *tutorial*, *walkthrough*,
   *quickstart*, *getting started*) gives none: it walks its reader through building an
   example, so what it says must hold is the example's ("Length must be at least 2"), and
   what it explains is for a newcomer to the tool ("The `-e` stands for editable").
@@ -48,7 +48,11 @@ CONTEXT_CHARS = 600
 many characters; a first line longer than this is replaced by the sentence alone."""
 
 MAX_TAGS = 4
-_HEADINGS = re.compile(r"^#{1,3}[ \t]+(.+)$", re.MULTILINE)
+_HEADINGS = re.compile(r"^(#{1,3})[ \t]+(.+)$", re.MULTILINE)
+_CHANGELOG = re.compile(
+    r"^(?:change[-_ ]?log|changes|history|news|release[-_ ]?notes|what['\u2019]?s[-_ ]new)$",
+    re.IGNORECASE,
+)
 _VERSION = re.compile(r"^\[?v?\d+\.\d+|\b\d{4}-\d{2}-\d{2}\b", re.IGNORECASE)
 _ADR_NUMBER = re.compile(r"^\s*(?:adr|rfc|decision)?[\s#-]*\d+\s*[:.)-]?\s*", re.IGNORECASE)
 _TUTORIAL = re.compile(r"tutorial|walk-?through|quick-?start|getting[-_ ]started", re.IGNORECASE)
@@ -100,20 +104,40 @@ def _origin(doc: Document, section: Section, rule: Rule) -> str:
 
 
 def is_changelog(doc: Document) -> bool:
-    """True when most of the document's headings (three or more) name a version or a date.
+    """True when the document is a changelog: by its name, or by its headings.
 
-    A changelog tells what changed; the rules it mentions are history, not the project's.
+    Its file name or first heading says so (*changelog*, *changes*, *history*, *news*,
+    *release notes*, *what's new*; a rule file named ``changelog.mdc`` says how to keep
+    one, and is none), or, of three headings or more, most of those of the outermost level
+    that has two or more (a release's "### Features" and "### Docs" sit under it) name a
+    version or a date. A changelog tells what changed; the rules it mentions are history,
+    not the project's.
     """
-    headings = _HEADINGS.findall(doc.text)
-    versions = sum(bool(_VERSION.search(plain(h))) for h in headings)
-    return len(headings) >= 3 and 2 * versions >= len(headings)
+    heading = _FIRST_HEADING.search(doc.text)
+    named = _CHANGELOG.match(PurePosixPath(doc.rel).stem) or (
+        heading and _CHANGELOG.match(plain(heading.group(1)))
+    )
+    if named and doc.kind == "doc":
+        return True
+    levels: dict[int, list[str]] = {}
+    for marks, text in _HEADINGS.findall(doc.text):
+        levels.setdefault(len(marks), []).append(text)
+    outer = next((levels[n] for n in sorted(levels) if len(levels[n]) >= 2), [])
+    versions = sum(bool(_VERSION.search(plain(h))) for h in outer)
+    every = sum(map(len, levels.values()))
+    return every >= 3 and bool(outer) and 2 * versions >= len(outer)
 
 
 def is_tutorial(doc: Document) -> bool:
-    """True when the document's file name or first heading says it is a tutorial."""
+    """True when the document's name, a folder on its path or its first heading says tutorial.
+
+    ``docs/tutorial/options/required.md`` is one, as is ``# Tutorial: a model plugin``.
+    """
     heading = _FIRST_HEADING.search(doc.text)
-    named = PurePosixPath(doc.rel).stem
-    return bool(_TUTORIAL.search(named) or (heading and _TUTORIAL.search(heading.group(1))))
+    named = PurePosixPath(doc.rel).parts
+    return any(_TUTORIAL.search(part) for part in named) or bool(
+        heading and _TUTORIAL.search(heading.group(1))
+    )
 
 
 def _tags(doc: Document, rule: Rule) -> tuple[str, ...]:
