@@ -74,6 +74,8 @@ class _Open:
     indent: int
     lead: str
     list_id: int
+    marker: str = "-"
+    """The item's bullet (``-``, ``*``, ``+``) or an ordered item's delimiter (``.``, ``)``)."""
 
 
 @dataclass(slots=True)
@@ -117,6 +119,9 @@ class _Reader:
         self.flush()
         while self.items and self.items[-1].indent > indent:
             self.items.pop()
+        kind = marker[-1]
+        if self.items and self.items[-1].indent == indent and self.items[-1].marker != kind:
+            self.items.pop()  # another bullet starts another list, as in CommonMark
         if self.items and self.items[-1].indent == indent:
             sibling = self.items.pop()
             list_id, lead, depth = sibling.list_id, sibling.lead, sibling.depth
@@ -129,7 +134,7 @@ class _Reader:
             lead = self.last_paragraph if self.last_paragraph.endswith(":") else ""
             list_id, depth = self.lists, 0
         ordered = marker[0].isdigit()
-        opened = _Open([text], True, ordered, depth, indent, lead, list_id)
+        opened = _Open([text], True, ordered, depth, indent, lead, list_id, kind)
         self.items.append(opened)
         self.current = opened
 

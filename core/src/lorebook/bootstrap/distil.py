@@ -70,6 +70,7 @@ from lorebook.bootstrap.statements import (
 from lorebook.bootstrap.titles import (
     LABEL_WORDS,
     TITLE_WORDS,
+    clauses_of,
     description_of,
     plain,
     sentences,
@@ -137,7 +138,6 @@ _STEP_HEADING = re.compile(r"^\s*step\s*\d", re.IGNORECASE)
 _STEPS_NAMED = re.compile(r"\b(?:steps|procedure)\b", re.IGNORECASE)  # "Rule Update Steps"
 _SECTION_NUMBER = re.compile(r"^\s*(?:\d+\.)*\d+\.?\s+")
 """A heading's section number ("2. ", "3.1. ")."""
-_CLAUSE_BREAK = re.compile(r";\s|:\s|\s[\u2014\u2013]\s|\s-\s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +256,7 @@ def _read(sentence: str, context: _Context) -> tuple[str, Reading]:
 
 def _binding_clause(statement: str, context: _Context) -> str:
     """The first clause (between semicolons, colons or dashes) that binds on its own."""
-    clauses = [c.strip() for c in _CLAUSE_BREAK.split(statement) if c.strip()]
+    clauses = clauses_of(statement)
     if len(clauses) < 2 or len(words(statement)) <= TITLE_WORDS:
         return statement
     for clause in clauses:

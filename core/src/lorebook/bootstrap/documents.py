@@ -6,8 +6,10 @@ Markdown under ``docs/`` and ``doc/`` (of a docs site's MDX pages, those for con
 :func:`contributor_page`), architecture
 decision records (Markdown in a folder named ``adr``, ``adrs`` or ``decisions``), Cursor
 rules (``.cursor/rules/**/*.mdc``), ``.github/copilot-instructions.md`` and
-``.github/instructions/**/*.md``. Paths narrow that to the files named, or to the Markdown
-(``.md``, ``.mdx``) and ``.mdc`` files under the folders named.
+``.github/instructions/**/*.md``. Where Markdown is named, reStructuredText (``.rst``) is
+read too (``CONTRIBUTING.rst``, a Sphinx ``docs/``). Paths narrow that to the files named,
+or to the Markdown (``.md``, ``.mdx``), reStructuredText and ``.mdc`` files under the
+folders named.
 
 Dependency, build and tool folders (``node_modules``, ``.venv``, ``.lorebook`` ...) and
 other dot-folders are not searched; a symbolic link is never followed or read through.
@@ -42,6 +44,8 @@ ADR_FOLDERS = frozenset({"adr", "adrs", "decisions"})
 _ADR_INDEX = re.compile(r"^(?:readme|index|template|\d+-template)\b", re.IGNORECASE)
 """A file of an ADR folder that is no record: its index or the template new ones copy."""
 INSTRUCTION_FILES = frozenset({"CLAUDE.md", "AGENTS.md", "copilot-instructions.md"})
+PROSE_SUFFIXES = frozenset({".md", ".rst"})
+"""Markdown, and reStructuredText (read as Markdown: :mod:`lorebook.bootstrap.rst`)."""
 
 
 FOR_CONTRIBUTORS = re.compile(
@@ -116,9 +120,9 @@ def _wanted_by_default(rel: PurePosixPath) -> bool:
         return parts[:2] == (".cursor", "rules")
     if rel.suffix == ".mdx":
         return parts[0] in {"docs", "doc"} and contributor_page(rel)
-    if rel.suffix != ".md":
+    if rel.suffix not in PROSE_SUFFIXES:
         return False
-    if name in {"CLAUDE.md", "AGENTS.md"} or name.upper().startswith("README"):
+    if name in INSTRUCTION_FILES or name.upper().startswith("README"):
         return True
     if name.upper().startswith("CONTRIBUTING") and (len(parts) == 1 or parts[0] == ".github"):
         return True
@@ -184,7 +188,9 @@ def find_documents(repo: Path, targets: Sequence[str] = ()) -> list[PurePosixPat
             found.add(PurePosixPath(path.relative_to(repo).as_posix()))
             continue
         found.update(
-            r for r in _walk(path, repo, explicit=True) if r.suffix in {".md", ".mdx", ".mdc"}
+            r
+            for r in _walk(path, repo, explicit=True)
+            if r.suffix in {*PROSE_SUFFIXES, ".mdx", ".mdc"}
         )
     return sorted(found)
 
@@ -209,4 +215,13 @@ def read_documents(
             problems.append(f"{rel}: skipped, not valid UTF-8")
             continue
         digest = hashlib.sha256(data).hexdigest()
-        yield Document(rel.as_posix(), kind_of(rel), text.replace("\r\n", "\n"), digest)
+        text = text.replace("\r\n", "\n")
+        if rel.suffix == ".rst":
+            from lorebook.bootstrap.rst import RstError, as_markdown
+
+            try:
+                text = as_markdown(text)
+            except RstError as exc:
+                problems.append(f"{rel}: skipped, {exc}")
+                continue
+        yield Document(rel.as_posix(), kind_of(rel), text, digest)

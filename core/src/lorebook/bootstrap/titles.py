@@ -147,10 +147,15 @@ def title_case_label(clause: str) -> bool:
     return 0 < len(words(clause)) <= LABEL_WORDS and all(w[0].isupper() for w in found)
 
 
+_CONDITION = re.compile(r"(?:if|when|whenever|unless|once|as long as)\b", re.IGNORECASE)
+
+
 def _at_clause(text: str) -> str | None:
     """``text`` cut at its last clause boundary that leaves a title of 4 to 16 words."""
     for match in reversed(list(_CLAUSE_JOIN.finditer(text))):
         head = text[: match.start()].rstrip(" ,;")
+        if match.group(0).strip(" ,").lower() == "then" and _CONDITION.match(head):
+            continue  # "If you need X, then ...": the head is the condition alone
         if 4 <= len(words(head)) <= TITLE_WORDS:
             return head
     return None
@@ -217,6 +222,19 @@ def _lowered(label: str) -> str:
     return label
 
 
+_CLAUSE_BREAK = re.compile(r";\s|:\s|\s[\u2014\u2013]\s|\s-\s")
+
+
+def clauses_of(statement: str) -> list[str]:
+    """The clauses of ``statement`` between semicolons, colons and dashes.
+
+    A code span is never cut: "the `Content-Type: application/json` header" is one clause.
+    """
+    masked = _CODE.sub(lambda m: "x" * len(m.group(0)), statement)
+    cuts = [0, *(i for m in _CLAUSE_BREAK.finditer(masked) for i in m.span()), len(statement)]
+    return [c for a, b in zip(cuts[::2], cuts[1::2], strict=True) if (c := statement[a:b].strip())]
+
+
 def description_of(statement: str) -> str:
     """The whole sentence on one line, cut at a word after :data:`DESCRIPTION_CHARS`."""
     text = strip_markers(statement)
@@ -229,6 +247,7 @@ __all__ = [
     "DESCRIPTION_CHARS",
     "LABEL_WORDS",
     "TITLE_WORDS",
+    "clauses_of",
     "completed",
     "description_of",
     "plain",
