@@ -53,6 +53,8 @@ NOT_RULES = [
     ("Never do this to `initialize`.", "refers back"),
     ("Don't log the pre-hash form yourself, either.", "refers back"),
     ("Its two arguments must be claims of the token.", "refers back"),
+    ("However, it must be configured to drop permissions.", "refers back"),
+    ("In this case, you must use single quotes around the value.", "refers back"),
     ("This page describes the architecture.", "refers back"),
     ("To see every option, read the reference.", "how-to"),
     # a modal in a question the sentence embeds is asked about, not required

@@ -292,6 +292,15 @@ SUBJECT_FIRST = re.compile(
     _I,
 )
 """A sentence that opens on its subject (a determiner or a pronoun), not on a verb."""
+CONNECTIVE = re.compile(
+    r"^(?:however|therefore|thus|hence|also|instead|otherwise|additionally|furthermore"
+    r"|moreover|likewise|similarly|then|now|so|but|and)\s*,?\s+",
+    _I,
+)
+"""A connective opening a sentence ("However, it must ..."): what follows continues the
+sentence before it."""
+BACK_CASE = re.compile(r"^(?:in|for) (?:this|that|such a|either|both) cases?\b", _I)
+""""In this case, you must ...": the case is the one the sentence before describes."""
 PRONOUN_SUBJECT = re.compile(
     r"^(?:it|its|their|this|that|these|those|they|he|she)\b(?!\s+(?:is|are) (?:called|short))",
     _I,

@@ -214,12 +214,16 @@ def describes_a_value(text: str) -> bool:
 def refers_back(text: str) -> bool:
     """True when the sentence does not stand alone as a rule.
 
-    It opens with a pronoun for its subject ("It must be async"), stops at its verb ("Don't,
+    It opens with a pronoun for its subject ("It must be async", "However, it must ...") or
+    on the case before it ("In this case, ..."), stops at its verb ("Don't,
     in new code"), points elsewhere ("Follow the section above", "this process", "Apply
     alongside session-first-workflow"), or is a few words ending in a pronoun ("Don't
     build on it").
     """
-    if g.PRONOUN_SUBJECT.match(text) or g.ELLIPSIS.match(text) or g.POINTER.search(text):
+    opening = g.CONNECTIVE.sub("", text, count=1)
+    if g.PRONOUN_SUBJECT.match(opening) or g.BACK_CASE.match(opening):
+        return True
+    if g.ELLIPSIS.match(text) or g.POINTER.search(text):
         return True
     if g.APPLY_WITH.match(text):
         return True
