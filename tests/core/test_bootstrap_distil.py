@@ -335,6 +335,15 @@ def test_release_notes_a_tutorial_folder_and_a_rule_about_the_changelog(
     (kb_repo / "docs" / "updates.md").write_text(
         RELEASE_NOTES.replace("# Release Notes", "# Updates"), encoding="utf-8"
     )
+    (kb_repo / "docs" / "announce").mkdir()
+    (kb_repo / "docs" / "announce" / "release-2.0.3.md").write_text(
+        "# pytest 2.0.3: bug fixes\n\nNever consider a fixture function for collection.\n",
+        encoding="utf-8",
+    )
+    (kb_repo / "docs" / "historical-notes.md").write_text(
+        "# Old features\n\nWith conditions as booleans you must always give a reason.\n",
+        encoding="utf-8",
+    )
     (kb_repo / "docs" / "tutorial" / "options" / "required.md").write_text(
         "# Required options\n\nCLI options must be declared with a default.\n", encoding="utf-8"
     )

@@ -50,9 +50,11 @@ many characters; a first line longer than this is replaced by the sentence alone
 MAX_TAGS = 4
 _HEADINGS = re.compile(r"^(#{1,3})[ \t]+(.+)$", re.MULTILINE)
 _CHANGELOG = re.compile(
-    r"^(?:change[-_ ]?log|changes|history|news|release[-_ ]?notes|what['\u2019]?s[-_ ]new)$",
+    r"^(?:change[-_ ]?log|changes|history|historical[-_ ]notes|news|release[-_ ]?notes"
+    r"|what['\u2019]?s[-_ ]new|release[-_ ]?v?\d[\w.-]*)$",
     re.IGNORECASE,
 )
+_HISTORY_FOLDER = re.compile(r"^(?:announce(?:ments)?|releases|changelog|changes)$", re.IGNORECASE)
 _VERSION = re.compile(r"^\[?v?\d+\.\d+|\b\d{4}-\d{2}-\d{2}\b", re.IGNORECASE)
 _ADR_NUMBER = re.compile(r"^\s*(?:adr|rfc|decision)?[\s#-]*\d+\s*[:.)-]?\s*", re.IGNORECASE)
 _TUTORIAL = re.compile(r"tutorial|walk-?through|quick-?start|getting[-_ ]started", re.IGNORECASE)
@@ -106,16 +108,20 @@ def _origin(doc: Document, section: Section, rule: Rule) -> str:
 def is_changelog(doc: Document) -> bool:
     """True when the document is a changelog: by its name, or by its headings.
 
-    Its file name or first heading says so (*changelog*, *changes*, *history*, *news*,
-    *release notes*, *what's new*; a rule file named ``changelog.mdc`` says how to keep
-    one, and is none), or, of three headings or more, most of those of the outermost level
+    Its file name or first heading says so (*changelog*, *changes*, *history*, *historical
+    notes*, *news*, *release notes*, *what's new*, ``release-2.3.0``), or a folder it is in
+    (``announce/``, ``releases/``; a rule file named ``changelog.mdc`` says how to keep one,
+    and is none), or, of three headings or more, most of those of the outermost level
     that has two or more (a release's "### Features" and "### Docs" sit under it) name a
     version or a date. A changelog tells what changed; the rules it mentions are history,
     not the project's.
     """
     heading = _FIRST_HEADING.search(doc.text)
-    named = _CHANGELOG.match(PurePosixPath(doc.rel).stem) or (
-        heading and _CHANGELOG.match(plain(heading.group(1)))
+    path = PurePosixPath(doc.rel)
+    named = (
+        _CHANGELOG.match(path.stem)
+        or any(_HISTORY_FOLDER.match(part) for part in path.parts[:-1])
+        or (heading and _CHANGELOG.match(plain(heading.group(1))))
     )
     if named and doc.kind == "doc":
         return True
