@@ -257,6 +257,11 @@ A schema migration must always come with a pull request which adds:
 - **A migration guide for every breaking change, with before and after code**: one section.
 - **A downgrade script**.
 
+A breaking change must always be announced first in an issue containing:
+
+- the reason for the change, with the code it breaks and the code that replaces it;
+- a timeline.
+
 ## Connection pool
 
 The pool takes these limits:
@@ -275,6 +280,7 @@ def test_a_lead_in_is_completed_by_its_items_and_a_parameter_list_is_no_rule(
     assert result.exit_code == 0, result.stderr
     titles = sorted(n.title for n in _notes(kb_repo))
     assert titles == [
+        "A breaking change must always be announced first in an issue",
         "A schema migration must always come with a pull request",
         "Before a release, always open a pull request that includes: the changelog and a version"
         " bump",

@@ -174,8 +174,13 @@ def _cut(text: str, limit: int) -> str:
 
 _ITEM_LINE = re.compile(r"^(?P<indent>[ \t]*)[-*+] (?P<text>\S.*)$", re.MULTILINE)
 _BOLD_LABEL = re.compile(r"^\*\*(?P<label>[^*]+?)\*\*")
-_OPEN_CLAUSE = re.compile(r",?\s+(?:that|which|who)\s+\w+$", re.IGNORECASE)
-"""A relative clause whose verb waits for its object: "a pull request that includes"."""
+_OPEN_CLAUSE = re.compile(
+    r",?\s+(?:that|which|who)\s+\w+$|,?\s+(?:containing|including|listing|covering|such as"
+    r"|namely)$",
+    re.IGNORECASE,
+)
+"""A clause whose verb waits for its object: "a pull request that includes", "an issue
+containing"."""
 _MAX_NAMED = 3
 
 
@@ -186,9 +191,9 @@ def completed(title: str, statement: str, context: str) -> str:
     request includes in its items ("**An update to the changelog**", "**A version bump**"):
     the title names them when each is a short label (bold, or a whole item of at most
     :data:`LABEL_WORDS` words), there are at most three, and the title stays within
-    :data:`TITLE_WORDS` words. Otherwise a relative clause left open at the title's end
-    ("that includes") goes, so the title reads as a whole sentence; the description and
-    the note's body keep the lead-in and its items.
+    :data:`TITLE_WORDS` words. Otherwise a clause left open at the title's end ("that
+    includes", "containing") goes, so the title reads as a whole sentence; the description
+    and the note's body keep the lead-in and its items.
     """
     if not statement.rstrip().endswith(":"):
         return title
