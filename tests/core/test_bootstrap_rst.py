@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from hypothesis import given, settings, strategies as st
+
 from lorebook.bootstrap.distil import distil
-from lorebook.bootstrap.rst import as_markdown
+from lorebook.bootstrap.rst import RstError, as_markdown
 from lorebook.kb.notes import parse_note
 from tests.conftest import CliRunner
 
@@ -101,3 +103,16 @@ def test_another_bullet_starts_another_list() -> None:
         "- Keep functions short.\n- Name tests after behaviour.\n\n* `--fast`: skips.\n"
     )
     assert [b.list_id for b in blocks] == [1, 1, 2]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab =-*`:._|<>\n\t#[]()1")), max_size=300))
+def test_any_text_reads_as_markdown_or_is_refused_by_name(text: str) -> None:
+    """Whatever a document holds, it becomes Markdown or an RstError, never another error."""
+    try:
+        markdown = as_markdown(text)
+    except RstError as exc:
+        refused = str(exc)
+        assert "reStructuredText" in refused
+        return
+    assert markdown.endswith("\n")

@@ -77,8 +77,11 @@ def as_markdown(text: str) -> str:
     """
     try:
         tree = publish_doctree(ROLE.sub(_role, text), settings_overrides=SETTINGS)
-    except (SystemMessage, ValueError, AttributeError, IndexError) as exc:
+    except SystemMessage as exc:
         raise RstError(f"not readable as reStructuredText ({str(exc)[:120]})") from None
+    except Exception as exc:  # docutils is a parser of text from anywhere: any failure in it
+        name = type(exc).__name__  # skips this document, named, and never stops bootstrap
+        raise RstError(f"not readable as reStructuredText ({name}: {str(exc)[:120]})") from None
     lines: list[str] = []
     _blocks(tree, lines, depth=0, indent="")
     return "\n".join(lines).strip() + "\n"
