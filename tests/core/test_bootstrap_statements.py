@@ -255,3 +255,24 @@ def test_items_that_say_when_something_else_may_happen_are_no_rules() -> None:
 - Never rebase branches that have been pushed.
 """
     assert [r.title for r in distil(conditions)] == ["Never rebase branches that have been pushed"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "title"),
+    [
+        (
+            "Therefore, you must make sure all headers are set before the response starts.",
+            "You must make sure all headers are set before the response starts",
+        ),
+        ("Keep in mind that this path must be absolute.", "This path must be absolute"),
+        (
+            "As mentioned above, bugs should first be fixed on `main`.",
+            "Bugs should first be fixed on `main`",
+        ),
+        ("Note that hooks are not allowed to raise.", "Hooks are not allowed to raise"),
+    ],
+)
+def test_a_title_goes_without_the_words_that_tie_it_to_the_text_around(
+    sentence: str, title: str
+) -> None:
+    assert title_of(sentence) == title
