@@ -55,6 +55,7 @@ NOT_RULES = [
     ("Its two arguments must be claims of the token.", "refers back"),
     ("However, it must be configured to drop permissions.", "refers back"),
     ("In this case, you must use single quotes around the value.", "refers back"),
+    ("Please keep in mind that this path must be absolute.", "refers back"),
     ("This page describes the architecture.", "refers back"),
     ("To see every option, read the reference.", "how-to"),
     # a modal in a question the sentence embeds is asked about, not required
@@ -264,7 +265,7 @@ def test_items_that_say_when_something_else_may_happen_are_no_rules() -> None:
             "Therefore, you must make sure all headers are set before the response starts.",
             "You must make sure all headers are set before the response starts",
         ),
-        ("Keep in mind that this path must be absolute.", "This path must be absolute"),
+        ("Keep in mind that the path must be absolute.", "The path must be absolute"),
         (
             "As mentioned above, bugs should first be fixed on `main`.",
             "Bugs should first be fixed on `main`",

@@ -294,11 +294,13 @@ SUBJECT_FIRST = re.compile(
 """A sentence that opens on its subject (a determiner or a pronoun), not on a verb."""
 CONNECTIVE = re.compile(
     r"^(?:however|therefore|thus|hence|also|instead|otherwise|additionally|furthermore"
-    r"|moreover|likewise|similarly|then|now|so|but|and)\s*,?\s+",
+    r"|moreover|likewise|similarly|then|now|so|but|and|in general|in practice"
+    r"|as (?:mentioned|noted|said)(?: above| before| earlier)?|(?:please )?note that"
+    r"|(?:please )?keep in mind that|(?:always )?remember that)\s*,?\s+(?=\S)",
     _I,
 )
-"""A connective opening a sentence ("However, it must ..."): what follows continues the
-sentence before it."""
+"""Words that tie a sentence to the text around it ("However, it must ...", "Keep in mind
+that ..."): what follows continues the text before it, and a title goes without them."""
 BACK_CASE = re.compile(r"^(?:in|for) (?:this|that|such a|either|both) cases?\b", _I)
 """"In this case, you must ...": the case is the one the sentence before describes."""
 PRONOUN_SUBJECT = re.compile(

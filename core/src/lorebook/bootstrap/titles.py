@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from lorebook.bootstrap.grammar import CONNECTIVE
 from lorebook.bootstrap.statements import strip_markers, words
 
 TITLE_WORDS = 16
@@ -22,14 +23,7 @@ MIN_TITLE_WORDS = 3
 DESCRIPTION_CHARS = 220
 LABEL_WORDS = 6
 _CODE = re.compile(r"`[^`\n]*`")
-_LEADING = re.compile(
-    r"^(?:therefore|thus|hence|also|now|so|however|in general|in practice"
-    r"|as (?:mentioned|noted|said)(?: above| before| earlier)?|(?:please )?note that"
-    r"|(?:please )?keep in mind that|remember that)\s*,?\s+(?=\S)",
-    re.IGNORECASE,
-)
-"""Words that tie the sentence to the text around it ("Therefore, ", "Keep in mind that "):
-a title, read alone, goes without them."""
+
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]*_\u2019\u201d]*\s+(?=[A-Z0-9`\"'*_(\[\u201c])")
 _ABBREV = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|Mr|Mrs|Dr|St|No)|\b[A-Za-z])\.$"
@@ -116,7 +110,7 @@ def sentences(text: str) -> list[str]:
 
 def title_of(statement: str) -> str:
     """The rule in at most :data:`TITLE_WORDS` words (see the module docstring)."""
-    text = _LEADING.sub("", strip_markers(statement), count=1).rstrip(" .!:")
+    text = CONNECTIVE.sub("", strip_markers(statement), count=1).rstrip(" .!:")
     without_asides = _without_asides(text)
     if len(words(without_asides)) >= MIN_TITLE_WORDS:
         text = without_asides  # "(e.g. ...)", "(no failures)": the description keeps them
