@@ -56,6 +56,7 @@ NOT_RULES = [
     ("However, it must be configured to drop permissions.", "refers back"),
     ("In this case, you must use single quotes around the value.", "refers back"),
     ("Please keep in mind that this path must be absolute.", "refers back"),
+    ("Always use that function to secure a filename.", "refers back"),
     ("This page describes the architecture.", "refers back"),
     ("To see every option, read the reference.", "how-to"),
     # a modal in a question the sentence embeds is asked about, not required

@@ -210,7 +210,7 @@ DEMONSTRATIVE = re.compile(
     r"(?:\b(?:that|those)\s+|\b(?:this|these)\s+(?!(?:project|repo|repository|codebase)\b)"
     r"(?:[\w-]+\s+){0,3})(?:process|protocol|rule|rules|command|format|pattern"
     r"|template|structure|approach|section|step|steps|procedure|guideline|guidelines|workflow"
-    r"|document|file|page|guide|list|table|purpose|domain)\b",
+    r"|document|file|page|guide|list|table|purpose|domain|function|method|path|setting|option)\b",
     _I,
 )
 """A rule about "this process", "these steps", "this test-driven development workflow", "for
