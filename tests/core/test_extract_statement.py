@@ -225,6 +225,12 @@ def test_state_rule_turns_persons_into_an_imperative(text: str, expected: str) -
         ("ah, and always confirm the unit numbers!", "Always confirm the unit numbers"),
         ("Wait dont edit share/man, thats generated", "Don't edit share/man, that's generated"),
         ("wait for the build before you deploy", "Wait for the build before you deploy"),
+        # emphasis goes, a dunder name is code and stays
+        ("__Never__ push to _main_!", "Never push to main"),
+        (
+            "I don't want to commit the empty __init__.py files!",
+            "Don't commit the empty __init__.py files",
+        ),
     ],
 )
 def test_state_rule_drops_discourse(text: str, expected: str) -> None:

@@ -23,7 +23,12 @@ _LONE_I = re.compile(r"(?<![\w'`./-])i(?=(?:'(?:m|d|ve|ll))?(?![\w`./-]))")
 _MENTION = re.compile(r"(?<![\w`])@(?=[\w-]+\.\w)")
 
 
-_EMPHASIS = re.compile(r"(?<![\w*])(\*{1,2}|_{1,2})(?=\w)([^*_`\n]+?)(?<=\w)\1(?![\w*])")
+_EMPHASIS = re.compile(
+    r"(?<![\w*])(\*{1,2}|_(?!_)|__(?![a-z0-9]+__))(?=\w)([^*_`\n]+?)(?<=\w)\1(?![\w*])"
+)
+"""Emphasis marks around words ("**never**", "_always_", "__Never__"); a dunder name
+("__init__.py", "__main__"), a lowercase word between double underscores, is code and
+stays."""
 
 
 CODE_SPAN = re.compile(r"(`[^`\n]*`)")
