@@ -7,9 +7,12 @@ on the note. The wording is our own.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from lorebook.extractors.statement import state_rule
+from lorebook.extractors.titles import rule_title
 from lorebook.extractors.typos import fix_typos
 from lorebook.extractors.words import content_words, rule_slug_words
 from lorebook.slug import slugify
@@ -605,3 +608,8 @@ def test_a_there_in_a_title_is_the_one_place_its_sentence_names(
 )
 def test_asides_and_contrasts_stay_with_their_clause(text: str, expected: str) -> None:
     assert state_rule(text) == expected
+
+
+def test_a_title_that_opens_with_an_address_keeps_it_as_typed() -> None:
+    sentence = "https://example.org/guidelines/al It should follow these guidelines"
+    assert rule_title(sentence, Counter()).startswith("https://example.org/guidelines/al")

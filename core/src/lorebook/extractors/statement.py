@@ -393,7 +393,7 @@ _UNFINISHED = word_set("a an the and or but nor of by with from than via per our
 """Words no title ends on, cut or not: "... represented in the checkbox by"."""
 
 
-_CODE_FIRST = re.compile(r"^`|^[\w.-]*(?:[_/]|\.[a-z]|[a-z][A-Z])")
+_CODE_FIRST = re.compile(r"^`|^[a-z][a-z0-9+.-]*://|^[\w.-]*(?:[_/]|\.[a-z]|[a-z][A-Z])")
 
 
 def _cut_where(text: str) -> tuple[str, bool]:

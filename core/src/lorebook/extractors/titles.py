@@ -36,9 +36,12 @@ _CLAUSE = re.compile(r"[,;:]\s|\s[\u2014\u2013-]\s")
 _TRAILING = re.compile(r"[\s.,;:!]+$")
 
 
+_URL_FIRST = re.compile(r"^[a-z][a-z0-9+.-]*://")
+
+
 def capital(text: str) -> str:
-    """``text`` with its first character upper-cased."""
-    return text[:1].upper() + text[1:]
+    """``text`` with its first character upper-cased, unless it opens with an address."""
+    return text if _URL_FIRST.match(text) else text[:1].upper() + text[1:]
 
 
 def make_title(sentence: str) -> str:
