@@ -91,9 +91,10 @@ def bootstrap_command(
         list[str] | None,
         typer.Argument(
             metavar="[PATH...]",
-            help="Documents or folders to read (default: READMEs, CONTRIBUTING, docs/ and a "
-            "docs site's .mdx pages for contributors, ADRs, CLAUDE.md, AGENTS.md, .cursor/rules, "
-            ".github/copilot-instructions.md, .github/instructions).",
+            help="Documents or folders to read (default: READMEs, CONTRIBUTING, docs/ in "
+            "Markdown or reStructuredText and a docs site's .mdx pages for contributors, ADRs, "
+            "CLAUDE.md, AGENTS.md, .cursor/rules, .github/copilot-instructions.md, "
+            ".github/instructions).",
             show_default=False,
         ),
     ] = None,
@@ -122,13 +123,13 @@ def bootstrap_command(
 
     Each rule, prohibition, definition or decision a document states becomes one note
     titled by the rule, quoting the sentence it comes from and citing the document and
-    section in lb_derived_from; headings, setup steps and click-through instructions are
-    not rules. A rule said again in another document is one note citing both. One ADR is
-    one decision. A rule file's globs become its notes' file anchors. Notes go through
-    curation (contradictions become conflict files; no note is overwritten). A rerun reads
-    only new or changed documents; an interrupted run resumes where it stopped. lorebook's
-    own block in CLAUDE.md and AGENTS.md is skipped. Review with `lorebook review`, then
-    commit.
+    section in lb_derived_from; headings, setup steps, click-through instructions,
+    changelogs and tutorials are not rules. A rule said again in another document is one
+    note citing both. One ADR is one decision. A rule file's globs become its notes' file
+    anchors. Notes go through curation (contradictions become conflict files; no note is
+    overwritten). A rerun reads only new or changed documents; an interrupted run resumes
+    where it stopped. lorebook's own block in CLAUDE.md and AGENTS.md is skipped. Review
+    with `lorebook review`, then commit.
     """
     paths = repo_paths(ctx)
     if dry_run:
