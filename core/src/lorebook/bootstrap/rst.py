@@ -33,8 +33,10 @@ SETTINGS = {
     "sectsubtitle_xform": False,
     "syntax_highlight": "none",
     "input_encoding": "unicode",
+    "_disable_config": True,
 }
-"""docutils settings: no file read through a directive, no messages, sections kept whole."""
+"""docutils settings: no file read through a directive or as docutils' own configuration
+(a ``docutils.conf`` in the repository or the user's), no messages, sections kept whole."""
 
 ROLE = re.compile(r"(?<![\w`]):(?:[\w-]+:)*[\w-]+:`(?P<body>[^`\n]+)`(?!`)")
 """A role's interpreted text (``:func:`~pkg.run```, ``:ref:`the guide <guide>```)."""
