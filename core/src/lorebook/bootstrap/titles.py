@@ -23,7 +23,6 @@ MIN_TITLE_WORDS = 3
 DESCRIPTION_CHARS = 220
 LABEL_WORDS = 6
 _CODE = re.compile(r"`[^`\n]*`")
-
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]*_\u2019\u201d]*\s+(?=[A-Z0-9`\"'*_(\[\u201c])")
 _ABBREV = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|Mr|Mrs|Dr|St|No)|\b[A-Za-z])\.$"
