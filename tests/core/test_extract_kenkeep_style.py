@@ -2,7 +2,7 @@
 
 ``benchmarks/kenkeep-style`` holds 24 fixtures written by a session that had read neither the
 extractor nor its tests. Measured blind they gave 13 of 19 points and 4 proposals from the
-sessions that expect none; the passes that read them took that to 16 and 1, and 22 of the 24
+sessions that expect none; the passes that read them took that to 16 and 0, and 23 of the 24
 fixtures pass as kenkeep judges them. This keeps it there: a change that loses a point,
 proposes from a reject session or splits one rule in two shows here.
 """
@@ -21,8 +21,8 @@ def test_the_kenkeep_style_fixtures_keep_their_points_and_reject_sessions_stay_e
     assert figures.points == 19
     assert figures.matched >= 16
     assert figures.empty_sessions == 9
-    assert figures.empty_proposals <= 1, figures.proposals_by_session
-    assert figures.passed >= 22, figures.failed
+    assert figures.empty_proposals == 0, figures.proposals_by_session
+    assert figures.passed >= 23, figures.failed
 
 
 def test_the_report_names_each_fixture_that_fails_and_why() -> None:
@@ -39,3 +39,16 @@ def test_the_report_names_each_fixture_that_fails_and_why() -> None:
     assert f"fixtures passed: {figures.passed} of 24" in text
     for fixture, why in figures.failed.items():
         assert f"{fixture} ({why})" in text
+
+
+def test_the_host_asking_for_approval_is_the_session_s_mechanics_not_a_rule() -> None:
+    from lorebook.extractors.refusal import SESSION_MECHANICS
+
+    for said in (
+        "why do you stop and ask before every single `npm test`?",
+        "stop asking me for permission to run the linter",
+        "I added an allow rule for it",
+    ):
+        assert SESSION_MECHANICS.search(said), said
+    for said in ("Stop messing with the permissions of ~/.config/app", "ask the user first"):
+        assert not SESSION_MECHANICS.search(said), said

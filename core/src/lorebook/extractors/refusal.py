@@ -63,11 +63,16 @@ is pasted below ...")."""
 
 SESSION_MECHANICS = re.compile(
     r"(?<![\w/.])/[a-z][\w-]*\b(?!/)|\bcompact(?:ed|ing)?\b"
-    r"|\b(?:low|out) (?:on|of) context\b|\bcontext (?:window|was cleared)\b",
+    r"|\b(?:low|out) (?:on|of) context\b|\bcontext (?:window|was cleared)\b"
+    r"|\bask(?:s|ed|ing)?(?: me)?(?: for)? (?:permission|approval|confirmation)\b"
+    r"|\bask(?:s|ed|ing)?(?: me)? before (?:every|each|running|you run)\b"
+    r"|\b(?:permission|approval) prompts?\b|\ballow(?:list| rules?)\b",
     re.IGNORECASE,
 )
 """The session's own mechanics: a slash command named in prose ("first we need to
-/compact"), compacting, the context running out. Bound to this session, never a rule."""
+/compact"), compacting, the context running out, the host asking for approval ("why do
+you stop and ask before every single `npm test`?": an allow rule in the host's settings
+answers it). Bound to this session and its host, never a rule of the project."""
 
 
 INDIRECT_QUESTION = re.compile(
