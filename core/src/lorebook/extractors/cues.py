@@ -26,11 +26,10 @@ from lorebook.extractors.sentences import (
     split_sentences,
     without_host_prompts,
 )
-from lorebook.extractors.signals import LET_US, without_replaced_behaviour
+from lorebook.extractors.signals import APOS as _APOS, LET_US, without_replaced_behaviour
 from lorebook.models.session import LoggedTurn
 
 _I = re.IGNORECASE
-_APOS = "['\u2019]"
 _NEG = rf"(?:n{_APOS}?t|not)"
 _AUX = r"(?:should|could|can|ca|would|wo|will|did|do|does|is|are|was|were|have|has|must|may)"
 _SUBJECT = r"(?:we|i|you|it|that|this|there|they|git|the\s+\w+|\w+)"

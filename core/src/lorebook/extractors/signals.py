@@ -36,10 +36,11 @@ Status = Literal[
 ]
 
 _I = re.IGNORECASE
-_APOS = "['\u2019]"
-NT = "n" + _APOS + "?t"
+APOS = "['\u2019]"
+"""An apostrophe as typed: straight or curly."""
+NT = "n" + APOS + "?t"
 """*n't*, with a straight or a curly apostrophe, or none."""
-LET_US = "let(?:" + _APOS + "?s| us)"
+LET_US = "let(?:" + APOS + "?s| us)"
 """*let's* (with a straight or a curly apostrophe, or none: "lets try") or *let us*."""
 
 
@@ -123,20 +124,20 @@ EPHEMERAL = re.compile(
 """Session history rather than knowledge: ticket ids, incident narrative, redacted secrets."""
 CONFIRMATION = re.compile(
     r"^\s*(?:yes|yep|yeah|correct|right|exactly|good|great|agreed|indeed|precisely|perfect"
-    rf"|that{_APOS}?s right|that is right|ok|okay)\b\s*[.!,;:]",
+    rf"|that{APOS}?s right|that is right|ok|okay)\b\s*[.!,;:]",
     _I,
 )
 LEADING_MARKERS = re.compile(
     r"^(?:(?:no|yes|yep|yeah|correct|right|exactly|good|great|ok|okay|agreed|indeed|also"
     r"|precisely|perfect|note|remember|important)\s*[.,!:;]\s*)+"
-    rf"|^(?:here(?: is|{_APOS}s) (?:the|a|one|our) (?:\w+ )?(?:\w+ )?"
+    rf"|^(?:here(?: is|{APOS}s) (?:the|a|one|our) (?:\w+ )?(?:\w+ )?"
     r"(?:gotcha|rule|catch|thing|convention|trick|problem)\s*:\s*)"
     r"|^(?:the (?:\w+ )?(?:rule|convention|point|gotcha|catch|decision) (?:here )?is(?: that)?"
     r"\s*[:,]?\s*)"
     r"|^(?:(?:note|remember|keep in mind)(?: that)?\s*[:,]\s*|(?:note|remember) that\s+)"
     r"|^(?:[\w'\u2019]+ ){1,4}is that\s+"
     r"|^(?:as a rule|in general|going forward|from now on)\s*[:,]?\s*"
-    rf"|^(?:we are|we{_APOS}re) introducing\s+"
+    rf"|^(?:we are|we{APOS}re) introducing\s+"
     r"|^(?:\\|[\u2014\u2013]+|-{2,}|={2,})(?=\s)\s*",  # a typed rule ("—— It should"), a break
     _I,
 )
