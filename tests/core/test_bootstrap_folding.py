@@ -158,6 +158,9 @@ Examples:
 
 Avoid dynamic `import()` statements. Prefer static imports for type checking.
 
+Avoid ternary expressions: coverage cannot measure both branches. Use an explicit `if`
+block instead.
+
 For unit tests, prefer `FakeModel` over a new mock. Prefer `FakeStream` for stream tests.
 """
     tally: Counter[str] = Counter()
@@ -165,11 +168,13 @@ For unit tests, prefer `FakeModel` over a new mock. Prefer `FakeStream` for stre
     assert [r.title for r in rules] == [
         "Always use `bun` instead of `node` when running scripts",
         "Avoid dynamic `import()` statements",
+        "Avoid ternary expressions: coverage cannot measure both branches",
         "For unit tests, prefer `FakeModel` over a new mock",
         "Prefer `FakeStream` for stream tests",  # a second preference is a rule of its own
     ]
     assert "`bun install`" in rules[0].context  # the examples are quoted in the rule's note
     assert "Prefer static imports" in rules[1].context
+    assert "Use an explicit `if`" in rules[2].context  # "... instead": the other side
     assert tally["example"] == 2
 
 

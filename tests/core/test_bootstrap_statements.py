@@ -278,3 +278,12 @@ def test_a_title_goes_without_the_words_that_tie_it_to_the_text_around(
     sentence: str, title: str
 ) -> None:
     assert title_of(sentence) == title
+
+
+def test_a_myst_role_reads_as_its_title_or_its_last_name() -> None:
+    assert plain("{ref}`Positional arguments <arguments>` should be rare") == (
+        "Positional arguments should be rare"
+    )
+    assert plain("return {class}`~click.shell_completion.CompletionItem` objects") == (
+        "return `CompletionItem` objects"
+    )

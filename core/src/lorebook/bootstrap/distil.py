@@ -107,10 +107,11 @@ EXAMPLE_LEAD = re.compile(
     r"^\W*(?:for\s+(?:example|instance)|e\.\s?g\.|examples?(?:\s+\w+)?)\W*:\W*$", re.IGNORECASE
 )
 """A paragraph that introduces a list of examples ("Examples:", "For example:")."""
-PREFERENCE = re.compile(r"^\W*prefer\b|\bis\s+(?:the\s+)?preferred\b", re.IGNORECASE)
+PREFERENCE = re.compile(r"^\W*prefer\b|\bis\s+(?:the\s+)?preferred\b|\binstead\W*$", re.I)
 """A sentence that says which way to go ("Prefer static imports", "Bun is the preferred
-runtime"): after a rule in one paragraph, it names that rule's alternative (unless that
-rule is a preference too: "For unit tests prefer X. Prefer Y for session tests.")."""
+runtime", "Use an explicit `if` block instead"): after a rule in one paragraph, it names
+that rule's alternative (unless that rule is a preference too: "For unit tests prefer X.
+Prefer Y for session tests.")."""
 REASON_HEADING = re.compile(
     r"^\W*(?:why\b.*|rationale|reasons?|benefits?|motivation|advantages?)\W*$", re.IGNORECASE
 )

@@ -30,6 +30,10 @@ _ABBREV = re.compile(
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|\[([^\]]+)\]\[[^\]]*\]")
 _FOOTNOTE = re.compile(r"\[\^[^\]]+\]")
 _ROLE = re.compile(r"(?<!`)\{[\w:-]+\}(?=`)")
+_TITLED_ROLE = re.compile(r"(?<!`)\{[\w:-]+\}`(?P<text>[^`<\n]+?)\s*<[^`>\n]*>`")
+"""A MyST role with a title and a target ("{ref}`Positional arguments <arguments>`"): its title."""
+_SHORT_ROLE = re.compile(r"(?<!`)(\{[\w:-]+\})`~(?:[\w-]+\.)*(?P<last>[\w-]+)`")
+"""A role whose target is shortened to its last name ("{class}`~click.CompletionItem`")."""
 _TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _STRUCK = re.compile(r"~~.+?~~")
 _EMPHASIS = re.compile(r"\*\*(.+?)\*\*|__(.+?)__|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
@@ -73,6 +77,7 @@ def plain(text: str) -> str:
         spans.append(match.group(0))
         return f"\x00{len(spans) - 1}\x00"
 
+    text = _SHORT_ROLE.sub(lambda m: f"`{m['last']}`", _TITLED_ROLE.sub(r"\g<text>", text))
     text = _ROLE.sub("", text)
     text = _CODE.sub(keep, text)
     text = _LINK.sub(lambda m: m.group(1) or m.group(2) or "", text)
