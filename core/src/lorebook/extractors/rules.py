@@ -77,7 +77,8 @@ from lorebook.extractors.terms import (
     merge_keys,
     proper_names,
 )
-from lorebook.extractors.titles import capital, make_description, rule_title, vocabulary
+from lorebook.extractors.titles import make_description, rule_title, vocabulary
+from lorebook.extractors.words import capital
 from lorebook.models.note import Anchors, NoteKind, NoteType
 from lorebook.models.session import LoggedTurn, Proposal
 

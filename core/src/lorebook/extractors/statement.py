@@ -37,6 +37,7 @@ from lorebook.extractors.words import (
     NEGATIONS,
     STATIVE,
     ascii_words,
+    capital,
     content_words,
     without_dangling,
     word_set,
@@ -393,7 +394,7 @@ _UNFINISHED = word_set("a an the and or but nor of by with from than via per our
 """Words no title ends on, cut or not: "... represented in the checkbox by"."""
 
 
-_CODE_FIRST = re.compile(r"^`|^[a-z][a-z0-9+.-]*://|^[\w.-]*(?:[_/]|\.[a-z]|[a-z][A-Z])")
+_CODE_FIRST = re.compile(r"^`|^[\w.-]*(?:[_/]|\.[a-z]|[a-z][A-Z])")
 
 
 def _cut_where(text: str) -> tuple[str, bool]:
@@ -435,7 +436,7 @@ def _finish(text: str) -> str:
         title = title[:-1]
     if within:
         title += " \u2026"
-    return title if code_first else title[:1].upper() + title[1:]
+    return title if code_first else capital(title)
 
 
 def _clauses(sentence: str) -> list[str]:

@@ -17,7 +17,7 @@ from lorebook.extractors.signals import NT, strip_markers
 from lorebook.extractors.statement import CONDITION, GIVEN, state_rule
 from lorebook.extractors.terms import paths
 from lorebook.extractors.typos import fix_typos
-from lorebook.extractors.words import FUNCTION_WORDS, STATIVE, without_dangling
+from lorebook.extractors.words import FUNCTION_WORDS, STATIVE, capital, without_dangling
 from lorebook.models.session import LoggedTurn
 
 MAX_TITLE_WORDS = 12
@@ -34,14 +34,6 @@ _CLAUSE = re.compile(r"[,;:]\s|\s[\u2014\u2013-]\s")
 
 
 _TRAILING = re.compile(r"[\s.,;:!]+$")
-
-
-_URL_FIRST = re.compile(r"^[a-z][a-z0-9+.-]*://")
-
-
-def capital(text: str) -> str:
-    """``text`` with its first character upper-cased, unless it opens with an address."""
-    return text if _URL_FIRST.match(text) else text[:1].upper() + text[1:]
 
 
 def make_title(sentence: str) -> str:

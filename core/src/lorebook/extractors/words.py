@@ -13,6 +13,14 @@ import unicodedata
 MAX_SLUG_WORDS = 6
 
 
+_URL_FIRST = re.compile(r"^[a-z][a-z0-9+.-]*://")
+
+
+def capital(text: str) -> str:
+    """``text`` with its first character upper-cased, unless it opens with an address."""
+    return text if _URL_FIRST.match(text) else text[:1].upper() + text[1:]
+
+
 def word_set(text: str) -> frozenset[str]:
     """The whitespace-separated words of ``text``, as a set."""
     return frozenset(text.split())
