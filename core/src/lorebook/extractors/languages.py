@@ -115,25 +115,22 @@ def french_moment(position: int, text: str) -> list[Moment]:
         if body.rstrip().endswith("?") or FRENCH_ASKS.search(body):
             continue
         prohibits = FRENCH_PROHIBITS.search(body)
-        if not (prohibits or FRENCH_DIRECTS.search(body) or FRENCH_PREFERS.search(body)):
+        cue = prohibits or FRENCH_DIRECTS.search(body) or FRENCH_PREFERS.search(body)
+        if cue is None:
             continue
         kind: NoteKind = "prohibition" if prohibits else "convention"
         quote = text[sentence.start : sentence.end]
-        main = _clause(
-            body, prohibits or FRENCH_DIRECTS.search(body) or FRENCH_PREFERS.search(body)
-        )
+        main = _clause(body, cue)
         return [Moment(position, "practice", kind, quote, main, [quote], merge_keys(quote))]
     return []
 
 
-def _clause(sentence: str, cue: re.Match[str] | None) -> str:
+def _clause(sentence: str, cue: re.Match[str]) -> str:
     """The clause of ``sentence`` holding ``cue``: the rule without what leads up to it.
 
     "Pareil pour le CR quotidien, les blocs ... ne doivent pas être affichés" states
     "les blocs ... ne doivent pas être affichés".
     """
-    if cue is None:
-        return sentence
     start = max(sentence.rfind(mark, 0, cue.start()) for mark in (", ", " : ", "; "))
     clause = sentence[start + 2 :].strip(" :") if start >= 0 else sentence
     return clause if len(clause.split()) >= 3 else sentence
