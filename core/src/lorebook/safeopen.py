@@ -187,12 +187,13 @@ def temp_name(name: str) -> str:
     return f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
 
 
-def write_atomic(path: str, data: bytes, *, sync: bool = True) -> None:
-    """Replace ``path`` with ``data``: a temporary file in its folder renamed over it.
+def write_atomic(path: str, *parts: bytes, sync: bool = True) -> None:
+    """Replace ``path`` with ``parts``: a temporary file in its folder renamed over it.
 
-    The folder is reached without links; a link at ``path`` itself is refused (a rename
-    would only replace the link, but the user should see that one was committed). No
-    temporary file is left on failure.
+    The parts are written one after another, never joined first (a vectors file's parts
+    are megabytes each). The folder is reached without links; a link at ``path`` itself is
+    refused (a rename would only replace the link, but the user should see that one was
+    committed). No temporary file is left on failure.
 
     Raises:
         SymlinkRefused: ``path`` or a folder on its chain is a symbolic link.
@@ -213,9 +214,10 @@ def write_atomic(path: str, data: bytes, *, sync: bool = True) -> None:
         try:
             fd = os.open(full, flags, 0o644, dir_fd=at)
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
+                for part in parts:
+                    view = memoryview(part)
+                    while view:
+                        view = view[os.write(fd, view) :]
                 if sync:
                     os.fsync(fd)
             finally:

@@ -185,43 +185,27 @@ def write_changed(index_path: str, old: VectorFile, changes: Mapping[int, bytes 
 
 
 def _write(index_path: str, nums: bytes, inverse: bytes, ints: bytes) -> str:
-    """Write the parts under a temporary name, flush them to disk, rename; the new name.
+    """Write the parts to a new file, flushed to disk (:func:`lorebook.safeopen.write_atomic`).
 
     A writer killed midway leaves only its temporary file (a dot-file no reader opens),
     never a short file under a vectors name; the next writer's :func:`sweep_vectors`
     removes it.
     """
-    from lorebook.safeopen import open_file, temp_name
+    from lorebook.safeopen import write_atomic
 
     name = os.path.basename(index_path) + PREFIX + os.urandom(8).hex()
-    tmp = file_path(index_path, temp_name(name))
-    fd = open_file(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(HEADER.pack(MAGIC, len(nums) // 4, DIM))
-            handle.write(nums)
-            handle.write(inverse)
-            handle.write(ints)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.rename(tmp, file_path(index_path, name))
-    except BaseException:
-        _unlink(tmp)
-        raise
+    header = HEADER.pack(MAGIC, len(nums) // 4, DIM)
+    write_atomic(file_path(index_path, name), header, nums, inverse, ints)
     return name
-
-
-def _unlink(path: str) -> None:
-    try:  # noqa: SIM105 (contextlib stays off the hook path)
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 def remove_vectors(index_path: str, name: str) -> None:
     """Remove the vectors file ``name`` of the index at ``index_path``, if it is there."""
     if name:
-        _unlink(file_path(index_path, name))
+        try:  # noqa: SIM105 (contextlib stays off the hook path)
+            os.unlink(file_path(index_path, name))
+        except FileNotFoundError:
+            pass
 
 
 def sweep_vectors(index_path: str, keep: Iterable[str]) -> None:
