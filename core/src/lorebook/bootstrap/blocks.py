@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,3}[.)])[ \t]+(?P<text>\S.*)$")
+ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,3}[.)])[ \t]+(?P<text>\S.*)$")
+"""A list item's line: its indent, its marker (a bullet, or a number and its delimiter)."""
 _QUOTE = re.compile(r"^\s*>\s?")
 _LABELLED = re.compile(
     r"^\s*(?:\[!\w+\]|\**(?:note|warning|caution|important|tip|rule|never|always)\b)", re.IGNORECASE
@@ -198,7 +199,7 @@ def _read_line(reader: _Reader, line: str) -> None:
     heading = _HEADING.match(line)
     if heading:
         reader.heading(len(heading.group(1)), heading.group(2).strip())
-    elif item := _ITEM.match(line):
+    elif item := ITEM.match(line):
         reader.item(_indent(item.group("indent")), item.group("marker"), item.group("text"))
     elif reader.current is not None and reader.current.item and not reader.blank:
         reader.current.lines.append(line)  # a wrapped line of the item
@@ -207,4 +208,4 @@ def _read_line(reader: _Reader, line: str) -> None:
     reader.blank = False
 
 
-__all__ = ["Block", "read_blocks"]
+__all__ = ["ITEM", "Block", "read_blocks"]

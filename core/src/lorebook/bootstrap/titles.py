@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from lorebook.bootstrap.blocks import ITEM
 from lorebook.bootstrap.grammar import CONNECTIVE
 from lorebook.bootstrap.statements import strip_markers, words
 
@@ -179,7 +180,6 @@ def _cut(text: str, limit: int) -> str:
     return text
 
 
-_ITEM_LINE = re.compile(r"^(?P<indent>[ \t]*)[-*+] (?P<text>\S.*)$", re.MULTILINE)
 _BOLD_LABEL = re.compile(r"^\*\*(?P<label>[^*]+?)\*\*")
 _OPEN_CLAUSE = re.compile(
     r",?\s+(?:that|which|who)\s+\w+$|,?\s+(?:containing|including|listing|covering|such as"
@@ -204,7 +204,8 @@ def completed(title: str, statement: str, context: str) -> str:
     """
     if not statement.rstrip().endswith(":"):
         return title
-    items = [(len(m["indent"]), m["text"]) for m in _ITEM_LINE.finditer(context)]
+    lines = context.splitlines()
+    items = [(len(m["indent"]), m["text"]) for line in lines if (m := ITEM.match(line))]
     top = min((depth for depth, _ in items), default=0)
     labels = [_label(text) for depth, text in items if depth == top]
     if labels and len(labels) <= _MAX_NAMED and all(labels):
