@@ -226,3 +226,25 @@ def test_a_rule_for_every_thing_of_a_kind_outweighs_an_opening_remark() -> None:
     main = main_sentence(sentences)
     assert main is not None
     assert sentences[main].text.startswith("Any standard fields")
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        # the modal sits inside a question the person asks the agent to answer
+        "Please walk me through what we need to do to get that done!",
+        "Make a COMPLETE SPEC in the @TODO.md of what needs to be done !",
+        "Clean up @TODO.md and @PROGRESS.md only keeping what needs to be done",
+        "tell me which of these files you should change first!",
+    ],
+)
+def test_a_modal_inside_an_embedded_question_is_no_obligation(request_: str) -> None:
+    assert not proposed(request_)
+
+
+def test_a_pseudo_cleft_still_states_the_obligation() -> None:
+    assert proposed("What you must always do is run `make lint` before you commit!")
+
+
+def test_a_consequence_opened_by_which_still_directs() -> None:
+    assert proposed("We run on Postgres 16, which means you must never use MySQL syntax.")

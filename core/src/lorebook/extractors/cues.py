@@ -334,7 +334,30 @@ def directive(sentence: str) -> bool:
     """
     if sentence.rstrip().endswith("?") and not POLITE_ORDER.match(sentence):
         return False
-    return bool(DEONTIC.search(sentence) or PROHIBITIVE.search(sentence))
+    if PROHIBITIVE.search(sentence):
+        return True
+    return any(not _embedded(sentence, m.start()) for m in DEONTIC.finditer(sentence))
+
+
+_ASKED_BEFORE = re.compile(
+    r"\b(?:what|whatever|whether|which(?! means| is why))\s+(?:[\w'-]+\s+){0,4}$", _I
+)
+"""A question word a few words before a modal: the modal is inside a question the sentence
+asks or reports ("walk me through what we need to do", "tell me which of these files you
+should change"), not an obligation it states. A *which* that opens a relative clause of
+consequence ("..., which means you must ...") directs."""
+_CLEFT = re.compile(r"\s(?:is|are|was)\s", _I)
+
+
+def _embedded(sentence: str, at: int) -> bool:
+    """The modal at offset ``at`` is in an embedded question, not a pseudo-cleft.
+
+    "What you should do is run the tests first." states the obligation: its clause is the
+    subject of "is".
+    """
+    return bool(_ASKED_BEFORE.search(sentence[max(0, at - 40) : at])) and not _CLEFT.search(
+        sentence[at:]
+    )
 
 
 def _answered(turns: Sequence[LoggedTurn], position: int) -> list[LoggedTurn]:
