@@ -204,10 +204,21 @@ def test_an_accusation_naming_no_act_counts_with_the_rule_beside_it() -> None:
         "Installing the current project: blogger (0.1.0)\nError: The current project could not"
         " be installed: No file/folder found for package blogger\nIf you do not want to install"
         " the current project use --no-root.",
+        # an exception's class opens the line as a runtime prints it
+        "why does this happen?\n\nUncaught TypeError: Failed to resolve module specifier"
+        ' "@acme/ui". Relative references must start with either "/", "./", or "../".',
+        "java.lang.IllegalStateException: Handlers must never be registered twice.",
     ],
 )
 def test_what_a_reporting_colon_or_a_tool_drew_is_pasted_not_taught(text: str) -> None:
     assert find_teaching_moments(_after("acted", text)) == []
+
+
+def test_an_exception_named_inside_a_typed_rule_is_still_the_rule() -> None:
+    found = find_teaching_moments(
+        _after("acted", "never raise a bare ValueError: use the errors module instead.")
+    )
+    assert len(found) == 1
 
 
 def _titles(*exchange: tuple[str, str]) -> list[str]:

@@ -14,8 +14,13 @@ from dataclasses import dataclass
 from lorebook.extractors.words import DANGLING, STATIVE
 
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
-_REPORT = r"\s*(?:(?:error|warning|traceback)\b[^a-z]*[:(]|(?:FAIL|PASS|ERR!|npm\s+(?:ERR|WARN))\b)"
-"""Tool output, a test runner's or npm's report (see :data:`_REPORT_LINE`)."""
+_REPORT = (
+    r"\s*(?:(?:(?:uncaught|unhandled)\s+)?(?:[\w$]+\.)*\w*(?:error|exception|warning|traceback)\b"
+    r"[^a-z]*[:(]|(?:FAIL|PASS|ERR!|npm\s+(?:ERR|WARN))\b)"
+)
+"""Tool output, a test runner's or npm's report (see :data:`_REPORT_LINE`): ``Error: ...``,
+an exception's class opening the line as a runtime prints it (``TypeError: ...``,
+``Uncaught TypeError: ...``, ``java.lang.IllegalStateException: ...``)."""
 _NOT_PROSE = re.compile(
     r"""^(?:
         \s*[>\u276f$|#<{}\[\]]      # quote, shell prompt, table, heading, tag, JSON
