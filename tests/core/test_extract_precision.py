@@ -530,10 +530,18 @@ def test_the_person_looking_for_an_answer_or_thinking_aloud_is_not_a_rule(text: 
         "the numbers in that area don't show the viewer, like i cannot click on it to view "
         "concepts",
         "Today is July 8th, 2025. Your daughter already has a transfer status. What do you do?",
+        # a terminal copy pasted after a few words on the same line, and its output
+        "is this right? me@laptop:~/src/demo$ python demo.py\nDemo - clean output only\n\n"
+        "Running commands silently...\nYou should always see the summary below.\n",
     ],
 )
 def test_a_terminal_copy_a_bug_report_and_a_dated_scene_are_not_rules(text: str) -> None:
     assert find_teaching_moments(_after("acted", text)) == []
+
+
+def test_a_rule_typed_before_an_address_is_still_the_rule() -> None:
+    text = "You should always mail ann@example.com before you tag a release."
+    assert len(find_teaching_moments(_after("acted", text))) == 1
 
 
 def test_an_order_saying_what_to_keep_is_a_rule() -> None:

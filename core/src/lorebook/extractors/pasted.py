@@ -36,6 +36,10 @@ SHELL_PROMPT = re.compile(
 )
 """A shell prompt opening a line: ``$ cmd``, ``user@host:~/dir$ cmd``,
 ``(venv) user@host dir % cmd``."""
+PROMPT_INSIDE = re.compile(r"(?<![\w.@-])[\w.-]+@[\w.-]+:[~/][^\s$#]*[$#] ")
+"""A shell prompt with its host and folder anywhere in a line (``... is this right?
+user@host:~/src$ python demo.py``): a terminal copy pasted after the words typed before it
+(an address, ``ann@example.com``, has no ``:~/...$``)."""
 
 
 STATUS_GLYPH = re.compile(r"^\s*[\u2800-\u28ff\u2713-\u2718\u274c\u2705\u26a0]")
@@ -74,14 +78,17 @@ def typed_first(text: str, at: int) -> bool:
     return start <= at < start + len(head) and not LOG_LINE.match(head)
 
 
-def terminal_copy(text: str) -> bool:
-    """True when the turn opens with a shell prompt line: a terminal session pasted whole.
+def terminal_copy(text: str, at: int = 0) -> bool:
+    """True when offset ``at`` of the turn is inside a terminal copy.
 
-    A line typed below such a copy is read as part of it (a known loss: the LLM
-    extractor's pre-selection still sends it).
+    The turn opens with a shell prompt line (a terminal session pasted whole), or a prompt
+    with its host and folder (:data:`PROMPT_INSIDE`) comes before ``at``, even in the middle
+    of a line: the person typed a few words and pasted the terminal after them. A line typed
+    below such a copy is read as part of it (a known loss: the LLM extractor's
+    pre-selection still sends it).
     """
     head = text.lstrip().split("\n", 1)[0]
-    return bool(SHELL_PROMPT.match(head))
+    return bool(SHELL_PROMPT.match(head)) or PROMPT_INSIDE.search(text, 0, at) is not None
 
 
 def log_like(text: str) -> bool:
@@ -137,4 +144,12 @@ def _line_counts(text: str) -> Counter[str]:
     return Counter(line.strip() for line in text.splitlines())
 
 
-__all__ = ["LOG_LINE", "SHELL_PROMPT", "log_like", "printed", "terminal_copy", "typed_first"]
+__all__ = [
+    "LOG_LINE",
+    "PROMPT_INSIDE",
+    "SHELL_PROMPT",
+    "log_like",
+    "printed",
+    "terminal_copy",
+    "typed_first",
+]

@@ -379,7 +379,7 @@ def refusal_reason(cues: TurnCues, main: str, text: str = "", at: int = 0) -> st
 
 def _copied(cues: TurnCues, main: str, text: str, at: int) -> str | None:
     """``pasted`` or ``quoted`` when the main sentence is not the person's own words."""
-    if cues.pasted or (log_like(text) and not typed_first(text, at)) or terminal_copy(text):
+    if cues.pasted or (log_like(text) and not typed_first(text, at)) or terminal_copy(text, at):
         return "pasted"
     intro = QUOTE_INTRO.search(text)
     if intro is not None and at >= intro.end():

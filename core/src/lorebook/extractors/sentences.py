@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lorebook.extractors.pasted import PROMPT_INSIDE
 from lorebook.extractors.words import DANGLING, STATIVE
 
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
@@ -179,9 +180,9 @@ def prose_lines(text: str) -> list[tuple[int, int, int, int]]:
     """Return ``(paragraph, line, start, end)`` of each line typed as prose (not pasted).
 
     Lines inside a code fence, lines that look pasted, the output that follows a shell
-    prompt line or a tool's report line (``Error: ...``), and what a reporting colon
-    introduces ("I get this error: ..."), up to the next blank line, are left out, and each
-    starts a new paragraph.
+    prompt line or a tool's report line (``Error: ...``), and what a reporting colon or a
+    shell prompt inside a line introduces ("I get this error: ...", "is this right? user@host:~/src$
+    make"), up to the next blank line, are left out, and each starts a new paragraph.
     """
     found: list[tuple[int, int, int, int]] = []
     fenced = output = False
@@ -200,6 +201,9 @@ def prose_lines(text: str) -> list[tuple[int, int, int, int]]:
         quoted = _INTRODUCES_OUTPUT.search(_masked(body))
         if quoted:  # the prose ends at the colon; what it introduces is pasted
             body, output = body[: quoted.end()], True
+        prompt = PROMPT_INSIDE.search(body)
+        if prompt:  # the prose ends where the terminal copy starts
+            body, output = body[: prompt.start()], True
         marker = _LIST_MARKER.match(body)
         if marker:
             paragraph += 1
