@@ -275,10 +275,30 @@ def test_state_rule_picks_the_sentence_with_the_rule(text: str, expected: str) -
         ("can we use mstest instead of custom tests?", "Use mstest instead of custom tests"),
         ("why don't you use uv?", "Use uv"),
         ("shouldn't we pin the versions in CI?", "Pin the versions in CI"),
+        # a reminder of what was agreed
+        (
+            "I thought we wanted to use Railway instead of Vercel for the agent? Is that still"
+            " the plan?",
+            "Use Railway instead of Vercel for the agent",
+        ),
+        ("I thought we agreed to use `uvx migrate-to-uv`?!", "Use uvx migrate-to-uv"),
+        # a statement under a tag question
+        (
+            "I'd rather exclude the diary folder from the checks, is that possible?",
+            "Exclude the diary folder from the checks",
+        ),
     ],
 )
 def test_state_rule_reads_a_rule_put_as_a_question(text: str, expected: str) -> None:
     assert state_rule(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["is it broken again, right?", "The bot now sends media to Gemini, correct?"],
+)
+def test_state_rule_reads_no_rule_in_a_question_or_a_fact_checked(text: str) -> None:
+    assert state_rule(text) == ""
 
 
 @pytest.mark.parametrize(

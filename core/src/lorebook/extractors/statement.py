@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lorebook.extractors.asked import ASKS, question_rule, untagged
 from lorebook.extractors.discourse import CODE_SPAN, TRAIL, strip_discourse, tidy_sentence
 from lorebook.extractors.sentences import split_sentences
 from lorebook.extractors.signals import LET_US
@@ -96,23 +97,6 @@ _REQUEST = re.compile(r"^(?:I|we)(?:'d| would)? (?:like|want|need) to\b|^I(?:'m|
 
 
 _MODALS = word_set("should must shall can cannot")
-
-
-_QUESTION_RULE = (
-    re.compile(r"^why (?:not|don't|didn't|aren't|won't|can't)(?: you| we)? (?P<rest>.+)$", _I),
-    re.compile(r"^(?:shouldn't|should not) (?:we|you) (?P<rest>.+)$", _I),
-)
-
-
-_POLITE = re.compile(r"^(?:can|could|would|will) (?:you|we) (?P<rest>.+)$", _I)
-
-
-_ASKS = re.compile(
-    r"^(?:why|how)\b|\?$|^(?:can|could|would|will) (?:you|we)\b"
-    r"|^(?:should|shall|do|does|did|is|are|was|were|must|have|has)"
-    r" (?:we|you|I|it|this|that|they)\b",
-    _I,
-)
 
 
 _DIRECTIVE = re.compile(
@@ -239,19 +223,6 @@ class _Reading:
     weight: int
 
 
-def _question_rule(text: str) -> str | None:
-    """The rule a question carries ("why don't you use uv?" -> "use uv"), or None."""
-    body = text.rstrip("?!. ")
-    for pattern in _QUESTION_RULE:
-        match = pattern.match(body)
-        if match:
-            return match.group("rest")
-    polite = _POLITE.match(body)
-    if polite and (_SCOPE.search(body) or _CONTRAST.search(body) or not text.endswith("?")):
-        return polite.group("rest")
-    return None
-
-
 def _past(word: str) -> bool:
     """True for a past-tense or participle form: "tried", "ran", "was"."""
     return word.endswith("ed") or word in IRREGULAR_PAST
@@ -343,8 +314,11 @@ def _weight(original: str, text: str, title: str, least: int) -> int:
 
 def _statement(original: str, text: str) -> tuple[str, int] | None:
     """The statement a clause makes once its mood and person are read, and its least weight."""
-    if _ASKS.search(text) or original.endswith("?"):
-        asked = _question_rule(text)
+    stated = untagged(text) if original.endswith("?") else None
+    if stated is not None:
+        return _framed_rule(stated)
+    if ASKS.search(text) or original.endswith("?"):
+        asked = question_rule(text, scoped=bool(_SCOPE.search(text) or _CONTRAST.search(text)))
         return None if asked is None else (asked, 1)
     return _framed_rule(text)
 
