@@ -675,3 +675,18 @@ def test_a_file_named_with_at_places_what_the_sentence_says_is_in_it() -> None:
 )
 def test_a_request_for_help_or_which_thing_was_meant_is_not_a_rule(text: str) -> None:
     assert find_teaching_moments(_after("acted", text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "no need to make examples a package :/\nalso, please run pytest to check it",
+        "there's no need to rebuild the index after a pull, the hook does it",
+    ],
+)
+def test_no_need_to_is_a_prohibition(text: str) -> None:
+    assert [c.kind for c in find_teaching_moments(_after("acted", text))] == ["prohibition"]
+
+
+def test_seeing_no_need_is_no_prohibition() -> None:
+    assert find_teaching_moments(_after("acted", "I see no need to change it.")) == []

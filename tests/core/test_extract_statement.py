@@ -198,6 +198,15 @@ def test_state_rule_refuses_what_states_no_rule(text: str) -> None:
         ("I dont like nested types", "Avoid nested types"),
         ("we're using BDD lingo!", "Use BDD lingo"),
         ("let's use the Plus Jakarta Sans font instead", "Use the Plus Jakarta Sans font instead"),
+        # no need to: a prohibition; a face typed after it is not the rule
+        (
+            "no need to make examples a package :/ also, please run pytest",
+            "Don't make examples a package",
+        ),
+        (
+            "there's no need to rebuild the index after a pull",
+            "Don't rebuild the index after a pull",
+        ),
     ],
 )
 def test_state_rule_turns_persons_into_an_imperative(text: str, expected: str) -> None:

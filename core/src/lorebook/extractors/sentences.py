@@ -52,7 +52,8 @@ _PROMPT = re.compile(
 )
 """A shell prompt: ``$ ``, ``user@host:~/dir$ ``, ``(venv) user@host dir % ``."""
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
-_END = re.compile(r"[.!?]+[\"')\]\u2019\u201d]*(?=\s|$)")
+_END = re.compile(r"[.!?]+[\"')\]\u2019\u201d]*(?=\s|$)|(?<=\s)[:;]-?[/\\|()](?=\s|$)")
+"""A sentence's end: its stop, or a face typed after it ("no need for that :/")."""
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 _LAST_WORD = re.compile(r"([A-Za-z']+)\W*$")
 _TAIL = 80

@@ -247,6 +247,8 @@ SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
             rf"should(?: not|{NT})\b",
             r"avoid\b",
             r"not allowed\b",
+            r"(?:^|(?<=[,.;:!?(] )|(?<=\band )|(?<=\bbut )|(?<=\bso ))(?:there(?:'s| is) )?no need"
+            r" to\b",
             r"(?:nobody|no one|no-one) (?!(?:knows|cares|noticed|asked|said|told|remembers"
             r"|understands|seems|thinks|wants|needs|reads)\b)",
             r"forbidden\b",

@@ -86,6 +86,7 @@ _PREFERENCE = (
     (re.compile(r"^I(?: want| need|'d like| would like) you to (?P<rest>.+)$", _I), ""),
     (re.compile(r"^I(?:'d| would)? lean (?:more )?towards? (?P<rest>.+)$", _I), "Prefer "),
     (re.compile(r"^I (?:don't|do not) like (?P<rest>(?!to |it\b|that\b|this\b).+)$", _I), "Avoid "),
+    (re.compile(r"^(?:there(?:'s| is) )?no need to (?P<rest>.+)$", _I), "Don't "),
 )
 
 
@@ -368,6 +369,8 @@ _UNFINISHED = word_set("a an the and or but nor of by with from than via per our
 """Words no title ends on, cut or not: "... represented in the checkbox by"."""
 
 
+_EMOTICON = re.compile(r"\s+[:;]-?[/\\|()]$")
+"""A face typed after the rule ("no need to make examples a package :/")."""
 _CODE_FIRST = re.compile(r"^`|^[\w.-]*(?:[_/]|\.[a-z]|[a-z][A-Z])")
 
 
@@ -403,7 +406,7 @@ def _finish(text: str) -> str:
     cut, within = _cut_where(text)
     words = cut.replace("`", "").rstrip(" ,;:.!-(").split(" ")
     words = without_dangling(words, DANGLING if cut != text else _UNFINISHED)
-    title = " ".join(words).rstrip(" ,;:.!-(\u2014\u2013").lstrip(" ,;:.!-)")
+    title = _EMOTICON.sub("", " ".join(words)).rstrip(" ,;:.!-(\u2014\u2013").lstrip(" ,;:.!-)")
     if title.count("(") > title.count(")"):
         title = title[: title.rfind("(")].rstrip(" ,;:")
     if title.count(")") > title.count("(") and title.endswith(")"):
