@@ -690,3 +690,23 @@ def test_no_need_to_is_a_prohibition(text: str) -> None:
 
 def test_seeing_no_need_is_no_prohibition() -> None:
     assert find_teaching_moments(_after("acted", "I see no need to change it.")) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["No SQL queries only AL code!", "No fallbacks, just a basic choice between the two APIs."],
+)
+def test_no_this_only_that_is_a_prohibition(text: str) -> None:
+    assert [c.kind for c in find_teaching_moments(_after("acted", text))] == ["prohibition"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Redo does nothing. No errors, just no change.",
+        "no, just the first one",
+        "No problem, just fix it",
+    ],
+)
+def test_no_then_a_report_or_an_answer_is_no_prohibition(text: str) -> None:
+    assert find_teaching_moments(_after("acted", text)) == []

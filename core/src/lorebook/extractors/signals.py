@@ -247,6 +247,8 @@ SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
             rf"should(?: not|{NT})\b",
             r"avoid\b",
             r"not allowed\b",
+            r"^no (?!(?:i|you|we|it|that|this|problem|worries|thanks|idea|way|one|the|no)\b)[\w-]+"
+            r"(?: [\w-]+){0,3},? (?:only|just)\b(?! (?:no|nothing)\b)",
             r"(?:^|(?<=[,.;:!?(] )|(?<=\band )|(?<=\bbut )|(?<=\bso ))(?:there(?:'s| is) )?no need"
             r" to\b",
             r"(?:nobody|no one|no-one) (?!(?:knows|cares|noticed|asked|said|told|remembers"
