@@ -9,7 +9,8 @@ then for teaching signals:
 - **question**, **tentative or temporary** (*maybe*, *try*, *I think*, *for now*, *yet*),
   **meta** (about documenting or the knowledge base itself), **ephemeral** (ticket numbers,
   outage narrative, a secret capture redacted): never a note;
-- **teaching**: prohibition (*never*, *do not*, *avoid*, *instead*), convention (*always*,
+- **teaching**: prohibition (*never*, *do not*, *avoid*, *instead*, *no need to*, "No X,
+  only Y"), convention (*always*,
   *every*, *must*, *treat X as*, *belongs in*, *owns*), gotcha (*careful*, *will fail*,
   *silently*), decision (*because*, *deliberately*, *rather than*), tooling (run or use a
   command), location (*lives in*, *is under* + a path), feature (*we are introducing*, *the
