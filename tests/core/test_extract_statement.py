@@ -207,6 +207,17 @@ def test_state_rule_refuses_what_states_no_rule(text: str) -> None:
             "there's no need to rebuild the index after a pull",
             "Don't rebuild the index after a pull",
         ),
+        # "you are to": an order
+        (
+            "Whenever you create a to-do list, you are to write it to docs/todo.md",
+            "Whenever you create a to-do list, write it to docs/todo.md",
+        ),
+        ("you're not to touch the migrations", "Don't touch the migrations"),
+        # "I want no X": the X ruled out
+        (
+            "basically i want no unnecessary lines in the tables",
+            "No unnecessary lines in the tables",
+        ),
     ],
 )
 def test_state_rule_turns_persons_into_an_imperative(text: str, expected: str) -> None:

@@ -67,6 +67,10 @@ _MODAL_SUBJECT = re.compile(
 )
 
 
+_ARE_TO = re.compile(r"^(?:you|we)(?:'re| are) (?P<neg>not )?to (?P<rest>(?!be\b)\S.*)$", _I)
+"""An order put as "you are to ...": "you are to write it down", "we're not to touch it"."""
+
+
 _USING = re.compile(r"^we(?:'re| are) using\s+(?P<rest>.+)$", _I)
 
 
@@ -87,6 +91,7 @@ _PREFERENCE = (
     (re.compile(r"^I(?:'d| would)? lean (?:more )?towards? (?P<rest>.+)$", _I), "Prefer "),
     (re.compile(r"^I (?:don't|do not) like (?P<rest>(?!to |it\b|that\b|this\b).+)$", _I), "Avoid "),
     (re.compile(r"^(?:there(?:'s| is) )?no need to (?P<rest>.+)$", _I), "Don't "),
+    (re.compile(r"^I(?: want| need|'d like| would like) (?P<rest>no .+)$", _I), ""),
 )
 
 
@@ -259,7 +264,7 @@ def _person_rule(text: str) -> tuple[str, int] | None:
         match = pattern.match(text)
         if match:
             return lead + match.group("rest"), 3
-    match = _MODAL_SUBJECT.match(text)
+    match = _MODAL_SUBJECT.match(text) or _ARE_TO.match(text)
     if match:
         return ("Don't " if match.group("neg") else "") + match.group("rest"), 3
     using = _USING.match(text)
