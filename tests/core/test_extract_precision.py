@@ -710,3 +710,25 @@ def test_no_this_only_that_is_a_prohibition(text: str) -> None:
 )
 def test_no_then_a_report_or_an_answer_is_no_prohibition(text: str) -> None:
     assert find_teaching_moments(_after("acted", text)) == []
+
+
+def test_a_host_apps_system_instruction_block_is_not_the_persons_rule() -> None:
+    block = (
+        "<system_instruction>\nYou are working inside Conductor, a Mac app that lets the user"
+        " run many coding agents in parallel.\nYour work should take place in the"
+        " /Users/me/conductor/workspaces/app/lima directory (unless otherwise directed), which"
+        " has been set up for you to work in.\nEach workspace has a .context directory"
+        " (gitignored) where you can save files to collaborate with other agents.\nThe target"
+        " branch for this workspace is me/fix-docs. Use this for actions like creating new PRs,"
+        " bisecting, etc., unless you're told otherwise.\n</system_instruction>\n\n"
+    )
+    assert find_teaching_moments(_after("acted", block + "implement")) == []
+    rule = "Never import from the cli package in core modules, ever!"
+    found = find_teaching_moments(_after("acted", block + rule))
+    assert [c.quote for c in found] == [rule]
+
+
+def test_an_http_status_is_no_prohibition() -> None:
+    text = "now I am getting 403 Forbidden: the publish step failed again."
+    assert find_teaching_moments(_after("acted", text)) == []
+    assert find_teaching_moments(_after("acted", "Force-pushing to main is forbidden."))

@@ -95,17 +95,28 @@ instructs the agent about that plan; it is not the person's rule."""
 _HOST_PROMPT = re.compile(
     "|".join(r"\s+".join(map(re.escape, prompt.split())) for prompt in HOST_PROMPTS)
 )
+_SYSTEM_BLOCK = re.compile(r"<(system[_-]instructions?)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+"""A block a host app puts before the person's words, tagged as the system's ("<system_instruction>
+You are working inside Conductor ... Your work should take place in the ... directory
+...</system_instruction>"): the app's instructions for this workspace, not the person's."""
 
 
 def without_host_prompts(text: str) -> str:
-    """``text`` with each :data:`HOST_PROMPTS` passage blanked (spaces; its line breaks kept).
+    """``text`` with each :data:`HOST_PROMPTS` passage and :data:`_SYSTEM_BLOCK` blanked.
 
-    The length and every offset stay the same, so a sentence read from the result is still a
-    verbatim span of the turn; a turn that was nothing else is left blank.
+    Blanked is replaced by spaces, its line breaks kept: the length and every offset stay the
+    same, so a sentence read from the result is still a verbatim span of the turn; a turn
+    that was nothing else is left blank.
     """
-    if "plan" not in text:
-        return text  # the common case, without the regex
-    return _HOST_PROMPT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    if "plan" in text:
+        text = _HOST_PROMPT.sub(_blank, text)
+    if "<system" in text:
+        text = _SYSTEM_BLOCK.sub(_blank, text)
+    return text
+
+
+def _blank(match: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", match.group(0))
 
 
 _SKILL_DOC = re.compile(r"^\s*Base directory for this skill\b", re.IGNORECASE)

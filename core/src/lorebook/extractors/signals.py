@@ -254,7 +254,7 @@ SIGNALS: tuple[tuple[NoteKind, re.Pattern[str]], ...] = (
             r" to\b",
             r"(?:nobody|no one|no-one) (?!(?:knows|cares|noticed|asked|said|told|remembers"
             r"|understands|seems|thinks|wants|needs|reads)\b)",
-            r"forbidden\b",
+            r"(?<!\b\d{3} )forbidden\b",
             r"prohibit(?:ed|ion)?\b",
             r"instead\b(?! of)",
         ),
