@@ -248,3 +248,9 @@ def test_a_pseudo_cleft_still_states_the_obligation() -> None:
 
 def test_a_consequence_opened_by_which_still_directs() -> None:
     assert proposed("We run on Postgres 16, which means you must never use MySQL syntax.")
+
+
+def test_a_question_after_a_condition_asks_without_its_mark() -> None:
+    turn = "If you have to use the Add Series page, will you be able to use the existing setup."
+    assert not find_teaching_moments(after_an_action(turn))
+    assert find_teaching_moments(after_an_action("If the tests fail, never merge the branch."))

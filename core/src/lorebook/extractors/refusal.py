@@ -406,12 +406,24 @@ def _trails_into_a_question(cues: TurnCues, sentence: str, text: str, end: int) 
 
 
 def _opens_as_a_question(sentence: str) -> bool:
-    """The sentence opens as a question, after a discourse marker or not, whatever it ends on.
+    """The sentence opens as a question, whatever it ends on and whatever leads it in.
+
+    A discourse marker or a condition may come first: "If you have to use the Add Series
+    page, will you be able to use the existing setup." asks.
 
     "For example, would it make sense to say, in the phase II rule, that the AI should wear
     the hats of:" asks; its question mark comes after the list it introduces.
     """
-    return bool(QUESTION_START.match(DISCOURSE_MARKER.sub("", sentence, count=1)))
+    opening = DISCOURSE_MARKER.sub("", sentence, count=1)
+    return bool(
+        QUESTION_START.match(opening)
+        or QUESTION_START.match(_LEADING_CONDITION.sub("", opening, count=1))
+    )
+
+
+_LEADING_CONDITION = re.compile(r"^(?:if|when|once|before|after|since)\b[^,;.?!]{1,120},\s*", re.I)
+"""A condition opening a sentence: what follows it is its main clause ("If you have to use
+the Add Series page, will you be able to ...": a question, with or without its mark)."""
 
 
 def _question_after(text: str, end: int) -> str | None:
