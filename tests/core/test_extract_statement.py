@@ -218,10 +218,20 @@ def test_state_rule_refuses_what_states_no_rule(text: str) -> None:
             "basically i want no unnecessary lines in the tables",
             "No unnecessary lines in the tables",
         ),
+        # "I want X to Y": what X should do
+        (
+            "I want the batch mode to use the same manual approach",
+            "The batch mode should use the same manual approach",
+        ),
+        ("I'd like the tests to be fast.", "The tests should be fast"),
     ],
 )
 def test_state_rule_turns_persons_into_an_imperative(text: str, expected: str) -> None:
     assert state_rule(text) == expected
+
+
+def test_help_wished_for_is_not_told_what_to_do() -> None:
+    assert "should" not in state_rule("I would like some help to understand the parser")
 
 
 @pytest.mark.parametrize(
@@ -302,6 +312,11 @@ def test_state_rule_picks_the_sentence_with_the_rule(text: str, expected: str) -
             "Use Railway instead of Vercel for the agent",
         ),
         ("I thought we agreed to use `uvx migrate-to-uv`?!", "Use uvx migrate-to-uv"),
+        # a better way, asked
+        (
+            "Wouldn't it be better to pin the versions in the lockfile?",
+            "Pin the versions in the lockfile",
+        ),
         # a statement under a tag question
         (
             "I'd rather exclude the diary folder from the checks, is that possible?",

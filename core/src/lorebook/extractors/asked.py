@@ -2,7 +2,8 @@
 
 Most questions ask; some carry a rule in their grammar: "why don't you use uv?", "shouldn't
 we pin the versions?", a reminder of what was agreed ("I thought we wanted to use Railway
-instead of Vercel?"), a request put politely with a scope or an alternative ("can we use
+instead of Vercel?"), a better way put as a question ("is it not better, to have all
+at the same version?"), a request put politely with a scope or an alternative ("can we use
 mstest instead of custom tests?"), and a statement under a tag question ("I'd rather
 exclude the folder, is that possible?").
 """
@@ -19,6 +20,11 @@ _QUESTION_RULE = (
     re.compile(
         r"^I thought (?:we|you) (?:had )?(?:wanted|agreed|decided|said|were going|were supposed)"
         r" to (?P<rest>.+)$",
+        _I,
+    ),
+    re.compile(
+        r"^(?:isn't it|is it not|wouldn't it be|would it not be) (?:better|best|simpler|cleaner"
+        r"|easier|safer),? to (?P<rest>.+)$",
         _I,
     ),
 )

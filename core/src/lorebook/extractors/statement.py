@@ -95,6 +95,18 @@ _PREFERENCE = (
 )
 
 
+_WANT_DONE = re.compile(
+    r"^I(?: want| need|'d like| would like) (?P<thing>(?!(?:you|to|no|it|this|that|them|him|her"
+    r"|me|us)\b)[^,;:]{1,60}?) to (?P<rest>(?!(?:the|a|an|this|that|these|those"
+    r"|my|our|your|their|its|all|each|every|me|us|you|it)\b)[a-z][\w-]*\b.*)$",
+    _I,
+)
+"""A wish that a thing do something: "I want the batch mode to use the manual approach" is
+the rule "The batch mode should use the manual approach". Help, time, a way or a chance
+wished for is not the doer ("I'd like some help to understand it": a purpose)."""
+_NOT_A_DOER = word_set("help time way chance option something anything someone")
+
+
 _LETS = re.compile(rf"^{LET_US} (?P<rest>.+)$", _I)
 _WANTS = re.compile(r"^(?:I|we)(?: (?:don't |do not )?(?:want|like)|'d like| would like)\b", _I)
 
@@ -264,6 +276,9 @@ def _person_rule(text: str) -> tuple[str, int] | None:
         match = pattern.match(text)
         if match:
             return lead + match.group("rest"), 3
+    wish = _WANT_DONE.match(text)
+    if wish and not _NOT_A_DOER & set(wish.group("thing").lower().split()):
+        return f"{wish.group('thing')} should {wish.group('rest')}", 3
     match = _MODAL_SUBJECT.match(text) or _ARE_TO.match(text)
     if match:
         return ("Don't " if match.group("neg") else "") + match.group("rest"), 3
