@@ -52,6 +52,13 @@ def git(repo: Path, *args: str) -> str:
     ).stdout
 
 
+def commit(repo: Path, message: str) -> None:
+    """Accept what curation wrote the way a person does: commit it (shown, like a command)."""
+    print(f"$ git add -A && git commit -m {message!r}")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", message)
+
+
 def replay(repo: Path, event: str, session: str, fields: dict[str, object]) -> None:
     """Run the hook command Claude Code would run for ``event``, with a payload of its shape."""
     settings = json.loads((repo / ".claude/settings.json").read_text())
@@ -92,8 +99,9 @@ def main() -> None:
         step("3. Curation turns proposals into notes; review is git")
         run(repo, "curate")
         run(repo, "review")
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", "lorebook: what we taught the assistant in session 1")
+        print("  (until a person reviews them, the notes reach the model only as pointers:)")
+        replay(repo, "UserPromptSubmit", "next-0", {"prompt": TESTS_PROMPT})
+        commit(repo, "lorebook: what we taught the assistant in session 1")
 
         step("4. The next session: what the assistant is told")
         replay(repo, "SessionStart", "next-1", {"source": "startup"})
@@ -110,8 +118,7 @@ def main() -> None:
         conflict = json.loads(listed)["conflicts"][0]["id"]
         run(repo, "conflict", "resolve", conflict, "--decision", "accept",
             "--why", "we moved to hatch last week")  # fmt: skip
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", "lorebook: tests run with hatch now")
+        commit(repo, "lorebook: tests run with hatch now")
 
         step("6. The session after that is told the new rule")
         replay(repo, "SessionStart", "next-2", {"source": "startup"})

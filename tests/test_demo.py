@@ -19,7 +19,12 @@ def test_the_demo_runs_the_whole_loop() -> None:
     # there" is one rule said two ways (where it lives, where it does not), one location note.
     assert "curator rules: 2 added, 0 merged, 0 conflicts" in out
     assert "location-the-billing-code-lives-in-src-pay.md" in out
-    assert "### Always run the tests with uv run pytest here" in out  # served at the next prompt
+    # before the commit the note is a pointer labelled unreviewed; once committed it goes whole
+    unreviewed = out.index("notes no person has reviewed yet")
+    committed = out.index("$ git add -A && git commit")
+    whole = out.index("### Always run the tests with uv run pytest here")
+    assert unreviewed < committed < whole
+    assert "### Always run" not in out[:committed]
     assert "(nothing injected)" in out  # the unrelated prompt
     assert "1 conflicts" in out
     assert ": accepted" in out
