@@ -199,3 +199,13 @@ def test_a_pointer_whose_description_opens_with_the_title_says_it_once() -> None
     assert line.startswith("- Update all actions in that document to 'done' without deleting them")
     written = note("force", "Never force-push", "History on main is shared.", "body")
     assert pointer(written).startswith("- Never force-push: History on main is shared.")
+    # the rule stated from the quote: every word of the title is in the description
+    stated = note(
+        "uv", "Always run the tests with uv run pytest here",
+        "We always run the tests with `uv run pytest` here: bare pytest misses the packages.",
+        "body",
+    )  # fmt: skip
+    assert pointer(stated).startswith("- We always run the tests with `uv run pytest` here: bare")
+    # a title that corrects the quote's typo still says something: it stays
+    typo = note("doc", "Add docstrings to spec files", "add doctrings to spec files", "body")
+    assert pointer(typo).startswith("- Add docstrings to spec files: add doctrings")

@@ -7,6 +7,8 @@ and a body line that repeats the title or the description's first line is said o
 
 from __future__ import annotations
 
+import re
+
 from lorebook.inject.marks import errata_lines, location, recheck
 from lorebook.inject.sanitize import sanitize
 from lorebook.recall.index import IndexedNote
@@ -77,6 +79,12 @@ def _opens_with(body: str, description: str) -> bool:
     return " ".join(body.split()).startswith(cut.rstrip())
 
 
+def _holds(description: str, title: str) -> bool:
+    """True when ``description`` has every word of ``title`` (case and punctuation aside)."""
+    words = set(re.findall(r"\w+", title.lower()))
+    return bool(words) and words <= set(re.findall(r"\w+", description.lower()))
+
+
 def whole(note: IndexedNote) -> str:
     """The whole note: one heading (title, kind, path), its marks, description, body, errata."""
     parts = [f"### {note.title} ({note.kind}; {location(note)})"]
@@ -97,13 +105,15 @@ def whole(note: IndexedNote) -> str:
 def pointer(note: IndexedNote) -> str:
     """A one-line pointer: title, description, path (its label, mark and errata kept).
 
-    A description that opens with the title (an extracted note's title is its sentence, cut)
-    stands for both: the line says it once.
+    A description that says the title stands for both: the line says it once. It says it when
+    it opens with it (an extracted note's title used to be its sentence, cut) or holds every
+    word of it (the rule stated from the quote: "Always run the tests with uv run pytest here"
+    from "We always run the tests with `uv run pytest` here: ...").
     """
     lines = [LABEL if is_unreviewed(note) else "", recheck(note), *errata_lines(note)]
     extra = "".join(f" [{line}]" for line in lines if line)
     said = note.description
-    if not _opens_with(note.description, note.title):
+    if not (_opens_with(note.description, note.title) or _holds(note.description, note.title)):
         said = f"{note.title}: {note.description}"
     return sanitize(f"- {said} (read {location(note)}){extra}")
 
