@@ -163,7 +163,7 @@ SESSION = Path(__file__).resolve().parents[2] / "scripts/demo_sessions/01-tests-
 
 CASES = [
     (["import", "missing.jsonl"], "missing.jsonl: no such file"),
-    (["import", "."], "is a folder"),
+    (["import", "."], "a folder with no transcript files in it"),
     (["import", "--format", "bogus", str(SESSION)], "unknown import format 'bogus'"),
     (["capture", "--harness", "claude", "--session", "s", "--transcript", "gone.jsonl"],
      "gone.jsonl"),

@@ -170,11 +170,38 @@ def test_a_jsonl_export_stages_one_turn_per_line(
     assert _roles(log, "user") == ["rule 0", "rule 1", "rule 2"]
 
 
+def _folder(d: Path) -> Path:
+    d.mkdir(parents=True, exist_ok=True)
+    _write(d / ".what-is-this.md", "hidden: not a transcript\n")
+    return d
+
+
+def test_a_folder_imports_every_file_under_it(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    history = tmp_path / "history"
+    history.mkdir()
+    for n in range(2):
+        turns = [{"role": "user", "text": f"rule {n}: never push to main"}]
+        _write(history / f"s{n}.jsonl", "".join(json.dumps(t) + "\n" for t in turns))
+    _write(history / ".what-is-this.md", "SpecStory's note: hidden, not a transcript\n")
+    result = cli("import", str(history), cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    assert "s0.jsonl" in result.stdout
+    assert "s1.jsonl" in result.stdout
+    # a file in it that is no transcript stops the run, named, unless --skip-invalid
+    _write(history / "notes.txt", "hello\n")
+    result = cli("import", str(history), cwd=kb_repo)
+    assert result.exit_code == 1
+    assert "notes.txt: not a format lorebook can" in result.stderr
+    assert "--skip-invalid stages the other 2 files" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("make", "message"),
     [
         (lambda d: d / "gone.jsonl", "gone.jsonl: no such file"),
-        (lambda d: d, ": is a folder; name the transcript files in it"),
+        (lambda d: _folder(d), ": a folder with no transcript files in it"),
         (lambda d: _write(d / "notes.txt", "hello\n"), "notes.txt: not a format lorebook can"),
         (lambda d: _write(d / "x.jsonl", '{"kind": 1}\n'), "x.jsonl: JSON lines, but neither"),
     ],

@@ -50,7 +50,11 @@ def import_command(
     ctx: typer.Context,
     files: Annotated[
         list[Path] | None,
-        typer.Argument(help="Transcript files to import.", metavar="FILE...", show_default=False),
+        typer.Argument(
+            help="Transcript files to import (a folder: every file under it).",
+            metavar="FILE...",
+            show_default=False,
+        ),
     ] = None,
     fmt: Annotated[
         str | None,
@@ -99,10 +103,11 @@ def import_command(
       {"role": "assistant", "text": "...", "tool_calls": [{"name": "Bash", "input": {}}]}
 
     --from-harness claude|codex|copilot finds this repository's past sessions in the
-    host's own store; --list shows them, --session ID stages only those. Every file is checked
-    before anything is staged: when any is missing, a folder, in no known format or not
-    valid in its format, one message names each such file with why, and nothing is
-    staged; with --skip-invalid the others are staged and those are listed (under
+    host's own store; --list shows them, --session ID stages only those. A folder stands
+    for every file under it (hidden ones aside): `lorebook import .specstory/history`.
+    Every file is checked before anything is staged: when any is missing, in no known
+    format or not valid in its format, one message names each such file with why, and
+    nothing is staged; with --skip-invalid the others are staged and those are listed (under
     "skipped" with --json). docs/import.md has the details.
     """  # noqa: D301 (\b is click's "do not rewrap this paragraph" mark)
     from lorebook.importers.sources import plan_history
@@ -175,7 +180,7 @@ def _plan_files(
 
     plan = check_files(files, fmt)
     if plan.rejected and not skip_invalid:
-        raise rejection_error(plan.rejected, len(files))
+        raise rejection_error(plan.rejected, len(plan.sources) + len(plan.rejected))
     return plan.sources, plan.rejected
 
 

@@ -129,7 +129,7 @@ def read_source(path: Path, fmt: str | None, harnesses: Mapping[str, Harness]) -
     if not path.exists():
         raise LorebookError(f"{path}: no such file")
     if path.is_dir():
-        raise LorebookError(f"{path}: is a folder; name the transcript files in it")
+        raise LorebookError(f"{path}: a folder with no transcript files in it")
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -183,8 +183,33 @@ class FilePlan:
     rejected: list[Rejected]
 
 
+def in_folders(files: Iterable[Path]) -> list[Path]:
+    """``files``, each folder among them replaced by the files under it, sorted by path.
+
+    A folder of exports (``.specstory/history/``, a host's session folder) stands for its
+    transcripts: every file under it but hidden ones and those in hidden folders
+    (SpecStory's ``.what-is-this.md``). A folder with no such file stays, to be named.
+    """
+    out: list[Path] = []
+    for file in files:
+        path = Path(file)
+        if not path.is_dir():
+            out.append(path)
+            continue
+        found = sorted(
+            inner
+            for inner in path.rglob("*")
+            if inner.is_file()
+            and not any(part.startswith(".") for part in inner.relative_to(path).parts)
+        )
+        out.extend(found or [path])
+    return out
+
+
 def check_files(files: Iterable[Path], fmt: str | None) -> FilePlan:
     """Check and read every file, keeping each bad file's reason instead of stopping.
+
+    A folder stands for the files under it (:func:`in_folders`).
 
     Raises:
         ImportFormatError: ``fmt`` names no known format (no file is read then).
@@ -193,7 +218,7 @@ def check_files(files: Iterable[Path], fmt: str | None) -> FilePlan:
     check_format(fmt, harnesses)
     sources: list[ImportSource] = []
     rejected: list[Rejected] = []
-    for file in files:
+    for file in in_folders(files):
         try:
             sources.append(read_source(Path(file), fmt, harnesses))
         except LorebookError as exc:
@@ -210,10 +235,9 @@ def plan_files(files: Iterable[Path], fmt: str | None) -> list[ImportSource]:
         LorebookError: One or more files cannot be imported; the message names every one
             with its reason.
     """
-    files = list(files)
     plan = check_files(files, fmt)
     if plan.rejected:
-        raise rejection_error(plan.rejected, len(files))
+        raise rejection_error(plan.rejected, len(plan.sources) + len(plan.rejected))
     return plan.sources
 
 
