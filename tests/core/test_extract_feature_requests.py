@@ -254,3 +254,15 @@ def test_a_question_after_a_condition_asks_without_its_mark() -> None:
     turn = "If you have to use the Add Series page, will you be able to use the existing setup."
     assert not find_teaching_moments(after_an_action(turn))
     assert find_teaching_moments(after_an_action("If the tests fail, never merge the branch."))
+
+
+def test_an_exclamation_of_progress_is_not_the_rule_of_its_turn() -> None:
+    text = (
+        "We're getting closer! 17/65 tests now pass! Please make a testing overview in"
+        " `docs/test/`. Make particular note of the issues we had in verifying the p5 code so"
+        " that we do not run into the same trouble yet again."
+    )
+    sentences = split_sentences(text)
+    main = main_sentence(sentences)
+    assert main is not None
+    assert sentences[main].text.startswith("Make particular note")

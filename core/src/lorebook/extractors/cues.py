@@ -283,6 +283,16 @@ class TurnCues:
         return self.prose_words * 3 < self.words
 
 
+EXCLAIMED_STATE = re.compile(
+    r"^(?:(?:wow|great|nice|awesome|yay|cool|good|perfect|excellent|thanks|thank you)\b"
+    r"|(?:we|it|that|this|these|those|they|everything|all)(?:'re|'s| is| are| was| were| now)\b"
+    r"|\d+(?:/\d+)? (?:\w+ )?(?:now )?(?:pass|passing|work|working|left|fixed)\b)",
+    _I,
+)
+"""An exclamation about how things stand ("We're getting closer!", "17/65 tests now pass!",
+"Great!"): joy or relief; the emphasis, if any, is not on a rule."""
+
+
 def emphatic(text: str) -> bool:
     """An exclamation, ``?!``, or a word in capitals used for emphasis, not as a name.
 

@@ -105,6 +105,22 @@ _WANT_DONE = re.compile(
 the rule "The batch mode should use the manual approach". Help, time, a way or a chance
 wished for is not the doer ("I'd like some help to understand it": a purpose)."""
 _NOT_A_DOER = word_set("help time way chance option something anything someone")
+_DETERMINERS = word_set("the a an this that these those my our your its their all every each some")
+
+
+def _names_a_doer(thing: str) -> bool:
+    """True when ``thing`` reads as a noun phrase that can do what is wished of it.
+
+    It opens with a determiner, a name (capitalised, or with code characters) or a plural
+    ("styles"); "also use Kiro" or "replace Kiro" open with a verb the person left "to" out
+    before, and help, time or a way is wished for, not a doer.
+    """
+    words = thing.split()
+    first = words[0]
+    named = first[:1].isupper() or bool(re.search(r"[._+/@`\d-]", first))
+    plural = first.endswith("s") and len(first) > 3 and not first.endswith("ss")
+    opens = first.lower() in _DETERMINERS or named or plural
+    return opens and not _NOT_A_DOER & {word.lower() for word in words}
 
 
 _LETS = re.compile(rf"^{LET_US} (?P<rest>.+)$", _I)
@@ -277,7 +293,7 @@ def _person_rule(text: str) -> tuple[str, int] | None:
         if match:
             return lead + match.group("rest"), 3
     wish = _WANT_DONE.match(text)
-    if wish and not _NOT_A_DOER & set(wish.group("thing").lower().split()):
+    if wish and _names_a_doer(wish.group("thing")):
         return f"{wish.group('thing')} should {wish.group('rest')}", 3
     match = _MODAL_SUBJECT.match(text) or _ARE_TO.match(text)
     if match:

@@ -141,7 +141,7 @@ def _weight(sentence: str) -> int:
             c.habitual(sentence),
             bool(c.CONTRAST.search(sentence)),
             defines(sentence),
-            c.emphatic(sentence),
+            c.emphatic(sentence) and not c.EXCLAIMED_STATE.match(sentence),
             -2 * bool(c.INFO_QUESTION.match(sentence)),
         )
     )
