@@ -732,3 +732,20 @@ def test_an_http_status_is_no_prohibition() -> None:
     text = "now I am getting 403 Forbidden: the publish step failed again."
     assert find_teaching_moments(_after("acted", text)) == []
     assert find_teaching_moments(_after("acted", "Force-pushing to main is forbidden."))
+
+
+def test_a_rule_opening_with_a_pronoun_is_described_with_what_it_stands_for() -> None:
+    turns = _after(
+        "acted",
+        "Thanks for the cleanup.\n\nYou are deleting coinflip, randomLayer and percentSize."
+        " They must remain.",
+    )
+    (candidate,) = find_teaching_moments(turns)
+    proposal = to_proposal(candidate, turns, session="s", harness="cursor", number=1)
+    assert proposal.description == (
+        "You are deleting coinflip, randomLayer and percentSize. They must remain."
+    )
+    plain = alternate("Never force-push to main. It rewrites history others have pulled.")
+    (candidate,) = find_teaching_moments(plain)
+    described = to_proposal(candidate, plain, session="s", harness="h", number=1).description
+    assert described.startswith("Never force-push to main")

@@ -44,6 +44,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from lorebook.extract.base import ExtractionRequest, normalise, quote_in_session
 from lorebook.extractors.cues import PROHIBITIVE, read_turn
@@ -343,6 +344,32 @@ def find_teaching_moments(turns: Sequence[LoggedTurn], *, gated: bool = True) ->
     return gate(turns, candidates, shipped()) if gated else candidates
 
 
+_ANAPHOR = re.compile(
+    r"^(?:they|it|these|those|(?:this|that)(?= (?:is|was|should|must|needs?|has|means|will|can"
+    r"|would)\b|'s\b))\b",
+    re.IGNORECASE,
+)
+"""A sentence whose subject is a pronoun standing for something the sentence before named."""
+
+
+def _with_antecedent(candidate: Candidate) -> str:
+    """The main sentence, with the sentence before it when it opens with a pronoun.
+
+    "They must remain." says nothing on its own; "You are deleting coinflip and randomLayer.
+    They must remain." says what must remain. Only the sentence just before it in its
+    paragraph.
+    """
+    main = candidate.main
+    if not _ANAPHOR.match(main):
+        return main
+    for part in candidate.body:
+        sentences = split_sentences(part)
+        for before, sentence in pairwise(sentences):
+            if sentence.text == main and before.paragraph == sentence.paragraph:
+                return f"{before.text} {main}"
+    return main
+
+
 def to_proposal(
     candidate: Candidate,
     turns: Sequence[LoggedTurn],
@@ -362,7 +389,7 @@ def to_proposal(
         type=candidate.type,
         kind=candidate.kind,
         title=rule_title(candidate.main, vocabulary(turns) if words is None else words),
-        description=make_description(candidate.main),
+        description=make_description(_with_antecedent(candidate)),
         body="\n\n".join(candidate.body),
         tags=list(candidate.tags),
         anchors=Anchors(files=list(candidate.files)),
