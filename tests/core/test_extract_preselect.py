@@ -148,3 +148,15 @@ def test_a_pasted_terminal_a_pasted_document_and_a_long_paste_are_cut() -> None:
     assert human[2].startswith("word0 word1 ")
     assert "word199 [… 750 words left out …] word950" in human[2]
     assert human[2].endswith("word999")
+
+
+def test_box_drawing_quoted_in_a_code_span_is_typed_prose_a_panel_is_not() -> None:
+    typed = (
+        "worked well, however in step 4 the header shows the line starting `┌Files──`,"
+        " please update the captures for the rest of the tests"
+    )
+    panel = (
+        "╭──────────────────────────╮\n│ ✻ Welcome to Claude Code │\n╰──────────────────────────╯"
+    )
+    turns = session(("user", typed), ("assistant", "Done."), ("user", panel))
+    assert sent_texts(turns) == [typed]

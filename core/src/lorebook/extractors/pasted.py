@@ -15,10 +15,11 @@ from functools import lru_cache
 
 LOG_LINE = re.compile(
     r"^\s*(?:[^\s:]{1,30}:\s+\S|\[[^\]\s]{1,20}\]|.*(?:\x1b)?\[\d+(?:;\d+)*m"
-    r"|.*[\u2500-\u257f]|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2})"
+    r"|(?:[^`]|`[^`]*`|`(?=[^`]*$))*?[\u2500-\u257f]|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2})"
 )
 """A line a program printed: ``label: value``, a ``[TAG]`` prefix, a terminal colour code,
-a table or a panel drawn with box-drawing characters, a timestamp opening it (a CI runner's
+a table or a panel drawn with box-drawing characters (not one quoted in a code span), a
+timestamp opening it (a CI runner's
 or a container's log: ``2025-10-02T19:23:50.0535462Z ##[endgroup]``)."""
 
 

@@ -28,7 +28,7 @@ _NOT_PROSE = re.compile(
         | \s{4,}\S               # indented code or a stack trace
         | \s*\d+\s*\|            # numbered source lines
         | \s*at\s+\S+\s+\(       # a stack frame
-        | .*[\u2500-\u257f]           # box drawing: a table or a panel a tool drew
+        | (?:[^`]|`[^`]*`|`(?=[^`]*$))*?[\u2500-\u257f]  # box drawing out of a code span
         | """
     + _REPORT
     + ")",
