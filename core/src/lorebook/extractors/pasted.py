@@ -19,8 +19,8 @@ LOG_LINE = re.compile(
 )
 """A line a program printed: ``label: value``, a ``[TAG]`` prefix, a terminal colour code,
 a table or a panel drawn with box-drawing characters (not one quoted in a code span), a
-timestamp opening it (a CI runner's
-or a container's log: ``2025-10-02T19:23:50.0535462Z ##[endgroup]``)."""
+timestamp opening it (a CI runner's or a container's log:
+``2025-10-02T19:23:50.0535462Z ##[endgroup]``)."""
 
 
 SOURCE_LOCATION = re.compile(
