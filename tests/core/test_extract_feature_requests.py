@@ -24,6 +24,14 @@ def proposed(text: str) -> bool:
     return bool(find_teaching_moments(alternate(text)))
 
 
+def main_of(text: str) -> str:
+    """The sentence of ``text`` that carries its rule (it must have one)."""
+    sentences = split_sentences(text)
+    main = main_sentence(sentences)
+    assert main is not None
+    return sentences[main].text
+
+
 @pytest.mark.parametrize(
     "request_",
     [
@@ -222,10 +230,7 @@ def test_a_rule_for_every_thing_of_a_kind_outweighs_an_opening_remark() -> None:
         "First we need to address an oversight. We have fields for peripherals on two tabs."
         " Any standard fields should remain in the Machine Control tab."
     )
-    sentences = split_sentences(text)
-    main = main_sentence(sentences)
-    assert main is not None
-    assert sentences[main].text.startswith("Any standard fields")
+    assert main_of(text).startswith("Any standard fields")
 
 
 @pytest.mark.parametrize(
@@ -262,7 +267,4 @@ def test_an_exclamation_of_progress_is_not_the_rule_of_its_turn() -> None:
         " `docs/test/`. Make particular note of the issues we had in verifying the p5 code so"
         " that we do not run into the same trouble yet again."
     )
-    sentences = split_sentences(text)
-    main = main_sentence(sentences)
-    assert main is not None
-    assert sentences[main].text.startswith("Make particular note")
+    assert main_of(text).startswith("Make particular note")

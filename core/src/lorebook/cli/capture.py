@@ -180,7 +180,7 @@ def _plan_files(
 
     plan = check_files(files, fmt)
     if plan.rejected and not skip_invalid:
-        raise rejection_error(plan.rejected, len(plan.sources) + len(plan.rejected))
+        raise rejection_error(plan.rejected, plan.total)
     return plan.sources, plan.rejected
 
 

@@ -182,6 +182,11 @@ class FilePlan:
     sources: list[ImportSource]
     rejected: list[Rejected]
 
+    @property
+    def total(self) -> int:
+        """How many files were checked (a folder counts as the files under it)."""
+        return len(self.sources) + len(self.rejected)
+
 
 def in_folders(files: Iterable[Path]) -> list[Path]:
     """``files``, each folder among them replaced by the files under it, sorted by path.
@@ -237,7 +242,7 @@ def plan_files(files: Iterable[Path], fmt: str | None) -> list[ImportSource]:
     """
     plan = check_files(files, fmt)
     if plan.rejected:
-        raise rejection_error(plan.rejected, len(plan.sources) + len(plan.rejected))
+        raise rejection_error(plan.rejected, plan.total)
     return plan.sources
 
 
