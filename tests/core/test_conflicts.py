@@ -107,6 +107,19 @@ def test_accept_rewrites_the_note_with_both_origins_and_only_new_dependencies(
     assert cli("conflict", "list", "--json", cwd=kb_repo).json()["conflicts"] == []
 
 
+def test_accept_that_renames_says_the_old_file_was_removed(
+    kb_repo: Path, cli: CliRunner, conflicted: tuple[Path, str, Path]
+) -> None:
+    note_file, conflict_id, _ = conflicted
+    done = cli("conflict", "resolve", conflict_id, "--decision", "accept", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr
+    lines = done.stdout.splitlines()
+    old = note_file.relative_to(kb_repo).as_posix()
+    new = (note_file.parent / f"{NEW_ID}.md").relative_to(kb_repo).as_posix()
+    assert f"  removed {old}" in lines  # not "changed": the file is gone
+    assert f"  changed {new}" in lines
+
+
 def test_reject_leaves_the_note_untouched(
     kb_repo: Path, cli: CliRunner, conflicted: tuple[Path, str, Path]
 ) -> None:

@@ -117,7 +117,7 @@ def resolve_command(
             "(the old id leads to it in nodes/.redirects.json)"
         )
     for rel in result.changed:
-        say(f"  changed {rel}")
+        say(f"  {'changed' if (paths.repo / rel).exists() else 'removed'} {rel}")
     if result.decision == "accept":
         say("review with `git diff .lorebook/`, then commit or restore")
 
