@@ -154,6 +154,19 @@ def test_bootstrap_writes_one_note_per_rule_titled_by_the_rule(
     _title_with(notes, "ledger entry")
 
 
+def test_the_run_lists_every_note_it_added_and_counts_documents(
+    docs_repo: Path, cli: CliRunner
+) -> None:
+    result = cli("bootstrap", cwd=docs_repo)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    added = [line for line in lines if line.startswith("added ")]
+    listed = {line.rpartition("/")[2].removesuffix(".md") for line in added}
+    assert listed == {n.id for n in _notes(docs_repo)}  # each one, not only the last
+    curated = [line for line in lines if line.endswith(" curated: 4 of 4")]
+    assert curated == ["documents curated: 4 of 4"], lines  # documents, not sessions
+
+
 def test_setup_and_click_through_steps_are_not_rules(docs_repo: Path, cli: CliRunner) -> None:
     assert cli("bootstrap", cwd=docs_repo).exit_code == 0
     notes = _notes(docs_repo)

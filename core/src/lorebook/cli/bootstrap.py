@@ -59,9 +59,9 @@ def _summary(report: BootstrapReport) -> list[str]:
             f"(left as it is); written as {collision['written']}"
         )
     if report.curation is not None:
-        from lorebook.cli.curate import _summary as curate_summary
+        from lorebook.cli.curate import summary_lines
 
-        lines += curate_summary(report.curation)[-4:]
+        lines += summary_lines(report.curation, unit="documents")
     if report.left:
         lines.append(f"left pending (a curation step failed): {', '.join(report.left)}")
     return lines

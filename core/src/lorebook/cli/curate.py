@@ -46,7 +46,11 @@ def _rebalanced(report: CurateReport) -> list[str]:
     return lines
 
 
-def _summary(report: CurateReport) -> list[str]:
+def summary_lines(report: CurateReport, *, unit: str = "sessions") -> list[str]:
+    """What a curation run did, a line per action and then the totals.
+
+    ``unit`` names what the run curated: sessions for ``curate``, documents for ``bootstrap``.
+    """
     counts = report.counts()
     premises = [f"conflict from premises: {rel}" for rel in report.premise_conflicts]
     if report.run is None and report.resumed is None:
@@ -74,7 +78,7 @@ def _summary(report: CurateReport) -> list[str]:
             + ", ".join(report.rejected)
         )
     curated = sum(1 for s in report.sessions.values() if s in ("curated", "already"))
-    lines.append(f"sessions curated: {curated} of {len(report.sessions)}")
+    lines.append(f"{unit} curated: {curated} of {len(report.sessions)}")
     lines += premises
     lines += _rebalanced(report)
     if counts["contradict"] or premises:
@@ -131,7 +135,7 @@ def curate_command(
     finish(
         report.problems,
         report.as_json,
-        lambda: _summary(report),
+        lambda: summary_lines(report),
         json_output=json_output,
         failed=bool(report.failed),
     )
