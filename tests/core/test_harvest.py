@@ -85,6 +85,17 @@ def test_each_claude_memory_is_proposed_once(kb_repo: Path, claude: Path, cli: C
     assert _notes(kb_repo) == notes
 
 
+def test_the_text_report_lists_every_note_the_harvest_wrote(
+    kb_repo: Path, claude: Path, cli: CliRunner
+) -> None:
+    done = cli("harvest", "--from", "claude", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr
+    added = [line for line in done.stdout.splitlines() if line.startswith("added ")]
+    listed = {line.rpartition("/")[2].removesuffix(".md") for line in added}
+    assert listed == set(_notes(kb_repo))  # both notes, not only the last one
+    assert " curated: " not in done.stdout  # one batch of memories, not sessions
+
+
 def test_an_edited_memory_comes_back_as_a_modification(
     kb_repo: Path, claude: Path, cli: CliRunner
 ) -> None:

@@ -46,10 +46,11 @@ def _rebalanced(report: CurateReport) -> list[str]:
     return lines
 
 
-def summary_lines(report: CurateReport, *, unit: str = "sessions") -> list[str]:
+def summary_lines(report: CurateReport, *, unit: str | None = "sessions") -> list[str]:
     """What a curation run did, a line per action and then the totals.
 
-    ``unit`` names what the run curated: sessions for ``curate``, documents for ``bootstrap``.
+    ``unit`` names what the run curated: sessions for ``curate``, documents for ``bootstrap``;
+    None leaves that count out (``harvest`` curates one batch of memories).
     """
     counts = report.counts()
     premises = [f"conflict from premises: {rel}" for rel in report.premise_conflicts]
@@ -77,8 +78,9 @@ def summary_lines(report: CurateReport, *, unit: str = "sessions") -> list[str]:
             f"{len(report.rejected)} dropped as rejected before (.lorebook/rejected-claims.txt): "
             + ", ".join(report.rejected)
         )
-    curated = sum(1 for s in report.sessions.values() if s in ("curated", "already"))
-    lines.append(f"{unit} curated: {curated} of {len(report.sessions)}")
+    if unit is not None:
+        curated = sum(1 for s in report.sessions.values() if s in ("curated", "already"))
+        lines.append(f"{unit} curated: {curated} of {len(report.sessions)}")
     lines += premises
     lines += _rebalanced(report)
     if counts["contradict"] or premises:

@@ -38,9 +38,9 @@ def _summary(report: HarvestReport) -> list[str]:
         if outcome != "personal":
             lines.append(f"{outcome:<9} {key}")
     if report.curation is not None:
-        from lorebook.cli.curate import _summary as curate_summary
+        from lorebook.cli.curate import summary_lines
 
-        lines += curate_summary(report.curation)[-3:]
+        lines += summary_lines(report.curation, unit=None)
     if report.left:
         lines.append(f"left for the next run (a curation step failed): {', '.join(report.left)}")
     return lines
