@@ -42,6 +42,30 @@ def test_jsonl_import_is_redacted_and_pending(
     assert status["pending_sessions"] == 1
 
 
+def test_status_says_what_waits_for_curation_after_extract(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    export = tmp_path / "chat.jsonl"
+    rows = [
+        {"session_id": "exported-2", "harness": "import"},
+        {"role": "user", "text": "Never commit .env files: the secrets live in the vault."},
+        {"role": "assistant", "text": "Understood."},
+    ]
+    export.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert cli("import", str(export), cwd=kb_repo).exit_code == 0
+    extracted = cli("extract", cwd=kb_repo)
+    assert extracted.exit_code == 0, extracted.stderr
+    assert "next: `lorebook curate`" in extracted.stdout
+    status = cli("status", "--json", cwd=kb_repo).json()
+    assert (status["pending_sessions"], status["extracted_sessions"]) == (0, 1)
+    assert status["proposals_to_curate"] == 1
+    text = cli("status", cwd=kb_repo).stdout
+    assert "sessions: 0 pending, 1 extracted with 1 proposal for `lorebook curate`" in text
+    assert cli("curate", cwd=kb_repo).exit_code == 0
+    after = cli("status", "--json", cwd=kb_repo).json()
+    assert (after["extracted_sessions"], after["proposals_to_curate"]) == (0, 0)
+
+
 def test_a_bad_export_names_the_file_and_line(
     kb_repo: Path, tmp_path: Path, cli: CliRunner
 ) -> None:

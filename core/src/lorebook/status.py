@@ -39,6 +39,11 @@ class Status:
     by_status: dict[str, int] = field(default_factory=dict)
     by_kind: dict[str, int] = field(default_factory=dict)
     pending_sessions: int = 0
+    """Captured or imported sessions that `lorebook extract` has not read yet."""
+    extracted_sessions: int = 0
+    """Sessions extracted whose proposals `lorebook curate` has not consumed yet."""
+    proposals_to_curate: int = 0
+    """The proposals those sessions hold."""
     failed_sessions: int = 0
     failures: list[dict[str, str]] = field(default_factory=list)
     open_conflicts: int = 0
@@ -62,6 +67,8 @@ class Status:
             "by_status": self.by_status,
             "by_kind": self.by_kind,
             "pending_sessions": self.pending_sessions,
+            "extracted_sessions": self.extracted_sessions,
+            "proposals_to_curate": self.proposals_to_curate,
             "failed_sessions": self.failed_sessions,
             "failures": self.failures,
             "open_conflicts": self.open_conflicts,
@@ -74,16 +81,23 @@ class Status:
 
 
 def _count_sessions(paths: KBPaths, status: Status) -> None:
+    from lorebook.bootstrap.counts import is_harvest
+
     if not paths.sessions.is_dir():
         return
     for path in sorted(paths.sessions.glob("*.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             state, error = data.get("status"), data.get("error")
+            harness, proposals = data.get("harness"), data.get("proposals")
         except (OSError, ValueError, AttributeError):
             state, error = "failed", "the session log is unreadable"
+            harness, proposals = None, None
         if state == "pending":
             status.pending_sessions += 1
+        elif state == "extracted" and harness != "bootstrap" and not is_harvest(harness):
+            status.extracted_sessions += 1  # bootstrap and harvest: left_for_review counts
+            status.proposals_to_curate += len(proposals) if isinstance(proposals, list) else 0
         elif state == "failed":
             status.failed_sessions += 1
             message = str(error or "no error recorded").splitlines()[0][:200]

@@ -20,12 +20,17 @@ MEMORY_SUFFIX = "-memory"
 ``<host>-memory:<key>`` (:mod:`lorebook.harvest.run`), whichever host plugin read them."""
 
 
-def _harvested(harness: str) -> bool:
-    return harness.endswith(MEMORY_SUFFIX) and len(harness) > len(MEMORY_SUFFIX)
+def is_harvest(harness: object) -> bool:
+    """Whether a session log's harness names a host's memories staged by harvest."""
+    return (
+        isinstance(harness, str)
+        and harness.endswith(MEMORY_SUFFIX)
+        and len(harness) > len(MEMORY_SUFFIX)
+    )
 
 
 def _source(origin: str, documents: set[str]) -> str | None:
-    if ":" in origin and _harvested(origin.split(":", 1)[0]):
+    if ":" in origin and is_harvest(origin.split(":", 1)[0]):
         return "harvest"
     path = origin.split("#", 1)[0].split("@", 1)[0]
     return "bootstrap" if path in documents else None
@@ -45,7 +50,7 @@ def _pending(paths: KBPaths, counts: dict[str, dict[str, int]]) -> None:
             continue
         if log.harness == "bootstrap":
             counts["bootstrap"]["pending"] += len(log.proposals)
-        elif _harvested(log.harness):
+        elif is_harvest(log.harness):
             counts["harvest"]["pending"] += len(log.proposals)
 
 

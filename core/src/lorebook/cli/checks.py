@@ -92,7 +92,7 @@ def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
     if json_output:
         print_json(status.as_json())
         return
-    from lorebook.cli.status_view import print_status_table, stdout_is_terminal
+    from lorebook.cli.status_view import print_status_table, sessions_line, stdout_is_terminal
 
     if stdout_is_terminal():
         print_status_table(status)
@@ -104,7 +104,7 @@ def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
         from lorebook.status import invalid_notes_line
 
         say(invalid_notes_line(status.invalid))
-    say(f"sessions: {status.pending_sessions} pending, {status.failed_sessions} failed")
+    say(f"sessions: {sessions_line(status)}")
     for failure in status.failures:
         retry = "retry: lorebook extract --retry-failed"
         say(f"  failed: {failure['log']}: {failure['error']}  ({retry})")

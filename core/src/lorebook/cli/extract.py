@@ -39,6 +39,8 @@ def _summary(report: ExtractReport) -> list[str]:
         )
     if report.rejected:
         lines.append("rejections are listed in .lorebook/_logs/extract-rejections.log")
+    if report.kept:
+        lines.append("next: `lorebook curate` turns the proposals into notes for you to review")
     return lines
 
 

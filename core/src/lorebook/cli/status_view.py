@@ -30,19 +30,37 @@ def _step(needed: object, step: str) -> str:
     return step if needed else ""
 
 
+def sessions_line(status: Status) -> str:
+    """The sessions' counts: waiting for extraction, extracted and waiting for curation, failed."""
+    from lorebook.cli.output import plural
+
+    curate = (
+        f", {status.extracted_sessions} extracted with "
+        f"{plural(status.proposals_to_curate, 'proposal')} for `lorebook curate`"
+        if status.extracted_sessions
+        else ""
+    )
+    return f"{status.pending_sessions} pending{curate}, {status.failed_sessions} failed"
+
+
 def status_rows(status: Status) -> list[tuple[str, str, str]]:
     """(what, value, what to do) rows of the table, in reading order."""
     from lorebook.status import invalid_notes_line
 
     lint = "clean" if not status.lint_errors else f"{status.lint_errors} errors"
-    sessions = f"{status.pending_sessions} pending, {status.failed_sessions} failed"
+    sessions = sessions_line(status)
+    sessions_step = (
+        "lorebook extract"
+        if status.pending_sessions
+        else _step(status.extracted_sessions, "lorebook curate")
+    )
     rejected = "curation drops them (.lorebook/rejected-claims.txt)"
     rows = [
         ("notes", f"{status.notes} ({_counts(status.by_status)})", ""),
         ("by kind", _counts(status.by_kind), ""),
         *([("invalid", invalid_notes_line(status.invalid), "lorebook lint")]
           if status.invalid else []),
-        ("sessions", sessions, _step(status.pending_sessions, "lorebook extract")),
+        ("sessions", sessions, sessions_step),
         ("conflicts", f"{status.open_conflicts} open",
          _step(status.open_conflicts, "lorebook conflict list")),
         ("rejected claims", str(status.rejected_claims), _step(status.rejected_claims, rejected)),
