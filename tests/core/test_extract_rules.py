@@ -167,6 +167,28 @@ def test_a_number_ends_a_sentence_unless_it_numbers_an_item() -> None:
     assert [s.text for s in first] == ["keep the cache warm"]
 
 
+def test_a_section_number_before_a_lower_case_word_does_not_end_the_sentence() -> None:
+    read = split_sentences("Read @TODO.md from 2.1. onwards. Rewrite that section, then stop")
+    assert [s.text for s in read] == [
+        "Read @TODO.md from 2.1. onwards.",
+        "Rewrite that section, then stop",
+    ]
+    released = split_sentences("we released 2.1. Next comes 2.2.")
+    assert [s.text for s in released] == ["we released 2.1.", "Next comes 2.2."]
+
+
+def test_a_rule_opening_on_an_identifier_keeps_its_case() -> None:
+    (proposal,) = extract(
+        turns_of(
+            "test_sql_cache and test_redis_cache must go: we removed those engines on purpose.",
+            "Removing them now.",
+        )
+    )
+    assert proposal.body.startswith("test_sql_cache and test_redis_cache must go")
+    said = f"{proposal.title} {proposal.description} {proposal.body}"
+    assert "Test_sql_cache" not in said
+
+
 def test_a_sentence_goes_on_over_one_blank_line_when_it_is_plainly_not_over() -> None:
     # "I WANT" ends on a verb of mind; "the zip at <url>" is followed by its lower-case verb.
     wants = split_sentences("I WANT \n\nNORD_USER and NORD_PASSWORD !!!")

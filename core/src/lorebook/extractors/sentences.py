@@ -64,6 +64,10 @@ _ABBREVIATION = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|Mr|Mrs|Dr|St)|\b[A-Za-z_])\.$"
 )
 _DIGIT_POINT = re.compile(r"(?<![\w.])(\d)\.$")
+_SECTION_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)+\.$")
+"""A section's number, "2.1." or "3.2.1.": before a lower-case word it names the section
+("read TODO.md from 2.1. onwards") and the sentence goes on."""
+_GOES_ON = re.compile(r"\s+[a-z]")
 _OPENS = re.compile(r"(?:^|[.:;!?)]\s*)$")
 
 ENVELOPE_MARKERS = (
@@ -237,7 +241,9 @@ def _ends(line: str) -> list[int]:
     for match in _END.finditer(masked):
         before = masked[max(0, match.start() - 15) : match.start() + 1]
         if match.group(0) == "." and (
-            _ABBREVIATION.search(before) or _numbers_item(masked[: match.start() + 1])
+            _ABBREVIATION.search(before)
+            or _numbers_item(masked[: match.start() + 1])
+            or (_SECTION_NUMBER.search(before) and _GOES_ON.match(masked, match.end()))
         ):
             continue
         ends.append(match.end())

@@ -14,11 +14,20 @@ MAX_SLUG_WORDS = 6
 
 
 _URL_FIRST = re.compile(r"^[a-z][a-z0-9+.-]*://")
+_CODE_FIRST = re.compile(r"^[a-z][\w.-]*?(?:_|[./]\w|[a-z][A-Z]|\d[a-z_])")
+"""A first word that is code and keeps its case: ``test_sql_cache``, ``package.json``,
+``useState``, ``h264_decode``, ``src/pay``."""
 
 
 def capital(text: str) -> str:
-    """``text`` with its first character upper-cased, unless it opens with an address."""
-    return text if _URL_FIRST.match(text) else text[:1].upper() + text[1:]
+    """``text`` with its first character upper-cased.
+
+    Not when it opens with an address or a word of code (an identifier, a file name), whose
+    case is its meaning.
+    """
+    if _URL_FIRST.match(text) or _CODE_FIRST.match(text):
+        return text
+    return text[:1].upper() + text[1:]
 
 
 def word_set(text: str) -> frozenset[str]:
