@@ -234,6 +234,7 @@ def test_terms() -> None:
     assert as_tag("Beacon Review Lane") == "beacon-review-lane"
     assert as_tag("`/kk-add`") == "kk-add"
     assert as_tag("!!!") is None
+    assert as_tag("a_very_long_identifier_" * 4) is None  # never cut in the middle of a word
     assert file_anchor("modules/custom/harbor_exchange") == "modules/custom/harbor_exchange/**"
     assert file_anchor("src/Bridge") == "**/src/Bridge/**"
     assert file_anchor("docs/setup.md") == "docs/setup.md"
@@ -242,6 +243,17 @@ def test_terms() -> None:
 
 
 # -- a session --------------------------------------------------------------------------------
+
+
+def test_a_command_in_backticks_gives_its_identifiers_as_tags_not_itself() -> None:
+    (proposal,) = extract(
+        turns_of(
+            "Always run `python ./cleanup.py status` before a commit, and use `uv pip` not pip.",
+            "Will do.",
+        )
+    )
+    assert "python-./cleanup.py-status" not in proposal.tags
+    assert "uv-pip" in proposal.tags  # two words: a name
 
 
 def test_a_correction_becomes_one_proposal_with_a_verbatim_quote() -> None:

@@ -299,10 +299,15 @@ def _groups(turns: Sequence[LoggedTurn]) -> list[_Group]:
 
 
 def _terms(parts: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Tags and file anchors from the identifiers, paths and names the parts mention."""
+    """Tags and file anchors from the identifiers, paths and names the parts mention.
+
+    A code span of more than two words is a command or a line of code, not a name: its
+    identifiers are tags, the span is not.
+    """
     text = "\n".join(parts)
     tags: list[str] = []
-    for term in [*code_identifiers(text), *proper_names(text)]:
+    names = [term for term in code_identifiers(text) if len(term.split()) <= 2]
+    for term in [*names, *proper_names(text)]:
         tag = as_tag(term)
         if tag and tag not in tags:
             tags.append(tag)

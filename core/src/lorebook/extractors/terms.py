@@ -96,11 +96,13 @@ def merge_keys(text: str) -> set[str]:
 
 
 def as_tag(term: str) -> str | None:
-    """Return ``term`` as a valid tag (lower case, ``[a-z0-9._/+-]``), or None if impossible."""
+    """Return ``term`` as a valid tag (lower case, ``[a-z0-9._/+-]``), or None if impossible.
+
+    A term longer than :data:`MAX_TAG` is not cut (half a word is no tag): None.
+    """
     tag = _TAG_BAD.sub("-", term.lower())
     tag = _DASHES.sub("-", tag).strip("-./+")
-    tag = tag[:MAX_TAG].rstrip("-./+")
-    return tag if tag and TAG_RE.match(tag) else None
+    return tag if tag and len(tag) <= MAX_TAG and TAG_RE.match(tag) else None
 
 
 def file_anchor(term: str) -> str | None:
