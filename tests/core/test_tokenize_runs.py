@@ -115,3 +115,31 @@ def test_a_prompt_typed_without_accents_finds_the_accented_note(tmp_path: Path) 
     path = index_of(tmp_path, _teams_notes())
     lexical = HookConfig(semantic=False)
     assert served(path, "faut-il preferer l implementation ?", lexical)[:1] == ["tests-in-french"]
+
+
+def test_a_mixed_case_name_of_short_parts_is_one_word() -> None:
+    assert tokenize.tokenize("publish to PyPI from iOS") == ["publish", "pypi", "ios"]
+    assert tokenize.tokenize("expect(x).toBe(y)") == ["expect", "to", "be", "tobe"]
+
+
+def test_a_release_prompt_naming_pypi_is_not_served_python_file_notes(tmp_path: Path) -> None:
+    # "PyPI" split at its case gave "py", the extension of every Python file a note names:
+    # a prompt about publishing got every note that mentions setup.py or cleanup.py.
+    notes = [
+        note(
+            "no-setup-py",
+            "No setup.py, only pyproject.toml",
+            "Packaging metadata lives in pyproject.toml",
+            "I don't want setup.py, just pyproject.toml.",
+        ),
+        note(
+            "cleanup-status",
+            "Run python ./cleanup.py status before committing",
+            "The cleanup script reports lint and test results",
+            "Periodically run `python ./cleanup.py status` to see the results of lints and tests.",
+        ),
+    ]
+    path = index_of(tmp_path, notes)
+    lexical = HookConfig(semantic=False)
+    assert served(path, "bump the version and publish a release to PyPI", lexical) == []
+    assert served(path, "should I add a setup.py?", lexical)[:1] == ["no-setup-py"]

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     Chunk: TypeAlias = bytes | memoryview
     """A part of a chunk of packed vectors: bytes, or a view of the mapped vectors file."""
 
-INDEX_VERSION = "16"
+INDEX_VERSION = "17"
 INDEX_NAME = "index.sqlite"
 PRIOR_DOCS = 16
 """Documents of average length, holding no query term, added to the corpus BM25 sees.

@@ -4,7 +4,9 @@ Text is split into identifier-like runs (letters, digits and ``_``, joined by ``
 or ``-``). Each run yields its parts, lower-cased, split at ``_``, ``.``, ``/``, ``-`` and
 camelCase boundaries, and, when it has several parts, the whole run too: so
 ``src/pay/billing.py`` matches a query for ``billing`` and one for the exact path, and
-``getUserName`` matches ``user``. Common English words (as plain words) and one-letter
+``getUserName`` matches ``user``; a word of one- and two-letter parts with two capitals
+side by side is a name (``PyPI`` is ``pypi``, never ``py``; ``toBe`` is still ``to``, ``be``).
+Common English words (as plain words) and one-letter
 parts are dropped, and so are the pieces of a contraction: ``we're`` is ``we``, ``isn't``
 nothing at all, ``user's`` is ``user``.
 
@@ -39,6 +41,7 @@ def _keep(token: str) -> bool:
 
 
 _SEPARATORS = re.compile(r"[_./\-]+")
+_CAPITALS = re.compile(r"[A-Z]{2}")
 
 
 def _parts(run: str) -> list[str]:
@@ -102,6 +105,9 @@ def _spelled_run_tokens(run: str) -> tuple[str, ...]:
     parts = _parts(run)
     if len(parts) == 1:
         return (parts[0],) if _keep(parts[0]) else ()
+    if run.isalpha() and all(len(p) <= 2 for p in parts) and _CAPITALS.search(run):
+        whole = run.lower()  # PyPI, iOS: a name in mixed case, not a compound of words
+        return (whole,) if _keep(whole) else ()
     return (*(p for p in parts if len(p) > 1), run.lower())
 
 
