@@ -27,6 +27,9 @@ RULES = [
     # ... but an imperative, or a sentence opening on the question, keeps its force
     ("Decide how the API should behave before writing code.", "convention"),
     ("What you must never do is push to main.", "prohibition"),
+    # a verb of advice is what the prohibition forbids, not a hedge on it
+    ("Don't suggest whitespace changes.", "prohibition"),
+    ("Never recommend a library the project does not already use.", "prohibition"),
 ]
 
 NOT_RULES = [
@@ -36,6 +39,7 @@ NOT_RULES = [
     ("To run the tests, use `make test`.", "how-to"),
     ("Use `-s` to see a shorter log.", "how-to"),
     ("You can also pass a custom client.", "hedged"),
+    ("We suggest you pin the version.", "hedged"),
     ("The server never caches continuation pages.", "statement"),
     ("`MCPServer` always advertises tools.", "statement"),
     ("Support for Python 3.9 was removed.", "history"),
@@ -287,3 +291,27 @@ def test_a_myst_role_reads_as_its_title_or_its_last_name() -> None:
     assert plain("return {class}`~click.shell_completion.CompletionItem` objects") == (
         "return `CompletionItem` objects"
     )
+
+
+def test_a_rule_file_of_labelled_prohibitions_gives_each_one() -> None:
+    # Shaped like a Cursor rule file a project keeps: the two "Don't suggest" items read as
+    # hedges, so fewer than half the items stated a rule and the list was taken for a
+    # checklist of things to do now: of its nine prohibitions, one became a note.
+    text = """\
+- **Verify Information**: Always verify information before presenting it.
+- **No Apologies**: Never use apologies.
+- **No Whitespace Suggestions**: Don't suggest whitespace changes.
+- **No Inventions**: Don't invent major changes other than what's explicitly requested.
+- **Preserve Existing Code**: Don't remove unrelated code or functionalities.
+- **No Unnecessary Updates**: Don't suggest updates to files when nothing needs to change.
+- **Use Explicit Variable Names**: Prefer explicit variable names to enhance readability.
+- **Prioritize Performance**: When suggesting changes, consider code performance.
+- **Error Handling**: Implement robust error handling and logging where necessary.
+"""
+    titles = [rule.title for rule in distil(text)]
+    for expected in (
+        "Don't suggest whitespace changes",
+        "Don't remove unrelated code or functionalities",
+        "Don't suggest updates to files when nothing needs to change",
+    ):
+        assert expected in titles, titles

@@ -170,6 +170,11 @@ HEDGE = re.compile(
     r"|ideally|good idea)\b",
     _I,
 )
+PROHIBITED_ADVICE = re.compile(
+    r"^\W*(?:don'?t|don\u2019t|do not|never)\s+(?:suggest|recommend|consider)\w*", _I
+)
+"""A verb of advice a prohibition forbids ("Don't suggest whitespace changes"): the act
+ruled out, not a hedge on the rule."""
 HOW_TO = re.compile(
     r"^(?:to \w+|in order to|if you(?:'d| would)? (?:want|need|wish|like|prefer|are looking"
     r"|plan)|when you (?:want|need)|for (?:more|details|further|an? )|here(?:'s| is| are)\b"

@@ -168,7 +168,7 @@ def _weak(text: str) -> str:
         or (imperative(text) and g.PURPOSE.search(head))
     ):
         return "how-to"
-    if g.HEDGE.search(head):
+    if g.HEDGE.search(g.PROHIBITED_ADVICE.sub("", head, count=1)):
         return "hedged"
     return ""
 
