@@ -54,6 +54,7 @@ def extract(turns: list[LoggedTurn], log: SessionLog | None = None) -> list[Prop
         ("API handlers must validate the tenant id first.", "convention"),
         ("Treat `user_ref` as opaque, not as a number.", "convention"),
         ("Fixtures belong in `tests/fixtures`, one per scenario.", "convention"),
+        ("Always run `hatch run lint:fix` before committing.", "tooling"),
         ("Run the contract suite after changing a serializer.", "convention"),
         ("Careful: the staging proxy lowercases header names.", "gotcha"),
         ("Sorting by key will fail again after a config export.", "gotcha"),
@@ -121,6 +122,8 @@ def test_each_rejection(sentence: str, status: str) -> None:
         "Now add a `git branch` command that creates a branch using the session name.",
         "Please re-do the task so that I can see the diff.",
         "Run every test file again.",
+        "run `bun verify` to check if main is passing",  # a step of this task, not a tool rule
+        "please run `hatch run lint:fix`",
         "This means the build is green.",
         "The cache is stale after an import.",
     ],

@@ -340,6 +340,16 @@ _CONSULTED = re.compile(
 )
 """After a command in backticks: the command names a source read, not a tool run ("check
 with `uv` documentation")."""
+_RUN_NOW = re.compile(
+    r"^\W*(?:(?:please|pls|now|then|just|and|ok(?:ay)?),?\s+)*(?:run|execute)\b", _I
+)
+"""A sentence that opens by asking to run a command: "run `bun verify`", a step of this task."""
+_STANDING = re.compile(
+    r"\b(?:always|never|every|each|whenever|before|after|instead of|rather than|not|only"
+    r"|from now on|by default)\b",
+    _I,
+)
+"""What makes running a command a standing rule: a habit, an occasion, what it replaces."""
 _DEFINITION = re.compile(
     r"^(?P<subject>[\"'\u201c`][^\"'\u201d`]{2,60}[\"'\u201d`]|(?-i:[A-Z][\w-]*(?: [A-Z][\w-]*)+))"
     r"\s+(?:=\s*\w|(?:is|are) (?:the|our|a|an) (?:[\w-]+ ){0,4}?(?:name|term|section|system"
@@ -409,8 +419,12 @@ def _extra_kinds(text: str) -> list[NoteKind]:
         kinds.append("convention")
     if _BECAUSE.search(text) and (_WE_POLICY.search(text) or _IMPERATIVE_RE.match(text)):
         kinds.append("decision")
+    run_now = _RUN_NOW.match(text)
+    asked = run_now is not None and not _STANDING.search(text)
     if any(
-        _COMMAND_LIKE.match(m.group("command")) and not _CONSULTED.match(text, m.end())
+        _COMMAND_LIKE.match(m.group("command"))
+        and not _CONSULTED.match(text, m.end())
+        and not (asked and run_now is not None and m.start() < run_now.end())
         for m in _TOOL_USE.finditer(text)
     ):
         kinds.append("tooling")
