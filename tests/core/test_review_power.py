@@ -84,6 +84,60 @@ def test_a_committed_note_is_reviewed_at_the_next_session_start(
     assert reviewstate.unreviewed(kb_root) == {}
 
 
+def _topic_note(kb_repo: Path, slug: str, title: str, body: str) -> None:
+    MarkdownStore(kb_repo).add(make_note(slug, title=title, body=body), folder="build")
+
+
+def test_a_note_committed_during_a_session_is_served_whole_at_the_next_prompt(
+    kb_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _topic_note(
+        kb_repo, "wheel-builds", "Build the wheels with cibuildwheel",
+        "Build the release wheels with cibuildwheel, never with a hand-written matrix.",
+    )  # fmt: skip
+    reviewstate.mark(
+        str(kb_repo / ".lorebook"), {"practice-wheel-builds": "build/practice-wheel-builds.md"}
+    )
+    reconcile(KBPaths(kb_repo))
+    fire(kb_repo, monkeypatch, "Start", source="startup")
+    prompt = "how do we build the release wheels? cibuildwheel?"
+    before = fire(kb_repo, monkeypatch, "Prompt", session="s1", prompt=prompt)
+    assert "notes no person has reviewed yet" in before["context"]
+    subprocess.run(["git", "add", ".lorebook"], cwd=kb_repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "notes"], cwd=kb_repo, check=True)
+    # the same open session, no session start since: the commit is a review
+    after = fire(kb_repo, monkeypatch, "Prompt", session="s2", prompt=prompt)
+    assert "notes no person has reviewed yet" not in after["context"]
+    assert "### Build the wheels with cibuildwheel" in after["context"]  # whole
+
+
+def test_an_unreviewed_note_ranked_first_is_not_left_out_for_weaker_reviewed_ones(
+    kb_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(6):
+        _topic_note(
+            kb_repo, f"release-step-{n}", f"Release step {n} of the release checklist",
+            f"Step {n} of the release: check the changelog and the release tag.",
+        )  # fmt: skip
+    subprocess.run(["git", "add", ".lorebook"], cwd=kb_repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "notes"], cwd=kb_repo, check=True)
+    _topic_note(
+        kb_repo, "release-wheels", "Release wheels are built by cibuildwheel",
+        "The release wheels are built by cibuildwheel on tag pushes; never upload by hand.",
+    )  # fmt: skip
+    reviewstate.mark(
+        str(kb_repo / ".lorebook"),
+        {"practice-release-wheels": "build/practice-release-wheels.md"},
+    )
+    reconcile(KBPaths(kb_repo))
+    fire(kb_repo, monkeypatch, "Start", source="startup")
+    answer = fire(
+        kb_repo, monkeypatch, "Prompt", prompt="release wheels: cibuildwheel on tag pushes?"
+    )
+    assert "Release wheels are built by cibuildwheel" in answer["context"]
+    assert "[unreviewed" in answer["context"]
+
+
 def test_curation_marks_what_it_writes_unreviewed(kb_repo: Path) -> None:
     stage(kb_repo, "s-a", [proposal("s-a", 0, "Always run migrations with alembic")])
     curate(kb_repo)

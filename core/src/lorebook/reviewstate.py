@@ -32,7 +32,8 @@ Where it is kept:
   event pays nothing more and never runs git. A note the index has no verdict for is
   unreviewed: the default fails closed.
 - :func:`refresh` runs where the index is reconciled (session start, and every command
-  that reconciles): only while some indexed note is unreviewed, it runs ``git ls-tree``
+  that reconciles), and at a prompt about to serve an unreviewed note (a commit during the
+  session reviews it): only while some indexed note is unreviewed, it runs ``git ls-tree``
   and ``git diff`` on ``nodes/`` once each and records the notes committed as they are;
   not again while git's files and those notes are as they were at its last look.
 
@@ -368,7 +369,8 @@ def refresh(kb_root: str) -> list[str]:
     holds at HEAD as they are (:func:`committed`). Reads the index only when it lists an
     unreviewed note; runs git only when one is neither, and not again while git's files
     and those notes are as they were at the last look (``.cache/review-check.json``). The
-    session-start hook and every reconcile of the repository's index call it.
+    session-start hook, the prompt hook before it serves a note as unreviewed, and every
+    reconcile of the repository's index call it.
     """
     from lorebook.recall.index import NoteIndex
 

@@ -83,6 +83,6 @@ def choose(
         fact.whole = (fact.store, fact.id) in confident
     facts = [n for n in sv.validated(facts, views) if n.seen_key not in seen]
     warnings = [n for n in refuted if n.seen_key not in seen]
-    top = sv.reviewed_first(facts, config.unreviewed)[: config.max_notes]
+    top = sv.reviewed_first(facts, config.unreviewed, config.max_notes)
     out = sv.compose_notes(PROMPT_HEADER, top, warnings, config.prompt_chars)
     return sv.ServedNotes(ranked, top, out.text, out.shown, out.warned, warnings, out.whole)

@@ -155,16 +155,20 @@ def _as_indexed(path: str, note: IndexedNote) -> bool:
     return (st.st_mtime_ns, st.st_size) == (note.mtime_ns, note.size)
 
 
-def reviewed_first(notes: Sequence[ServedNote], unreviewed: str) -> list[ServedNote]:
-    """The reviewed notes in rank order, then the unreviewed ones.
+def reviewed_first(
+    notes: Sequence[ServedNote], unreviewed: str, count: int | None = None
+) -> list[ServedNote]:
+    """The first ``count`` notes by rank (all when None): the reviewed ones, then the rest.
 
     ``unreviewed`` is ``recall.unreviewed``: ``pointer`` keeps them (to be served as
-    pointers), ``none`` drops them.
+    pointers), ``none`` drops them. The notes are chosen by rank before they are ordered: an
+    unreviewed note the ranker put first is served (as a pointer, after the reviewed ones),
+    not left out for a reviewed note that ranks below it.
     """
-    reviewed = [n for n in notes if not is_unreviewed(n)]
     if unreviewed == "none":
-        return reviewed
-    return reviewed + [n for n in notes if is_unreviewed(n)]
+        notes = [n for n in notes if not is_unreviewed(n)]
+    chosen = list(notes if count is None else notes[:count])
+    return [n for n in chosen if not is_unreviewed(n)] + [n for n in chosen if is_unreviewed(n)]
 
 
 def demote(notes: list[ServedNote]) -> list[ServedNote]:

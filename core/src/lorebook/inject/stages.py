@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection
     from types import ModuleType
 
+    from lorebook.recall.serve import Served
+
     Found = list[tuple[StoreView, str, float]]
 
 SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "run_shell_command", "run_terminal_cmd"})
@@ -87,19 +89,27 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     if not prompt.strip():
         return HookAnswer()
     plugins = manager_for(ctx.config.hook_plugins, ctx.problems)
-    views = open_views(ctx.kb_root, ctx.problems)
-    if not views:
+    seen, loaded = _session(event, ctx)
+    extra = pipeline.call_recall(plugins, pipeline.query_for(event), ctx.problems)
+    usage = _usage(ctx) if ctx.config.usage else None
+
+    def pick() -> Served | None:
+        views = open_views(ctx.kb_root, ctx.problems)
+        if not views:
+            return None
+        try:
+            return choose(
+                views[0].index, prompt, ctx.config, seen, stores=views, extra=extra, usage=usage,
+                loaded=loaded,
+            )  # fmt: skip
+        finally:
+            close_views(views)
+
+    served = pick()
+    if served is not None and _reviewed_since(ctx, served):
+        served = pick()  # committed since the session started: served as reviewed now
+    if served is None:
         return HookAnswer()
-    try:
-        seen, loaded = _session(event, ctx)
-        extra = pipeline.call_recall(plugins, pipeline.query_for(event), ctx.problems)
-        usage = _usage(ctx) if ctx.config.usage else None
-        served = choose(
-            views[0].index, prompt, ctx.config, seen, stores=views, extra=extra, usage=usage,
-            loaded=loaded,
-        )  # fmt: skip
-    finally:
-        close_views(views)
     ctx.deadline.check("ranking and rendering notes")
     warned = list(getattr(served, "warned", ()))
     if not served.shown and not warned:
@@ -110,6 +120,26 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
         ctx.kb_root, event.session_id, {*served.shown, *warned}, loaded=loaded, pointed=pointed
     )
     return HookAnswer(context=text) if text else HookAnswer()
+
+
+def _reviewed_since(ctx: Context, served: Served) -> bool:
+    """Whether a note ``served`` holds as unreviewed has been reviewed since it was indexed.
+
+    A person who commits the notes during a session reviewed them: the prompt hook asks
+    :func:`lorebook.reviewstate.refresh` (which runs git only when git's files changed since
+    its last look) before it serves one as unreviewed, rather than waiting for the next
+    session to start.
+    """
+    from lorebook.reviewstate import refresh
+
+    waiting = {n.id for n in served.notes if is_unreviewed(n)}
+    if not waiting:
+        return False
+    try:
+        return bool(waiting & set(refresh(ctx.kb_root)))
+    except Exception as error:  # unreviewed stays unreviewed: fail closed
+        ctx.problems.append(f"checking what was reviewed since: {error}")
+        return False
 
 
 def _session(
