@@ -186,6 +186,25 @@ def test_a_description_cut_from_the_bodys_first_sentence_is_not_said_again() -> 
     assert sentence in text
 
 
+def test_a_documents_rule_and_a_sessions_rule_say_their_sentence_once() -> None:
+    """Bootstrap's note: title, description and quote are the same sentence; an extracted
+    note's description is its sentence, which the body says among the words around it."""
+    sentence = "The source IAM user/role must have sts:AssumeRole permission for the target role"
+    documented = note(
+        "assume-role", sentence, sentence,
+        f"> {sentence}\n\nFrom `docs/s3.md`, under Cross-Account Access with IAM Role.",
+    )  # fmt: skip
+    text = whole(documented)
+    assert text.count("sts:AssumeRole permission") == 1, text
+    assert "From `docs/s3.md`, under Cross-Account Access with IAM Role." in text
+    rule = "Please dont just push through the migrations by executing them on the server."
+    said = note(
+        "migrations", "Don't just push the migrations through on the server", rule,
+        f"You can check the logs on GitHub. {rule} Fix the CD pipeline instead.",
+    )  # fmt: skip
+    assert whole(said).count("push through the migrations") == 1
+
+
 def test_a_pointer_whose_description_opens_with_the_title_says_it_once() -> None:
     from lorebook.inject.render import pointer
 

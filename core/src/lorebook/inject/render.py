@@ -2,7 +2,8 @@
 
 A whole note is one heading (its title, kind and path) followed by its text: the body's
 own headings become bold lines, so nothing is a heading nested under the note's heading,
-and a body line that repeats the title or the description's first line is said once.
+and a body line (quoted or not) that repeats the title or the description's first line is
+said once, and so is a description that the title or the body says.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ POINTER_HEADER = (
 
 
 def _plain(line: str) -> str:
-    """A line as compared for repeats: no heading marks, emphasis, case or outer space."""
-    return line.strip().lstrip("#").strip().strip("*_").strip().rstrip(".:").casefold()
+    """A line as compared for repeats: no heading or quote marks, emphasis, case, outer space."""
+    return line.strip().lstrip("#>").strip().strip("*_").strip().rstrip(".:").casefold()
 
 
 def _heading(line: str) -> str | None:
@@ -68,15 +69,29 @@ def body_lines(note: IndexedNote) -> list[str]:
     return out
 
 
+def _cut(text: str) -> str:
+    """``text`` on one line, without the ellipsis a cut description ends with."""
+    said = " ".join(text.split())
+    return said.removesuffix("\u2026").removesuffix("...").rstrip()
+
+
 def _opens_with(body: str, description: str) -> bool:
     """True when ``body`` opens with ``description``, whose end may be cut ("... mark …").
 
     Spacing and line breaks aside: an extracted note's description is its quote's first
     sentence on one line, cut at a word with an ellipsis when it is long.
     """
-    said = " ".join(description.split())
-    cut = said.removesuffix("\u2026").removesuffix("...")
-    return " ".join(body.split()).startswith(cut.rstrip())
+    return " ".join(body.split()).startswith(_cut(description))
+
+
+def _says(body: str, description: str) -> bool:
+    """True when ``body`` says ``description`` somewhere, quoted or not (spacing aside).
+
+    An extracted note's description is the rule's sentence, and its body the words around
+    it; a document's note quotes the sentence its title states.
+    """
+    lines = [line.strip().lstrip(">").strip() for line in body.splitlines()]
+    return _cut(description).casefold() in " ".join(" ".join(lines).split()).casefold()
 
 
 def _holds(description: str, title: str) -> bool:
@@ -94,9 +109,11 @@ def whole(note: IndexedNote) -> str:
     if mark:
         parts.append(mark)
     body = "\n".join(body_lines(note)).strip()
-    # A body that already opens with the description (as extracted notes do) says it once.
-    if note.description.strip() and not _opens_with(body, note.description):
-        parts.append(note.description.strip())
+    # A description the title or the body already says (as extracted notes and document
+    # notes do) is not said again.
+    described = note.description.strip()
+    if described and _plain(described) != _plain(note.title) and not _says(body, described):
+        parts.append(described)
     if body:
         parts.append(body)
     return sanitize("\n".join([*parts, *errata_lines(note)]))
