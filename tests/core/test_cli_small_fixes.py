@@ -29,6 +29,21 @@ def test_forget_session_with_a_typo_fails_and_names_the_staged_sessions(
     assert "staged sessions: abc" in result.stderr
 
 
+@pytest.mark.parametrize("given", ["claude:abc-123", "claude:abc-123:7", "abc-123"])
+def test_forget_session_takes_the_id_as_lorebook_prints_it(
+    kb_repo: Path, cli: CliRunner, given: str
+) -> None:
+    # extract prints "claude:<id>" and notes cite "claude:<id>:<turn>": both name the session
+    sessions = kb_repo / ".lorebook/_sessions"
+    sessions.mkdir()
+    staged = sessions / "claude-abc-123-0f0f0f0f.json"
+    staged.write_text(json.dumps({"session_id": "abc-123", "harness": "claude"}))
+    result = cli("forget-session", given, cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    assert not staged.exists()
+    assert "removed .lorebook/_sessions/claude-abc-123-0f0f0f0f.json" in result.stdout
+
+
 def test_scan_of_a_missing_file_fails_before_scanning(kb_repo: Path, cli: CliRunner) -> None:
     result = cli("scan", "nope.txt", cwd=kb_repo)
     assert result.exit_code == 1

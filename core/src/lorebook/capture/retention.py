@@ -7,6 +7,7 @@ it that lorebook keeps outside committed notes.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,16 +116,31 @@ def _logs_of(paths: KBPaths, session_id: str) -> list[Path]:
     return found
 
 
+_ORIGIN = re.compile(r"^(?P<harness>[a-z][a-z0-9-]*):(?P<session>.+?)(?::\d+)?$")
+"""A session named as lorebook prints it: ``claude:<id>`` (``extract``'s lines) or a note's
+origin, ``claude:<id>:<turn>``."""
+
+
+def session_named(paths: KBPaths, given: str) -> str:
+    """The session id ``given`` names: itself, or the id inside ``claude:<id>[:<turn>]``."""
+    if _logs_of(paths, given):
+        return given
+    origin = _ORIGIN.match(given)
+    return origin.group("session") if origin else given
+
+
 def forget_session(paths: KBPaths, session_id: str) -> ForgetReport:
     """Remove the staged log (with its proposals), LLM traces and hook state of a session.
 
-    Committed notes keep only the opaque origin id (``<harness>:<session>:<turn>``); they are
-    listed. Committed conflict files that quote the session are listed for the person to
-    delete: they are never rewritten silently.
+    ``session_id`` may be given as lorebook prints it (:func:`session_named`). Committed
+    notes keep only the opaque origin id (``<harness>:<session>:<turn>``); they are listed.
+    Committed conflict files that quote the session are listed for the person to delete:
+    they are never rewritten silently.
     """
     from lorebook.capture.stage import lock_path, log_files, tally_path
     from lorebook.inject.state import _state_file
 
+    session_id = session_named(paths, session_id)
     report = ForgetReport()
     stems = []
     for path in _logs_of(paths, session_id):

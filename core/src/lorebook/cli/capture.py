@@ -234,7 +234,13 @@ def _list_history(paths: KBPaths, harness_name: str, wanted: list[str], json_out
 
 def forget_command(
     ctx: typer.Context,
-    session_id: Annotated[str, typer.Argument(help="The session id to forget.")],
+    session_id: Annotated[
+        str,
+        typer.Argument(
+            help="The session id to forget, bare or as lorebook prints it (claude:<id>, or a "
+            "note's origin claude:<id>:<turn>).",
+        ),
+    ],
     json_output: JsonOption = False,
 ) -> None:
     """Remove every trace of a session: staged log, proposals, LLM traces, hook state.
