@@ -202,3 +202,25 @@ def test_a_failing_declaration_serves_everything_and_says_so(tmp_path: Path) -> 
         "lorebook_broken.events.loaded_files: OSError: disk gone; every note served"
     ]
     assert host_files(ModuleType("plain"), str(tmp_path), None, problems) == frozenset()
+
+
+def test_recall_shows_each_hosts_prompt_hook(derived: Path, cli: CliRunner) -> None:
+    assert cli("init", "--harnesses", "claude,codex", cwd=derived).exit_code == 0
+    shown = {}
+    for host in ("claude", "codex"):
+        done = cli("recall", PROMPT, "--harness", host, "--json", cwd=derived)
+        assert done.exit_code == 0, done.stderr
+        shown[host] = {n["title"] for n in done.json()["notes"]}
+    assert "Run the test suite with tox" not in shown["claude"]  # Claude Code loads CLAUDE.md
+    assert "Tox runs the suite in parallel" in shown["claude"]
+    assert {"Run the test suite with tox", "Tox runs the suite in parallel"} <= shown["codex"]
+    text = cli("recall", PROMPT, "--harness", "claude", cwd=derived).stdout.splitlines()
+    assert any(
+        line.startswith("as the claude prompt hook serves it (notes from CLAUDE.md")
+        for line in text
+    )
+    unwired = cli("recall", PROMPT, "--harness", "cursor", cwd=derived)
+    assert unwired.exit_code == 2, unwired.stderr
+    assert "--harness cursor: not wired in this repository (wired: claude, codex)" in (
+        unwired.stderr
+    )

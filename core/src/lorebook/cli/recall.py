@@ -23,6 +23,18 @@ def _how(note: dict[str, Any]) -> str:
     return "served as a pointer: confident, but too long for what was left of the budget"
 
 
+def _host_line(doc: dict[str, Any]) -> str | None:
+    """Whose prompt hook the listing is, when it matters: what that host leaves out."""
+    if doc.get("harness") is None and len(doc.get("wired", [])) > 1:
+        return "as a hook that leaves nothing out (--harness NAME: as that host's hook serves it)"
+    if doc.get("loaded"):
+        return (
+            f"as the {doc['harness']} prompt hook serves it (notes from "
+            f"{', '.join(doc['loaded'])} left out: {doc['harness']} loads them itself)"
+        )
+    return None
+
+
 def _show(doc: dict[str, Any]) -> None:
     if not doc["notes"] and not doc["warnings"]:
         say("no note matches")
@@ -45,6 +57,8 @@ def _show(doc: dict[str, Any]) -> None:
         say(f"! {warning['warning']} ({warning['where']})")
     for proposal in doc.get("pending", []):
         say(f"? {proposal['label']}: {proposal['title']} ({proposal['log']})")
+    if (host := _host_line(doc)) is not None:
+        say(host)
     if "ranking" in doc:
         _show_ranking(doc["ranking"])
 
@@ -81,6 +95,15 @@ def recall_command(
             "of the ranker's confidence.",
         ),
     ] = False,
+    harness: Annotated[
+        str | None,
+        typer.Option(
+            "--harness",
+            help="Whose prompt hook to show (default: the one harness wired, if only one): "
+            "notes derived from an instruction file that host loads by itself (CLAUDE.md for "
+            "claude, AGENTS.md for codex ...) are left out, as its hook leaves them out.",
+        ),
+    ] = None,
     json_output: JsonOption = False,
 ) -> None:
     """Rank every configured store for QUERY exactly as the prompt hook does.
@@ -95,7 +118,7 @@ def recall_command(
     """
     from lorebook.inject.query import recall
 
-    doc = recall(repo_paths(ctx), query, pending=pending, explain=explain)
+    doc = recall(repo_paths(ctx), query, pending=pending, explain=explain, harness=harness)
     if json_output:
         print_json(doc)
     else:
