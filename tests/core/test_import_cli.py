@@ -61,7 +61,10 @@ def test_status_says_what_waits_for_curation_after_extract(
     assert status["proposals_to_curate"] == 1
     text = cli("status", cwd=kb_repo).stdout
     assert "sessions: 0 pending, 1 extracted with 1 proposal for `lorebook curate`" in text
-    assert cli("curate", cwd=kb_repo).exit_code == 0
+    curated = cli("curate", cwd=kb_repo)
+    assert curated.exit_code == 0, curated.stderr
+    # not `git diff .lorebook/`: on a first run the notes are new files, which it never shows
+    assert "review with `lorebook review`" in curated.stdout
     after = cli("status", "--json", cwd=kb_repo).json()
     assert (after["extracted_sessions"], after["proposals_to_curate"]) == (0, 0)
 

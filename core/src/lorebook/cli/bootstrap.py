@@ -172,7 +172,7 @@ def _dry_run(
     if extractor is not None:
         raise LorebookError(
             "--dry-run reads the documents itself; it does not call an extractor",
-            hint="run without --dry-run, then review with `git diff .lorebook/`",
+            hint="run without --dry-run, then review with `lorebook review`",
         )
     preview = preview_bootstrap(paths, targets)
     finish(

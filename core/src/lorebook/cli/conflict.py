@@ -119,7 +119,7 @@ def resolve_command(
     for rel in result.changed:
         say(f"  {'changed' if (paths.repo / rel).exists() else 'removed'} {rel}")
     if result.decision == "accept":
-        say("review with `git diff .lorebook/`, then commit or restore")
+        say("review with `lorebook review`, then commit or restore")
 
 
 def register(app: typer.Typer) -> None:

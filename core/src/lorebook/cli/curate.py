@@ -85,7 +85,7 @@ def summary_lines(report: CurateReport, *, unit: str | None = "sessions") -> lis
     lines += _rebalanced(report)
     if counts["contradict"] or premises:
         lines.append("decide the conflicts: `lorebook conflict list`, then `conflict resolve`")
-    lines.append("review with `git diff .lorebook/`, then commit or restore")
+    lines.append("review with `lorebook review` (it lists new files too), then commit or restore")
     return lines
 
 
