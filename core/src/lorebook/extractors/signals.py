@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from lorebook.extractors.terms import backticked, paths, proper_names
+from lorebook.extractors.tools import names_a_tool
 from lorebook.models.note import KIND_TYPES, NoteKind, NoteType
 
 Status = Literal[
@@ -157,12 +158,6 @@ _TASK_VERB = re.compile(
     r"|remove|delete|move|refactor|translate|cover)\b",
     _I,
 )
-_COMMAND_LIKE = re.compile(
-    r"^(?:\S+ \S|\.{0,2}/|[\w.-]+/(?:bin|scripts?)/|@[\w.-]+/"
-    r"|(?:npm|npx|pnpm|yarn|bun|uv|uvx|pip|make|docker|ddev|drush|composer|pytest|cargo|go"
-    r"|git|just|tox|nox|poetry|gradle|mvn|dotnet|php|node|deno)\b)"
-)
-
 _DECIDED = (
     r"deliberate(?:ly)?\b",
     r"intentional(?:ly)?\b",
@@ -328,28 +323,6 @@ _REFERS_BACK = re.compile(
 )
 _EVERY = re.compile(r"\bevery\b", _I)
 _BECAUSE = re.compile(r"\bbecause\b", _I)
-_TOOL_USE = re.compile(
-    r"\b(?:use|uses|using|invoke|call|switch(?:ed)? to|(?:is |are )?run(?:s)?"
-    r"(?: (?:with|through|via|using|in|inside|under))?"
-    r"|(?:lint|test|build|format|check|deploy|install)(?:s|ed)? (?:with|through|via|using))"
-    r"\s+(?:the )?`(?P<command>[^`]+)`",
-    _I,
-)
-_CONSULTED = re.compile(
-    r"\s+(?:documentation|docs|manual|man ?page|website|site|readme|guide|changelog|wiki)\b", _I
-)
-"""After a command in backticks: the command names a source read, not a tool run ("check
-with `uv` documentation")."""
-_RUN_NOW = re.compile(
-    r"^\W*(?:(?:please|pls|now|then|just|and|ok(?:ay)?),?\s+)*(?:run|execute)\b", _I
-)
-"""A sentence that opens by asking to run a command: "run `bun verify`", a step of this task."""
-_STANDING = re.compile(
-    r"\b(?:always|never|every|each|whenever|before|after|instead of|rather than|not|only"
-    r"|from now on|by default)\b",
-    _I,
-)
-"""What makes running a command a standing rule: a habit, an occasion, what it replaces."""
 _DEFINITION = re.compile(
     r"^(?P<subject>[\"'\u201c`][^\"'\u201d`]{2,60}[\"'\u201d`]|(?-i:[A-Z][\w-]*(?: [A-Z][\w-]*)+))"
     r"\s+(?:=\s*\w|(?:is|are) (?:the|our|a|an) (?:[\w-]+ ){0,4}?(?:name|term|section|system"
@@ -419,14 +392,7 @@ def _extra_kinds(text: str) -> list[NoteKind]:
         kinds.append("convention")
     if _BECAUSE.search(text) and (_WE_POLICY.search(text) or _IMPERATIVE_RE.match(text)):
         kinds.append("decision")
-    run_now = _RUN_NOW.match(text)
-    asked = run_now is not None and not _STANDING.search(text)
-    if any(
-        _COMMAND_LIKE.match(m.group("command"))
-        and not _CONSULTED.match(text, m.end())
-        and not (asked and run_now is not None and m.start() < run_now.end())
-        for m in _TOOL_USE.finditer(text)
-    ):
+    if names_a_tool(text):
         kinds.append("tooling")
     return kinds
 
