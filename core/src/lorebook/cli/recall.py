@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from lorebook.cli.output import JsonOption, print_json, repo_paths, say
+
+if TYPE_CHECKING:
+    from lorebook.kb.paths import KBPaths
 
 
 def _how(note: dict[str, Any]) -> str:
@@ -78,6 +81,38 @@ def _show_ranking(ranking: list[dict[str, Any]]) -> None:
         say("   " + "; ".join(("+ " if ok else "- ") + text for text, ok in tests))
 
 
+def host_loads(paths: KBPaths, harness: str | None) -> tuple[str | None, frozenset[str]]:
+    """The harness whose prompt hook is shown, and the files that host loads by itself.
+
+    ``harness`` when given (it must be wired), else the one harness wired, else none (every
+    note served: no host leaves a file out).
+
+    Raises:
+        UsageError: ``harness`` is not wired in this repository.
+    """
+    import importlib
+
+    from lorebook.config import load_config
+    from lorebook.errors import UsageError
+    from lorebook.inject.loaded import host_files
+    from lorebook.plugins import get_plugins
+
+    wired = list(load_config(paths).harnesses)
+
+    if harness is not None and harness not in wired:
+        raise UsageError(
+            f"--harness {harness}: not wired in this repository (wired: "
+            f"{', '.join(wired) or 'none'})",
+            hint="lorebook init --harnesses " + harness,
+        )
+    name = harness if harness is not None else (wired[0] if len(wired) == 1 else None)
+    spec = get_plugins().harnesses().get(name) if name is not None else None
+    if spec is None or spec.event_module is None:
+        return name, frozenset()
+    module = importlib.import_module(spec.event_module)
+    return name, host_files(module, str(paths.repo), str(paths.repo), [])
+
+
 def recall_command(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="What you want to know (a prompt, a question).")],
@@ -118,7 +153,9 @@ def recall_command(
     """
     from lorebook.inject.query import recall
 
-    doc = recall(repo_paths(ctx), query, pending=pending, explain=explain, harness=harness)
+    paths = repo_paths(ctx)
+    host, loaded = host_loads(paths, harness)
+    doc = recall(paths, query, pending=pending, explain=explain, harness=host, loaded=loaded)
     if json_output:
         print_json(doc)
     else:

@@ -184,37 +184,6 @@ def ranking_doc(served: Served) -> list[dict[str, Any]]:
     ]
 
 
-def _host_loads(
-    paths: KBPaths, wired: list[str], harness: str | None, problems: list[str]
-) -> tuple[str | None, frozenset[str]]:
-    """The harness whose prompt hook is shown, and the files that host loads by itself.
-
-    ``harness`` when given (it must be wired), else the one harness wired, else none (every
-    note served: no host leaves a file out).
-
-    Raises:
-        UsageError: ``harness`` is not wired in this repository.
-    """
-    import importlib
-
-    from lorebook.errors import UsageError
-    from lorebook.inject.loaded import host_files
-    from lorebook.plugins import get_plugins
-
-    if harness is not None and harness not in wired:
-        raise UsageError(
-            f"--harness {harness}: not wired in this repository (wired: "
-            f"{', '.join(wired) or 'none'})",
-            hint="lorebook init --harnesses " + harness,
-        )
-    name = harness if harness is not None else (wired[0] if len(wired) == 1 else None)
-    spec = get_plugins().harnesses().get(name) if name is not None else None
-    if spec is None or spec.event_module is None:
-        return name, frozenset()
-    module = importlib.import_module(spec.event_module)
-    return name, host_files(module, str(paths.repo), str(paths.repo), problems)
-
-
 def recall(
     paths: KBPaths,
     query: str,
@@ -222,17 +191,17 @@ def recall(
     pending: bool = False,
     explain: bool = False,
     harness: str | None = None,
+    loaded: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """Rank every configured store for ``query`` as the prompt hook would; one document.
 
     Each note says how the hook serves it (``served``) and why (``confidence``); with
     ``explain``, ``ranking`` holds the raw ranking's first candidates, served or not. The
-    hook is ``harness``'s (the one wired when there is one): a note derived from a file that
-    host loads by itself is not served there (``loaded`` lists those files).
+    hook is ``harness``'s: a note derived from a file in ``loaded`` (what that host loads by
+    itself) is not served.
 
     Raises:
         UnknownProviderError: ``stores:`` names a store no plugin provides.
-        UsageError: ``harness`` is not wired here.
     """
     from lorebook.plugins import get_plugins
     from lorebook.recall.refresh import refresh_stores
@@ -241,7 +210,6 @@ def recall(
 
     config = load_config(paths)
     problems: list[str] = []
-    host, loaded = _host_loads(paths, list(config.harnesses), harness, problems)
     refresh_stores(paths, config)
     reconcile(paths)
     views = open_views(str(paths.root), problems)
@@ -256,7 +224,7 @@ def recall(
         close_views(views)
     context = sanitize(served.text)  # as lorebook.hook.for_model gives it to the host
     doc: dict[str, Any] = {
-        "ok": True, "query": query, "harness": host, "wired": list(config.harnesses),
+        "ok": True, "query": query, "harness": harness, "wired": list(config.harnesses),
         "loaded": sorted(loaded),
         "context": context, "notes": notes, "warnings": warnings,
     }  # fmt: skip
