@@ -67,6 +67,14 @@ def test_status_says_what_waits_for_curation_after_extract(
     assert "review with `lorebook review`" in curated.stdout
     after = cli("status", "--json", cwd=kb_repo).json()
     assert (after["extracted_sessions"], after["proposals_to_curate"]) == (0, 0)
+    # the note curation wrote from the session waits for a person, and status says so
+    assert after["left_for_review"]["extraction"] == {
+        "pending": 0, "unreviewed": 1, "conflicts": 0
+    }  # fmt: skip
+    assert (
+        "extraction: 0 proposals pending curation, 1 note unreviewed"
+        in cli("status", cwd=kb_repo).stdout
+    )
 
 
 def test_a_bad_export_names_the_file_and_line(

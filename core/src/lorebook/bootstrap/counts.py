@@ -1,15 +1,17 @@
-"""What bootstrap and harvest left for review, as ``lorebook status`` counts it.
+"""What extraction, bootstrap and harvest left for review, as ``lorebook status`` counts it.
 
-- ``pending``: proposals staged by bootstrap (harness ``bootstrap``) or harvest (harness
-  ``<host>-memory``) that curation has not consumed yet;
+- ``pending``: proposals staged by bootstrap (harness ``bootstrap``), harvest (harness
+  ``<host>-memory``) or extraction (any other) that curation has not consumed yet;
 - ``unreviewed``: notes git sees as new or changed since ``HEAD`` that cite a document
-  bootstrap read (``<path>#<section>``) or a host's memory (``<host>-memory:...``);
-- ``conflicts``: open conflict files whose proposal came from either.
+  bootstrap read (``<path>#<section>``), a host's memory (``<host>-memory:...``) or a
+  session's turn (``<harness>:<session>:<turn>``);
+- ``conflicts``: open conflict files whose proposal came from one of them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -29,11 +31,17 @@ def is_harvest(harness: object) -> bool:
     )
 
 
+_SESSION_ORIGIN = re.compile(r"^[a-z][a-z0-9-]*:[^#\s]+:\d+$")
+"""A turn of a session, as extraction cites it: ``<harness>:<session>:<turn>``."""
+
+
 def _source(origin: str, documents: set[str]) -> str | None:
     if ":" in origin and is_harvest(origin.split(":", 1)[0]):
         return "harvest"
     path = origin.split("#", 1)[0].split("@", 1)[0]
-    return "bootstrap" if path in documents else None
+    if path in documents:
+        return "bootstrap"
+    return "extraction" if _SESSION_ORIGIN.match(origin) else None
 
 
 def _pending(paths: KBPaths, counts: dict[str, dict[str, int]]) -> None:
@@ -52,6 +60,8 @@ def _pending(paths: KBPaths, counts: dict[str, dict[str, int]]) -> None:
             counts["bootstrap"]["pending"] += len(log.proposals)
         elif is_harvest(log.harness):
             counts["harvest"]["pending"] += len(log.proposals)
+        else:
+            counts["extraction"]["pending"] += len(log.proposals)
 
 
 def _unreviewed(paths: KBPaths, documents: set[str], counts: dict[str, dict[str, int]]) -> None:
@@ -81,7 +91,7 @@ def _conflicts(paths: KBPaths, documents: set[str], counts: dict[str, dict[str, 
 
 
 def left_for_review(paths: KBPaths) -> dict[str, Any]:
-    """``{"bootstrap": {...}, "harvest": {...}}``, each with the three counts above."""
+    """``{"extraction": {...}, "bootstrap": {...}, "harvest": {...}}``: the counts above."""
     from lorebook.bootstrap.state import load_state
     from lorebook.errors import LorebookError
 
@@ -89,7 +99,10 @@ def left_for_review(paths: KBPaths) -> dict[str, Any]:
         documents = set(load_state(paths).documents)
     except LorebookError:
         documents = set()
-    counts = {k: {"pending": 0, "unreviewed": 0, "conflicts": 0} for k in ("bootstrap", "harvest")}
+    counts = {
+        k: {"pending": 0, "unreviewed": 0, "conflicts": 0}
+        for k in ("extraction", "bootstrap", "harvest")
+    }
     _pending(paths, counts)
     _unreviewed(paths, documents, counts)
     with contextlib.suppress(LorebookError):

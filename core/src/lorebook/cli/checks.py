@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from lorebook.cli.output import JsonOption, print_json, repo_paths, say
+from lorebook.cli.output import JsonOption, plural, print_json, repo_paths, say
 from lorebook.config import load_config
 from lorebook.doctor import run_doctor
 from lorebook.kb.lint import lint, remember_lint
@@ -118,8 +118,9 @@ def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
     say(f"harnesses: {', '.join(status.harnesses) or 'none wired'}")
     for source, left in status.left_for_review.items():
         say(
-            f"{source}: {left['pending']} proposals pending curation, "
-            f"{left['unreviewed']} notes unreviewed, {left['conflicts']} open conflicts"
+            f"{source}: {plural(left['pending'], 'proposal')} pending curation, "
+            f"{plural(left['unreviewed'], 'note')} unreviewed, "
+            f"{plural(left['conflicts'], 'open conflict')}"
         )
     say(
         f"stale notes: {len(status.stale)}"

@@ -10,6 +10,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from lorebook.cli.output import plural
+
 if TYPE_CHECKING:
     from lorebook.status import Status
 
@@ -32,8 +34,6 @@ def _step(needed: object, step: str) -> str:
 
 def sessions_line(status: Status) -> str:
     """The sessions' counts: waiting for extraction, extracted and waiting for curation, failed."""
-    from lorebook.cli.output import plural
-
     curate = (
         f", {status.extracted_sessions} extracted with "
         f"{plural(status.proposals_to_curate, 'proposal')} for `lorebook curate`"
@@ -76,9 +76,9 @@ def status_rows(status: Status) -> list[tuple[str, str, str]]:
     left: dict[str, dict[str, int]] = getattr(status, "left_for_review", {}) or {}
     for source, counts in left.items():
         if any(counts.values()):
-            value = (f"{counts.get('pending', 0)} proposals pending, "
-                     f"{counts.get('unreviewed', 0)} notes unreviewed, "
-                     f"{counts.get('conflicts', 0)} open conflicts")  # fmt: skip
+            value = (f"{plural(counts.get('pending', 0), 'proposal')} pending, "
+                     f"{plural(counts.get('unreviewed', 0), 'note')} unreviewed, "
+                     f"{plural(counts.get('conflicts', 0), 'open conflict')}")  # fmt: skip
             rows.append((source, value, "lorebook review"))
     return rows
 
