@@ -36,6 +36,33 @@ def test_uninstall_gives_back_claude_md_byte_for_byte(
     assert (kb_repo / "CLAUDE.md").read_bytes() == text.encode()
 
 
+SETTINGS = """{
+    "permissions": {
+        "deny": ["Read(./.entire/metadata/**)"]
+    },
+    "model": "opus"
+}
+"""
+
+
+@pytest.mark.parametrize("harness", ["claude", "codex", "copilot", "cursor"])
+def test_uninstall_gives_back_a_hooks_file_in_its_own_format(
+    kb_repo: Path, cli: CliRunner, harness: str
+) -> None:
+    # 4-space indent and a one-line array: lorebook writes 2 spaces, an item a line
+    files = {
+        "claude": ".claude/settings.json", "codex": ".codex/hooks.json",
+        "copilot": ".github/hooks/lorebook.json", "cursor": ".cursor/hooks.json",
+    }  # fmt: skip
+    settings = kb_repo / files[harness]
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(SETTINGS, encoding="utf-8")
+    assert cli("init", "--harnesses", harness, cwd=kb_repo).exit_code == 0
+    assert settings.read_text(encoding="utf-8") != SETTINGS  # our hooks are in it
+    assert cli("uninstall", cwd=kb_repo).exit_code == 0
+    assert settings.read_text(encoding="utf-8") == SETTINGS
+
+
 @needs_sdk
 def test_init_and_uninstall_say_created_and_removed(kb_repo: Path, cli: CliRunner) -> None:
     (kb_repo / "CLAUDE.md").write_text("# Team\n", encoding="utf-8")

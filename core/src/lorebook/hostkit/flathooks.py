@@ -116,7 +116,10 @@ class FlatHookFile:
             LorebookError: the file exists but is not a hooks file (nothing is written).
         """
         data = self.load(repo)
-        return hookfile.write_changed(repo / self.path, data, self.installed(data))
+        wanted = self.installed(data)
+        if (repo / self.path).exists() and wanted != data:
+            hookfile.keep_original(repo, self.path, data)
+        return hookfile.write_changed(repo / self.path, data, wanted)
 
     def uninstall(self, repo: Path) -> tuple[bool, bool]:
         """Remove exactly our entries: (whether the file changed, whether it was deleted).
@@ -127,6 +130,8 @@ class FlatHookFile:
         data = self.load(repo)
         remaining = self.uninstalled(data)
         keep = bool(set(remaining) - {"version"})  # a file left with its version alone goes
+        if hookfile.give_back_original(repo, self.path, data, remaining, keep=keep):
+            return True, False
         return hookfile.write_or_remove(repo / self.path, data, remaining, keep=keep)
 
     def states(self, data: dict[str, Any]) -> Iterator[tuple[str, CheckState]]:

@@ -5,8 +5,9 @@ Several hosts read ``{"hooks": {"<Event>":
 lorebook adds one matcher group per event it listens to, holding one command. Our entries
 are recognised by their command (an ``is_ours(command)`` predicate, so an older lorebook's
 entry is recognised too); everything else in the file is the user's and is kept as it is,
-in its order. Install is idempotent, uninstall is exact: a user's file written with 2-space
-indent and a trailing newline comes back byte for byte.
+in its order. Install is idempotent, uninstall is exact: the user's file comes back byte for
+byte (one written in another format than 2-space indent is kept, as it was, in the clone's
+``.lorebook/.state/originals/`` until uninstall gives it back).
 
 The pure functions take the predicate and the wanted groups; :class:`HookFile` binds them
 to one host's file, events and command, with the install, uninstall and check steps a
@@ -306,7 +307,10 @@ class HookFile:
         """
         path = repo / self.path
         data = self.load(path)
-        return write_changed(path, data, self.installed(data))
+        wanted = self.installed(data)
+        if path.exists() and wanted != data:
+            keep_original(repo, self.path, data)
+        return write_changed(path, data, wanted)
 
     def uninstall(self, repo: Path) -> tuple[bool, bool]:
         """Remove exactly lorebook's entries from the repository's file.
@@ -323,6 +327,8 @@ class HookFile:
         path = repo / self.path
         data = self.load(path)
         remaining = self.uninstalled(data)
+        if give_back_original(repo, self.path, data, remaining, keep=bool(remaining)):
+            return True, False
         return write_or_remove(path, data, remaining, keep=bool(remaining))
 
     def states(self, data: dict[str, Any]) -> Iterator[tuple[str, CheckState, list[Any]]]:
@@ -353,6 +359,53 @@ class HookFile:
             if found:
                 commands[event] = found[0]
         return commands
+
+
+def _original(repo: Path, rel: str) -> Path:
+    """Where install keeps a file as the user wrote it (``.lorebook/.state/``, per clone)."""
+    from lorebook.constants import KB_DIRNAME
+
+    return repo / KB_DIRNAME / ".state" / "originals" / rel
+
+
+def keep_original(repo: Path, rel: str, data: dict[str, Any]) -> None:
+    """Before install writes over it, keep the user's file when its format is not ours.
+
+    ``data`` is what the file at ``rel`` holds. :func:`give_back_original` gives the bytes
+    back at uninstall, so a file written with another indent or with one-line arrays comes
+    back byte for byte.
+    """
+    from lorebook.kb.fsutil import atomic_write_bytes
+
+    raw = (repo / rel).read_bytes()
+    kept = _original(repo, rel)
+    if raw != dump(data) and not kept.exists():
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(kept, raw)
+
+
+def give_back_original(
+    repo: Path, rel: str, data: dict[str, Any], remaining: dict[str, Any], *, keep: bool
+) -> bool:
+    """At uninstall, write the user's kept bytes when ``remaining`` is what they held.
+
+    Returns whether it did (the kept copy is dropped either way: used, or out of date
+    because the user changed the file since).
+    """
+    from lorebook.kb.fsutil import atomic_write_bytes
+
+    kept = _original(repo, rel)
+    if not kept.is_file():
+        return False
+    raw = kept.read_bytes()
+    kept.unlink()
+    try:
+        same = keep and remaining != data and json.loads(raw) == remaining
+    except ValueError:
+        return False
+    if same:
+        atomic_write_bytes(repo / rel, raw)
+    return bool(same)
 
 
 def write_changed(path: Path, data: dict[str, Any], wanted: dict[str, Any]) -> bool:

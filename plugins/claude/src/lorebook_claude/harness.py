@@ -47,8 +47,8 @@ class ClaudeHarness(Translating):
 
         Matcher groups, events and the ``hooks`` key that only our entries filled go with
         them. A file left holding ``{}`` is deleted, and ``.claude/`` too if it is then
-        empty. A user's file written with 2-space indent and a trailing newline comes back
-        byte for byte; any other formatting comes back as equal JSON.
+        empty. The user's file comes back byte for byte, whatever its formatting
+        (:func:`lorebook.hostkit.hookfile.keep_original`).
 
         Raises:
             LorebookError: the settings file is not valid JSON (nothing is written).

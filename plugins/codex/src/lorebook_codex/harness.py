@@ -60,9 +60,9 @@ class CodexHarness(Translating):
 
         Matcher groups, events and the ``hooks`` key that only our entries filled go with
         them. A file left holding ``{}`` is deleted, and ``.codex/`` too if it is then
-        empty. A user's file written with 2-space indent and a trailing newline comes back
-        byte for byte; any other formatting comes back as equal JSON. Trust records in the
-        user's Codex config are left alone (Codex ignores records of hooks that are gone).
+        empty. The user's file comes back byte for byte, whatever its formatting
+        (:func:`lorebook.hostkit.hookfile.keep_original`). Trust records in the user's Codex
+        config are left alone (Codex ignores records of hooks that are gone).
 
         Raises:
             LorebookError: the hooks file is not valid JSON (nothing is written).
