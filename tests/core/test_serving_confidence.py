@@ -228,3 +228,12 @@ def test_a_pointer_whose_description_opens_with_the_title_says_it_once() -> None
     # a title that corrects the quote's typo still says something: it stays
     typo = note("doc", "Add docstrings to spec files", "add doctrings to spec files", "body")
     assert pointer(typo).startswith("- Add docstrings to spec files: add doctrings")
+
+
+def test_a_failed_test_never_reads_as_its_threshold() -> None:
+    from lorebook.recall.serve import _vs
+
+    # "meaning 0.50 (needs >= 0.50)" beside a failed test: 0.4987 rounded up
+    assert _vs(0.4987, 0.5) == "0.499"
+    assert _vs(0.49999, 0.5) == "0.49999"
+    assert (_vs(0.5, 0.5), _vs(0.61, 0.5), _vs(0.45, 0.5)) == ("0.50", "0.61", "0.45")

@@ -117,12 +117,10 @@ def _logs_of(paths: KBPaths, session_id: str) -> list[Path]:
 
 
 _ORIGIN = re.compile(r"^(?P<harness>[a-z][a-z0-9-]*):(?P<session>.+?)(?::\d+)?$")
-"""A session named as lorebook prints it: ``claude:<id>`` (``extract``'s lines) or a note's
-origin, ``claude:<id>:<turn>``."""
 
 
 def session_named(paths: KBPaths, given: str) -> str:
-    """The session id ``given`` names: itself, or the id inside ``claude:<id>[:<turn>]``."""
+    """The session ``given`` names: itself, or ``<id>`` in ``claude:<id>[:<turn>]``."""
     if _logs_of(paths, given):
         return given
     origin = _ORIGIN.match(given)

@@ -123,12 +123,9 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
 
 
 def _reviewed_since(ctx: Context, served: Served) -> bool:
-    """Whether a note ``served`` holds as unreviewed has been reviewed since it was indexed.
+    """Whether a note ``served`` holds as unreviewed was reviewed (committed) since indexed.
 
-    A person who commits the notes during a session reviewed them: the prompt hook asks
-    :func:`lorebook.reviewstate.refresh` (which runs git only when git's files changed since
-    its last look) before it serves one as unreviewed, rather than waiting for the next
-    session to start.
+    :func:`lorebook.reviewstate.refresh` runs git only when git's files changed.
     """
     from lorebook.reviewstate import refresh
 

@@ -137,6 +137,14 @@ WHOLE_LEAD = 0.1
 on the other counts (see :func:`confidence`)."""
 
 
+def _vs(value: float, floor: float) -> str:
+    """``value``, with the decimals it takes not to read as ``floor`` (0.4987: 0.499)."""
+    digits = 2
+    while digits < 6 and value < floor <= round(value, digits):
+        digits += 1
+    return f"{value:.{digits}f}"
+
+
 def confidence(cand: Candidate) -> list[tuple[str, bool]]:
     """Why ``cand`` is, or is not, confident that it answers the prompt: (test, passed).
 
@@ -177,11 +185,11 @@ def confidence(cand: Candidate) -> list[tuple[str, bool]]:
             0 < cand.lexical_rank <= AGREEMENT_RANK and 0 < cand.semantic_rank <= AGREEMENT_RANK,
         ),
         (
-            f"relevance {cand.relevance:.2f} (needs >= {WHOLE_RELEVANCE:.2f})",
+            f"relevance {_vs(cand.relevance, WHOLE_RELEVANCE)} (needs >= {WHOLE_RELEVANCE:.2f})",
             two and cand.relevance >= WHOLE_RELEVANCE,
         ),
         (
-            f"meaning {cand.similarity:.2f} (needs >= {WHOLE_SIMILARITY:.2f})",
+            f"meaning {_vs(cand.similarity, WHOLE_SIMILARITY)} (needs >= {WHOLE_SIMILARITY:.2f})",
             two and cand.similarity >= WHOLE_SIMILARITY,
         ),
         (
@@ -189,7 +197,8 @@ def confidence(cand: Candidate) -> list[tuple[str, bool]]:
             cand.words >= CONFIDENT_WORDS,
         ),
         (
-            f"leads the next unsure note by {cand.lead:.2f} (needs >= {WHOLE_LEAD:.2f})",
+            f"leads the next unsure note by {_vs(cand.lead, WHOLE_LEAD)} "
+            f"(needs >= {WHOLE_LEAD:.2f})",
             cand.lead >= WHOLE_LEAD,
         ),
     ]
