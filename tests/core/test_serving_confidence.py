@@ -237,3 +237,14 @@ def test_a_failed_test_never_reads_as_its_threshold() -> None:
     assert _vs(0.4987, 0.5) == "0.499"
     assert _vs(0.49999, 0.5) == "0.49999"
     assert (_vs(0.5, 0.5), _vs(0.61, 0.5), _vs(0.45, 0.5)) == ("0.50", "0.61", "0.45")
+
+
+def test_a_pointer_does_not_end_on_the_colon_of_a_lead_in() -> None:
+    from lorebook.inject.render import pointer
+
+    lead = note(
+        "test-path", "Always use a dedicated test path",
+        "Always use a dedicated test path to avoid conflicts:", "```go\npath := t.TempDir()\n```",
+    )  # fmt: skip
+    line = pointer(lead)
+    assert "to avoid conflicts (read " in line, line

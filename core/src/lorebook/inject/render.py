@@ -129,9 +129,9 @@ def pointer(note: IndexedNote) -> str:
     """
     lines = [LABEL if is_unreviewed(note) else "", recheck(note), *errata_lines(note)]
     extra = "".join(f" [{line}]" for line in lines if line)
-    said = note.description
-    if not (_opens_with(note.description, note.title) or _holds(note.description, note.title)):
-        said = f"{note.title}: {note.description}"
+    said = note.description.rstrip().rstrip(":")  # a lead-in's colon: what follows is in it
+    if not (_opens_with(said, note.title) or _holds(said, note.title)):
+        said = f"{note.title}: {said}"
     return sanitize(f"- {said} (read {location(note)}){extra}")
 
 
