@@ -386,6 +386,18 @@ def test_what_a_shell_command_printed_in_claude_codes_bash_mode_is_not_the_perso
     assert [c.turns for c in find_teaching_moments(turns)] == [(2,)]
 
 
+def test_a_terminal_pasted_below_a_typed_line_is_not_the_persons_rule() -> None:
+    # a zsh prompt (user@host dir %) on the third line: what follows the command is its output
+    pasted = (
+        "I just ran the api client generation and the warnings are still there.\n\n"
+        "michael@laptop cipher-box % pnpm api:generate\n\n"
+        "> orval && node scripts/fix-orval-imports.mjs\n"
+        '\u25b2 [WARNING] "import.meta" is not available with the "cjs" output format\n\n'
+        '  You need to set the output format to "esm" for "import.meta" to work correctly.\n'
+    )
+    assert find_teaching_moments(turns_of(pasted, "Looking into it.")) == []
+
+
 CURSOR_BUILD = (
     "Implement the plan as specified, it is attached for your reference. Do NOT edit the plan "
     "file itself.\n\nTo-do's from the plan have already been created. Do not create them "

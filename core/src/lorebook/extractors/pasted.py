@@ -37,6 +37,9 @@ SHELL_PROMPT = re.compile(
 )
 """A shell prompt opening a line: ``$ cmd``, ``user@host:~/dir$ cmd``,
 ``(venv) user@host dir % cmd``."""
+_PROMPT_LINE = re.compile(SHELL_PROMPT.pattern.replace(r"^\s*", r"^[ \t]*"), re.MULTILINE)
+"""A line below the first that opens with a shell prompt (``user@host dir % pnpm build``):
+the person typed a few lines, then pasted the terminal."""
 PROMPT_INSIDE = re.compile(r"(?<![\w.@-])[\w.-]+@[\w.-]+:[~/][^\s$#]*[$#] ")
 """A shell prompt with its host and folder anywhere in a line (``... is this right?
 user@host:~/src$ python demo.py``): a terminal copy pasted after the words typed before it
@@ -82,14 +85,19 @@ def typed_first(text: str, at: int) -> bool:
 def terminal_copy(text: str, at: int = 0) -> bool:
     """True when offset ``at`` of the turn is inside a terminal copy.
 
-    The turn opens with a shell prompt line (a terminal session pasted whole), or a prompt
-    with its host and folder (:data:`PROMPT_INSIDE`) comes before ``at``, even in the middle
-    of a line: the person typed a few words and pasted the terminal after them. A line typed
+    The turn opens with a shell prompt line (a terminal session pasted whole), a line before
+    ``at`` does, or a prompt with its host and folder (:data:`PROMPT_INSIDE`) comes before
+    ``at``, even in the middle of a line: the person typed a few words and pasted the
+    terminal after them. A line typed
     below such a copy is read as part of it (a known loss: the LLM extractor's
     pre-selection still sends it).
     """
     head = text.lstrip().split("\n", 1)[0]
-    return bool(SHELL_PROMPT.match(head)) or PROMPT_INSIDE.search(text, 0, at) is not None
+    return (
+        bool(SHELL_PROMPT.match(head))
+        or PROMPT_INSIDE.search(text, 0, at) is not None
+        or _PROMPT_LINE.search(text, 0, at) is not None
+    )
 
 
 def log_like(text: str) -> bool:
