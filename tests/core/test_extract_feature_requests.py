@@ -135,6 +135,9 @@ def test_a_pronoun_after_a_condition_on_any_such_thing_states_a_general_rule() -
         # a modal question without an alternative asks for advice
         "Should I have a separate OPENAI_API_KEY for each environment?",
         "do we need .env.vercel? should it be folded into .env.production? why or why not?",
+        "ok i am setting up dns entries on cloudflare. should the dns entries have proxy mode "
+        "disabled?",
+        "Should we be using cursor?",
         # a sentence trailing off into a question asks
         "Rather than creating another project in vercel for staging... could we just use a"
         " single vercel project and its built-in environments?",

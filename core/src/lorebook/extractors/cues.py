@@ -44,12 +44,15 @@ TAG_QUESTION = re.compile(rf"[,.]\s*(?:right|correct|no|isn{_APOS}?t it|ok|yes)\
 """A statement asking for agreement: "..., right?"."""
 MODAL_QUESTION = re.compile(r"^(?:\w+,?\s+){0,2}?(?:should|must)\s+\S", _I)
 """A question about what ought to be ("should `x` be in tasks?")."""
-ADVICE_ASKED = re.compile(r"^(?:\w+,?\s+){0,2}?(?:should|must)\s+(?:i|it|this|that)\b", _I)
+ADVICE_ASKED = re.compile(
+    r"^(?:\w+,?\s+){0,2}?(?:should|must)\s+(?:i|it|this|that|we|the|these|those|there|my|our)\b",
+    _I,
+)
 """A modal question about the person's own step ("Should I have a separate key for each
-environment?") or the thing at hand ("should it be folded into .env.production?"): it asks
-for advice. About a named thing, or what we or you ought to do ("should `resolveRepoPath`
-be in tasks?"), or naming the alternative it rules out ("should I be creating a secret key
-for this instead?"), it carries a rule."""
+environment?"), ours ("Should we be using cursor?") or the thing at hand ("should the dns
+entries have proxy mode disabled?"): it asks for advice. About a named thing ("should
+`resolveRepoPath` be in tasks?"), what you ought to do, or naming the alternative it rules
+out ("should I be creating a secret key for this instead?"), it carries a rule."""
 POLITE_ORDER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|also|and|now|then|great|looks good|sounds good|yes|yep)[\s,.!]+)*"
     r"(?:can|could|would|will) you (?:please )?(?:update|add|change|make|write|create|set up"
