@@ -256,3 +256,17 @@ def test_a_claude_code_export_is_staged_as_claude(
     staged = load_log(kb_repo / row["log"])
     assert staged is not None
     assert staged.origin == f"claude:{row['session_id']}"
+
+
+def test_importing_the_same_file_again_says_it_is_unchanged(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    export = tmp_path / "chat.jsonl"
+    rows = [{"session_id": "again-1", "harness": "import"}, {"role": "user", "text": "hi"}]
+    export.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    first = cli("import", str(export), cwd=kb_repo)
+    assert first.stdout.startswith(f"imported {export}: 1 turns -> .lorebook/_sessions/")
+    again = cli("import", str(export), cwd=kb_repo)
+    assert again.exit_code == 0, again.stderr
+    assert again.stdout.startswith(f"unchanged {export}: staged before as .lorebook/_sessions/")
+    assert again.stdout.rstrip().endswith("nothing new")

@@ -198,8 +198,10 @@ def _report_staged(
         print_json(doc)
         return
     for s in staged:
-        what = f"{s.turns} turns -> {paths.rel(s.log)}" if s.changed else "already staged"
-        say(f"imported {s.source}: {what}")
+        if s.changed:
+            say(f"imported {s.source}: {s.turns} turns -> {paths.rel(s.log)}")
+        else:
+            say(f"unchanged {s.source}: staged before as {paths.rel(s.log)}, nothing new")
     for r in rejected:
         say(f"skipped {r.reason}")
     if not staged:
