@@ -209,3 +209,24 @@ def test_injected_note_text_is_sanitised(kb_repo: Path, monkeypatch: pytest.Monk
     assert "Cache keys carry the tenant" in answer["context"]
     assert "<system-reminder>" not in answer["context"]
     assert "\u200b" not in answer["context"]
+
+
+@pytest.mark.parametrize(
+    "prompt", ["how do we build the wheels? \ud800", "wheels \udcff cibuildwheel"]
+)
+def test_a_prompt_with_a_lone_surrogate_is_still_served(
+    kb_repo: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRunner, prompt: str
+) -> None:
+    # a JSON payload may escape a lone surrogate; argv decodes a stray byte to one
+    _topic_note(kb_repo, "wheel-builds", "Build the wheels with cibuildwheel",
+                "Build the release wheels with cibuildwheel, never by hand.")  # fmt: skip
+    subprocess.run(["git", "add", ".lorebook"], cwd=kb_repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "notes"], cwd=kb_repo, check=True)
+    reconcile(KBPaths(kb_repo))
+    answer = fire(kb_repo, monkeypatch, "Prompt", prompt=prompt)
+    assert answer is not None
+    assert "Build the wheels with cibuildwheel" in answer["context"]
+    assert not (kb_repo / ".lorebook/_logs/hook-errors.log").exists()
+    shown = cli("recall", prompt, "--json", cwd=kb_repo)
+    assert shown.exit_code == 0, shown.stderr
+    assert [n["title"] for n in shown.json()["notes"]] == ["Build the wheels with cibuildwheel"]

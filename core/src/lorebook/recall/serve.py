@@ -256,6 +256,7 @@ def rank_prompt(index: NoteIndex, prompt: str, *, semantic: bool = True) -> list
     """
     from lorebook.recall.dense import cosines, nearest
 
+    prompt = prompt.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate reads "?"
     tokens = tokenize(prompt)
     query = _query_vector(index, prompt) if semantic else None
     near = nearest(index, query, SEMANTIC_CANDIDATES) if query is not None else {}
