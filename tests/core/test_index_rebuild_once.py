@@ -52,3 +52,22 @@ def test_a_hand_written_note_with_edges_needs_one_rebuild(kb_repo: Path, cli: Cl
     again = cli("index", "rebuild", cwd=kb_repo)
     assert again.exit_code == 0
     assert "0 files changed" in again.stdout or "up to date" in again.stdout, again.stdout
+
+
+def test_a_damaged_index_file_is_rebuilt_not_an_internal_error(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    added = cli("note", "add", "--title", "Use uv to run the tests", "--description", "uv",
+                "--body", "Run the tests with `uv run pytest`.", "--kind", "tooling",
+                cwd=kb_repo)  # fmt: skip
+    assert added.exit_code == 0, added.stderr
+    index = kb_repo / ".lorebook/.cache/index.sqlite"
+    assert index.is_file()
+    index.write_bytes(b"not a database " * 400)  # a crash, a bad copy, a disk error
+    shown = cli("recall", "run the tests with uv", "--json", cwd=kb_repo)
+    assert shown.exit_code == 0, shown.stderr
+    assert [n["title"] for n in shown.json()["notes"]] == ["Use uv to run the tests"]
+    index.write_bytes(b"\x00" * 4096)
+    rebuilt = cli("index", "rebuild", cwd=kb_repo)
+    assert rebuilt.exit_code == 0, rebuilt.stderr
+    assert cli("lint", cwd=kb_repo).exit_code == 0

@@ -85,11 +85,7 @@ def _opens_with(body: str, description: str) -> bool:
 
 
 def _says(body: str, description: str) -> bool:
-    """True when ``body`` says ``description`` somewhere, quoted or not (spacing aside).
-
-    An extracted note's description is the rule's sentence, and its body the words around
-    it; a document's note quotes the sentence its title states.
-    """
+    """True when ``body`` says ``description`` somewhere, quoted or not (spacing aside)."""
     lines = [line.strip().lstrip(">").strip() for line in body.splitlines()]
     return _cut(description).casefold() in " ".join(" ".join(lines).split()).casefold()
 

@@ -158,12 +158,9 @@ def _as_indexed(path: str, note: IndexedNote) -> bool:
 def reviewed_first(
     notes: Sequence[ServedNote], unreviewed: str, count: int | None = None
 ) -> list[ServedNote]:
-    """The first ``count`` notes by rank (all when None): the reviewed ones, then the rest.
+    """The first ``count`` notes by rank (all: None), reviewed first; chosen before ordered.
 
-    ``unreviewed`` is ``recall.unreviewed``: ``pointer`` keeps them (to be served as
-    pointers), ``none`` drops them. The notes are chosen by rank before they are ordered: an
-    unreviewed note the ranker put first is served (as a pointer, after the reviewed ones),
-    not left out for a reviewed note that ranks below it.
+    ``unreviewed`` is ``recall.unreviewed``: ``pointer`` keeps them, ``none`` drops them.
     """
     if unreviewed == "none":
         notes = [n for n in notes if not is_unreviewed(n)]

@@ -123,10 +123,7 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
 
 
 def _reviewed_since(ctx: Context, served: Served) -> bool:
-    """Whether a note ``served`` holds as unreviewed was reviewed (committed) since indexed.
-
-    :func:`lorebook.reviewstate.refresh` runs git only when git's files changed.
-    """
+    """Whether a note ``served`` holds as unreviewed was committed since (asks ``refresh``)."""
     from lorebook.reviewstate import refresh
 
     waiting = {n.id for n in served.notes if is_unreviewed(n)}

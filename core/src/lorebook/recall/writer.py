@@ -7,6 +7,7 @@ only; numpy is used by the embedder, not here.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from itertools import repeat
 from operator import rshift
@@ -109,8 +110,14 @@ class IndexWriter(NoteIndex):
         """Embeds notes as they are written (None: the index is lexical only)."""
         refuse_links(path, SQLITE_FILES)  # SQLite would write through a committed link
         self.db = sqlite3.connect(path, timeout=10.0)
+        try:
+            self._migrate()
+        except sqlite3.DatabaseError:  # not a database, or a damaged one: the index is a cache
+            self.db.close()
+            for end in (end for end in SQLITE_FILES if os.path.exists(path + end)):
+                os.unlink(path + end)
+            self.db = sqlite3.connect(path, timeout=10.0)
         self.db.execute("PRAGMA page_size = 8192")  # fewer half-empty pages of note rows
-        self._migrate()
         self.db.executescript(_SCHEMA)
 
     def _migrate(self) -> None:
