@@ -44,6 +44,23 @@ def test_forget_session_takes_the_id_as_lorebook_prints_it(
     assert "removed .lorebook/_sessions/claude-abc-123-0f0f0f0f.json" in result.stdout
 
 
+@pytest.mark.parametrize("given", ["", "  ", "c"])
+def test_forget_session_never_matches_a_piece_of_an_id(
+    kb_repo: Path, cli: CliRunner, given: str
+) -> None:
+    # "" was in every file and "c" in most: every LLM trace that held it was deleted
+    traces = kb_repo / ".lorebook/_logs/llm"
+    traces.mkdir(parents=True)
+    (traces / "curate-1.json").write_text('{"origin": "claude:abc-123:4"}')
+    note = cli("note", "add", "--title", "Cache the client", "--description", "cache",
+               "--kind", "convention", "--derived-from", "claude:abc-123:4", cwd=kb_repo)  # fmt: skip
+    assert note.exit_code == 0, note.stderr
+    result = cli("forget-session", given, cwd=kb_repo)
+    assert result.exit_code in (1, 2), result.stdout
+    assert (traces / "curate-1.json").is_file()
+    assert "note citing it" not in result.stdout
+
+
 def test_scan_of_a_missing_file_fails_before_scanning(kb_repo: Path, cli: CliRunner) -> None:
     result = cli("scan", "nope.txt", cwd=kb_repo)
     assert result.exit_code == 1

@@ -138,7 +138,7 @@ def forget_session(paths: KBPaths, session_id: str) -> ForgetReport:
     from lorebook.capture.stage import lock_path, log_files, tally_path
     from lorebook.inject.state import _state_file
 
-    session_id = session_named(paths, session_id)
+    session_id = session_named(paths, session_id.strip())
     report = ForgetReport()
     stems = []
     for path in _logs_of(paths, session_id):
@@ -166,15 +166,19 @@ def forget_session(paths: KBPaths, session_id: str) -> ForgetReport:
     return report
 
 
+def _named(session_id: str) -> re.Pattern[str]:
+    """The session id as a whole token: ``s1`` is not in ``s10``, nor ``c`` in every file."""
+    return re.compile(rf"(?<![\w-]){re.escape(session_id)}(?![\w-])")
+
+
 def _mentions(path: Path, session_id: str) -> bool:
     try:
-        return session_id in path.read_text(encoding="utf-8", errors="replace")
+        return bool(_named(session_id).search(path.read_text(encoding="utf-8", errors="replace")))
     except OSError:
         return False
 
 
 def _list_citations(paths: KBPaths, session_id: str, report: ForgetReport) -> None:
-    needle = f":{session_id}"
     for folder, bucket in (
         (paths.nodes, report.notes_citing),
         (paths.conflicts, report.conflicts_quoting),
@@ -186,5 +190,5 @@ def _list_citations(paths: KBPaths, session_id: str, report: ForgetReport) -> No
                 text = path.read_text(encoding="utf-8")
             except OSError:
                 continue
-            if needle in text or session_id in text:
+            if _named(session_id).search(text):
                 bucket.append(paths.rel(path))

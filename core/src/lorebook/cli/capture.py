@@ -251,7 +251,13 @@ def forget_command(
     quote it are listed for you to delete (they are never rewritten silently).
     """
     from lorebook.capture.retention import forget_session
+    from lorebook.errors import UsageError
 
+    if not session_id.strip():
+        raise UsageError(
+            "forget-session: the session id is empty",
+            hint="give the id `lorebook extract` printed (claude:<id>) or a note's origin",
+        )
     paths = repo_paths(ctx)
     report = forget_session(paths, session_id)
     if not (report.removed or report.notes_citing or report.conflicts_quoting):
