@@ -198,6 +198,7 @@ DUPLICATES = [
     ("Never skip the pre-commit hooks", "Always run the pre-commit hooks"),
     ("Don't use flake8, use ruff", "Use ruff instead of flake8"),
     ("Run the test suite with `uv run pytest`", "Run tests with `uv run pytest`"),
+    ("Never write docstrings in spec files", "Never write doctrings in spec files"),  # a typo
 ]
 
 
@@ -226,6 +227,23 @@ def test_different_objects_are_not_merged() -> None:
     assert compare(
         Claim.of("Use uv for packaging"), Claim.of("Use pip for packaging")
     ).relation == ("unrelated")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "Never deploy the bravo service on Fridays",
+            "Never deploy the charlie service on Fridays",
+        ),
+        ("Always run the tests before committing", "Always run the tests before pushing"),
+    ],
+)
+def test_one_rule_about_two_things_is_two_notes(old: str, new: str) -> None:
+    # word for word the same but one word in one place: the same rule for another object,
+    # merged, the note's title named one service and its body listed ten
+    verdict = compare(Claim.of(new, kind="prohibition"), Claim.of(old, kind="prohibition"))
+    assert verdict.relation == "unrelated", verdict
 
 
 def test_a_prohibition_without_a_negator_is_negative() -> None:

@@ -1,49 +1,42 @@
 """How alike two claims are, and whether they contradict: the rules curator's judgment.
 
 A *claim* is a note's or a proposal's title (what it says) and description (when it
-applies). Both are reduced to features:
+applies), reduced to features:
 
-- **Terms**: lower-cased words with English stopwords, negations and polarity-neutral cue
-  words (``always``, ``use``, ``prefer``, ``instead``, ``enable``) removed and the light
-  stemmer of :mod:`lorebook.kb.similarity` applied; plus **identifiers**, kept whole: a
-  backticked span (```db.session.commit()```), or a word shaped like code (``_ . / : @ =
-  #`` inside, a digit, camelCase, a leading ``-`` as in ``--no-verify``).
+- **Terms**: lower-cased words without English stopwords, negations and polarity-neutral
+  cues (``always``, ``use``, ``prefer``, ``instead``, ``enable``), lightly stemmed
+  (:mod:`lorebook.kb.similarity`); **identifiers** are kept whole: a backticked span, or a
+  word shaped like code (``_ . / : @ = #`` inside, a digit, camelCase, a leading ``-``).
 - **Keys**: the identifiers, and the object of a verb that names a choice (the word after
-  ``use``, ``run``, ``call``, ``install``, ``prefer``, ``with``, ``via``): what the claim is
-  about, as opposed to how it is worded.
+  ``use``, ``run``, ``call``, ``install``, ``prefer``, ``with``, ``via``).
 - **Polarity**: ``-1`` when the title holds an odd number of negators (``not``, ``never``,
   ``no``, ``avoid``, ``skip``, ``ignore``, ``omit``, ``forget``, ``disable``, ``forbid``,
-  ``prohibit``; ``don't`` is read as ``do not``), else ``+1``; so "never skip the hooks"
-  agrees with "always run the hooks". A ``prohibition`` with no negator in its title is
-  negative.
+  ``prohibit``; ``don't`` is ``do not``), else ``+1`` ("never skip the hooks" agrees with
+  "always run the hooks"); a ``prohibition`` with no negator in its title is negative.
 - **Stances**: per clause (split at ``, ; : ! ? ( )``, a sentence end, a dash, ``but``), each
   key takes the clause's polarity; ``X instead of Y``, ``X rather than Y`` and ``prefer X
-  over/to Y`` give X the clause's polarity and Y the opposite one. A claim is *mixed* when it
-  holds such a pair or clauses of both polarities ("don't use flake8, use ruff").
+  over/to Y`` give Y the opposite one. A claim is *mixed* when it holds such a pair or
+  clauses of both polarities ("don't use flake8, use ruff").
 
 Similarity is the weighted Jaccard index of two term sets (identifiers weigh
-:data:`IDENTIFIER_WEIGHT`, other terms 1), taken as the larger of title-only and
-title-plus-description, so a differently worded description does not hide the same title.
+:data:`IDENTIFIER_WEIGHT`), the larger of title-only and title-plus-description.
 
 The rules, in order (see :func:`compare`):
 
-1. Either claim mixed: a key with opposite stances in the two claims (one prefers what the
-   other rejects) at similarity >= :data:`SUBJECT_THRESHOLD` is a **contradiction**
-   ("use ruff instead of flake8" vs "use flake8 instead of ruff"). Opposite stances below
-   it: unrelated. No opposite stance: go on to 3.
+1. Either claim mixed: a key with opposite stances at similarity >= :data:`SUBJECT_THRESHOLD`
+   is a **contradiction** ("use ruff instead of flake8" vs "use flake8 instead of ruff");
+   below it, unrelated; no opposite stance: go on to 3.
 2. Opposite polarity: a **contradiction** when similarity >= :data:`SUBJECT_THRESHOLD` and
-   the titles are not a *substitution* (each title holds a term the other lacks), unless
-   they share an identifier and not both sides add a key of their own: "use uv to install
-   dependencies" and "do not use pip to install dependencies" swap uv for pip and agree,
-   while "call `session.commit()` at the end of a request" and "never call
-   `session.commit()` inside request handlers" pin one identifier and disagree. Otherwise
-   unrelated (opposite claims are never merged).
-3. Same polarity (or mixed claims without opposite stances): a **duplicate** when
-   similarity >= :data:`DUPLICATE_THRESHOLD`, both claims have the same type, and not both
-   titles hold a key the other lacks ("use uv ..." vs "use pip ..." are two notes).
+   the titles are not a *substitution* (each holds a term the other lacks) unless they share
+   an identifier and not both add a key: "use uv to install dependencies" and "do not use
+   pip to install dependencies" agree, "call `session.commit()` at the end of a request"
+   and "never call `session.commit()` inside request handlers" disagree. Else unrelated.
+3. Same polarity: a **duplicate** when similarity >= :data:`DUPLICATE_THRESHOLD`, both have
+   the same type, and they do not name different objects: not both titles hold a key the
+   other lacks ("use uv ..." vs "use pip ..."), and they are not word for word the same but
+   one word in one place ("the bravo service" vs "the charlie service").
 
-Errors cost differently: a false contradiction asks a person one question (a conflict file);
-a missed one adds a second note that ``git diff`` shows beside the first.
+A false contradiction asks a person one question; a missed one adds a second note.
 """
 
 from __future__ import annotations
@@ -51,6 +44,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Literal
 
 from lorebook.kb.similarity import stem
@@ -229,6 +223,7 @@ class Claim:
     stances: tuple[tuple[str, int], ...]
     mixed: bool
     type: str = ""
+    title_words: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, title: str, description: str = "", *, kind: str = "", type: str = "") -> Claim:
@@ -242,6 +237,7 @@ class Claim:
         words = {t.word for t in title_tokens}
         positive_cue = next((c for c in POSITIVE_CUES if c in words), "")
         return cls(
+            title_words=tuple(t.word.lower() for t in title_tokens),
             title_terms=frozenset(t.term for t in title_tokens if t.term),
             terms=frozenset(t.term for t in all_tokens if t.term),
             identifiers=frozenset(t.term for t in all_tokens if t.term and t.identifier),
@@ -327,7 +323,12 @@ def _substitution(new: Claim, old: Claim) -> bool:
 
 
 def _own_keys(new: Claim, old: Claim) -> bool:
-    """True when both titles hold a key the other lacks (different objects: uv vs pip)."""
+    """True when the titles name different objects (rule 3); not a word spelt two ways."""
+    pairs = list(zip(new.title_words, old.title_words, strict=False))
+    slots = [(a, b) for a, b in pairs if a != b]
+    if len(new.title_words) == len(old.title_words) >= 4 and len(slots) == 1:
+        (a, b), *_ = slots
+        return a[:4] != b[:4] and SequenceMatcher(None, a, b).ratio() < 0.75
     return bool(new.keys - old.title_terms) and bool(old.keys - new.title_terms)
 
 

@@ -196,9 +196,8 @@ def recall(
     """Rank every configured store for ``query`` as the prompt hook would; one document.
 
     Each note says how the hook serves it (``served``) and why (``confidence``); with
-    ``explain``, ``ranking`` holds the raw ranking's first candidates, served or not. The
-    hook is ``harness``'s: a note derived from a file in ``loaded`` (what that host loads by
-    itself) is not served.
+    ``explain``, ``ranking`` holds the raw ranking's first candidates, served or not. As
+    ``harness``'s hook: no note derived from a file in ``loaded`` (that host loads it).
 
     Raises:
         UnknownProviderError: ``stores:`` names a store no plugin provides.

@@ -71,8 +71,7 @@ def body_lines(note: IndexedNote) -> list[str]:
 
 def _cut(text: str) -> str:
     """``text`` on one line, without the ellipsis a cut description ends with."""
-    said = " ".join(text.split())
-    return said.removesuffix("\u2026").removesuffix("...").rstrip()
+    return " ".join(text.split()).removesuffix("\u2026").removesuffix("...").rstrip()
 
 
 def _opens_with(body: str, description: str) -> bool:
