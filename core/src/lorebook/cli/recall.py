@@ -98,7 +98,6 @@ def host_loads(paths: KBPaths, harness: str | None) -> tuple[str | None, frozens
     from lorebook.plugins import get_plugins
 
     wired = list(load_config(paths).harnesses)
-
     if harness is not None and harness not in wired:
         raise UsageError(
             f"--harness {harness}: not wired in this repository (wired: "
