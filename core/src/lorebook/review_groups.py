@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from lorebook.constants import KB_DIRNAME
+from lorebook.models.session import session_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -36,7 +37,6 @@ QUOTE_CHARS = 300
 """The evidence shown for one note is cut to this many characters."""
 
 _HARVEST = re.compile(r"^([a-z0-9][a-z0-9_-]*-memory):")
-_SESSION = re.compile(r"^([a-z][a-z0-9_-]*):([^:/#@\s.]+)(?::\d+)?$")
 
 
 def origin_key(derived_from: Sequence[str], written_by: str | None = None) -> str:
@@ -55,9 +55,9 @@ def origin_key(derived_from: Sequence[str], written_by: str | None = None) -> st
     harvest = _HARVEST.match(first)
     if harvest:
         return f"harvest:{harvest.group(1)}"
-    session = _SESSION.match(first)
-    if session and session.group(1) != "bootstrap":
-        return f"session:{session.group(1)}:{session.group(2)}"
+    session = session_of(first)
+    if session is not None:
+        return f"session:{session[0]}:{session[1]}"
     path = first.removeprefix("bootstrap:")
     return f"document:{re.split(r'[#@]', path, maxsplit=1)[0] or path}"
 

@@ -43,7 +43,7 @@ class Status:
     extracted_sessions: int = 0
     """Sessions extracted whose proposals `lorebook curate` has not consumed yet."""
     proposals_to_curate: int = 0
-    """The proposals those sessions hold."""
+    """The proposals those sessions hold (``left_for_review``'s extraction ``pending``)."""
     failed_sessions: int = 0
     failures: list[dict[str, str]] = field(default_factory=list)
     open_conflicts: int = 0
@@ -89,15 +89,13 @@ def _count_sessions(paths: KBPaths, status: Status) -> None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             state, error = data.get("status"), data.get("error")
-            harness, proposals = data.get("harness"), data.get("proposals")
+            harness = data.get("harness")
         except (OSError, ValueError, AttributeError):
-            state, error = "failed", "the session log is unreadable"
-            harness, proposals = None, None
+            state, error, harness = "failed", "the session log is unreadable", None
         if state == "pending":
             status.pending_sessions += 1
         elif state == "extracted" and harness != "bootstrap" and not is_harvest(harness):
             status.extracted_sessions += 1  # bootstrap and harvest: left_for_review counts
-            status.proposals_to_curate += len(proposals) if isinstance(proposals, list) else 0
         elif state == "failed":
             status.failed_sessions += 1
             message = str(error or "no error recorded").splitlines()[0][:200]
@@ -147,6 +145,7 @@ def compute_status(paths: KBPaths, budget: int, harnesses: list[str]) -> Status:
     from lorebook.bootstrap.counts import left_for_review
 
     status.left_for_review = left_for_review(paths)
+    status.proposals_to_curate = status.left_for_review["extraction"]["pending"]
     report = lint(paths, budget, snap)
     remember_lint(paths, report)
     status.lint_errors = len(report.errors)

@@ -4,14 +4,13 @@
   ``<host>-memory``) or extraction (any other) that curation has not consumed yet;
 - ``unreviewed``: notes git sees as new or changed since ``HEAD`` that cite a document
   bootstrap read (``<path>#<section>``), a host's memory (``<host>-memory:...``) or a
-  session's turn (``<harness>:<session>:<turn>``);
+  session (:func:`lorebook.models.session.session_of`);
 - ``conflicts``: open conflict files whose proposal came from one of them.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -31,17 +30,15 @@ def is_harvest(harness: object) -> bool:
     )
 
 
-_SESSION_ORIGIN = re.compile(r"^[a-z][a-z0-9-]*:[^#\s]+:\d+$")
-"""A turn of a session, as extraction cites it: ``<harness>:<session>:<turn>``."""
-
-
 def _source(origin: str, documents: set[str]) -> str | None:
     if ":" in origin and is_harvest(origin.split(":", 1)[0]):
         return "harvest"
     path = origin.split("#", 1)[0].split("@", 1)[0]
     if path in documents:
         return "bootstrap"
-    return "extraction" if _SESSION_ORIGIN.match(origin) else None
+    from lorebook.models.session import session_of
+
+    return "extraction" if session_of(origin) is not None else None
 
 
 def _pending(paths: KBPaths, counts: dict[str, dict[str, int]]) -> None:

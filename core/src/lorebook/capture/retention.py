@@ -116,15 +116,14 @@ def _logs_of(paths: KBPaths, session_id: str) -> list[Path]:
     return found
 
 
-_ORIGIN = re.compile(r"^(?P<harness>[a-z][a-z0-9-]*):(?P<session>.+?)(?::\d+)?$")
-
-
 def session_named(paths: KBPaths, given: str) -> str:
     """The session ``given`` names: itself, or ``<id>`` in ``claude:<id>[:<turn>]``."""
+    from lorebook.models.session import session_of
+
     if _logs_of(paths, given):
         return given
-    origin = _ORIGIN.match(given)
-    return origin.group("session") if origin else given
+    origin = session_of(given)
+    return origin[1] if origin else given
 
 
 def forget_session(paths: KBPaths, session_id: str) -> ForgetReport:
@@ -139,6 +138,7 @@ def forget_session(paths: KBPaths, session_id: str) -> ForgetReport:
     from lorebook.inject.state import _state_file
 
     session_id = session_named(paths, session_id.strip())
+    named = re.compile(rf"(?<![\w-]){re.escape(session_id)}(?![\w-])")  # s1 is not in s10
     report = ForgetReport()
     stems = []
     for path in _logs_of(paths, session_id):
@@ -156,29 +156,24 @@ def forget_session(paths: KBPaths, session_id: str) -> ForgetReport:
         # sessions, so any trace that quotes the session goes too.
         candidates += [
             p for p in sorted(llm.iterdir())
-            if any(p.name.startswith(s) for s in stems) or _mentions(p, session_id)
+            if any(p.name.startswith(s) for s in stems) or _mentions(p, named)
         ]  # fmt: skip
     for path in candidates:
         if path.exists():
             path.unlink()
             report.removed.append(paths.rel(path))
-    _list_citations(paths, session_id, report)
+    _list_citations(paths, named, report)
     return report
 
 
-def _named(session_id: str) -> re.Pattern[str]:
-    """The session id as a whole token: ``s1`` is not in ``s10``, nor ``c`` in every file."""
-    return re.compile(rf"(?<![\w-]){re.escape(session_id)}(?![\w-])")
-
-
-def _mentions(path: Path, session_id: str) -> bool:
+def _mentions(path: Path, named: re.Pattern[str]) -> bool:
     try:
-        return bool(_named(session_id).search(path.read_text(encoding="utf-8", errors="replace")))
+        return bool(named.search(path.read_text(encoding="utf-8", errors="replace")))
     except OSError:
         return False
 
 
-def _list_citations(paths: KBPaths, session_id: str, report: ForgetReport) -> None:
+def _list_citations(paths: KBPaths, named: re.Pattern[str], report: ForgetReport) -> None:
     for folder, bucket in (
         (paths.nodes, report.notes_citing),
         (paths.conflicts, report.conflicts_quoting),
@@ -190,5 +185,5 @@ def _list_citations(paths: KBPaths, session_id: str, report: ForgetReport) -> No
                 text = path.read_text(encoding="utf-8")
             except OSError:
                 continue
-            if _named(session_id).search(text):
+            if named.search(text):
                 bucket.append(paths.rel(path))

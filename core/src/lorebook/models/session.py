@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,6 +21,25 @@ class LoggedToolCall(BaseModel):
     input: dict[str, object] = Field(default_factory=dict)
     result_excerpt: str | None = None
     is_error: bool = False
+
+
+_SESSION_ORIGIN = re.compile(r"^([a-z][a-z0-9_-]*):([^:/#@\s.]+)(?::\d+)?$")
+
+
+def session_of(origin: str) -> tuple[str, str] | None:
+    """``(harness, session)`` when ``origin`` names a session or a turn of it, else None.
+
+    A session is cited ``<harness>:<session>`` and a turn of it ``<harness>:<session>:<turn>``
+    (what extraction records and notes keep in ``lb_derived_from``); ``bootstrap:<path>`` names
+    a document.
+
+    >>> session_of("claude:5f2c:14"), session_of("AGENTS.md#testing"), session_of("bootstrap:x")
+    (('claude', '5f2c'), None, None)
+    """
+    found = _SESSION_ORIGIN.match(origin)
+    if found is None or found.group(1) == "bootstrap":
+        return None
+    return found.group(1), found.group(2)
 
 
 class LoggedTurn(BaseModel):
