@@ -128,13 +128,27 @@ def test_an_unknown_store_fails_naming_the_valid_ones(kb_repo: Path, cli: Any) -
     _config_stores(kb_repo, "[nonexistent]")
     out = cli("recall", "anything", cwd=kb_repo)
     assert out.exit_code == 1
-    assert "unknown store 'nonexistent'; valid names: markdown, personal" in out.stderr
+    # Read from the config file: the error says which file and key hold the name.
+    where = "(.lorebook/config.yaml, key 'stores')"
+    assert f"unknown store 'nonexistent' {where}; valid names: markdown, personal" in out.stderr
     added = cli(
         "note", "add", "--store", "nowhere", "--title", "t", "--description", "d",
         "--kind", "gotcha", cwd=kb_repo,
     )  # fmt: skip
     assert added.exit_code == 2  # named on the command line: a usage error
     assert "unknown store 'nowhere'; valid names: markdown, personal" in added.stderr
+
+
+def test_an_unknown_extractor_in_the_config_names_the_file_and_key(kb_repo: Path, cli: Any) -> None:
+    config = kb_repo / ".lorebook/config.yaml"
+    config.write_text(config.read_text().replace("extractor: rules", "extractor: rulez"))
+    out = cli("extract", cwd=kb_repo)
+    assert out.exit_code == 1
+    assert (
+        "unknown extractor 'rulez' (.lorebook/config.yaml, key 'extraction.extractor')"
+        in out.stderr
+    )
+    assert "provides an extractor named 'rulez'" in out.stderr
 
 
 def test_personal_notes_take_no_file_dependencies(kb_repo: Path, cli: Any) -> None:

@@ -228,13 +228,19 @@ class Plugins:
         """Return the harness called ``name``, or fail listing the valid names."""
         return _pick(self.harnesses(), name, "harness")
 
-    def store(self, name: str) -> StoreSpec:
-        """Return the store called ``name``, or fail listing the valid names."""
-        return _pick(self.stores(), name, "store")
+    def store(self, name: str, *, named_in: str | None = None) -> StoreSpec:
+        """Return the store called ``name``, or fail listing the valid names.
 
-    def extractor(self, name: str) -> ExtractorSpec:
-        """Return the extractor called ``name``, or fail listing the valid names."""
-        return _pick(self.extractors(), name, "extractor")
+        ``named_in`` says where the name was read (a file and key), for the error.
+        """
+        return _pick(self.stores(), name, "store", named_in)
+
+    def extractor(self, name: str, *, named_in: str | None = None) -> ExtractorSpec:
+        """Return the extractor called ``name``, or fail listing the valid names.
+
+        ``named_in`` says where the name was read (a file and key), for the error.
+        """
+        return _pick(self.extractors(), name, "extractor", named_in)
 
     def curator(self, name: str) -> CuratorSpec:
         """Return the curator called ``name``, or fail listing the valid names."""
@@ -340,19 +346,22 @@ def _install_hint(name: str, kind: str) -> str:
             f"install its plugin: pip install lorebook-{name} "
             f"(or pipx inject lorebook lorebook-{name})"
         )
+    article = "an" if kind[0] in "aeiou" else "a"
     return (
-        f"no plugin of ours provides a {kind} named {name!r}; check the spelling, or "
+        f"no plugin of ours provides {article} {kind} named {name!r}; check the spelling, or "
         "install the third-party plugin that does (`lorebook plugins` lists what is installed)"
     )
 
 
-def _pick(table: Mapping[str, SpecT], name: str, kind: str) -> SpecT:
+def _pick(table: Mapping[str, SpecT], name: str, kind: str, named_in: str | None = None) -> SpecT:
     try:
         return table[name]
     except KeyError:
         valid = ", ".join(table) or "none installed"
+        where = f" ({named_in})" if named_in else ""
         raise UnknownProviderError(
-            f"unknown {kind} {name!r}; valid names: {valid}", hint=_install_hint(name, kind)
+            f"unknown {kind} {name!r}{where}; valid names: {valid}",
+            hint=_install_hint(name, kind),
         ) from None
 
 

@@ -454,8 +454,9 @@ async def extract_pending(
 
         plugins = get_plugins()
     name = extractor_name or config.extraction.extractor
+    named_in = None if extractor_name else f"{paths.rel(paths.config)}, key 'extraction.extractor'"
     extractor = build_extractor(
-        plugins.extractor(name), config=config, paths=paths, plugins=plugins
+        plugins.extractor(name, named_in=named_in), config=config, paths=paths, plugins=plugins
     )
     run = _Run(
         paths=paths,

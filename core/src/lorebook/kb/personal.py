@@ -68,7 +68,8 @@ def open_stores(paths: KBPaths, config: Config) -> dict[str, NoteStore]:
     from lorebook.plugins import get_plugins
 
     plugins = get_plugins()
-    specs = [plugins.store(name) for name in config.stores]  # every name checked first
+    named_in = f"{paths.rel(paths.config)}, key 'stores'"
+    specs = [plugins.store(name, named_in=named_in) for name in config.stores]  # all checked first
     return {spec.name: spec.factory(paths.repo) for spec in specs}
 
 
