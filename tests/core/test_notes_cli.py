@@ -70,6 +70,23 @@ def test_note_show_prints_the_file_and_json(kb_repo: Path, cli: CliRunner) -> No
     assert "no note with id 'practice-nope'" in missing.stderr
 
 
+def test_note_show_names_the_file_whose_lb_id_was_edited(kb_repo: Path, cli: CliRunner) -> None:
+    # `note list` reads lb_id; `note show` finds files by name. A hand-edited lb_id left
+    # show saying only "no note with id", though list showed that very id.
+    cli("note", "add", *TEN_NOTES[0], cwd=kb_repo)
+    path = kb_repo / ".lorebook/nodes/convention" / f"{TEN_IDS[0]}.md"
+    path.write_text(path.read_text().replace(f"lb_id: {TEN_IDS[0]}", "lb_id: convention-renamed"))
+    listed = cli("note", "list", "--json", cwd=kb_repo).json()
+    assert [n["id"] for n in listed["notes"]] == ["convention-renamed"]
+    shown = cli("note", "show", "convention-renamed", cwd=kb_repo)
+    assert shown.exit_code == 1
+    assert "no note with id 'convention-renamed'" in shown.stderr
+    assert f".lorebook/nodes/convention/{TEN_IDS[0]}.md has lb_id 'convention-renamed'" in (
+        shown.stderr
+    )
+    assert "rename it to convention-renamed.md" in shown.stderr
+
+
 def test_note_add_json_prints_exactly_one_document(kb_repo: Path, cli: CliRunner) -> None:
     result = cli("note", "add", *TEN_NOTES[2], "--json", cwd=kb_repo)
     assert result.json() == {

@@ -277,7 +277,8 @@ def show(
         if not successors:
             hint = "it was retired, and leads to no note now" if note_id in ledger else None
             raise LorebookError(
-                f"no note with id {note_id!r}", hint=hint or "`lorebook note list` shows the ids"
+                f"no note with id {note_id!r}",
+                hint=hint or _misnamed(paths, note_id) or "`lorebook note list` shows the ids",
             )
         _show_retired(paths, store, note_id, successors, json_output)
         return
@@ -293,6 +294,21 @@ def show(
         )
         return
     write_text((paths.nodes / rel).read_text(encoding="utf-8"))
+
+
+def _misnamed(paths: KBPaths, note_id: str) -> str | None:
+    """Where a file whose lb_id is ``note_id`` but whose name is not lives, if one does."""
+    from lorebook.kb.store import load_snapshot
+
+    for stored in load_snapshot(paths).mismatched:
+        if stored.note.id == note_id:
+            where = f"{paths.rel(paths.nodes)}/{stored.path.as_posix()}"
+            return (
+                f"{where} has lb_id {note_id!r} but another file name; a note's file is "
+                f"named after its id: rename it to {note_id}.md, or set its lb_id to "
+                f"{stored.path.stem!r}"
+            )
+    return None
 
 
 def _show_retired(
