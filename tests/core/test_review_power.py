@@ -70,6 +70,20 @@ def test_accept_by_path_all_and_an_unknown_note(deny_note: Path, cli: CliRunner)
     assert cli("review", "--accept", "all", "--json", cwd=deny_note).json()["accepted"] == []
 
 
+def test_a_damaged_review_file_is_kept_aside_not_overwritten(
+    deny_note: Path, cli: CliRunner, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = deny_note / ".lorebook/.state/reviewed.json"
+    state.write_text('{"practice-other": "' + "ab" * 32 + '",\n')  # a write cut short
+    damaged = state.read_bytes()
+    accepted = cli("review", "--accept", "practice-no-force-push", cwd=deny_note)
+    assert accepted.exit_code == 0, accepted.stderr
+    aside = state.with_name("reviewed.json.damaged")
+    assert aside.read_bytes() == damaged  # what it held is still there to mend
+    assert list(reviewstate.reviews(str(deny_note / ".lorebook"))) == ["practice-no-force-push"]
+    assert "kept it as reviewed.json.damaged" in caplog.text
+
+
 def test_a_committed_note_is_reviewed_at_the_next_session_start(
     deny_note: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

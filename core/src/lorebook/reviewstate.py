@@ -102,8 +102,38 @@ def _save(kb_root: str, state: Mapping[str, str]) -> None:
 
     from lorebook.kb.fsutil import atomic_write_text
 
+    _set_aside_if_damaged(state_path(kb_root))
     text = json.dumps(dict(sorted(state.items())), indent=1) + "\n"  # one note a line
     atomic_write_text(Path(state_path(kb_root)), text)
+
+
+def _set_aside_if_damaged(path: str) -> None:
+    """Move a file :func:`reviews` could not read to ``<name>.damaged``, with one warning.
+
+    Read as no review at all (fail closed), it would otherwise be replaced by the next
+    write, and the reviews it held lost without a word; set aside, a person can mend it.
+    """
+    from lorebook.bounds import read_bounded
+
+    try:
+        if isinstance(json.loads(read_bounded(path, MAX_BYTES)), dict):
+            return
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError):
+        pass
+    try:
+        os.replace(path, path + ".damaged")
+    except OSError:
+        return
+    import logging
+
+    logging.getLogger(__name__).warning(
+        "lorebook: %s could not be read as reviews; kept it as %s.damaged and started anew "
+        "(committed notes count as reviewed again at the next check)",
+        path,
+        os.path.basename(path),
+    )
 
 
 def _locked(kb_root: str) -> AbstractContextManager[None]:
