@@ -79,6 +79,27 @@ def test_unchanged_transcript_changes_nothing_and_growth_reads_only_new_turns(
     assert log.transcript_hash != json.loads(before)["transcript_hash"]
 
 
+def test_a_transcript_with_no_turn_stages_no_log_and_a_later_turn_is_read(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    # A Stop pointed at a file that holds no session (damaged, or not a transcript) left an
+    # empty log that `status` counted as a pending session and `extract` then read.
+    ref = tmp_path / "t.jsonl"
+    ref.write_text('not json at all\n{"broken": \n')
+    paths = KBPaths(kb_repo)
+    result = capture_session(paths, ClaudeHarness(), "claude", SID, str(ref))
+    assert not result.changed
+    assert not any(path.exists() for path in log_files(result.path))
+    assert "sessions: 0 pending" in cli("status", cwd=kb_repo).stdout
+    with ref.open("a") as handle:
+        handle.write(_user_line("always run the linter before you commit", "u-1"))
+    later = capture_session(paths, ClaudeHarness(), "claude", SID, str(ref))
+    log = load_log(later.path)
+    assert log is not None
+    assert [t.text for t in log.turns] == ["always run the linter before you commit"]
+    assert "sessions: 1 pending" in cli("status", cwd=kb_repo).stdout
+
+
 def test_secrets_and_private_blocks_never_reach_disk(kb_repo: Path, tmp_path: Path) -> None:
     ref = tmp_path / "s.jsonl"
     secret_id, secret_key = "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"

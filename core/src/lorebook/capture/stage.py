@@ -197,7 +197,7 @@ def capture_session(
     with kb_lock(lock_path(paths, target.stem), timeout=30):
         header = _current_header(target)
         start = int(header["transcript_length"]) if header else 0
-        new = header is None or end > start  # else nothing new, or a newer capture
+        first, new = header is None, header is None or end > start  # else nothing new
         if new:
             header = header or new_header(harness_name, session_id)
             finish = _finisher(paths, entry_points)
@@ -208,6 +208,9 @@ def capture_session(
             size, added, added_injected = staged.append_body(
                 target, committed, _lines(read, header, finish)
             )
+            if first and not added:  # no turn to keep (not a transcript): no log to extract
+                staged.body_path(target).unlink(missing_ok=True)
+                return CaptureResult(target, False, 0, 0)
             body = (size, turns + added, injected + added_injected)
             digest, new_lines = hashed()
             lines = None if known is None or new_lines is None else known + new_lines
