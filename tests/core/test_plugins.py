@@ -256,4 +256,4 @@ def test_harness_spec_records_are_typed() -> None:
     plugins = make_plugins(env={})
     spec = plugins.harness("claude")
     assert isinstance(spec, HarnessSpec)
-    assert spec.instruction_files == ("CLAUDE.md",)
+    assert spec.instruction_files == ("CLAUDE.md", ".claude/CLAUDE.md")

@@ -36,6 +36,25 @@ def test_uninstall_gives_back_claude_md_byte_for_byte(
     assert (kb_repo / "CLAUDE.md").read_bytes() == text.encode()
 
 
+def test_instructions_kept_in_dot_claude_get_the_block_and_no_new_root_file(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    # Claude Code reads .claude/CLAUDE.md as well as CLAUDE.md: a project that keeps its
+    # instructions there got a new root CLAUDE.md from init.
+    mine = kb_repo / ".claude/CLAUDE.md"
+    mine.parent.mkdir()
+    mine.write_text("# Team\n\nBe brief.\n", encoding="utf-8")
+    assert cli("init", "--harnesses", "claude", cwd=kb_repo).exit_code == 0
+    assert not (kb_repo / "CLAUDE.md").exists()
+    assert "lorebook:begin" in mine.read_text(encoding="utf-8")
+    doctor = cli("doctor", "--json", cwd=kb_repo).json()
+    assert not [c for c in doctor["checks"] if "pointer" in c["name"]]
+    assert "nothing changed" in cli("init", cwd=kb_repo).stdout
+    assert cli("uninstall", cwd=kb_repo).exit_code == 0
+    assert mine.read_text(encoding="utf-8") == "# Team\n\nBe brief.\n"
+    assert not (kb_repo / "CLAUDE.md").exists()
+
+
 SETTINGS = """{
     "permissions": {
         "deny": ["Read(./.entire/metadata/**)"]

@@ -228,7 +228,7 @@ def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
     """The wired harnesses' own checks, this machine's launcher, the pointer blocks."""
     from lorebook.fastpath.launcher import launcher_outdated, launcher_problem
     from lorebook.plugins import get_plugins
-    from lorebook.pointer import has_pointer
+    from lorebook.pointer import has_pointer, pointer_file
     from lorebook.recall.index import index_path
 
     if not names:
@@ -266,7 +266,8 @@ def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
         for item in spec.factory().check(paths.repo):
             state = _state_of(item.state, item.fix)
             checks.append(Check(f"{name}: {item.what}", state, item.state, item.fix))
-        for rel in spec.instruction_files:
+        if spec.instruction_files:
+            rel = pointer_file(paths.repo, spec.instruction_files)
             if not has_pointer(paths.repo / rel):
                 checks.append(
                     Check(

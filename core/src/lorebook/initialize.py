@@ -17,7 +17,7 @@ from lorebook.kb.paths import KBPaths
 from lorebook.mcp_config import sync_mcp
 from lorebook.models.config import Config
 from lorebook.plugins import get_plugins
-from lorebook.pointer import install_pointer, remove_pointer
+from lorebook.pointer import install_pointer, pointer_file, remove_pointer
 from lorebook.providers import HarnessSpec
 from lorebook.recall.sync import reconcile
 from lorebook.skills import SkillReport, sync_skills
@@ -110,7 +110,11 @@ def _specs(names: list[str]) -> dict[str, HarnessSpec]:
 
 def _sync_pointers(paths: KBPaths, specs: dict[str, HarnessSpec], wired: list[str]) -> list[str]:
     """Keep the pointer block in exactly the instruction files the wired harnesses read."""
-    wanted = {f for name in wired for f in specs[name].instruction_files}
+    wanted = {
+        pointer_file(paths.repo, specs[n].instruction_files)
+        for n in wired
+        if specs[n].instruction_files
+    }
     every = {f for spec in specs.values() for f in spec.instruction_files}
     changed = []
     for rel in sorted(every):

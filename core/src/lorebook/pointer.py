@@ -85,6 +85,20 @@ def remove_pointer(path: Path) -> bool:
     return True
 
 
+def pointer_file(repo: Path, names: tuple[str, ...]) -> str:
+    """Which of a host's instruction files (all of which it reads) gets the block.
+
+    The one that holds it already, else the first that exists, else the first (created):
+    a project that keeps its instructions in ``.claude/CLAUDE.md`` gets no new root
+    ``CLAUDE.md``.
+    """
+    existing = [name for name in names if (repo / name).is_file()]
+    for name in existing:
+        if BEGIN in (repo / name).read_text(encoding="utf-8", errors="replace"):
+            return name
+    return (existing or list(names))[0]
+
+
 def has_pointer(path: Path) -> bool:
     """True when ``path`` holds the current block."""
     try:

@@ -25,8 +25,9 @@ class HarnessSpec:
             its module only when called). Required: a spec whose factory is not callable
             is refused when it is built, and its plugin fails alone, naming it.
         instruction_files: Repository files the host reads as instructions (``AGENTS.md``,
-            for one); ``init`` keeps core's pointer block in them while any wired harness
-            reads them, and ``uninstall`` removes it with the last.
+            for one), the preferred first; ``init`` keeps core's pointer block in one of
+            them (the one holding it, else the first that exists, else the first, created)
+            while any wired harness reads it, and ``uninstall`` removes it with the last.
         event_module: The module the hook launcher imports on the fast path, holding the
             event translator (it must import neither pluggy nor pydantic).
         description: One line for ``lorebook plugins`` and error messages.

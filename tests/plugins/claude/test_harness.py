@@ -80,7 +80,7 @@ def write_user_settings(repo: Path, data: Any, *, indent: int | None = 2) -> byt
 def test_it_is_a_harness_registered_with_its_event_module() -> None:
     spec = make_plugins(env={}).harness("claude")
     assert spec.event_module == "lorebook_claude.events"
-    assert spec.instruction_files == ("CLAUDE.md",)
+    assert spec.instruction_files == ("CLAUDE.md", ".claude/CLAUDE.md")
     assert spec.description == "Claude Code"
     assert spec.factory is not None
     built = spec.factory()

@@ -13,7 +13,7 @@ from lorebook.providers import HarnessSpec
 SPEC = HarnessSpec(
     name="claude",
     factory=lazy_factory("lorebook_claude.harness:ClaudeHarness"),
-    instruction_files=("CLAUDE.md",),
+    instruction_files=("CLAUDE.md", ".claude/CLAUDE.md"),
     event_module="lorebook_claude.events",
     skill_dirs=(".claude/skills",),
     description="Claude Code",
