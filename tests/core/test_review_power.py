@@ -3,7 +3,9 @@ them; injected text is sanitised; a secret that slipped into a proposal never be
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import MarkdownStore
 from lorebook.recall.sync import reconcile
 from lorebook.testing import make_note
-from tests.conftest import CliRunner, fire
+from tests.conftest import CliRunner, fire, hook_errors
 from tests.core.test_curate import curate, proposal, stage
 
 
@@ -123,6 +125,35 @@ def test_a_note_committed_during_a_session_is_served_whole_at_the_next_prompt(
     after = fire(kb_repo, monkeypatch, "Prompt", session="s2", prompt=prompt)
     assert "notes no person has reviewed yet" not in after["context"]
     assert "### Build the wheels with cibuildwheel" in after["context"]  # whole
+
+
+def test_a_config_edit_during_a_session_applies_at_the_next_prompt(
+    kb_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _topic_note(
+        kb_repo, "wheel-builds", "Build the wheels with cibuildwheel",
+        "Build the release wheels with cibuildwheel, never with a hand-written matrix.",
+    )  # fmt: skip
+    reviewstate.mark(
+        str(kb_repo / ".lorebook"), {"practice-wheel-builds": "build/practice-wheel-builds.md"}
+    )
+    fire(kb_repo, monkeypatch, "Start", source="startup")
+    prompt = "how do we build the release wheels? cibuildwheel?"
+    before = fire(kb_repo, monkeypatch, "Prompt", session="s1", prompt=prompt)
+    assert "notes no person has reviewed yet" in before["context"]
+    config = kb_repo / ".lorebook/config.yaml"
+    text = config.read_text()
+    assert "unreviewed: pointer" in text
+    config.write_text(text.replace("unreviewed: pointer", "unreviewed: none"))
+    os.utime(config, (time.time() + 2, time.time() + 2))  # a later edit, whatever the clock
+    # no session start since: the edit applied only from the next session before
+    assert fire(kb_repo, monkeypatch, "Prompt", session="s2", prompt=prompt) is None
+    config.write_text(text.replace("unreviewed: pointer", "unreviewed: maybe"))
+    os.utime(config, (time.time() + 4, time.time() + 4))
+    # an invalid edit: logged, and the settings compiled before stay
+    assert fire(kb_repo, monkeypatch, "Prompt", session="s3", prompt=prompt) is None
+    assert "config.yaml is invalid, the settings compiled before apply" in hook_errors(kb_repo)[-1]
+    assert "unreviewed" in hook_errors(kb_repo)[-1]
 
 
 def test_an_unreviewed_note_ranked_first_is_not_left_out_for_weaker_reviewed_ones(

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from lorebook.events import HookAnswer, HookEvent
+    from lorebook.hookconfig import HookConfig
     from lorebook.inject.stages import Context
 
 
@@ -39,6 +40,37 @@ def _budget_ms(name: str, ctx_config: object) -> int:
         "pre_compact": "capture_ms",
     }.get(name, "tool_ms")
     return int(getattr(ctx_config, key))
+
+
+def _recompiled(repo: str, kb_root: str, config: HookConfig, problems: list[str]) -> HookConfig:
+    """``config``, or the settings of a ``config.yaml`` edited since it was compiled.
+
+    An edit during a session (``recall.unreviewed: none``, say) applies from the next
+    event, not only from the next session start: the compiled copy is refreshed here once
+    (about 0.1 s). An edit that does not validate is logged, and the settings compiled
+    before stay.
+    """
+    try:
+        stale = os.path.getmtime(os.path.join(kb_root, "config.yaml")) > os.path.getmtime(
+            os.path.join(kb_root, ".cache", "config.json")
+        )
+    except OSError:
+        return config
+    if not stale:
+        return config
+    from lorebook.config import load_config
+    from lorebook.errors import LorebookError
+    from lorebook.hookconfig import load_hook_config
+    from lorebook.kb.paths import KBPaths
+
+    try:
+        load_config(KBPaths.for_repo(repo))
+    except LorebookError as exc:
+        problems.append(
+            f"config.yaml is invalid, the settings compiled before apply: {exc.message}"
+        )
+        return config
+    return load_hook_config(kb_root)
 
 
 def answer_event(event: HookEvent, ctx: Context, translator: str = "") -> HookAnswer:
@@ -188,8 +220,12 @@ def run(
         parsed = translator.parse_event(host_event, _read_payload(started + wait))
         check_event(parsed)  # before anything (the timing log too) records its fields
         event = parsed
+        problems: list[str] = []
+        if event.name != "session_start":  # session start compiles it with the stores
+            config = _recompiled(repo, kb_root, config, problems)
         deadline = Deadline(started, _budget_ms(event.name, config))
         ctx = Context(repo, config, deadline, host=translator)
+        ctx.problems += problems
         at_once = getattr(translator, "answer_at_once", None)
         answer = at_once(event, kb_root) if at_once is not None else None
         if answer is None:
