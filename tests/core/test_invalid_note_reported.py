@@ -69,3 +69,19 @@ def test_a_healthy_knowledge_base_says_every_note_is_readable(
     notes = next(c for c in doc["checks"] if c["name"] == "notes")
     assert (notes["state"], notes["detail"]) == ("ok", "0 notes, none invalid")
     assert "invalid" not in cli("status", cwd=kb_repo).stdout
+
+
+def test_lint_says_to_mend_an_invalid_note_before_rebuilding(kb_repo: Path, cli: CliRunner) -> None:
+    # A valid note broken by an edit: lint's "run `lorebook index rebuild`" alone led to a
+    # rebuild that took the note out of ENTRY.md, GRAPH.md and its folder's index.
+    add = cli("note", "add", "--title", "Ruff only", "--description", "the one linter",
+              "--kind", "tooling", "--body", "b", cwd=kb_repo)  # fmt: skip
+    assert add.exit_code == 0, add.stderr
+    note = kb_repo / ".lorebook/nodes/tooling/tooling-ruff-only.md"
+    note.write_text(note.read_text().replace("title: Ruff only", "title: [unclosed"))
+    out = cli("lint", cwd=kb_repo).stdout
+    stale = [line for line in out.splitlines() if "[stale-generated]" in line]
+    assert (
+        ".lorebook/ENTRY.md does not match the notes; fix the invalid notes, then run" in (stale[0])
+    )
+    assert all("fix the invalid notes, then run `lorebook index rebuild`" in s for s in stale)

@@ -316,15 +316,11 @@ def lint(paths: KBPaths, budget: int, snap: Snapshot | None = None) -> LintRepor
     if not any(f.code in ("invalid-redirects", "invalid-summaries") for f in findings):
         plan = plan_rebuild(paths, snap, budget)
         digest = plan.digest
+        # A rebuild leaves an invalid note out of the indexes: that note is mended first.
+        then = "fix the invalid notes, then run" if snap.failed else "run"
         for rel in stale_outputs(paths, plan):
-            findings.append(
-                Finding(
-                    "error",
-                    "stale-generated",
-                    rel,
-                    f"{rel} does not match the notes; run `lorebook index rebuild`",
-                )
-            )
+            message = f"{rel} does not match the notes; {then} `lorebook index rebuild`"
+            findings.append(Finding("error", "stale-generated", rel, message))
         for rel in sorted(plan.notes):
             findings.append(
                 Finding(
