@@ -28,7 +28,7 @@ from lorebook.validity.check import (
     tree_digest,
 )
 
-_SUPPLIED = re.compile(r"^(?P<target>.+)=(?P<hash>[0-9a-f]{64})$")
+_SUPPLIED = re.compile(r"^(?P<target>.+)=(?P<hash>[0-9a-fA-F]{64})$")
 
 
 class DependencyError(LorebookError):
@@ -40,7 +40,7 @@ def split_supplied(value: str) -> tuple[str, str | None]:
     match = _SUPPLIED.match(value)
     if match is None:
         return value, None
-    return match.group("target"), match.group("hash")
+    return match.group("target"), match.group("hash").lower()
 
 
 def _relative(repo: Path, value: str, option: str) -> str:
@@ -75,6 +75,12 @@ def stamp_file(repo: Path, value: str, *, option: str = "--depends-on-file") -> 
     except Unreadable as exc:
         raise DependencyError(f"{option} {rel}: {exc}") from None
     if sha is None:
+        path, _, given = target.rpartition("=")
+        if path and (repo / path).is_file():
+            raise DependencyError(
+                f"{option} {value}: {given!r} is not a SHA-256 (64 hex digits)",
+                hint=f"`sha256sum {path}` prints it; or pass the path alone to hash it now",
+            )
         raise DependencyError(f"{option} {rel}: there is no such file in the repository")
     if supplied is not None and supplied != sha:
         raise DependencyError(
