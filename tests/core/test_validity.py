@@ -144,7 +144,7 @@ def test_a_supplied_hash_that_no_longer_matches_is_refused(tmp_path: Path) -> No
     assert stamp_file(tmp_path, f"src/db.py={now.upper()}").sha256 == now  # sha256sum -b | tr
     with pytest.raises(DependencyError, match="'abc' is not a SHA-256") as cut:
         stamp_file(tmp_path, "src/db.py=abc")  # once "src/db.py=abc: no such file"
-    assert cut.value.hint is not None and "sha256sum src/db.py" in cut.value.hint
+    assert "sha256sum src/db.py" in str(cut.value.hint)
     with pytest.raises(DependencyError, match="outside the repository"):
         stamp_file(tmp_path, str(tmp_path.parent / "elsewhere.py"))
     with pytest.raises(DependencyError, match="not a path inside"):
