@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -270,3 +272,31 @@ def test_importing_the_same_file_again_says_it_is_unchanged(
     assert again.exit_code == 0, again.stderr
     assert again.stdout.startswith(f"unchanged {export}: staged before as .lorebook/_sessions/")
     assert again.stdout.rstrip().endswith("nothing new")
+
+
+CONSOLE_COPY = """> never push to main directly, open a pull request
+
+⏺ Understood: I will open a pull request instead of pushing to main.
+"""
+
+
+def test_a_console_copy_piped_in_is_staged_once(kb_repo: Path, cli: CliRunner) -> None:
+    # `pbpaste | lorebook import -`: it said "-: no such file".
+    first = subprocess.run(
+        [sys.executable, "-m", "lorebook", "import", "-"],
+        cwd=kb_repo, input=CONSOLE_COPY, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("imported stdin-")
+    assert "lorebook-stdin-" not in first.stdout  # not the scratch file's path
+    (log,) = [p for p in _staged(kb_repo) if p.suffix == ".json"]
+    staged = load_log(log)
+    assert staged is not None
+    assert staged.turns[0].text == "never push to main directly, open a pull request"
+    again = cli("import", "-", cwd=kb_repo, stdin=CONSOLE_COPY)
+    assert again.exit_code == 0, again.stderr
+    assert again.stdout.startswith("unchanged stdin-")
+    bad = cli("import", "-", cwd=kb_repo, stdin="not a transcript\n")
+    assert bad.exit_code == 1
+    assert "lorebook: error: stdin-" in bad.stderr
+    assert ": not a format lorebook can import" in bad.stderr

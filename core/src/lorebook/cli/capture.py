@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -51,7 +54,8 @@ def import_command(
     files: Annotated[
         list[Path] | None,
         typer.Argument(
-            help="Transcript files to import (a folder: every file under it).",
+            help="Transcript files to import (a folder: every file under it; '-': "
+            "standard input, a console copy piped in).",
             metavar="FILE...",
             show_default=False,
         ),
@@ -116,18 +120,52 @@ def import_command(
     paths = repo_paths(ctx)
     _check_import_options(files, fmt, from_harness, list_only, sessions, skip_invalid)
     rejected: list[Rejected] = []
-    if from_harness is None:
-        planned, rejected = _plan_files(files or [], fmt, skip_invalid)
-    elif list_only:
-        _list_history(paths, from_harness, sessions or [], json_output)
-        return
-    else:
-        planned = plan_history(from_harness, paths.repo, sessions or [])
-    from lorebook.cli.progress import progress
+    with tempfile.TemporaryDirectory(prefix="lorebook-stdin-") as scratch:
+        if from_harness is None:
+            given = [_from_stdin(Path(scratch)) if str(f) == "-" else f for f in files or []]
+            try:
+                planned, rejected = _plan_files(given, fmt, skip_invalid)
+            except LorebookError as exc:
+                exc.message = exc.message.replace(str(Path(scratch)) + "/", "")
+                raise
+            planned, rejected = _shown(scratch, planned, rejected)
+        elif list_only:
+            _list_history(paths, from_harness, sessions or [], json_output)
+            return
+        else:
+            planned = plan_history(from_harness, paths.repo, sessions or [])
+        from lorebook.cli.progress import progress
 
-    with progress("importing", len(planned), json_output=json_output) as advance:
-        staged = stage_sources(paths, planned, on_source=advance)
+        with progress("importing", len(planned), json_output=json_output) as advance:
+            staged = stage_sources(paths, planned, on_source=advance)
     _report_staged(paths, staged, rejected, json_output)
+
+
+def _shown(
+    scratch: str, planned: list[ImportSource], rejected: list[Rejected]
+) -> tuple[list[ImportSource], list[Rejected]]:
+    """Standard input's copy named ``stdin-<hash>``, not by its path in ``scratch``."""
+    from dataclasses import replace
+
+    prefix = str(Path(scratch)) + "/"
+    return (
+        [replace(s, name=s.name.replace(prefix, "")) for s in planned],
+        [replace(r, file=r.file.replace(prefix, ""), reason=r.reason.replace(prefix, ""))
+         for r in rejected],
+    )  # fmt: skip
+
+
+def _from_stdin(scratch: Path) -> Path:
+    """Standard input (``-``), saved as ``stdin-<sha256 prefix>`` in ``scratch``.
+
+    Named by its content, so the session id it gets is the same when the same copy is
+    piped in again (it is staged once), and different for another one.
+    """
+    stream = getattr(sys.stdin, "buffer", None)  # a text stream stands in for it in tests
+    data = stream.read() if stream is not None else sys.stdin.read().encode()
+    target = scratch / f"stdin-{hashlib.sha256(data).hexdigest()[:12]}"
+    target.write_bytes(data)
+    return target
 
 
 def _check_import_options(
