@@ -426,3 +426,56 @@ def test_an_item_that_describes_a_link_is_a_pointer() -> None:
     tally: Counter[str] = Counter()
     assert [r.title for r in distil(text, tally)] == ["Never comment out failing tests"]
     assert tally["pointer"] == 1
+
+
+STYLE_LIST = """\
+## Code Style
+- TypeScript with strict null checks
+- Tests should use the real logger implementation (do not mock `@/utils/logger`).
+- Helper functions go at the bottom of files, not the top
+- No re-export patterns. Import from the original source.
+- No barrel files. Import directly from source files.
+- One resource per API route file
+- Don't export types only used within the same file
+"""
+
+
+def test_a_style_guides_list_is_read_item_by_item_not_as_a_checklist() -> None:
+    # Seen on a project's AGENTS.md: 19 terse rules under "Code Style", few of them forceful
+    # alone, were read as a checklist, and not one became a note.
+    titles = [r.title for r in distil(STYLE_LIST)]
+    assert titles == [
+        "Tests should use the real logger implementation",
+        "No re-export patterns",
+        "No barrel files",
+        "Don't export types only used within the same file",
+    ]
+    # "No ..." prohibits only where a heading says the list is about style
+    limits = [r.title for r in distil(STYLE_LIST.replace("## Code Style", "## Limitations"))]
+    assert "No barrel files" not in limits
+    # a checklist under such a heading (its items open with verbs) is still a checklist
+    checklist = "## Code Style\n- Include the ticket number\n- Explain the change\n- Add a test\n"
+    assert distil(checklist) == []
+
+
+def test_a_bold_rule_that_introduces_code_is_a_rule() -> None:
+    # A rule file wrote its rules as bold lead-ins to an example: read as headings with
+    # nothing but code under them, none became a note.
+    text = """\
+### 2. Data Access Control
+
+**ALL database queries MUST be scoped to the authenticated user/account:**
+
+```typescript
+const rules = await prisma.rule.findMany({ where: { emailAccountId } });
+```
+
+**Examples**
+
+```typescript
+const x = 1;
+```
+"""
+    assert [(r.kind, r.title) for r in distil(text)] == [
+        ("convention", "ALL database queries MUST be scoped to the authenticated user/account")
+    ]

@@ -89,6 +89,9 @@ class _Reader:
     lists: int = 0
     last_paragraph: str = ""
     blank: bool = True
+    bold_lead: str = ""
+    """The last heading, when it was a bold paragraph ending in a colon: before code, the
+    sentence that introduces it ("**ALL queries MUST be scoped to the account:**")."""
 
     def flush(self) -> None:
         block = self.current
@@ -100,7 +103,9 @@ class _Reader:
             return
         if not block.item and (pseudo := _PSEUDO_HEADING.match(text)):
             self.heading(PSEUDO_LEVEL, (pseudo.group(1) or pseudo.group(2)).strip())
+            self.bold_lead = text.rstrip("*_").rstrip() if text.rstrip("*_").endswith(":") else ""
             return
+        self.bold_lead = ""
         heads = tuple(title for _, title in self.headings)
         self.blocks.append(
             Block(text, heads, block.item, block.ordered, block.depth, block.lead, block.list_id)
@@ -108,8 +113,19 @@ class _Reader:
         if not block.item:
             self.last_paragraph = text
 
+    def code(self) -> None:
+        """A code block opens: a bold lead-in right before it is a sentence, not a heading."""
+        self.flush()
+        lead, self.bold_lead = self.bold_lead, ""
+        if lead and self.headings and self.headings[-1][0] == PSEUDO_LEVEL:
+            self.headings.pop()
+            text = lead.strip("*_ ").rstrip(":*_ ")
+            heads = tuple(title for _, title in self.headings)
+            self.blocks.append(Block(text, heads, False, False, 0, "", 0))
+
     def heading(self, level: int, title: str) -> None:
         self.flush()
+        self.bold_lead = ""
         self.items.clear()
         self.last_paragraph = ""
         while self.headings and self.headings[-1][0] >= level:
@@ -179,7 +195,10 @@ def read_blocks(text: str) -> list[Block]:
         if _FENCE.match(line):
             fenced = not fenced
             shown = not fenced
-            reader.flush()
+            if fenced:
+                reader.code()
+            else:
+                reader.flush()
             continue
         if fenced:
             continue

@@ -5,15 +5,17 @@ sentence by its grammar (:mod:`lorebook.bootstrap.statements`). What a block's p
 
 - **A procedure** is a numbered list most of whose items open with an action (*install*,
   *run*, *click* ...), or the blocks under a heading of steps ("Step N", "Rule update
-  steps", or numbered and opening with an action: "#### 2. Add a new task"; see
-  :func:`_step_heading`). **A checklist** is a list of
-  :data:`CHECKLIST_ITEMS` items or more most of which state no rule by themselves
+  steps", or numbered and opening with an action: "#### 2. Add a new task"). **A
+  checklist** is a list of three items or more most of which state no rule by themselves
   ("Include the design constraints", "Explain why the change was needed"): what to do now
-  or what to write, not how things are always done. The items of both are steps, and only
-  a strong sentence in one (*always*, *never*, *must*) is a rule.
+  or what to write, not how things are always done; under a heading of style or
+  conventions, a list whose items mostly open with no verb ("No barrel files", "One
+  resource per route file") describes instead. The items of both are steps, and only a
+  strong sentence in one (*always*, *never*, *must*) is a rule
+  (:mod:`lorebook.bootstrap.lists` reads which lists are which).
 - **A heading that names its items rules** (*Rules*, *Requirements*, *Constraints*,
-  *Policy*, *Don'ts*, *Never* ...: :data:`RULE_HEADING`) makes each instruction under it
-  (an item that opens with a verb) a rule, in the heading's polarity; its list is no
+  *Policy*, *Don'ts*, *Never* ...) makes each instruction under it (an item that opens
+  with a verb) a rule, in the heading's polarity; its list is no
   checklist. *Guidelines*, *Conventions* or *Best practices* name advice and description
   as often as rules, and give no force; a *rule of thumb* is advice.
 - **A lead-in that binds**: an item under a lead-in that is nothing but the rule's force
@@ -56,12 +58,18 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from lorebook.bootstrap.blocks import Block, read_blocks
-from lorebook.bootstrap.grammar import NEGATIVE, PROGRAM_DOES, STRONG
+from lorebook.bootstrap.grammar import NO_SUCH, PROGRAM_DOES, STRONG
+from lorebook.bootstrap.lists import (
+    SECTION_NUMBER,
+    STYLE_HEADING,
+    heading_force,
+    procedures,
+    step_heading,
+)
 from lorebook.bootstrap.statements import (
     Reading,
     describes_a_value,
     imperative,
-    is_click_through,
     read_sentence,
     refine_kind,
     strip_markers,
@@ -81,7 +89,6 @@ from lorebook.models.note import NoteKind
 
 FORCEABLE = frozenset({"statement", "instruction", "step"})
 """What an item under a heading that says it holds rules may be and still be one."""
-CHECKLIST_ITEMS = 3
 BINDING_LEAD = re.compile(
     r"^(?P<lead>(?:you |we )?(?:never|always|avoid|don'?t|do not|must(?: not)?|should(?: not)?"
     r"|prefer|do)(?: (?:not|ever|never))?)(?: (?:do|use|the following|these|this|things"
@@ -90,11 +97,6 @@ BINDING_LEAD = re.compile(
 )
 """A lead-in that is nothing but the rule's force ("Never:", "Avoid the following:")."""
 
-RULE_HEADING = re.compile(
-    r"\b(?:rules?(?!\s+of\s+thumb)|requirements?|policy|policies|constraints?|dos|do's"
-    r"|don'?ts|don't|never|always|must|mandatory|forbidden|prohibited|prohibitions?)\b",
-    re.IGNORECASE,
-)
 CHECK = re.compile(
     r"\b(?:verif(?:y|ication|ications)|check(?:list|s)?|criteria|validation|confirm)\b",
     re.IGNORECASE,
@@ -134,11 +136,6 @@ POINTER_HEADING = re.compile(
     r"|links?)\W*$",
     re.IGNORECASE,
 )
-_BOLD_LABEL = re.compile(r"^\s*(?:\*\*[^*\n]+\*\*|__[^_\n]+__)\s*:?\s*$")
-_STEP_HEADING = re.compile(r"^\s*step\s*\d", re.IGNORECASE)
-_STEPS_NAMED = re.compile(r"\b(?:steps|procedure)\b", re.IGNORECASE)  # "Rule Update Steps"
-_SECTION_NUMBER = re.compile(r"^\s*(?:\d+\.)*\d+\.?\s+")
-"""A heading's section number ("2. ", "3.1. ")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,51 +159,6 @@ class Rule:
     headings: tuple[str, ...]
 
 
-def _procedures(blocks: list[Block]) -> set[int]:
-    """The ids of the lists whose items are steps: see the module docstring."""
-    items: dict[int, list[Block]] = {}
-    for block in blocks:
-        if block.item:
-            items.setdefault(block.list_id, []).append(block)
-    found = set()
-    for list_id, members in items.items():
-        if _heading_force(members[0]) is not None:
-            continue  # a heading says these are rules
-        ordered = members[0].ordered
-        if (ordered and 2 * sum(_is_step(b.text) for b in members) >= len(members)) or (
-            len(members) >= CHECKLIST_ITEMS and 2 * sum(map(_forceful, members)) < len(members)
-        ):
-            found.add(list_id)
-    return found
-
-
-def _step_heading(headings: tuple[str, ...]) -> bool:
-    """True when the blocks under ``headings`` are the steps of a procedure.
-
-    Some heading says "Step N", the nearest one names steps ("Rule update steps", "Follow
-    this exact procedure"), or it is numbered and opens with an action
-    ("#### 2. Add a New Task", "3. Run the tests"); a numbered principle opens with a
-    practice ("2. Avoid complex mocking", "1. Focus on core functionality") and is no step.
-    """
-    nearest = plain(headings[-1]) if headings else ""
-    if any(_STEP_HEADING.match(h) for h in headings) or _STEPS_NAMED.search(nearest):
-        return True
-    number = _SECTION_NUMBER.match(nearest)
-    return number is not None and imperative(strip_markers(nearest[number.end() :])) == "action"
-
-
-def _forceful(block: Block) -> bool:
-    """True when the item's first sentence states a rule by itself (must, never, should ...)."""
-    first = plain(sentences(block.text)[0]) if block.text.strip() else ""
-    return read_sentence(first).kind is not None
-
-
-def _is_step(text: str) -> bool:
-    first = plain(sentences(text)[0]) if text.strip() else ""
-    reading = read_sentence(first)
-    return is_click_through(first) or reading.reason in ("step", "how-to", "click-through")
-
-
 def _binding_lead(block: Block) -> str | None:
     """The lead-in that carries an item's rule ("Never:", "Avoid:"), when one does."""
     lead = strip_markers(plain(block.lead)).strip()
@@ -216,28 +168,14 @@ def _binding_lead(block: Block) -> str | None:
     return match.group("lead") if match else None
 
 
-def _heading_force(block: Block) -> NoteKind | None:
-    """``prohibition`` or ``convention`` when the nearest heading says its items are rules.
-
-    Only an item that is an instruction (it opens with a verb) takes the heading's force.
-    """
-    if not (block.item and block.headings) or block.depth or _BOLD_LABEL.match(block.text):
-        return None  # a bold label ("**Test success criteria**") names, it does not instruct
-    first = plain(sentences(block.text)[0]) if block.text.strip() else ""
-    if imperative(first) is None:
-        return None
-    heading = plain(block.headings[-1])
-    if not RULE_HEADING.search(heading) or _STEPS_NAMED.search(heading):
-        return None  # "Rule update steps" names steps, not rules
-    return "prohibition" if NEGATIVE.search(heading) or "don" in heading.lower() else "convention"
-
-
 @dataclass(slots=True)
 class _Context:
     procedure: bool
     lead: str | None
     force: NoteKind | None
     strict: bool
+    styled: bool = False
+    """Under a heading of style or conventions: a verbless "No ..." prohibits."""
 
 
 def _read(sentence: str, context: _Context) -> tuple[str, Reading]:
@@ -252,6 +190,8 @@ def _read(sentence: str, context: _Context) -> tuple[str, Reading]:
     forced = context.force
     if forced is not None and reading.kind is None and reading.reason in FORCEABLE:
         return text, Reading(forced)
+    if context.styled and reading.kind is None and NO_SUCH.match(text):
+        return text, Reading("prohibition")  # "No barrel files" under "Code Style"
     return text, reading
 
 
@@ -424,7 +364,7 @@ def _binding_heading(block: Block) -> tuple[str, ...] | None:
     over end-to-end tests"): the section is that rule, what it says under it how to keep it.
     """
     for depth, heading in enumerate(block.headings):
-        text = _SECTION_NUMBER.sub("", strip_markers(plain(heading)))
+        text = SECTION_NUMBER.sub("", strip_markers(plain(heading)))
         if read_sentence(text).kind is None:
             continue
         if STRONG.search(text) or imperative(text) == "practice":
@@ -453,7 +393,7 @@ def distil(text: str, tally: Counter[str] | None = None, *, strict: bool = False
     """
     tally = Counter() if tally is None else tally
     blocks = read_blocks(text)
-    procedures = _procedures(blocks)
+    steps = procedures(blocks)
     rules: list[Rule] = []
     owners = _Owners([])
     for block in blocks:
@@ -469,9 +409,11 @@ def distil(text: str, tally: Counter[str] | None = None, *, strict: bool = False
             if block.item:
                 owners.items.append((block.depth, owner))  # what it holds details it too
             continue
-        in_steps = block.list_id in procedures or _step_heading(block.headings)
-        force = None if strict else _heading_force(block)
-        context = _Context(in_steps, _binding_lead(block), force, strict)
+        in_steps = block.list_id in steps or step_heading(block.headings)
+        force = None if strict else heading_force(block)
+        nearest = plain(block.headings[-1]) if block.headings else ""
+        styled = bool(STYLE_HEADING.search(nearest))
+        context = _Context(in_steps, _binding_lead(block), force, strict, styled)
         found = _block_rules(block, context, tally)
         bound = _binding_heading(block) if found else None
         if bound is not None and bound in owners.headings:

@@ -81,6 +81,14 @@ PLAIN_PROHIBITION = re.compile(
     _I,
 )
 """*Do not* in a binding place: a prohibition, though not a universal one."""
+NO_SUCH = re.compile(
+    r"^\W*no\s+(?!(?:one|body|thing|matter|longer|more|need|way|problem|idea|doubt)\b)"
+    r"(?!.*\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|could|will|would"
+    r"|should|may|might|must|shall|exists?|needed|required)\b)[^\s,;:]+(?:\s+\S+){0,7}\W*$",
+    _I,
+)
+"""A verbless "No ..." sentence, a style guide's prohibition: "No barrel files", "No nested
+`components/` folders in route directories" ("No one ...", "No tests were run" are not)."""
 NEGATIVE = re.compile(
     rf"{_OPEN}never{_NOT_A_VERB}\b"
     rf"|{_OPEN}(?:avoid(?:ing)?|do not|do{_NT})\b(?!\s+(?:need|have to|worry|bother"
