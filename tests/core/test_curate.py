@@ -191,6 +191,10 @@ MUST_NOT_FLAG = [
         "Do not edit generated files in `build/`",
         "Edit the templates in `src/templates/` instead of generated files",
     ),
+    # a negating word that modifies the object negates nothing: both forbid (seen in a lint
+    # rule list, where "Don't use disabled tests" was read as allowing them)
+    ("Don't use disabled tests", "Don't use focused tests"),
+    ("Never commit the skipped fixtures", "Never commit the generated fixtures"),
 ]
 
 DUPLICATES = [

@@ -11,8 +11,10 @@ applies), reduced to features:
   ``use``, ``run``, ``call``, ``install``, ``prefer``, ``with``, ``via``).
 - **Polarity**: ``-1`` when the title holds an odd number of negators (``not``, ``never``,
   ``no``, ``avoid``, ``skip``, ``ignore``, ``omit``, ``forget``, ``disable``, ``forbid``,
-  ``prohibit``; ``don't`` is ``do not``), else ``+1`` ("never skip the hooks" agrees with
-  "always run the hooks"); a ``prohibition`` with no negator in its title is negative.
+  ``prohibit``; ``don't`` is ``do not``; a negating verb after an article or a verb of
+  choice modifies its object: "use disabled tests"), else ``+1`` ("never skip the hooks"
+  agrees with "always run the hooks"); a ``prohibition`` with no negator in its title is
+  negative.
 - **Stances**: per clause (split at ``, ; : ! ? ( )``, a sentence end, a dash, ``but``), each
   key takes the clause's polarity; ``X instead of Y``, ``X rather than Y`` and ``prefer X
   over/to Y`` give Y the opposite one. A claim is *mixed* when it holds such a pair or
@@ -55,11 +57,10 @@ DUPLICATE_THRESHOLD = 0.6
 
 Why 0.6: a paraphrase keeps most content words ("use uv to manage Python dependencies" vs
 "manage Python dependencies with uv" scores 1.0; "run the test suite with `uv run pytest`"
-vs "run tests with `uv run pytest`" 0.8), while two claims that share a frame but differ in
-what they say share about half of their weight ("use uv to install dependencies" vs "use pip
-to install dependencies", or "run tests with pytest -x" vs "run the test suite with
-pytest": 0.5). A wrong merge hides a claim inside another note, so the bar is higher than
-for contradictions.
+vs "run tests with `uv run pytest`" 0.8), while claims sharing a frame but not what they
+say share about half of their weight ("use uv/pip to install dependencies", "run tests with
+pytest -x" vs "run the test suite with pytest": 0.5). A wrong merge hides a claim inside
+another note, so the bar is higher than for contradictions.
 """
 
 SUBJECT_THRESHOLD = 0.5
@@ -83,6 +84,7 @@ NEGATORS = frozenset(
     | {"forbid", "forbids", "forbidden", "prohibit", "prohibits", "prohibited"}
 )
 """Words that flip a claim's polarity (an even number of them cancels out)."""
+_PARTICLE = frozenset({"not", "no", "never", "nor", "cannot"})
 
 NEUTRAL_CUES = frozenset(
     {"always", "use", "uses", "used", "using", "prefer", "prefers", "preferred"}
@@ -162,7 +164,10 @@ def clauses(text: str) -> list[list[Token]]:
 
 
 def _negations(tokens: Iterable[Token]) -> list[str]:
-    return [t.word for t in tokens if not t.identifier and t.word in NEGATORS]
+    words = [("", False)] + [(t.word, t.identifier) for t in tokens]
+    modifies = OBJECT_VERBS | ARTICLES  # "use disabled tests": a negating verb as adjective
+    return [w for (b, _), (w, i) in zip(words, words[1:], strict=False) if w in NEGATORS
+            and not i and (w in _PARTICLE or b not in modifies)]  # fmt: skip
 
 
 def _next_term(tokens: list[Token], start: int) -> str | None:
