@@ -61,6 +61,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.hookinput",
             "lorebook.fastpath.finder",
             "lorebook.installhint",
+            # the common English words that comparing texts ignores: data, standard library
+            "lorebook.stopwords",
             # the secret scanner: detect-secrets and its own modules, nothing else of ours;
             # capture redacts with it, curation and recall refuse what it flags
             "lorebook.secrets",

@@ -50,7 +50,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from lorebook.kb.similarity import stem
-from lorebook.kb.stopwords import STOPWORDS
+from lorebook.stopwords import STOPWORDS
 
 DUPLICATE_THRESHOLD = 0.6
 """Similarity from which two claims of the same polarity are one note (a merge).
@@ -164,10 +164,17 @@ def clauses(text: str) -> list[list[Token]]:
 
 
 def _negations(tokens: Iterable[Token]) -> list[str]:
-    words = [("", False)] + [(t.word, t.identifier) for t in tokens]
-    modifies = OBJECT_VERBS | ARTICLES  # "use disabled tests": a negating verb as adjective
-    return [w for (b, _), (w, i) in zip(words, words[1:], strict=False) if w in NEGATORS
-            and not i and (w in _PARTICLE or b not in modifies)]  # fmt: skip
+    """The negators that flip the claim (see the module docstring)."""
+    found, before = [], ""
+    for token in tokens:
+        word = token.word
+        # after a verb of choice or an article, a negating verb is an adjective: "use
+        # disabled tests", "the skipped fixtures" negate nothing
+        modifier = word not in _PARTICLE and (before in OBJECT_VERBS or before in ARTICLES)
+        if word in NEGATORS and not token.identifier and not modifier:
+            found.append(word)
+        before = word
+    return found
 
 
 def _next_term(tokens: list[Token], start: int) -> str | None:

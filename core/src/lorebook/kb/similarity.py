@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from lorebook.kb.stopwords import STOPWORDS
+from lorebook.stopwords import STOPWORDS
 
 MATCH_THRESHOLD = 0.8
 """Jaccard similarity from which two claims are the same claim.

@@ -33,11 +33,11 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lorebook.kb.stopwords import STOPWORDS
 from lorebook.kb.store import StoredNote
 from lorebook.models.note import MAX_ID_LENGTH, Note
 from lorebook.rebalance.terms import RULE_WORDS, WORD_RE
 from lorebook.slug import slugify
+from lorebook.stopwords import STOPWORDS
 
 SPLIT_LINK = 0.1
 """Two sections sharing at least this share of their terms (Jaccard) are one concept."""

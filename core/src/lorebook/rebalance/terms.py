@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from lorebook.errors import UnsafePathError
 from lorebook.kb.paths import validate_relpath
-from lorebook.kb.stopwords import STOPWORDS
+from lorebook.stopwords import STOPWORDS
 
 if TYPE_CHECKING:
     from lorebook.kb.catalog import NoteView

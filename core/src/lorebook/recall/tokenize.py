@@ -22,7 +22,7 @@ import re
 import unicodedata
 
 # Defined in kb, where note similarity and splitting use them too; exported here as before.
-from lorebook.kb.stopwords import STOPWORDS as STOPWORDS
+from lorebook.stopwords import STOPWORDS as STOPWORDS
 
 _RUN_RE = re.compile(r"\w++(?:[./\-]\w++)*+(?:['\u2019](?i:re|ve|ll|[dmst])\b)?")
 """An identifier-like run, with the tail of a contraction when one follows (``we're``,
