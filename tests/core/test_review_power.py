@@ -156,6 +156,44 @@ def test_a_config_edit_during_a_session_applies_at_the_next_prompt(
     assert "unreviewed" in hook_errors(kb_repo)[-1]
 
 
+def test_a_note_given_as_a_pointer_comes_again_whole_when_a_prompt_asks_for_it(
+    kb_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Seen on a real project: an off-topic pointer counted as "given", so the prompt the note
+    # answers, later in the same session, got it no more (and unrelated pointers instead).
+    store = MarkdownStore(kb_repo)
+    store.add(
+        make_note(
+            "video-table-key", title="The video table's primary key is the job id",
+            body="The DynamoDB video table is keyed by job_id. Do not use the Celery task id "
+            "as the primary key.",
+        ), folder="data",
+    )  # fmt: skip
+    store.add(
+        make_note(
+            "deploy-frontend", title="Deploy the frontend with scripts/deploy.sh",
+            body="The frontend is deployed with scripts/deploy.sh, never by hand.",
+        ), folder="ops",
+    )  # fmt: skip
+    for n in range(3):
+        _topic_note(kb_repo, f"thumbs-{n}", f"Video thumbnails rule {n}", f"Thumbnails {n}.")
+    subprocess.run(["git", "add", ".lorebook"], cwd=kb_repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "notes"], cwd=kb_repo, check=True)
+    fire(kb_repo, monkeypatch, "Start", source="startup")
+    first = fire(
+        kb_repo, monkeypatch, "Prompt", prompt="how do I deploy the frontend for the video app?"
+    )
+    assert "### Deploy the frontend with scripts/deploy.sh" in first["context"]
+    pointer = "- The video table's primary key is the job id:"
+    assert pointer in first["context"]
+    asked = "what is the primary key of the dynamodb video table? can I use the celery task id?"
+    second = fire(kb_repo, monkeypatch, "Prompt", prompt=asked)
+    assert "### The video table's primary key is the job id" in second["context"]  # whole
+    assert "Video thumbnails rule 0" not in second["context"]  # a pointer is not given twice
+    third = fire(kb_repo, monkeypatch, "Prompt", prompt=asked)
+    assert third is None  # given whole: not again
+
+
 def test_an_unreviewed_note_ranked_first_is_not_left_out_for_weaker_reviewed_ones(
     kb_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

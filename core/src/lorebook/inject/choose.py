@@ -21,6 +21,7 @@ from lorebook.recall.serve import (
     words_get_a_place,
 )
 from lorebook.recall.stores import StoreView
+from lorebook.reviewstate import is_unreviewed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ def choose(
     extra: Sequence[Hit] = (),
     usage: Mapping[str, tuple[int, int]] | None = None,
     loaded: Set[str] = frozenset(),
+    pointed: Collection[str] = (),
 ) -> Served:
     """What the prompt hook injects for ``prompt``, given the notes the session has seen.
 
@@ -58,7 +60,8 @@ def choose(
     ``usage`` (note id -> times injected, times used afterwards) weighs the repository's
     notes by what sessions did with them (:func:`usage_weight`). A repository note derived
     from a file in ``loaded`` (what the host loads by itself) is not served at all
-    (:mod:`lorebook.inject.loaded`).
+    (:mod:`lorebook.inject.loaded`). A note ``seen`` only as a pointer (``pointed``) comes
+    again when it is served whole now.
     """
     from lorebook.inject import served as sv
     from lorebook.inject.loaded import not_loaded
@@ -81,7 +84,8 @@ def choose(
     facts = not_loaded(facts, loaded)
     for fact in facts:  # a successor or a plugin's hit was not judged: a pointer
         fact.whole = (fact.store, fact.id) in confident
-    facts = [n for n in sv.validated(facts, views) if n.seen_key not in seen]
+    again = {n.seen_key for n in facts if n.whole and not is_unreviewed(n)} & set(pointed)
+    facts = [n for n in sv.validated(facts, views) if n.seen_key in again or n.seen_key not in seen]
     warnings = [n for n in refuted if n.seen_key not in seen]
     top = sv.reviewed_first(facts, config.unreviewed, config.max_notes)
     out = sv.compose_notes(PROMPT_HEADER, top, warnings, config.prompt_chars)

@@ -90,6 +90,7 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
         return HookAnswer()
     plugins = manager_for(ctx.config.hook_plugins, ctx.problems)
     seen, loaded = _session(event, ctx)
+    pointed = session_record(ctx.kb_root, event.session_id)[1]  # may come again, whole
     extra = pipeline.call_recall(plugins, pipeline.query_for(event), ctx.problems)
     usage = _usage(ctx) if ctx.config.usage else None
 
@@ -100,7 +101,7 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
         try:
             return choose(
                 views[0].index, prompt, ctx.config, seen, stores=views, extra=extra, usage=usage,
-                loaded=loaded,
+                loaded=loaded, pointed=pointed,
             )  # fmt: skip
         finally:
             close_views(views)
