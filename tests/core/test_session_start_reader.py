@@ -29,3 +29,27 @@ def test_session_start_tells_the_model_no_command_and_status_tells_the_person(
     person = cli("status", cwd=kb_repo).stdout
     assert "sessions: 1 pending" in person
     assert "lint: " in person
+
+
+def test_session_start_says_how_many_notes_no_person_reviewed(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    # The catalog lists every note; with notes bootstrap or curation wrote and nobody
+    # reviewed, it invited the model to read them as the team's rules.
+    assert cli("init", "--harnesses", "claude", cwd=kb_repo).exit_code == 0
+    added = cli("note", "add", "--title", "Money is integer cents", "--kind", "convention",
+                "--description", "Floats drift.", cwd=kb_repo)  # fmt: skip
+    assert added.exit_code == 0, added.stderr
+    tool = kb_repo / ".lorebook/nodes/convention/convention-deploy-on-tuesdays.md"
+    tool.write_text(
+        (kb_repo / ".lorebook/nodes/convention/convention-money-is-integer-cents.md")
+        .read_text()
+        .replace("convention-money-is-integer-cents", "convention-deploy-on-tuesdays")
+        .replace("Money is integer cents", "Deploy on Tuesdays")
+    )  # dropped in by hand, not committed: unreviewed
+    context, _ = start(kb_repo, "s1")
+    status_lines = [line for line in context.splitlines() if line.startswith("lorebook status")]
+    assert status_lines == [
+        "lorebook status: 2 notes; 1 of them not reviewed by a person yet:"
+        " read those as suggestions, not as the team's rules."
+    ]

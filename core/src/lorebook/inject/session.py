@@ -93,23 +93,30 @@ def _other_stores(compiled: str) -> bool:
 def _status_line(ctx: Context) -> str:
     """What the model can use of the knowledge base's state: how many notes it may read.
 
+    The catalog lists the notes no person has reviewed with the others: the line says how
+    many there are, so that a session that opens one reads it as a suggestion.
+
     What a person should do (extract captured sessions, run lint) is said where a person
     reads it, by ``lorebook status`` and ``lorebook doctor``, not to the model.
     """
+    unreviewed = 0
     try:
         with ctx.index() as index:
             counts = index.status_counts()
+            unreviewed = index.unreviewed_count()
     except Exception as exc:  # the status line is best effort
         ctx.problems.append(f"status line: {type(exc).__name__}: {exc}")
         counts = {}
     total = sum(counts.values())
     inactive = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if s != "active")
     noun = "note" if total == 1 else "notes"
-    return (
-        f"lorebook status: {total} {noun}"
-        + (f" ({inactive}, not served)" if inactive else "")
-        + "."
-    )
+    line = f"lorebook status: {total} {noun}" + (f" ({inactive}, not served)" if inactive else "")
+    if unreviewed:  # what a tool wrote is no rule until a person reviews it
+        line += (
+            f"; {unreviewed} of them not reviewed by a person yet: read"
+            " those as suggestions, not as the team's rules"
+        )
+    return line + "."
 
 
 def session_start_answer(event: HookEvent, ctx: Context) -> HookAnswer:

@@ -296,6 +296,11 @@ class NoteIndex:
             return dict(self.db.execute("SELECT status, COUNT(*) FROM docs GROUP BY status"))
         return {status: n for status, n in totals.statuses.items() if n}
 
+    def unreviewed_count(self) -> int:
+        """How many active notes no person has reviewed (:mod:`lorebook.reviewstate`)."""
+        query = "SELECT COUNT(*) FROM docs WHERE status = 'active' AND NOT reviewed"
+        return int(self.db.execute(query).fetchone()[0])
+
     def _meta(self, name: str) -> str:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
         return str(row[0]) if row else ""
