@@ -188,7 +188,7 @@ def test_imported_notes_are_unreviewed_until_a_person_accepts_or_commits_them(
     source: Path, target: Path, tmp_path: Path, cli: CliRunner,
     monkeypatch: pytest.MonkeyPatch, review: str,
 ) -> None:  # fmt: skip
-    from lorebook.reviewstate import LABEL
+    from lorebook.inject.served import UNREVIEWED_HEADER
     from tests.conftest import fire
 
     rule = cli("note", "add", "--title", "Never force-push shared branches", "--description",
@@ -206,7 +206,7 @@ def test_imported_notes_are_unreviewed_until_a_person_accepts_or_commits_them(
     first = fire(target, monkeypatch, "Pre", **push)
     assert first["decision"] is None  # an imported rule is a suggestion, not yet a policy
     assert "Never force-push shared branches" in first["context"]
-    assert LABEL in first["context"]
+    assert UNREVIEWED_HEADER in first["context"]
     if review == "accept":
         accepted = cli("review", "--accept", "all", "--json", cwd=target).json()["accepted"]
         assert "prohibition-never-force-push-shared-branches" in accepted
@@ -216,7 +216,7 @@ def test_imported_notes_are_unreviewed_until_a_person_accepts_or_commits_them(
     second = fire(target, monkeypatch, "Pre", **push)
     assert second["decision"] == "deny"
     assert "Never force-push shared branches" in second["reason"]
-    assert LABEL not in second["reason"]
+    assert "unreviewed" not in second["reason"]
 
 
 LEAF = (

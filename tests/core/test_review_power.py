@@ -13,6 +13,7 @@ import pytest
 
 from lorebook import reviewstate
 from lorebook.inject.sanitize import sanitize
+from lorebook.inject.served import UNREVIEWED_HEADER
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import MarkdownStore
 from lorebook.recall.sync import reconcile
@@ -52,7 +53,7 @@ def test_an_unreviewed_deny_rule_is_context_then_denies_once_accepted(
     first = fire(deny_note, monkeypatch, "Pre", **push)
     assert first["decision"] is None
     assert "Never force-push shared branches" in first["context"]
-    assert "unreviewed: written by a tool, no person has reviewed it yet" in first["context"]
+    assert UNREVIEWED_HEADER in first["context"]
     accepted = cli("review", "--accept", "practice-no-force-push", "--json", cwd=deny_note)
     assert accepted.json() == {"ok": True, "accepted": ["practice-no-force-push"]}
     second = fire(deny_note, monkeypatch, "Pre", **push)
@@ -218,7 +219,7 @@ def test_an_unreviewed_note_ranked_first_is_not_left_out_for_weaker_reviewed_one
         kb_repo, monkeypatch, "Prompt", prompt="release wheels: cibuildwheel on tag pushes?"
     )
     assert "Release wheels are built by cibuildwheel" in answer["context"]
-    assert "[unreviewed" in answer["context"]
+    assert UNREVIEWED_HEADER in answer["context"]
 
 
 def test_curation_marks_what_it_writes_unreviewed(kb_repo: Path) -> None:

@@ -18,7 +18,8 @@ from tests.e2e.mock_anthropic import MockAnthropic, all_text, tool_result_texts
 pytestmark = pytest.mark.e2e
 
 NOTE_ID = "prohibition-never-print-hello-txt"
-LABEL = "unreviewed: written by a tool, no person has reviewed it yet"
+LABEL = "lorebook: notes no person has reviewed yet"
+"""The heading the unreviewed notes' pointers stand under (inject.served.UNREVIEWED_HEADER)."""
 
 
 def lorebook(repo: Path, *args: str) -> str:

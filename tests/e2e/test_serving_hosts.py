@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from lorebook import reviewstate
+from lorebook.inject.served import UNREVIEWED_HEADER
 from tests.conftest import git
 from tests.e2e.codex_cli import CodexRunner, codex_env, describe
 from tests.e2e.conftest import ClaudeRunner
@@ -86,7 +87,7 @@ def test_a_curated_uncommitted_note_is_a_labelled_pointer_then_whole_once_commit
     (request,) = mock_anthropic.main_requests()
     seen = all_text(request)
     assert DEPLOY_ID in seen, describe(proc)  # served: as a pointer ...
-    assert reviewstate.LABEL in seen  # ... labelled unreviewed ...
+    assert UNREVIEWED_HEADER in seen  # ... under the heading of unreviewed notes ...
     assert DEPLOY_WHOLE not in seen  # ... never whole
     assert "Follow them unless the user says otherwise" not in seen
 
@@ -97,7 +98,7 @@ def test_a_curated_uncommitted_note_is_a_labelled_pointer_then_whole_once_commit
     (request,) = mock_anthropic.main_requests()
     seen = all_text(request)
     assert DEPLOY_WHOLE in seen, describe(proc)  # committed: a person reviewed it, whole
-    assert reviewstate.LABEL not in seen
+    assert UNREVIEWED_HEADER not in seen
     no_hook_errors(e2e_repo)
 
 

@@ -114,15 +114,19 @@ def whole(note: IndexedNote) -> str:
     return sanitize("\n".join([*parts, *errata_lines(note)]))
 
 
-def pointer(note: IndexedNote) -> str:
+def pointer(note: IndexedNote, *, labelled: bool = True) -> str:
     """A one-line pointer: title, description, path (its label, mark and errata kept).
+
+    Under a heading that says its notes are unreviewed, ``labelled`` False leaves out the
+    label each line would otherwise repeat.
 
     A description that says the title stands for both: the line says it once. It says it when
     it opens with it (an extracted note's title used to be its sentence, cut) or holds every
     word of it (the rule stated from the quote: "Always run the tests with uv run pytest here"
     from "We always run the tests with `uv run pytest` here: ...").
     """
-    lines = [LABEL if is_unreviewed(note) else "", recheck(note), *errata_lines(note)]
+    label = LABEL if labelled and is_unreviewed(note) else ""
+    lines = [label, recheck(note), *errata_lines(note)]
     extra = "".join(f" [{line}]" for line in lines if line)
     said = note.description.rstrip().rstrip(":")  # a lead-in's colon: what follows is in it
     if not (_opens_with(said, note.title) or _holds(said, note.title)):

@@ -342,7 +342,7 @@ def _facts(header: str, facts: Sequence[ServedNote], room: int) -> tuple[str, li
     used = (len(text) + 2 if text else 0) + len(UNREVIEWED_HEADER)
     blocks: list[str] = []
     for note in (n for n in facts if is_unreviewed(n)):
-        line = pointer(note)
+        line = pointer(note, labelled=False)  # the heading says it of each
         if used + len(line) + 2 > room:
             break
         blocks.append(line)
