@@ -154,6 +154,22 @@ def test_bootstrap_writes_one_note_per_rule_titled_by_the_rule(
     _title_with(notes, "ledger entry")
 
 
+def test_status_counts_a_note_accepted_on_this_machine_as_reviewed(
+    docs_repo: Path, cli: CliRunner
+) -> None:
+    # status counted what git sees as changed; `review` what no person reviewed: after
+    # `review --accept`, the two disagreed (seen on a real project: 15 vs 14).
+    assert cli("bootstrap", cwd=docs_repo).exit_code == 0
+    left = cli("status", "--json", cwd=docs_repo).json()["left_for_review"]["bootstrap"]
+    assert left["unreviewed"] == len(_notes(docs_repo)) == 6
+    one = _title_with(_notes(docs_repo), "never mock the database").id
+    assert cli("review", "--accept", one, cwd=docs_repo).exit_code == 0
+    left = cli("status", "--json", cwd=docs_repo).json()["left_for_review"]["bootstrap"]
+    assert left["unreviewed"] == 5
+    groups = cli("review", "--json", cwd=docs_repo).json()["unreviewed"]
+    assert sum(len(group["notes"]) for group in groups) == 5  # what review says
+
+
 def test_the_run_lists_every_note_it_added_and_counts_documents(
     docs_repo: Path, cli: CliRunner
 ) -> None:

@@ -2,7 +2,8 @@
 
 - ``pending``: proposals staged by bootstrap (harness ``bootstrap``), harvest (harness
   ``<host>-memory``) or extraction (any other) that curation has not consumed yet;
-- ``unreviewed``: notes git sees as new or changed since ``HEAD`` that cite a document
+- ``unreviewed``: notes git sees as new or changed since ``HEAD`` (and not accepted as they
+  are with ``lorebook review --accept``) that cite a document
   bootstrap read (``<path>#<section>``), a host's memory (``<host>-memory:...``) or a
   session (:func:`lorebook.models.session.session_of`);
 - ``conflicts``: open conflict files whose proposal came from one of them.
@@ -65,17 +66,34 @@ def _unreviewed(paths: KBPaths, documents: set[str], counts: dict[str, dict[str,
     from lorebook.errors import LorebookError
     from lorebook.kb.store import load_snapshot
     from lorebook.review.changes import list_changes
+    from lorebook.reviewstate import reviews
 
     try:
         changed = {c.note_id for c in list_changes(paths) if c.note_id and c.kind != "deleted"}
     except (LorebookError, OSError):
         return
+    accepted = reviews(str(paths.root))  # `review --accept` on this machine reviews too
     for note_id, stored in load_snapshot(paths).notes.items():
-        if note_id not in changed:
+        if note_id not in changed or _accepted(
+            paths, stored.path.as_posix(), accepted.get(note_id)
+        ):
             continue
         sources = {_source(o, documents) for o in stored.note.derived_from} - {None}
         for source in sources:
             counts[str(source)]["unreviewed"] += 1
+
+
+def _accepted(paths: KBPaths, rel: str, digest: str | None) -> bool:
+    """Whether the note at ``rel`` (under ``nodes/``) is as a person accepted it."""
+    from lorebook.kb.notes import content_hash
+
+    try:
+        return (
+            digest is not None
+            and content_hash((paths.nodes / rel).read_text(encoding="utf-8")) == digest
+        )
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _conflicts(paths: KBPaths, documents: set[str], counts: dict[str, dict[str, int]]) -> None:
