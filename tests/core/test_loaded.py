@@ -224,3 +224,21 @@ def test_recall_shows_each_hosts_prompt_hook(derived: Path, cli: CliRunner) -> N
     assert "--harness cursor: not wired in this repository (wired: claude, codex)" in (
         unwired.stderr
     )
+    assert "hint: lorebook init --harnesses claude,codex,cursor" in unwired.stderr
+    typo = cli("recall", PROMPT, "--harness", "codx", cwd=derived)
+    assert typo.exit_code == 2
+    assert "did you mean 'codex'?" in typo.stderr  # not "lorebook init --harnesses codx"
+
+
+def test_recall_says_cursor_gets_nothing_at_its_prompts(derived: Path, cli: CliRunner) -> None:
+    # Cursor lets no hook add context at a prompt: recall said its "prompt hook would serve"
+    # notes it never receives.
+    assert cli("init", "--harnesses", "claude,cursor", cwd=derived).exit_code == 0
+    shown = cli("recall", PROMPT, "--harness", "cursor", cwd=derived)
+    assert shown.exit_code == 0, shown.stderr
+    assert shown.stdout.startswith("cursor gets nothing at its prompts")
+    assert (
+        cli("recall", PROMPT, "--harness", "cursor", "--json", cwd=derived).json()["prompt_hook"]
+        is False
+    )
+    assert "gets nothing" not in cli("recall", PROMPT, "--harness", "claude", cwd=derived).stdout

@@ -42,6 +42,12 @@ def _show(doc: dict[str, Any]) -> None:
     if not doc["notes"] and not doc["warnings"]:
         say("no note matches")
     counts = [sum(1 for n in doc["notes"] if n["served"] == s) for s in SERVED]
+    if not doc.get("prompt_hook", True):
+        say(
+            f"{doc['harness']} gets nothing at its prompts: it lets no hook add context there"
+            " (its session start, tool hooks and rules file carry the notes); other hosts'"
+            " prompt hooks would serve:"
+        )
     if doc["notes"]:
         say("the prompt hook would serve: " + ", ".join(
             f"{count} {label}" for count, label in zip(counts, SERVED_LABELS, strict=True) if count
@@ -99,10 +105,17 @@ def host_loads(paths: KBPaths, harness: str | None) -> tuple[str | None, frozens
 
     wired = list(load_config(paths).harnesses)
     if harness is not None and harness not in wired:
+        from lorebook.cli.usage import did_you_mean
+
+        installed = get_plugins().harnesses()
         raise UsageError(
             f"--harness {harness}: not wired in this repository (wired: "
             f"{', '.join(wired) or 'none'})",
-            hint="lorebook init --harnesses " + harness,
+            hint=(
+                f"lorebook init --harnesses {','.join([*wired, harness])}"
+                if harness in installed
+                else did_you_mean(harness, wired or list(installed))
+            ),
         )
     name = harness if harness is not None else (wired[0] if len(wired) == 1 else None)
     spec = get_plugins().harnesses().get(name) if name is not None else None
@@ -110,6 +123,19 @@ def host_loads(paths: KBPaths, harness: str | None) -> tuple[str | None, frozens
         return name, frozenset()
     module = importlib.import_module(spec.event_module)
     return name, host_files(module, str(paths.repo), str(paths.repo), [])
+
+
+def _has_prompt_hook(harness: str) -> bool:
+    """Whether the host lets a hook add context at its prompts (Cursor's does not)."""
+    import importlib
+
+    from lorebook.plugins import get_plugins
+
+    spec = get_plugins().harnesses().get(harness)
+    if spec is None or spec.event_module is None:
+        return True
+    events = getattr(importlib.import_module(spec.event_module), "EVENTS", None)
+    return not isinstance(events, dict) or "prompt" in events.values()
 
 
 def recall_command(
@@ -155,6 +181,7 @@ def recall_command(
     paths = repo_paths(ctx)
     host, loaded = host_loads(paths, harness)
     doc = recall(paths, query, pending=pending, explain=explain, harness=host, loaded=loaded)
+    doc["prompt_hook"] = host is None or _has_prompt_hook(host)
     if json_output:
         print_json(doc)
     else:
