@@ -106,10 +106,11 @@ def test_note_add_json_prints_exactly_one_document(kb_repo: Path, cli: CliRunner
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--kind", "conventon"], "field 'lb_kind'"),
-        (["--kind", "convention", "--enforce", "block"], "field 'lb_enforce'"),
+        (["--kind", "conventon"], "note add: --kind: Input should be 'convention'"),
+        (["--kind", "conventon"], "hint: did you mean 'convention'?"),
+        (["--kind", "convention", "--enforce", "block"], "note add: --enforce:"),
         (["--kind", "convention", "--anchor-error", "(unclosed"], "not a valid regex"),
-        (["--kind", "convention", "--tag", "Has Space"], "field 'tags.0'"),
+        (["--kind", "convention", "--tag", "Has Space"], "--tag: "),
         (
             ["--kind", "convention", "--type", "map", "--id", "practice-t"],
             "must start with its kind or its type",
@@ -236,3 +237,10 @@ def test_body_from_stdin_and_unknown_keys_of_other_tools_survive(
     rewritten = path.read_text()
     assert "okf_author: someone" in rewritten
     assert "[practice-x](practice-x.md)" in rewritten
+
+
+def test_note_add_takes_a_kind_in_any_case(kb_repo: Path, cli: CliRunner) -> None:
+    added = cli("note", "add", "--title", "Never run migrations by hand", "--description",
+                "Production data", "--kind", "Prohibition", "--json", cwd=kb_repo)  # fmt: skip
+    assert added.exit_code == 0, added.stderr
+    assert added.json()["id"] == "prohibition-never-run-migrations-by-hand"

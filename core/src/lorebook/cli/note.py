@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Annotated, Any, get_args
@@ -19,13 +20,15 @@ from lorebook.cli.note_validity import (
 )
 from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn, write_text
 from lorebook.errors import LorebookError, UnsafePathError, UsageError
-from lorebook.kb.notes import format_validation_error, note_to_frontmatter
+from lorebook.kb.notes import note_to_frontmatter
 from lorebook.kb.paths import validate_relpath
 from lorebook.kb.store import MarkdownStore, load_snapshot
 from lorebook.models.note import ID_RE, KIND_TYPES, NOTE_KINDS, Note, NoteStatus
 from lorebook.slug import slugify
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from lorebook.kb.lifecycle import LifecycleChange
     from lorebook.kb.paths import KBPaths
 
@@ -120,6 +123,8 @@ def add(
     summary.
     """
     paths = repo_paths(ctx)
+    kind, confidence, enforce = kind.lower(), confidence.lower(), enforce.lower()
+    note_type = note_type.lower() if note_type else note_type
     resolved_type = note_type or KIND_TYPES.get(kind, "practice")
     fields: dict[str, Any] = {
         "type": resolved_type,
@@ -151,7 +156,7 @@ def add(
         note = Note.model_validate(fields)
     except ValidationError as exc:
         # Every field comes from the command line: a bad value is a usage error.
-        raise UsageError(format_validation_error(exc, source="note add")) from None
+        raise _usage_error(exc) from None
     if store != "markdown":
         _refuse_dangling(paths, note, MarkdownStore(paths.repo).ids_present(_targets(note)))
         add_elsewhere(paths, store, note, folder, json_output=json_output)
@@ -252,6 +257,35 @@ def _refuse_dangling(paths: KBPaths, note: Note, known: set[str]) -> None:
                 f"{option} {target!r}: there is no note with that id; nothing was written",
                 hint="`lorebook note list` shows the ids",
             )
+
+
+_OPTIONS = {
+    "type": "--type", "title": "--title", "description": "--description", "tags": "--tag",
+    "lb_id": "--id", "lb_kind": "--kind", "lb_confidence": "--confidence",
+    "lb_enforce": "--enforce", "lb_derived_from": "--derived-from",
+    "lb_relates_to": "--relates-to", "lb_depends_on": "--depends-on", "body": "--body",
+}  # fmt: skip
+"""The option of ``note add`` that gives each field, for its errors."""
+
+
+def _usage_error(exc: ValidationError) -> UsageError:
+    """The first bad option, named as typed, with a close value as the hint.
+
+    ``--kind prohibiton`` gets "did you mean 'prohibition'?".
+    """
+    import difflib
+
+    from lorebook.models.messages import explain
+
+    err = exc.errors()[0]
+    field = str(err["loc"][0]) if err["loc"] else ""
+    option = _OPTIONS.get(field, f"field {field!r}")
+    got = err.get("input")
+    allowed = re.findall(r"'([^']+)'", str((err.get("ctx") or {}).get("expected", "")))
+    close = difflib.get_close_matches(str(got), allowed, n=1) if allowed else []
+    hint = f"did you mean {close[0]!r}?" if close else None
+    shown = "" if isinstance(got, dict | list) else f" (got {got!r})"
+    return UsageError(f"note add: {option}: {explain(err)}{shown}", hint=hint)
 
 
 def show(
