@@ -381,6 +381,47 @@ def test_specstory_older_layout_with_a_specstory_heading_still_reads() -> None:
     ]
 
 
+CURSOR_EXPORT = """\
+# Fix bucket name inconsistency in code
+_Exported on 6/30/2025 at 10:50:08 EDT from Cursor (1.1.3)_
+
+---
+
+**User**
+
+The audio must upload to and read from the same bucket.
+
+---
+
+**Cursor**
+
+I'll make the bucket name consistent.
+
+---
+
+**User**
+
+never hard-code the bucket name, read it from the config
+"""
+
+
+def test_cursors_own_export_reads_as_a_cursor_session() -> None:
+    # Cursor's "Export chat" files sit beside SpecStory's in .specstory/history: a whole
+    # import stopped on them ("not a format lorebook can import").
+    assert guess_format(CURSOR_EXPORT.encode(), "cursor_fix_bucket.md") == "specstory"
+    log = import_bytes(CURSOR_EXPORT.encode(), "cursor_fix_bucket.md")
+    assert log.harness == "cursor"
+    assert [(t.role, t.text) for t in log.turns] == [
+        ("user", "The audio must upload to and read from the same bucket."),
+        ("assistant", "I'll make the bucket name consistent."),
+        ("user", "never hard-code the bucket name, read it from the config"),
+    ]
+    # without the export's line, a bold "**User**" line is no header
+    plain = CURSOR_EXPORT.replace("_Exported on 6/30/2025 at 10:50:08 EDT from Cursor (1.1.3)_", "")
+    with pytest.raises(ImportFormatError):
+        guess_format(plain.encode(), "notes.md")
+
+
 @pytest.mark.parametrize(
     "line",
     [

@@ -98,8 +98,9 @@ def import_command(
     files and Codex rollouts (read by the installed harness plugin, as capture reads
     them), console copies of a Claude Code or Gemini CLI terminal (known by their ⏺, ● or
     ✦ lines, a Claude Code banner or the claude / claude-trace / gemini command, wherever
-    the copy starts), SpecStory exports, kenkeep sessions (front matter with session_id,
-    then [USER]: / [AGENT]: lines), and normalised-turns JSONL, one JSON object per line:
+    the copy starts), SpecStory exports and Cursor's own chat exports, kenkeep sessions
+    (front matter with session_id, then [USER]: / [AGENT]: lines), and normalised-turns
+    JSONL, one JSON object per line:
 
     \b
       {"session_id": "review-1", "harness": "import"}   (optional first line)
