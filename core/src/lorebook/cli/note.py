@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Annotated, Any, get_args
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args
 import typer
 
 from lorebook.cli import note_validity
+from lorebook.cli.note_messages import misnamed, usage_error
 from lorebook.cli.note_validity import (
     DependsOnFile,
     DependsOnTree,
@@ -27,8 +27,6 @@ from lorebook.models.note import ID_RE, KIND_TYPES, NOTE_KINDS, Note, NoteStatus
 from lorebook.slug import slugify
 
 if TYPE_CHECKING:
-    from pydantic import ValidationError
-
     from lorebook.kb.lifecycle import LifecycleChange
     from lorebook.kb.paths import KBPaths
 
@@ -156,7 +154,7 @@ def add(
         note = Note.model_validate(fields)
     except ValidationError as exc:
         # Every field comes from the command line: a bad value is a usage error.
-        raise _usage_error(exc) from None
+        raise usage_error(exc) from None
     if store != "markdown":
         _refuse_dangling(paths, note, MarkdownStore(paths.repo).ids_present(_targets(note)))
         add_elsewhere(paths, store, note, folder, json_output=json_output)
@@ -259,35 +257,6 @@ def _refuse_dangling(paths: KBPaths, note: Note, known: set[str]) -> None:
             )
 
 
-_OPTIONS = {
-    "type": "--type", "title": "--title", "description": "--description", "tags": "--tag",
-    "lb_id": "--id", "lb_kind": "--kind", "lb_confidence": "--confidence",
-    "lb_enforce": "--enforce", "lb_derived_from": "--derived-from",
-    "lb_relates_to": "--relates-to", "lb_depends_on": "--depends-on", "body": "--body",
-}  # fmt: skip
-"""The option of ``note add`` that gives each field, for its errors."""
-
-
-def _usage_error(exc: ValidationError) -> UsageError:
-    """The first bad option, named as typed, with a close value as the hint.
-
-    ``--kind prohibiton`` gets "did you mean 'prohibition'?".
-    """
-    import difflib
-
-    from lorebook.models.messages import explain
-
-    err = exc.errors()[0]
-    field = str(err["loc"][0]) if err["loc"] else ""
-    option = _OPTIONS.get(field, f"field {field!r}")
-    got = err.get("input")
-    allowed = re.findall(r"'([^']+)'", str((err.get("ctx") or {}).get("expected", "")))
-    close = difflib.get_close_matches(str(got), allowed, n=1) if allowed else []
-    hint = f"did you mean {close[0]!r}?" if close else None
-    shown = "" if isinstance(got, dict | list) else f" (got {got!r})"
-    return UsageError(f"note add: {option}: {explain(err)}{shown}", hint=hint)
-
-
 def show(
     ctx: typer.Context,
     note_id: Annotated[str, typer.Argument(help="The note id.")],
@@ -312,7 +281,7 @@ def show(
             hint = "it was retired, and leads to no note now" if note_id in ledger else None
             raise LorebookError(
                 f"no note with id {note_id!r}",
-                hint=hint or _misnamed(paths, note_id) or "`lorebook note list` shows the ids",
+                hint=hint or misnamed(paths, note_id) or "`lorebook note list` shows the ids",
             )
         _show_retired(paths, store, note_id, successors, json_output)
         return
@@ -328,21 +297,6 @@ def show(
         )
         return
     write_text((paths.nodes / rel).read_text(encoding="utf-8"))
-
-
-def _misnamed(paths: KBPaths, note_id: str) -> str | None:
-    """Where a file whose lb_id is ``note_id`` but whose name is not lives, if one does."""
-    from lorebook.kb.store import load_snapshot
-
-    for stored in load_snapshot(paths).mismatched:
-        if stored.note.id == note_id:
-            where = f"{paths.rel(paths.nodes)}/{stored.path.as_posix()}"
-            return (
-                f"{where} has lb_id {note_id!r} but another file name; a note's file is "
-                f"named after its id: rename it to {note_id}.md, or set its lb_id to "
-                f"{stored.path.stem!r}"
-            )
-    return None
 
 
 def _show_retired(
