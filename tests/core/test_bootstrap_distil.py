@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from lorebook.kb.notes import parse_note
-from tests.conftest import CliRunner
+from tests.conftest import CliRunner, fire
 
 DOCS = {
     "CLAUDE.md": """\
@@ -168,6 +168,29 @@ def test_status_counts_a_note_accepted_on_this_machine_as_reviewed(
     assert left["unreviewed"] == 5
     groups = cli("review", "--json", cwd=docs_repo).json()["unreviewed"]
     assert sum(len(group["notes"]) for group in groups) == 5  # what review says
+
+
+def test_a_note_whose_documents_no_longer_say_it_is_stale_and_served_marked(
+    docs_repo: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A sentence deleted from the documentation left its note served as the team's rule,
+    # with lint, status and the hooks silent (seen on a real project's AGENTS.md).
+    assert cli("bootstrap", cwd=docs_repo).exit_code == 0
+    mocks = _title_with(_notes(docs_repo), "never mock the database")
+    assert len(mocks.derived_from) == 2  # CLAUDE.md and AGENTS.md both say it
+    claude, agents = docs_repo / "CLAUDE.md", docs_repo / "AGENTS.md"
+    claude.write_text(claude.read_text().replace("- Never mock the database", "- Mock freely"))
+    assert "source-gone" not in cli("lint", cwd=docs_repo).stdout  # AGENTS.md still says it
+    agents.write_text(agents.read_text().replace("Never mock the database", "Mock the database"))
+    lint = cli("lint", cwd=docs_repo).stdout
+    (gone,) = [line for line in lint.splitlines() if "[source-gone]" in line]
+    assert f"/{mocks.id}.md: recheck: " in gone
+    assert "no longer says what it quotes" in gone
+    stale = cli("status", "--json", cwd=docs_repo).json()["stale_notes"]
+    assert [s["id"] for s in stale] == [mocks.id]
+    fire(docs_repo, monkeypatch, "Start", source="startup")
+    served = fire(docs_repo, monkeypatch, "Prompt", prompt="can I mock the database in tests?")
+    assert "no longer says what it quotes" in served["context"]
 
 
 def test_the_run_lists_every_note_it_added_and_counts_documents(

@@ -124,7 +124,12 @@ def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
         )
     say(
         f"stale notes: {len(status.stale)}"
-        + (" (`lorebook note verify ID`)" if status.stale else "")
+        + (
+            " (check each: `lorebook note verify ID` when it still holds, else edit it or"
+            " `lorebook note refute ID`)"
+            if status.stale
+            else ""
+        )
     )
     for stale in status.stale:
         say(f"  {stale['id']} ({stale['path']}): {stale['mark']}")

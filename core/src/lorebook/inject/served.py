@@ -100,13 +100,14 @@ class ServedNote(IndexedNote):
 class Checker:
     """Re-checks the notes one read serves, sharing one budget and one stat cache."""
 
-    __slots__ = ("budget", "caches")
+    __slots__ = ("budget", "caches", "read")
 
     def __init__(self, budget: Budget | None = None) -> None:
         from lorebook.validity.check import Budget
 
         self.budget = budget or Budget()
         self.caches: dict[str, StatCache] = {}
+        self.read: dict[str, str] = {}  # the documents quoted, read once a check
 
     def _cache(self, repo: str) -> StatCache:
         from lorebook.validity.check import StatCache
@@ -133,6 +134,8 @@ class Checker:
         if view.repo is not None and fields.dependencies:
             cache = self._cache(view.repo)
             note.verdict = check(view.repo, fields.dependencies, self.budget, cache)
+        elif view.repo is not None and note.sources:
+            note.verdict = _quoted(view.repo, note, self.budget, self.read)
 
     def save(self) -> None:
         """Write back what the stat caches learned."""
@@ -153,6 +156,17 @@ def _as_indexed(path: str, note: IndexedNote) -> bool:
     except OSError:
         return False
     return (st.st_mtime_ns, st.st_size) == (note.mtime_ns, note.size)
+
+
+def _quoted(repo: str, note: ServedNote, budget: Budget, read: dict[str, str]) -> Verdict:
+    """Stale when the documents the note quotes no longer say it, else its verdict."""
+    from lorebook.validity.check import SOURCE_GONE, STALE, Spent, Verdict, source_gone
+
+    try:
+        gone = source_gone(repo, note.body, note.sources, budget, read)
+    except Spent:
+        return note.verdict
+    return Verdict(STALE, (gone,), SOURCE_GONE) if gone else note.verdict
 
 
 def reviewed_first(

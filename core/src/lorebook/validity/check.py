@@ -34,6 +34,9 @@ UNCHANGED = "unchanged"
 STALE = "stale"
 UNKNOWN = "unknown"
 UNTRACKED = "untracked"
+SOURCE_GONE = "the documents it quotes no longer say it"
+"""The reason of a stale note whose quoted sentence left its documents
+(:func:`lorebook.validity.report.source_gone`)."""
 
 MAX_FILES = 256
 """Files one read may look at (all the notes it serves together)."""
@@ -320,6 +323,8 @@ class Verdict:
     def mark(self) -> str:
         """The line a served note carries when it is not fresh ("" when it is)."""
         names = ", ".join(f"`{name}`" for name in self.changed)
+        if self.state == STALE and self.reason == SOURCE_GONE:
+            return f"recheck: {names} no longer says what it quotes"
         if self.state == STALE:
             verb = "changed" if len(self.changed) == 1 else "have changed"
             return f"recheck: {names} {verb} since this was written"
@@ -335,6 +340,73 @@ def _one(repo: str, dep: Mapping[str, Any], budget: Budget, cache: StatCache) ->
     if "tree" in dep and isinstance(dep["tree"], str):
         return tree_digest(repo, dep["tree"], budget, cache) == dep.get("digest")
     raise Unreadable("a dependency names neither a path nor a tree")
+
+
+_QUOTED_SOURCE = None
+
+
+def _flat(text: str) -> str:
+    """Markup-free, one-space text: how a quote is looked for in its document."""
+    return " ".join(text.replace("*", "").replace("_", "").split())
+
+
+def source_gone(
+    repo: str, body: str, cited: Iterable[str], budget: Budget, read: dict[str, str]
+) -> str | None:
+    """The document a note's body quotes, when none of the documents quoted says it now.
+
+    A note bootstrap distilled quotes the sentence each document states it with
+    (``> the sentence`` then ``From `doc`, under ...``); once the sentence left every
+    document the note cites (``cited``: its ``lb_derived_from`` files), it is no longer
+    the documentation's rule. ``read`` keeps the documents read (flattened) for the next
+    note. None when the body quotes no cited document, or one still says it.
+
+    Raises:
+        Spent: the budget ran out.
+    """
+    global _QUOTED_SOURCE
+    if _QUOTED_SOURCE is None:
+        import re
+
+        _QUOTED_SOURCE = re.compile(r"^> (.+)\n(?:> .*\n)*\s*\nFrom `([^`]+)`", re.M)
+    wanted = set(cited)
+    quoted = [(doc, _flat(line).rstrip(":")) for line, doc in _QUOTED_SOURCE.findall(body)]
+    quoted = [(doc, line) for doc, line in quoted if doc in wanted and line]
+    for doc, line in quoted:
+        if doc not in read:
+            try:
+                text = file_text(repo, doc, budget)
+            except Unreadable:
+                return None  # unknown is not gone
+            read[doc] = _flat(text) if text is not None else ""
+        if line in read[doc]:
+            return None
+    return quoted[0][0] if quoted else None
+
+
+def file_text(repo: str, rel: str, budget: Budget) -> str | None:
+    """The text of ``repo/rel`` (None when it does not exist), within the budget.
+
+    Raises:
+        Spent: the budget ran out.
+        Unreadable: as :func:`file_hash`.
+    """
+    full = os.path.join(repo, *safe_rel(rel).split("/"))
+    try:
+        st = os.lstat(full)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise Unreadable(f"`{rel}` cannot be read: {exc.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise Unreadable(f"`{rel}` is not a regular file")
+    budget.take_file()
+    budget.take_bytes(st.st_size)
+    try:
+        with open(full, "rb") as handle:
+            return handle.read(st.st_size + 1).decode("utf-8", "replace")
+    except OSError as exc:
+        raise Unreadable(f"`{rel}` cannot be read: {exc.strerror}") from None
 
 
 def label(dep: Mapping[str, Any]) -> str:

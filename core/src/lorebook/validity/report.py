@@ -9,7 +9,16 @@ from __future__ import annotations
 from lorebook.kb.paths import KBPaths
 from lorebook.kb.store import Snapshot
 from lorebook.models.note import Note
-from lorebook.validity.check import Budget, StatCache, Verdict, check
+from lorebook.validity.check import (
+    SOURCE_GONE,
+    STALE,
+    UNTRACKED,
+    Budget,
+    StatCache,
+    Verdict,
+    check,
+    source_gone as check_source,
+)
 
 
 def note_verdict(paths: KBPaths, note: Note, cache: StatCache | None = None) -> Verdict:
@@ -19,15 +28,32 @@ def note_verdict(paths: KBPaths, note: Note, cache: StatCache | None = None) -> 
     return check(str(paths.repo), deps, Budget.unlimited(), cache)
 
 
+def source_gone(paths: KBPaths, note: Note) -> str | None:
+    """The document a note quotes, when none of those it quotes says it any more.
+
+    See :func:`lorebook.validity.check.source_gone`.
+    """
+    cited = [origin.split("#", 1)[0] for origin in note.derived_from]
+    return check_source(str(paths.repo), note.body, cited, Budget.unlimited(), {})
+
+
 def stale_notes(paths: KBPaths, snap: Snapshot) -> list[tuple[str, str, Verdict]]:
-    """(id, file, verdict) of every active note whose check is stale or unknown, by id."""
+    """(id, file, verdict) of every active note whose check is stale or unknown, by id.
+
+    A note with no declared dependency is stale when the documents it quotes no longer say
+    it (:func:`source_gone`).
+    """
     cache = StatCache.for_kb(str(paths.root))
     out = []
     for note_id, stored in snap.notes.items():
         note = stored.note
-        if note.status != "active" or not note.dependencies:
+        if note.status != "active":
             continue
-        verdict = note_verdict(paths, note, cache)
+        if not note.dependencies:
+            doc = source_gone(paths, note)
+            verdict = Verdict(STALE, (doc,), SOURCE_GONE) if doc else Verdict(UNTRACKED)
+        else:
+            verdict = note_verdict(paths, note, cache)
         if not verdict.fresh:
             label = f"{paths.rel(paths.nodes)}/{stored.path.as_posix()}"
             out.append((note_id, label, verdict))
@@ -40,8 +66,13 @@ def stale_findings(paths: KBPaths, snap: Snapshot) -> list[tuple[str, str, str]]
     return [
         (
             label,
-            f"{verdict.state}-note",
-            f"{label}: {verdict.mark()}; check it, then run `lorebook note verify {note_id}`",
+            "source-gone" if verdict.reason == SOURCE_GONE else f"{verdict.state}-note",
+            f"{label}: {verdict.mark()}; "
+            + (
+                f"check it, then edit it or retire it (`lorebook note refute {note_id}`)"
+                if verdict.reason == SOURCE_GONE
+                else f"check it, then run `lorebook note verify {note_id}`"
+            ),
         )
         for note_id, label, verdict in stale_notes(paths, snap)
     ]
