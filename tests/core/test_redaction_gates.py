@@ -393,3 +393,19 @@ def test_a_scan_block_remembers_redacted_lines_and_answers_them_the_same(
     with redact.scan_settings():  # a new block starts with nothing remembered
         redact.redact_line("DB_PASSWORD=hunter2-prod")
     assert len(scanned) == 2
+
+
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        # a template value a document shows: quoted in a note, it was "[REDACTED]"
+        ("API_KEY=your_api_key_here", True),
+        ("OPENAI_API_KEY=your-openai-key", True),
+        ("CRON_SECRET=your-secure-random-secret-here", True),
+        ("API_KEY=sk-abc123def456ghi789jkl", False),
+        ("password=yourPassw0rd99", False),  # no separator after "your": a real password
+    ],
+)
+def test_a_template_value_is_no_secret(line: str, kept: bool) -> None:
+    with redact.scan_settings():
+        assert (redact.redact_line(line) == line) is kept

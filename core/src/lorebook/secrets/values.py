@@ -58,10 +58,12 @@ _ENGLISH_SUFFIX = re.compile(r"^[a-z]+(?:ed|ing|ly|able|ible|tion|ment|ness|ous|
 _PLACEHOLDER = re.compile(
     r"^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\{\{.*|\$\(.*|%[A-Za-z_]+%|-?\d{1,11}(?:\.\d+)?|\{\{.*\}\}|\{[^}]*\}|<[^>]*>|\[[^\]]*\]"
     r"|\*+|x{3,}|X{3,}|\.{3,}|…|\?+|-+|_+|#+|<\w[^>]*|[\d/.:,%+-]*\d[/.:,%+-][\d/.:,%+-]*"
-    r"|(?i:redacted|\[redacted\]|null|none|nil|true|false|undefined|changeme_?later|example))$"
+    r"|(?i:redacted|\[redacted\]|null|none|nil|true|false|undefined|changeme_?later|example)"
+    r"|(?i:your[-_.][\w.-]+|[\w.-]+[-_]here))$"
 )
-"""Templates (``${X}``, ``{{x}}``, ``<password>``, ``%X%``), masks (``****``, ``xxx``,
-``...``), numbers and the words a config writes for "no value". ``changeme`` and
+"""Templates (``${X}``, ``{{x}}``, ``<password>``, ``%X%``, ``your_api_key_here``,
+``your-openai-key``), masks (``****``, ``xxx``, ``...``), numbers and the words a config
+writes for "no value". ``changeme`` and
 ``password123`` are not placeholders: they are real, if weak, passwords people use."""
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _CODE_REF = re.compile(
