@@ -198,6 +198,15 @@ def test_a_long_rule_is_titled_by_its_binding_clause() -> None:
     assert title_of("Keep it short; it is read often.") == "Keep it short; it is read often"
 
 
+def test_a_rule_that_ends_a_quotation_leaves_its_closing_mark_out_of_the_title() -> None:
+    # seen in a plan document: _Clarification:_ "The `job_id` is the key. Do not use ... here."
+    quoted = 'Do not use any other generated IDs as the primary key here."'
+    assert title_of(quoted) == "Do not use any other generated IDs as the primary key here"
+    assert title_of('Never write "TODO" in commit messages') == (
+        'Never write "TODO" in commit messages'
+    )
+
+
 def test_a_long_subject_with_a_second_alternative_keeps_its_verb_in_the_title() -> None:
     sentence = (
         "Any attempt to operate on a file using a relative path, or an absolute path that "

@@ -116,6 +116,8 @@ def sentences(text: str) -> list[str]:
 def title_of(statement: str) -> str:
     """The rule in at most :data:`TITLE_WORDS` words (see the module docstring)."""
     text = CONNECTIVE.sub("", strip_markers(statement), count=1).rstrip(" .!:")
+    if text.count('"') % 2:  # the sentence ended a quotation: its closing mark is no title's
+        text = text.rstrip('"').rstrip(" .!:")
     without_asides = _without_asides(text)
     if len(words(without_asides)) >= MIN_TITLE_WORDS:
         text = without_asides  # "(e.g. ...)", "(no failures)": the description keeps them
