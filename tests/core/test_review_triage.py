@@ -191,3 +191,19 @@ def test_rejecting_one_missing_path_relative_to_the_knowledge_base(
     result = cli("review", "--reject", "nodes/convention/practice-typo.md", cwd=repo)
     assert result.exit_code == 1
     assert "no such note: nodes/convention/practice-typo.md" in result.stderr  # not "outside"
+
+
+def test_rejecting_a_folders_last_note_drops_its_summary(kb_repo: Path, cli: CliRunner) -> None:
+    # Curation summarised the folder it created; after a person rejected everything it put
+    # there, lint warned "summary-without-folder" about lorebook's own leftover.
+    from tests.core.test_curate import curate, proposal, stage
+
+    title = "We chose Postgres over MongoDB for the ledger"
+    stage(kb_repo, "s-a", [proposal("s-a", 0, title, kind="decision")])
+    curate(kb_repo)
+    summaries = kb_repo / ".lorebook/FOLDER_SUMMARIES.md"
+    assert "- `decision`:" in summaries.read_text()
+    note = ".lorebook/nodes/decision/decision-we-chose-postgres-over-mongodb-for-the-ledger.md"
+    assert cli("review", "--reject", note, cwd=kb_repo).exit_code == 0
+    assert "- `decision`:" not in summaries.read_text()
+    assert "summary-without-folder" not in cli("lint", cwd=kb_repo).stdout

@@ -255,6 +255,7 @@ def _rebuild_after(
     from lorebook.recall.sync import reconcile
 
     try:
+        _forget_emptied_folders(paths, changes, actions)
         rebuild_indexes(paths, budget)
     except LorebookError as exc:
         done = ", ".join(f"{a} {c.path}" for c, a in zip(changes, actions, strict=True))
@@ -274,6 +275,32 @@ def _rebuild_after(
         for target in sorted(gone & named):
             dangling.setdefault(target, []).append(note_id)
     return {target: tuple(ids) for target, ids in dangling.items()}
+
+
+def _forget_emptied_folders(
+    paths: KBPaths, changes: Sequence[Change], actions: Sequence[Literal["deleted", "restored"]]
+) -> None:
+    """Drop the summary of each folder whose last note a rejection deleted.
+
+    Curation summarises a folder when it creates it; without this, lint warned
+    "summary-without-folder" after a person rejected everything curation put there.
+    """
+    from lorebook.kb.fsutil import atomic_write_text
+    from lorebook.kb.summaries import load_summaries, render_summaries
+
+    summaries = load_summaries(paths)
+    emptied = set()
+    for change, action in zip(changes, actions, strict=True):
+        folder = (paths.repo / change.path).parent
+        if action != "deleted" or not folder.is_relative_to(paths.nodes):
+            continue
+        rel = folder.relative_to(paths.nodes).as_posix()
+        held = [p for p in folder.rglob("*.md") if p.name != "index.md"] if folder.is_dir() else []
+        if rel in summaries and not held:
+            emptied.add(rel)
+    if emptied:
+        kept = {folder: text for folder, text in summaries.items() if folder not in emptied}
+        atomic_write_text(paths.summaries, render_summaries(kept))
 
 
 def accept(
