@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import CliRunner
 
 
@@ -95,3 +97,19 @@ def test_doctor_outside_git_warns_instead_of_passing_the_merge_driver(
         "with git (review, pack import and the merge driver need it)",
         "fix": "run `git init` here, then `lorebook init`",
     }
+
+
+def test_stats_says_why_prompts_the_hooks_answered_are_not_counted(
+    kb_repo: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "0 sessions lorebook served" under a latency table of 100 prompt runs, and nothing
+    # said why: injections are read from the transcripts capture stages.
+    from tests.conftest import fire
+
+    cli("note", "add", "--title", "Run tests with uv run pytest", "--description", "Tests",
+        "--kind", "tooling", cwd=kb_repo)  # fmt: skip
+    fire(kb_repo, monkeypatch, "Start", source="startup")
+    fire(kb_repo, monkeypatch, "Prompt", prompt="how do I run the tests? uv run pytest?")
+    out = cli("stats", cwd=kb_repo).stdout
+    assert "0 sessions lorebook served" in out
+    assert "the hooks answered 1 prompt, yet no session capture staged holds them" in out

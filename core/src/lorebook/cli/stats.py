@@ -135,6 +135,15 @@ def summary_lines(report: StatsReport, *, verbose: bool) -> list[str]:
     lines += _id_list(f"never injected in {sessions}", report.never_injected, "active note",
                       verbose=verbose)  # fmt: skip
     lines += _id_list("injected, never used", report.never_used, "note", verbose=verbose)
+    runs = sum(
+        len(r.samples) for r in report.latency if (r.event, r.source) == ("prompt", "lorebook")
+    )
+    if not report.sessions and runs:  # the hooks ran, yet no captured session shows it
+        lines.append(
+            f"the hooks answered {plural(runs, 'prompt')}, yet no session capture staged holds"
+            " them: injections are counted from the transcripts capture stages when a"
+            " session stops or ends (`lorebook status` lists those)"
+        )
     lines += [f"problem: {problem}" for problem in report.problems]
     return lines
 
