@@ -90,8 +90,9 @@ Run `lorebook conflict list --json` (do this even when nothing was pending). For
 conflict, open its file and show the current note and the proposed one side by side, with
 the rationale. Ask the user to choose, and explain the choices:
 
-- **Accept**: the note is rewritten in place to say what the proposal says (same id, both
-  origins kept, only the new claim's dependencies).
+- **Accept**: the note is rewritten in place to say what the proposal says (both origins
+  kept, only the new claim's dependencies; an id made of the old title is renamed after
+  the new one, and the old id leads there).
 - **Reject**: the note stays; the proposal is dismissed.
 - **Keep as record**: the note stays, and the conflict file is kept (commit it) as the
   record of a claim someone made that the project does not follow.

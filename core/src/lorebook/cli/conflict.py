@@ -89,8 +89,9 @@ def resolve_command(
         DecisionName,
         typer.Option(
             "--decision",
-            help="accept: rewrite the note in place to say what the proposal says (same id, "
-            "both origins, only the new claim's dependencies). reject: leave the note; the "
+            help="accept: rewrite the note in place to say what the proposal says (both "
+            "origins, only the new claim's dependencies; an id made of the old title is "
+            "renamed after the new one, the old id leading there). reject: leave the note; the "
             "claim is dismissed. keep: leave the note, and keep the conflict file as the "
             "record of a claim that was made and not followed (commit it as history). skip: "
             "decide later; it stays listed.",
