@@ -181,7 +181,7 @@ def recall_command(
     paths = repo_paths(ctx)
     host, loaded = host_loads(paths, harness)
     doc = recall(paths, query, pending=pending, explain=explain, harness=host, loaded=loaded)
-    doc["prompt_hook"] = host is None or _has_prompt_hook(host)
+    doc["prompt_hook"] = host is None or _has_prompt_hook(host)  # False: Cursor's prompts
     if json_output:
         print_json(doc)
     else:

@@ -109,7 +109,8 @@ def _documents(served: Served, query: str) -> tuple[list[dict[str, Any]], list[d
                     "title": sanitize(note.title),
                     "refuted_because": why,
                     "where": sanitize(note.where),
-                    "warning": f"this was tried and is wrong: {sanitize(note.title)} because {why}",
+                    "warning": f"this was tried and is wrong: {sanitize(note.title)} "
+                    f"(refuted: {why})",
                     "unreviewed": LABEL if is_unreviewed(note) else None,
                 }
             )
@@ -224,7 +225,7 @@ def recall(
     context = sanitize(served.text)  # as lorebook.hook.for_model gives it to the host
     doc: dict[str, Any] = {
         "ok": True, "query": query, "harness": harness, "wired": list(config.harnesses),
-        "loaded": sorted(loaded),
+        "loaded": sorted(loaded), "prompt_hook": True,
         "context": context, "notes": notes, "warnings": warnings,
     }  # fmt: skip
     if explain:
