@@ -48,8 +48,8 @@ def test_a_refuted_note_matching_a_prompt_is_a_warning_never_a_rule(
     text = fire(refuted, monkeypatch, "Prompt", prompt=prompt)["context"]
     assert (
         "this was tried and is wrong: Retry flaky integration tests with a sleep: When the "
-        "integration tests fail intermittently because the sleep hid a race in the "
-        "connection pool" in text
+        "integration tests fail intermittently (refuted: the sleep hid a race in the "
+        "connection pool; see " in text
     )
     assert "### Retry flaky" not in text  # never rendered as a note to follow
     assert "Add sleep 5 before retrying" not in text
@@ -167,3 +167,24 @@ class TestPersonalStore(StoreContract):
     @pytest.fixture
     def store(self, lorebook_home: Path) -> Any:
         return open_personal_store()
+
+
+def test_a_refuted_bootstrap_note_is_warned_about_in_one_sentence() -> None:
+    # seen on a real project: "Don't destructure props in Solid projects: Don't destructure
+    # props in Solid projects because This is a Next.js app"
+    from lorebook.inject.served import warning_line
+    from lorebook.recall.sync import to_indexed
+    from lorebook.testing import make_note
+
+    note = make_note(
+        "no-destructure",
+        title="Don't destructure props in Solid projects",
+        description="Don't destructure props in Solid projects.",
+        lb_status="refuted",
+        lb_refuted_because="This is a Next.js app, not a Solid one.",
+    )
+    line = warning_line(to_indexed(note, "prohibition/practice-no-destructure.md", 0, 0))
+    assert line.startswith(
+        "- this was tried and is wrong: Don't destructure props in Solid projects "
+        "(refuted: This is a Next.js app, not a Solid one; see "
+    )

@@ -1,7 +1,7 @@
 """Validity and corrections reach the model through the real Claude Code and Codex clients.
 
 A note whose dependency was edited arrives marked "recheck", and a refuted note that
-matches the prompt arrives as a warning ("this was tried and is wrong: ... because ..."),
+matches the prompt arrives as a warning ("this was tried and is wrong: ... (refuted: ...)"),
 never as a rule: both proven from the requests the mock model received.
 """
 
@@ -55,7 +55,7 @@ def assert_marked_and_warned(text: str) -> None:
     assert "recheck: `src/billing/db.py` changed since this was written" in text
     assert (
         "this was tried and is wrong: Retry flaky billing jobs with a sleep: When billing jobs "
-        "fail intermittently because the sleep hid a race in the billing queue"
+        "fail intermittently (refuted: the sleep hid a race in the billing queue; see "
     ) in text
     assert "REFUTED_BODY" not in text  # never served as a fact to follow
 

@@ -95,6 +95,11 @@ def _holds(description: str, title: str) -> bool:
     return bool(words) and words <= set(re.findall(r"\w+", description.lower()))
 
 
+def says_title(description: str, title: str) -> bool:
+    """Whether a description stands for its title too: it opens with it or holds each word."""
+    return _opens_with(description, title) or _holds(description, title)
+
+
 def whole(note: IndexedNote) -> str:
     """The whole note: one heading (title, kind, path), its marks, description, body, errata."""
     parts = [f"### {note.title} ({note.kind}; {location(note)})"]
@@ -129,7 +134,7 @@ def pointer(note: IndexedNote, *, labelled: bool = True) -> str:
     lines = [label, recheck(note), *errata_lines(note)]
     extra = "".join(f" [{line}]" for line in lines if line)
     said = note.description.rstrip().rstrip(":")  # a lead-in's colon: what follows is in it
-    if not (_opens_with(said, note.title) or _holds(said, note.title)):
+    if not says_title(said, note.title):
         said = f"{note.title}: {said}"
     return sanitize(f"- {said} (read {location(note)}){extra}")
 

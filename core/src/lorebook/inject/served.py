@@ -11,7 +11,7 @@ same way for the hooks, ``lorebook recall``, the MCP server and ``lorebook eval`
   one (:data:`STALE_WEIGHT`) and carries a "recheck: ..." line;
 - its errata are served with it;
 - a refuted note is never served as a fact: when it matches, it becomes a warning,
-  "this was tried and is wrong: ... because ...";
+  "this was tried and is wrong: ... (refuted: why)";
 - a note no person has reviewed (:mod:`lorebook.reviewstate`) is served at most as a
   one-line pointer labelled "unreviewed", after the reviewed notes and under a heading of
   its own, never whole, never under the reviewed notes' heading, never as a warning
@@ -273,12 +273,18 @@ def validated(
 
 
 def warning_line(note: IndexedNote) -> str:
-    """A refuted note as a warning: never as a fact."""
+    """A refuted note as a warning: never as a fact.
+
+    Its title, then its description unless that says the title again (a bootstrap note's
+    does), then why it was refuted, as the person wrote it.
+    """
+    from lorebook.inject.render import says_title
+
     why = (note.refuted_because or "").strip().rstrip(".")
-    return (
-        f"- this was tried and is wrong: {note.title}: {note.description.rstrip('.')} "
-        f"because {why} (see {location(note)})"
-    )
+    said = note.description.rstrip().rstrip(".:")
+    if not says_title(said, note.title):
+        said = f"{note.title}: {said}"
+    return f"- this was tried and is wrong: {said} (refuted: {why}; see {location(note)})"
 
 
 class Composed:
