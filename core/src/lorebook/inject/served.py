@@ -135,7 +135,8 @@ class Checker:
             cache = self._cache(view.repo)
             note.verdict = check(view.repo, fields.dependencies, self.budget, cache)
         elif view.repo is not None and note.sources:
-            note.verdict = _quoted(view.repo, note, self.budget, self.read)
+            cache = self._cache(view.repo)
+            note.verdict = _quoted(view.repo, note, self.budget, self.read, cache)
 
     def save(self) -> None:
         """Write back what the stat caches learned."""
@@ -158,12 +159,14 @@ def _as_indexed(path: str, note: IndexedNote) -> bool:
     return (st.st_mtime_ns, st.st_size) == (note.mtime_ns, note.size)
 
 
-def _quoted(repo: str, note: ServedNote, budget: Budget, read: dict[str, str]) -> Verdict:
+def _quoted(
+    repo: str, note: ServedNote, budget: Budget, read: dict[str, str], cache: StatCache
+) -> Verdict:
     """Stale when the documents the note quotes no longer say it, else its verdict."""
     from lorebook.validity.check import SOURCE_GONE, STALE, Spent, Verdict, source_gone
 
     try:
-        gone = source_gone(repo, note.body, note.sources, budget, read)
+        gone = source_gone(repo, note.body, note.sources, budget, read, cache)
     except Spent:
         return note.verdict
     return Verdict(STALE, (gone,), SOURCE_GONE) if gone else note.verdict

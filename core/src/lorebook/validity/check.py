@@ -351,7 +351,12 @@ def _flat(text: str) -> str:
 
 
 def source_gone(
-    repo: str, body: str, cited: Iterable[str], budget: Budget, read: dict[str, str]
+    repo: str,
+    body: str,
+    cited: Iterable[str],
+    budget: Budget,
+    read: dict[str, str],
+    cache: StatCache | None = None,
 ) -> str | None:
     """The document a note's body quotes, when none of the documents quoted says it now.
 
@@ -359,7 +364,9 @@ def source_gone(
     (``> the sentence`` then ``From `doc`, under ...``); once the sentence left every
     document the note cites (``cited``: its ``lb_derived_from`` files), it is no longer
     the documentation's rule. ``read`` keeps the documents read (flattened) for the next
-    note. None when the body quotes no cited document, or one still says it.
+    note; ``cache`` remembers each answer against the document's stat, so a document that
+    did not change costs one ``lstat``. None when the body quotes no cited document, or one
+    still says it.
 
     Raises:
         Spent: the budget ran out.
@@ -373,13 +380,25 @@ def source_gone(
     quoted = [(doc, _flat(line).rstrip(":")) for line, doc in _QUOTED_SOURCE.findall(body)]
     quoted = [(doc, line) for doc, line in quoted if doc in wanted and line]
     for doc, line in quoted:
-        if doc not in read:
-            try:
-                text = file_text(repo, doc, budget)
-            except Unreadable:
-                return None  # unknown is not gone
-            read[doc] = _flat(text) if text is not None else ""
-        if line in read[doc]:
+        try:
+            st = os.lstat(os.path.join(repo, *safe_rel(doc).split("/")))
+        except FileNotFoundError:
+            continue  # the document is gone: it says nothing
+        except (OSError, Unreadable):
+            return None  # unknown is not gone
+        key = f"says:{doc}:{_sha256()(line.encode('utf-8')).hexdigest()[:16]}"
+        said = cache.get(key, st) if cache is not None else None
+        if said is None:
+            if doc not in read:
+                try:
+                    text = file_text(repo, doc, budget)
+                except Unreadable:
+                    return None
+                read[doc] = _flat(text) if text is not None else ""
+            said = "yes" if line in read[doc] else "no"
+            if cache is not None:
+                cache.put(key, st, said)
+        if said == "yes":
             return None
     return quoted[0][0] if quoted else None
 

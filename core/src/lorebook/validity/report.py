@@ -28,13 +28,13 @@ def note_verdict(paths: KBPaths, note: Note, cache: StatCache | None = None) -> 
     return check(str(paths.repo), deps, Budget.unlimited(), cache)
 
 
-def source_gone(paths: KBPaths, note: Note) -> str | None:
+def source_gone(paths: KBPaths, note: Note, cache: StatCache | None = None) -> str | None:
     """The document a note quotes, when none of those it quotes says it any more.
 
     See :func:`lorebook.validity.check.source_gone`.
     """
     cited = [origin.split("#", 1)[0] for origin in note.derived_from]
-    return check_source(str(paths.repo), note.body, cited, Budget.unlimited(), {})
+    return check_source(str(paths.repo), note.body, cited, Budget.unlimited(), {}, cache)
 
 
 def stale_notes(paths: KBPaths, snap: Snapshot) -> list[tuple[str, str, Verdict]]:
@@ -50,7 +50,7 @@ def stale_notes(paths: KBPaths, snap: Snapshot) -> list[tuple[str, str, Verdict]
         if note.status != "active":
             continue
         if not note.dependencies:
-            doc = source_gone(paths, note)
+            doc = source_gone(paths, note, cache)
             verdict = Verdict(STALE, (doc,), SOURCE_GONE) if doc else Verdict(UNTRACKED)
         else:
             verdict = note_verdict(paths, note, cache)
