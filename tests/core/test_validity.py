@@ -8,6 +8,7 @@ the note stale while one outside it does not.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -252,3 +253,23 @@ def test_status_and_lint_list_stale_notes(kb_repo: Path, cli: Any) -> None:
     assert "lorebook note verify practice-pool-alpha" in stale[0]["message"]
     cli("note", "verify", "practice-pool-alpha", cwd=kb_repo)
     assert cli("status", "--json", cwd=kb_repo).json()["stale_notes"] == []
+
+
+def test_whether_a_document_still_says_a_quote_is_cached_against_its_stat(
+    tmp_path: Path,
+) -> None:
+    from lorebook.validity.check import Budget, StatCache, source_gone
+
+    body = "> Never push to main; open a pull request.\n\nFrom `AGENTS.md`, under Git.\n"
+    doc = tmp_path / "AGENTS.md"
+    doc.write_text("# Git\n\n- Never push to main; open a pull request.\n")
+    old = time.time() - 10  # older than the racy window: its stat can be trusted
+    os.utime(doc, (old, old))
+    cache = StatCache(None)
+    assert source_gone(str(tmp_path), body, ["AGENTS.md"], Budget(), {}, cache) is None
+    read: dict[str, str] = {}
+    assert source_gone(str(tmp_path), body, ["AGENTS.md"], Budget(), read, cache) is None
+    assert read == {}  # answered from the cache: the document was not read again
+    doc.write_text("# Git\n\n- Push where you like.\n")
+    assert source_gone(str(tmp_path), body, ["AGENTS.md"], Budget(), {}, cache) == "AGENTS.md"
+    assert source_gone(str(tmp_path), body, ["README.md"], Budget(), {}, cache) is None
