@@ -31,7 +31,7 @@ USAGE_ERRORS = [
     (["import", "--from-harness", "vim"], "--from-harness vim: no session store to read", None),
     (["eval", "extraction", "--corpus", "c", "--sessions", "s"], "--corpus goes alone", None),
     (["note", "add", "--title", "T", "--description", "d", "--kind", "gotchas"],
-     "note add: field 'lb_kind'", None),
+     "note add: --kind: Input should be 'convention'", "did you mean 'gotcha'?"),
     (["note", "add", "--title", "T", "--description", "d", "--kind", "gotcha", "--body", "b",
       "--body-file", "b.md"], "give --body or --body-file, not both", None),
     (["note", "add", "--title", "T", "--description", "d", "--kind", "gotcha", "--store",
