@@ -267,7 +267,7 @@ def test_whether_a_document_still_says_a_quote_is_cached_against_its_stat(
     os.utime(doc, (old, old))
     cache = StatCache(None)
     assert source_gone(str(tmp_path), body, ["AGENTS.md"], Budget(), {}, cache) is None
-    read: dict[str, str] = {}
+    read: dict[str, list[str]] = {}
     assert source_gone(str(tmp_path), body, ["AGENTS.md"], Budget(), read, cache) is None
     assert read == {}  # answered from the cache: the document was not read again
     doc.write_text("# Git\n\n- Push where you like.\n")

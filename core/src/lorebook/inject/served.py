@@ -107,7 +107,7 @@ class Checker:
 
         self.budget = budget or Budget()
         self.caches: dict[str, StatCache] = {}
-        self.read: dict[str, str] = {}  # the documents quoted, read once a check
+        self.read: dict[str, list[str]] = {}  # the documents quoted, read once a check
 
     def _cache(self, repo: str) -> StatCache:
         from lorebook.validity.check import StatCache
@@ -160,7 +160,7 @@ def _as_indexed(path: str, note: IndexedNote) -> bool:
 
 
 def _quoted(
-    repo: str, note: ServedNote, budget: Budget, read: dict[str, str], cache: StatCache
+    repo: str, note: ServedNote, budget: Budget, read: dict[str, list[str]], cache: StatCache
 ) -> Verdict:
     """Stale when the documents the note quotes no longer say it, else its verdict."""
     from lorebook.validity.check import SOURCE_GONE, STALE, Spent, Verdict, source_gone

@@ -345,9 +345,33 @@ def _one(repo: str, dep: Mapping[str, Any], budget: Budget, cache: StatCache) ->
 _QUOTED_SOURCE = None
 
 
-def _flat(text: str) -> str:
-    """Markup-free, one-space text: how a quote is looked for in its document."""
-    return " ".join(text.replace("*", "").replace("_", "").split())
+QUOTE_WORDS = 10
+"""The words of a quote's first line that its document must still hold, in that order."""
+QUOTE_SPREAD = 3
+"""How far apart, at most, those words may stand in the document (times their number):
+markup the quote left out sits between them (reStructuredText's ``:meth:`~a.b``)."""
+
+
+def _words(text: str) -> list[str]:
+    """Its words, lower case: markup and wrapping aside, how a quote and a document compare."""
+    import re
+
+    return re.findall(r"[^\W_]+", text.lower())
+
+
+def _says(doc: list[str], quote: list[str]) -> bool:
+    """Whether ``doc`` holds ``quote``'s words in order, close together."""
+    span = QUOTE_SPREAD * len(quote)
+    for start, word in enumerate(doc):
+        if word != quote[0]:
+            continue
+        at, found = start + 1, 1
+        while found < len(quote) and at < min(len(doc), start + span):
+            found += doc[at] == quote[found]
+            at += 1
+        if found == len(quote):
+            return True
+    return False
 
 
 def source_gone(
@@ -355,7 +379,7 @@ def source_gone(
     body: str,
     cited: Iterable[str],
     budget: Budget,
-    read: dict[str, str],
+    read: dict[str, list[str]],
     cache: StatCache | None = None,
 ) -> str | None:
     """The document a note's body quotes, when none of the documents quoted says it now.
@@ -363,7 +387,7 @@ def source_gone(
     A note bootstrap distilled quotes the sentence each document states it with
     (``> the sentence`` then ``From `doc`, under ...``); once the sentence left every
     document the note cites (``cited``: its ``lb_derived_from`` files), it is no longer
-    the documentation's rule. ``read`` keeps the documents read (flattened) for the next
+    the documentation's rule. ``read`` keeps the documents read (their words) for the next
     note; ``cache`` remembers each answer against the document's stat, so a document that
     did not change costs one ``lstat``. None when the body quotes no cited document, or one
     still says it.
@@ -377,16 +401,16 @@ def source_gone(
 
         _QUOTED_SOURCE = re.compile(r"^> (.+)\n(?:> .*\n)*\s*\nFrom `([^`]+)`", re.M)
     wanted = set(cited)
-    quoted = [(doc, _flat(line).rstrip(":")) for line, doc in _QUOTED_SOURCE.findall(body)]
-    quoted = [(doc, line) for doc, line in quoted if doc in wanted and line]
-    for doc, line in quoted:
+    found = [(doc, _words(line)[:QUOTE_WORDS]) for line, doc in _QUOTED_SOURCE.findall(body)]
+    quoted = [(doc, words) for doc, words in found if doc in wanted and words]
+    for doc, words in quoted:
         try:
             st = os.lstat(os.path.join(repo, *safe_rel(doc).split("/")))
         except FileNotFoundError:
             continue  # the document is gone: it says nothing
         except (OSError, Unreadable):
             return None  # unknown is not gone
-        key = f"says:{doc}:{_sha256()(line.encode('utf-8')).hexdigest()[:16]}"
+        key = f"says:{doc}:{_sha256()(' '.join(words).encode('utf-8')).hexdigest()[:16]}"
         said = cache.get(key, st) if cache is not None else None
         if said is None:
             if doc not in read:
@@ -394,8 +418,8 @@ def source_gone(
                     text = file_text(repo, doc, budget)
                 except Unreadable:
                     return None
-                read[doc] = _flat(text) if text is not None else ""
-            said = "yes" if line in read[doc] else "no"
+                read[doc] = _words(text) if text is not None else []
+            said = "yes" if _says(read[doc], words) else "no"
             if cache is not None:
                 cache.put(key, st, said)
         if said == "yes":
