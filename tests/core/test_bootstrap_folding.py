@@ -470,12 +470,14 @@ def test_a_bold_rule_that_introduces_code_is_a_rule() -> None:
 const rules = await prisma.rule.findMany({ where: { emailAccountId } });
 ```
 
-**Examples**
+**Example:**
 
 ```typescript
 const x = 1;
 ```
+
+Always pass the account id to the query helper here.
 """
     assert [(r.kind, r.title) for r in distil(text)] == [
         ("convention", "ALL database queries MUST be scoped to the authenticated user/account")
-    ]
+    ]  # a short bold label before code stays a label: what follows it is its example

@@ -38,6 +38,9 @@ _TABLE = re.compile(r"^\s*\|")
 _PSEUDO_HEADING = re.compile(r"^\*\*([^*\n]{1,80})\*\*:?$|^__([^_\n]{1,80})__:?$")
 """A paragraph that is only bold text ("**Testing**") is a heading in all but markup."""
 PSEUDO_LEVEL = 7
+LEAD_WORDS = 4
+"""A bold paragraph of this many words or more, ending in a colon right before code, is the
+sentence that introduces the code; a shorter one ("**Correct usage:**") labels it."""
 TAB = 4
 
 
@@ -117,7 +120,8 @@ class _Reader:
         """A code block opens: a bold lead-in right before it is a sentence, not a heading."""
         self.flush()
         lead, self.bold_lead = self.bold_lead, ""
-        if lead and self.headings and self.headings[-1][0] == PSEUDO_LEVEL:
+        sentence = len(lead.split()) >= LEAD_WORDS  # "**Example:**" stays a label
+        if sentence and self.headings and self.headings[-1][0] == PSEUDO_LEVEL:
             self.headings.pop()
             text = lead.strip("*_ ").rstrip(":*_ ")
             heads = tuple(title for _, title in self.headings)
