@@ -55,6 +55,23 @@ def test_instructions_kept_in_dot_claude_get_the_block_and_no_new_root_file(
     assert not (kb_repo / "CLAUDE.md").exists()
 
 
+def test_a_claude_md_that_imports_agents_md_gets_no_second_block(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    # Claude Code reads CLAUDE.md and what it imports: with Codex wired too, it read the
+    # pointer block twice every session (469 characters each, said `lorebook stats`).
+    (kb_repo / "AGENTS.md").write_text("# Agents\n\nBe brief.\n", encoding="utf-8")
+    (kb_repo / "CLAUDE.md").write_text("@AGENTS.md\n", encoding="utf-8")
+    assert cli("init", "--harnesses", "claude,codex", cwd=kb_repo).exit_code == 0
+    assert (kb_repo / "CLAUDE.md").read_text(encoding="utf-8") == "@AGENTS.md\n"
+    assert "lorebook:begin" in (kb_repo / "AGENTS.md").read_text(encoding="utf-8")
+    doctor = cli("doctor", "--json", cwd=kb_repo).json()
+    assert not [c for c in doctor["checks"] if "pointer" in c["name"]]
+    assert "nothing changed" in cli("init", cwd=kb_repo).stdout
+    assert cli("uninstall", cwd=kb_repo).exit_code == 0
+    assert (kb_repo / "AGENTS.md").read_text(encoding="utf-8") == "# Agents\n\nBe brief.\n"
+
+
 SETTINGS = """{
     "permissions": {
         "deny": ["Read(./.entire/metadata/**)"]

@@ -227,6 +227,7 @@ def _state_of(item_state: str, fix: str | None) -> State:
 def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
     """The wired harnesses' own checks, this machine's launcher, the pointer blocks."""
     from lorebook.fastpath.launcher import launcher_outdated, launcher_problem
+    from lorebook.inject.loaded import spec_loads
     from lorebook.plugins import get_plugins
     from lorebook.pointer import has_pointer, pointer_file
     from lorebook.recall.index import index_path
@@ -268,7 +269,8 @@ def _harness_checks(paths: KBPaths, names: list[str]) -> list[Check]:
             checks.append(Check(f"{name}: {item.what}", state, item.state, item.fix))
         if spec.instruction_files:
             rel = pointer_file(paths.repo, spec.instruction_files)
-            if not has_pointer(paths.repo / rel):
+            read = {rel} | spec_loads(spec.event_module, str(paths.repo))  # an import holds it
+            if not any(has_pointer(paths.repo / one) for one in read):
                 checks.append(
                     Check(
                         f"{name}: pointer in {rel}",

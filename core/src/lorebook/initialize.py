@@ -110,11 +110,7 @@ def _specs(names: list[str]) -> dict[str, HarnessSpec]:
 
 def _sync_pointers(paths: KBPaths, specs: dict[str, HarnessSpec], wired: list[str]) -> list[str]:
     """Keep the pointer block in exactly the instruction files the wired harnesses read."""
-    wanted = {
-        pointer_file(paths.repo, specs[n].instruction_files)
-        for n in wired
-        if specs[n].instruction_files
-    }
+    wanted = _pointer_files(paths, specs, wired)
     every = {f for spec in specs.values() for f in spec.instruction_files}
     changed = []
     for rel in sorted(every):
@@ -124,6 +120,28 @@ def _sync_pointers(paths: KBPaths, specs: dict[str, HarnessSpec], wired: list[st
         ):
             changed.append(rel)
     return changed
+
+
+def _pointer_files(paths: KBPaths, specs: dict[str, HarnessSpec], wired: list[str]) -> set[str]:
+    """The instruction files that get the block: one a wired host reads, for each host.
+
+    A host that loads another chosen file by itself (Claude Code, whose ``CLAUDE.md``
+    imports ``@AGENTS.md``, which Codex reads) gets no block of its own: it would read the
+    block twice, every session.
+    """
+    from lorebook.inject.loaded import spec_loads
+
+    chosen = {
+        name: pointer_file(paths.repo, specs[name].instruction_files)
+        for name in wired
+        if specs[name].instruction_files
+    }
+    wanted = set(chosen.values())
+    for name in sorted(chosen):
+        own = chosen[name]
+        if (wanted - {own}) & spec_loads(specs[name].event_module, str(paths.repo)):
+            wanted.discard(own)
+    return wanted
 
 
 def _sync_skills(repo: Path, specs: dict[str, HarnessSpec], wired: list[str]) -> SkillReport:

@@ -61,6 +61,19 @@ def host_files(
     return result
 
 
+def spec_loads(event_module: str | None, repo: str) -> frozenset[str]:
+    """What a harness's host loads by itself in ``repo`` (its event module's answer)."""
+    if event_module is None:
+        return frozenset()
+    import importlib
+
+    try:
+        module = importlib.import_module(event_module)
+    except ImportError:
+        return frozenset()
+    return host_files(module, repo, repo, [])
+
+
 def not_loaded(notes: Iterable[ServedNote], loaded: Set[str]) -> list[ServedNote]:
     """``notes`` without the repository's notes derived from a file in ``loaded``.
 
