@@ -214,11 +214,10 @@ def safe_rel(rel: object) -> str:
     return rel
 
 
-def file_hash(repo: str, rel: str, budget: Budget, cache: StatCache) -> str | None:
-    """The content hash of ``repo/rel``; None when the file does not exist.
+def _regular_file(repo: str, rel: str) -> tuple[str, os.stat_result] | None:
+    """The full path and ``lstat`` of ``repo/rel``; None when the file does not exist.
 
     Raises:
-        Spent: the budget ran out.
         Unreadable: the path is unsafe, a symbolic link, not a regular file, or unreadable.
     """
     full = os.path.join(repo, *safe_rel(rel).split("/"))
@@ -232,17 +231,40 @@ def file_hash(repo: str, rel: str, budget: Budget, cache: StatCache) -> str | No
         raise Unreadable(f"`{rel}` is a symbolic link; lorebook does not follow it")
     if not stat.S_ISREG(st.st_mode):
         raise Unreadable(f"`{rel}` is not a regular file")
+    return full, st
+
+
+def _read(full: str, rel: str, st: os.stat_result, budget: Budget) -> bytes:
+    """The bytes of a file :func:`_regular_file` found, spending its size of the budget.
+
+    Raises:
+        Spent: the budget ran out.
+        Unreadable: it cannot be read.
+    """
+    budget.take_bytes(st.st_size)
+    try:
+        with open(full, "rb") as handle:
+            return handle.read(st.st_size + 1)
+    except OSError as exc:
+        raise Unreadable(f"`{rel}` cannot be read: {exc.strerror}") from None
+
+
+def file_hash(repo: str, rel: str, budget: Budget, cache: StatCache) -> str | None:
+    """The content hash of ``repo/rel``; None when the file does not exist.
+
+    Raises:
+        Spent: the budget ran out.
+        Unreadable: the path is unsafe, a symbolic link, not a regular file, or unreadable.
+    """
+    found = _regular_file(repo, rel)
+    if found is None:
+        return None
+    full, st = found
     budget.take_file()
     cached = cache.get(rel, st)
     if cached is not None:
         return cached
-    budget.take_bytes(st.st_size)
-    try:
-        with open(full, "rb") as handle:
-            data = handle.read(st.st_size + 1)
-    except OSError as exc:
-        raise Unreadable(f"`{rel}` cannot be read: {exc.strerror}") from None
-    sha = content_hash(data)
+    sha = content_hash(_read(full, rel, st, budget))
     cache.put(rel, st, sha)
     return sha
 
@@ -401,55 +423,31 @@ def source_gone(
 
         _QUOTED_SOURCE = re.compile(r"^> (.+)\n(?:> .*\n)*\s*\nFrom `([^`]+)`", re.M)
     wanted = set(cited)
-    found = [(doc, _words(line)[:QUOTE_WORDS]) for line, doc in _QUOTED_SOURCE.findall(body)]
-    quoted = [(doc, words) for doc, words in found if doc in wanted and words]
+    pairs = [(doc, _words(line)[:QUOTE_WORDS]) for line, doc in _QUOTED_SOURCE.findall(body)]
+    quoted = [(doc, words) for doc, words in pairs if doc in wanted and words]
     for doc, words in quoted:
         try:
-            st = os.lstat(os.path.join(repo, *safe_rel(doc).split("/")))
-        except FileNotFoundError:
-            continue  # the document is gone: it says nothing
-        except (OSError, Unreadable):
+            file = _regular_file(repo, doc)
+        except Unreadable:
             return None  # unknown is not gone
+        if file is None:
+            continue  # the document is gone: it says nothing
+        full, st = file
         key = f"says:{doc}:{_sha256()(' '.join(words).encode('utf-8')).hexdigest()[:16]}"
         said = cache.get(key, st) if cache is not None else None
         if said is None:
             if doc not in read:
+                budget.take_file()
                 try:
-                    text = file_text(repo, doc, budget)
+                    read[doc] = _words(_read(full, doc, st, budget).decode("utf-8", "replace"))
                 except Unreadable:
                     return None
-                read[doc] = _words(text) if text is not None else []
             said = "yes" if _says(read[doc], words) else "no"
             if cache is not None:
                 cache.put(key, st, said)
         if said == "yes":
             return None
     return quoted[0][0] if quoted else None
-
-
-def file_text(repo: str, rel: str, budget: Budget) -> str | None:
-    """The text of ``repo/rel`` (None when it does not exist), within the budget.
-
-    Raises:
-        Spent: the budget ran out.
-        Unreadable: as :func:`file_hash`.
-    """
-    full = os.path.join(repo, *safe_rel(rel).split("/"))
-    try:
-        st = os.lstat(full)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise Unreadable(f"`{rel}` cannot be read: {exc.strerror}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise Unreadable(f"`{rel}` is not a regular file")
-    budget.take_file()
-    budget.take_bytes(st.st_size)
-    try:
-        with open(full, "rb") as handle:
-            return handle.read(st.st_size + 1).decode("utf-8", "replace")
-    except OSError as exc:
-        raise Unreadable(f"`{rel}` cannot be read: {exc.strerror}") from None
 
 
 def label(dep: Mapping[str, Any]) -> str:
