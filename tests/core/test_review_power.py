@@ -105,9 +105,8 @@ def _topic_note(kb_repo: Path, slug: str, title: str, body: str) -> None:
     MarkdownStore(kb_repo).add(make_note(slug, title=title, body=body), folder="build")
 
 
-def test_a_note_committed_during_a_session_is_served_whole_at_the_next_prompt(
-    kb_repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _unreviewed_wheel_note(kb_repo: Path) -> None:
+    """A note about release wheels that a tool wrote: unreviewed."""
     _topic_note(
         kb_repo, "wheel-builds", "Build the wheels with cibuildwheel",
         "Build the release wheels with cibuildwheel, never with a hand-written matrix.",
@@ -115,6 +114,12 @@ def test_a_note_committed_during_a_session_is_served_whole_at_the_next_prompt(
     reviewstate.mark(
         str(kb_repo / ".lorebook"), {"practice-wheel-builds": "build/practice-wheel-builds.md"}
     )
+
+
+def test_a_note_committed_during_a_session_is_served_whole_at_the_next_prompt(
+    kb_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _unreviewed_wheel_note(kb_repo)
     reconcile(KBPaths(kb_repo))
     fire(kb_repo, monkeypatch, "Start", source="startup")
     prompt = "how do we build the release wheels? cibuildwheel?"
@@ -131,13 +136,7 @@ def test_a_note_committed_during_a_session_is_served_whole_at_the_next_prompt(
 def test_a_config_edit_during_a_session_applies_at_the_next_prompt(
     kb_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _topic_note(
-        kb_repo, "wheel-builds", "Build the wheels with cibuildwheel",
-        "Build the release wheels with cibuildwheel, never with a hand-written matrix.",
-    )  # fmt: skip
-    reviewstate.mark(
-        str(kb_repo / ".lorebook"), {"practice-wheel-builds": "build/practice-wheel-builds.md"}
-    )
+    _unreviewed_wheel_note(kb_repo)
     fire(kb_repo, monkeypatch, "Start", source="startup")
     prompt = "how do we build the release wheels? cibuildwheel?"
     before = fire(kb_repo, monkeypatch, "Prompt", session="s1", prompt=prompt)

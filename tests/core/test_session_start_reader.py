@@ -14,13 +14,18 @@ from tests.core.test_session_start_fast import start
 SESSION = REPO_ROOT / "scripts" / "demo_sessions" / "01-tests-and-billing.jsonl"
 
 
-def test_session_start_tells_the_model_no_command_and_status_tells_the_person(
-    kb_repo: Path, cli: CliRunner
-) -> None:
+def _one_note(kb_repo: Path, cli: CliRunner) -> None:
+    """Wire Claude Code and add one note by hand (reviewed: a person wrote it)."""
     assert cli("init", "--harnesses", "claude", cwd=kb_repo).exit_code == 0
     added = cli("note", "add", "--title", "Money is integer cents", "--kind", "convention",
                 "--description", "Floats drift.", cwd=kb_repo)  # fmt: skip
     assert added.exit_code == 0, added.stderr
+
+
+def test_session_start_tells_the_model_no_command_and_status_tells_the_person(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    _one_note(kb_repo, cli)
     assert cli("import", str(SESSION), cwd=kb_repo).exit_code == 0  # a session waits
     context, _ = start(kb_repo, "s1")
     status_lines = [line for line in context.splitlines() if line.startswith("lorebook status")]
@@ -36,10 +41,7 @@ def test_session_start_says_how_many_notes_no_person_reviewed(
 ) -> None:
     # The catalog lists every note; with notes bootstrap or curation wrote and nobody
     # reviewed, it invited the model to read them as the team's rules.
-    assert cli("init", "--harnesses", "claude", cwd=kb_repo).exit_code == 0
-    added = cli("note", "add", "--title", "Money is integer cents", "--kind", "convention",
-                "--description", "Floats drift.", cwd=kb_repo)  # fmt: skip
-    assert added.exit_code == 0, added.stderr
+    _one_note(kb_repo, cli)
     tool = kb_repo / ".lorebook/nodes/convention/convention-deploy-on-tuesdays.md"
     tool.write_text(
         (kb_repo / ".lorebook/nodes/convention/convention-money-is-integer-cents.md")
