@@ -89,8 +89,7 @@ def prompt_answer(event: HookEvent, ctx: Context) -> HookAnswer:
     if not prompt.strip():
         return HookAnswer()
     plugins = manager_for(ctx.config.hook_plugins, ctx.problems)
-    seen, loaded = _session(event, ctx)
-    pointed = session_record(ctx.kb_root, event.session_id)[1]  # may come again, whole
+    seen, pointed, loaded = _session(event, ctx)  # a note only pointed to may come whole
     extra = pipeline.call_recall(plugins, pipeline.query_for(event), ctx.problems)
     usage = _usage(ctx) if ctx.config.usage else None
 
@@ -139,8 +138,10 @@ def _reviewed_since(ctx: Context, served: Served) -> bool:
 
 def _session(
     event: HookEvent, ctx: Context, *, anchored: bool = False
-) -> tuple[set[str], frozenset[str]]:
-    """The notes this session was given, and the files its host loads by itself.
+) -> tuple[set[str], set[str], frozenset[str]]:
+    """The notes this session was given, those only pointed to, the files its host loads.
+
+    One read of the session's state file serves all three.
 
     For an ``anchored`` answer, a note given only as a pointer was not given: the model has
     not read it, and its file, tool or command is at hand now.
@@ -155,7 +156,7 @@ def _session(
         from lorebook.inject.loaded import host_files
 
         loaded = host_files(ctx.host, ctx.repo, event.cwd, ctx.problems)
-    return seen, loaded
+    return seen, pointed, loaded
 
 
 def _usage(ctx: Context) -> dict[str, tuple[int, int]]:
@@ -200,7 +201,7 @@ def _serve_anchored(
         if ruling:
             reason = "\n\n".join(_deny_reason(n) for n in ruling)
             return HookAnswer(decision=decision, reason=reason)
-    seen, loaded = _session(event, ctx, anchored=True)
+    seen, _, loaded = _session(event, ctx, anchored=True)
     if loaded:
         from lorebook.inject.loaded import not_loaded
 
