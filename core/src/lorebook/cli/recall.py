@@ -87,8 +87,11 @@ def _show_ranking(ranking: list[dict[str, Any]]) -> None:
         say("   " + "; ".join(("+ " if ok else "- ") + text for text, ok in tests))
 
 
-def host_loads(paths: KBPaths, harness: str | None) -> tuple[str | None, frozenset[str]]:
-    """The harness whose prompt hook is shown, and the files that host loads by itself.
+def host_loads(paths: KBPaths, harness: str | None) -> tuple[str | None, frozenset[str], bool]:
+    """The harness whose prompt hook is shown, what it loads, whether it has a prompt hook.
+
+    The files are those the host loads by itself; a host whose prompts no hook can add
+    context to (Cursor) has no prompt hook.
 
     ``harness`` when given (it must be wired), else the one harness wired, else none (every
     note served: no host leaves a file out).
@@ -120,22 +123,11 @@ def host_loads(paths: KBPaths, harness: str | None) -> tuple[str | None, frozens
     name = harness if harness is not None else (wired[0] if len(wired) == 1 else None)
     spec = get_plugins().harnesses().get(name) if name is not None else None
     if spec is None or spec.event_module is None:
-        return name, frozenset()
+        return name, frozenset(), True
     module = importlib.import_module(spec.event_module)
-    return name, host_files(module, str(paths.repo), str(paths.repo), [])
-
-
-def _has_prompt_hook(harness: str) -> bool:
-    """Whether the host lets a hook add context at its prompts (Cursor's does not)."""
-    import importlib
-
-    from lorebook.plugins import get_plugins
-
-    spec = get_plugins().harnesses().get(harness)
-    if spec is None or spec.event_module is None:
-        return True
-    events = getattr(importlib.import_module(spec.event_module), "EVENTS", None)
-    return not isinstance(events, dict) or "prompt" in events.values()
+    events = getattr(module, "EVENTS", None)
+    prompts = not isinstance(events, dict) or "prompt" in events.values()
+    return name, host_files(module, str(paths.repo), str(paths.repo), []), prompts
 
 
 def recall_command(
@@ -179,9 +171,9 @@ def recall_command(
     from lorebook.inject.query import recall
 
     paths = repo_paths(ctx)
-    host, loaded = host_loads(paths, harness)
+    host, loaded, prompts = host_loads(paths, harness)
     doc = recall(paths, query, pending=pending, explain=explain, harness=host, loaded=loaded)
-    doc["prompt_hook"] = host is None or _has_prompt_hook(host)  # False: Cursor's prompts
+    doc["prompt_hook"] = prompts  # False: Cursor's prompts
     if json_output:
         print_json(doc)
     else:
