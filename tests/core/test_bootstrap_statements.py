@@ -207,6 +207,13 @@ def test_a_rule_that_ends_a_quotation_leaves_its_closing_mark_out_of_the_title()
     )
 
 
+def test_a_rule_written_in_capitals_is_titled_in_sentence_case() -> None:
+    # seen in a project's agent rules, in a heading's only sentence
+    title = title_of("ALL TASK AND SESSION OPERATIONS MUST USE THE MINSKY CLI")
+    assert title.startswith("All task and session operations must")  # a short word may stay
+    assert title.endswith("the minsky CLI")  # a short name stays
+
+
 def test_a_long_subject_with_a_second_alternative_keeps_its_verb_in_the_title() -> None:
     sentence = (
         "Any attempt to operate on a file using a relative path, or an absolute path that "

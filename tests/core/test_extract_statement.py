@@ -542,6 +542,8 @@ def test_content_words_drop_function_words() -> None:
         ("WE SHOULD DEFINITELY ALLOW SHORTCODES", "Definitely allow shortcodes"),
         # a word in capitals in a sentence typed in lower case is the person's emphasis
         ("The retries must stay at 3, use the LIVE IP CHECK", "The retries must stay at 3"),
+        # shouting opens the sentence: names in capitals after a word in lower case stay
+        ("Always show ZREADINGPROGRESS = 1.0 AND ZISFINISHED = 1", "Always show ZREADINGPROGRESS"),
         # an expletive that only adds force goes; a verb stays
         ("We don't need 12 fucking retries in the code.", "We don't need 12 retries in the code"),
         ("Stop fucking with the permissions of the configs folder.", "Stop fucking with"),

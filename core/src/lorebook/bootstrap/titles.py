@@ -18,6 +18,7 @@ import re
 from lorebook.bootstrap.blocks import ITEM
 from lorebook.bootstrap.grammar import CONNECTIVE
 from lorebook.bootstrap.statements import strip_markers, words
+from lorebook.extractors.discourse import calm
 
 TITLE_WORDS = 16
 MIN_TITLE_WORDS = 3
@@ -116,6 +117,7 @@ def sentences(text: str) -> list[str]:
 def title_of(statement: str) -> str:
     """The rule in at most :data:`TITLE_WORDS` words (see the module docstring)."""
     text = CONNECTIVE.sub("", strip_markers(statement), count=1).rstrip(" .!:")
+    text = calm(text)  # "ALL TASK OPERATIONS MUST USE THE CLI" is said, not shouted
     if text.count('"') % 2:  # the sentence ended a quotation: its closing mark is no title's
         text = text.rstrip('"').rstrip(" .!:")
     without_asides = _without_asides(text)

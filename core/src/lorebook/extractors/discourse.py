@@ -95,7 +95,8 @@ SHOUTED = 0.6
 def calm(text: str) -> str:
     """``text`` as a title says it: without expletives, and not shouted.
 
-    In a shouted sentence ("WHY ARE YOU CHECKING IP AT ALL BEFORE CONNECTING???") a word in
+    In a shouted sentence, one that opens in capitals ("WHY ARE YOU CHECKING IP AT ALL BEFORE
+    CONNECTING???"; not "Always show ZREADINGPROGRESS = 1.0 AND ZISFINISHED = 1"), a word in
     capitals is lower-cased unless it is a short name that is not an English function word
     (IP, UX, API, ZIP), and the sentence gets its capital back; a capital word in a sentence
     typed in lower case ("use the LIVE IP CHECK") is emphasis the person chose and stays, as
@@ -104,7 +105,8 @@ def calm(text: str) -> str:
     prose = " ".join(p for p in CODE_SPAN.split(text) if not p.startswith("`"))
     words = re.findall(r"[A-Za-z][A-Za-z'\u2019]*", prose)
     caps = sum(1 for w in words if len(w) > 1 and w.isupper())
-    shouted = caps >= 3 and caps >= SHOUTED * len(words)
+    opens_shouting = bool(words) and words[0].isupper()
+    shouted = opens_shouting and caps >= 3 and caps >= SHOUTED * len(words)
     calmed = _outside_code(text, _EXPLETIVE, " ")
     if shouted:
         calmed = _outside_code(calmed, _CAPS_WORD, _quieter)
