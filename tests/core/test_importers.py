@@ -444,8 +444,19 @@ def test_specstory_a_header_inside_a_line_is_text(line: str) -> None:
 def test_session_id_from_name_is_deterministic_and_safe() -> None:
     assert session_id_from_name("/x/2025-04-27_20-11-a b.md") == "2025-04-27_20-11-a-b"
     assert session_id_from_name("chat.jsonl") == "chat"
-    with pytest.raises(ValueError, match="no session id"):
-        session_id_from_name("///.md")
+    assert re.fullmatch(r"[0-9a-f]{8}", session_id_from_name("///.md"))
+
+
+def test_a_file_name_in_other_letters_gets_an_id_of_its_own() -> None:
+    # seen on a project whose SpecStory chats are named in Chinese
+    first = session_id_from_name("保持组件内部滚动不触发浏览器滚动-1.md")
+    second = session_id_from_name("另一个-1.md")
+    assert re.fullmatch(r"1-[0-9a-f]{8}", first)
+    assert first != second  # "-1" alone would be one session, the second replacing the first
+    assert re.fullmatch(r"[0-9a-f]{8}", session_id_from_name("书签组件多选功能改进.md"))
+    assert session_id_from_name("书签组件多选功能改进.md") == session_id_from_name(
+        "/elsewhere/书签组件多选功能改进.md"
+    )
 
 
 # -- JSONL ----------------------------------------------------------------------------------

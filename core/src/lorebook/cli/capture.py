@@ -246,7 +246,8 @@ def _report_staged(
     if not staged:
         say("nothing to import")
     if rejected:
-        say(f"{len(rejected)} files skipped: they cannot be imported")
+        noun, pronoun = ("file", "it") if len(rejected) == 1 else ("files", "they")
+        say(f"{len(rejected)} {noun} skipped: {pronoun} cannot be imported")
 
 
 def _list_history(paths: KBPaths, harness_name: str, wanted: list[str], json_output: bool) -> None:

@@ -43,7 +43,9 @@ def session_id_from_name(name: str) -> str:
     """A session id derived from a file name: its stem, reduced to ``[A-Za-z0-9._-]``.
 
     Deterministic, so importing the same file twice yields the same session (and the same
-    staged log). Raises ``ValueError`` when nothing usable is left.
+    staged log). A stem with letters outside ASCII ("书签组件-1", "résumé") keeps what is
+    left and gains 8 hex digits of its sha256, so two names that differ only in those letters
+    are two sessions, and a name with none left still has an id.
     """
     stem = Path(name).name
     for suffix in (".jsonl", ".json", ".md", ".markdown", ".txt"):
@@ -51,9 +53,10 @@ def session_id_from_name(name: str) -> str:
             stem = stem[: -len(suffix)]
             break
     safe = _UNSAFE.sub("-", stem).strip("-.")
-    if not safe:
-        raise ValueError(f"no session id can be derived from the file name {name!r}")
-    return safe
+    if stem.isascii() and safe:
+        return safe
+    digest = hashlib.sha256(stem.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{safe}-{digest}" if safe else digest
 
 
 def decode(data: bytes, source: str) -> str:

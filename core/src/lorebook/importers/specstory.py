@@ -310,6 +310,10 @@ def parse_specstory(data: bytes, name: str) -> SpecStoryChat:
             turns.append(_turn(len(turns), current, body))
         current, body = header, []
     if current is None:
+        if any(_MARKER.match(line.strip()) for line in lines[:1]):  # SpecStory's empty stub
+            raise ImportFormatError(
+                f"{name}: a SpecStory export with no chat in it, nothing to import"
+            )
         raise ImportFormatError(f"{name}: {NO_HEADER}")
     if not current.sidechain:
         turns.append(_turn(len(turns), current, body))
