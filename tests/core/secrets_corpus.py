@@ -280,6 +280,9 @@ FALSE_POSITIVES: list[str] = [
     "password = os.environ['DB_PASSWORD']",
     "token = get_token()",
     "api_key: ${OPENAI_API_KEY}",
+    # a project's documentation naming settings, not giving a value of one
+    "Do not also pass `api_key`, `base_url`, `websocket_base_url`, `organization`, or "
+    "`project` to `OpenAIProvider`; combining `openai_client` with any of those raises.",
     "OPENAI_API_KEY=$OPENAI_API_KEY",
     "Authorization: Bearer $TOKEN",
     "the key is to run the migrations first",

@@ -172,6 +172,10 @@ def scan_settings() -> Iterator[None]:
 
 def _library_spans(line: str, low: str) -> Iterator[Span]:
     for value in libscan.secret_values(line, low):
+        if "`" in value:
+            # it runs across code spans ("pass `api_key`, `base_url`, or `project` to X"):
+            # prose naming settings, no value of one
+            continue
         for hit in re.finditer(re.escape(value), line) if value else ():
             start, end = hit.span()
             # Some plugins report only a prefix ("ghp", a JWT without its signature): widen it.
