@@ -81,6 +81,10 @@ def test_confidence_explains_every_test_and_agrees_with_the_decision() -> None:
     failed = [text for text, ok in confidence(cand) if not ok]
     assert failed[0] == "no meaning signal (BM25 alone)"
     assert not is_confident(cand)
+    cand.relevance = 13.17  # BM25's own score: no cosine threshold compared with it
+    failed = [text for text, ok in confidence(cand) if not ok]
+    assert not any("relevance 13.17 (needs >= 0.70)" in text for text in failed)
+    assert "meaning not measured (needs >= 0.50)" in failed
 
 
 def test_a_whole_note_is_one_heading_and_says_nothing_twice() -> None:

@@ -74,8 +74,9 @@ def test_what_each_hook_writes_is_read_back_as_its_event_and_notes(
     )
     assert all(is_lorebook_text(t) for t in (start, prompt["context"], deny["reason"]))
     pointers = fire(kb, "Prompt", {"prompt": "what about the gateway?"}, monkeypatch)["context"]
-    assert pointers.startswith("lorebook: more of this project's notes")  # no note whole
+    assert pointers.startswith("lorebook: this project's notes")  # no note whole: no "more of"
     assert is_lorebook_text(pointers)
+    assert is_lorebook_text(pointers.replace("lorebook: ", "lorebook: more of ", 1))  # as before
     assert event_of(pointers) == "prompt"
     assert "gotcha-gateway-timeouts-mean-the-cache-is-cold" in note_blocks(pointers)
     assert not is_lorebook_text("PROBEINJECT_claude_SessionStart_plain")

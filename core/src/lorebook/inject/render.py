@@ -17,9 +17,11 @@ from lorebook.reviewstate import LABEL, is_unreviewed
 
 KB_PREFIX = ".lorebook/nodes/"
 POINTER_HEADER = (
-    "lorebook: more of this project's notes that may bear on this, one line each "
+    "lorebook: this project's notes that may bear on this, one line each "
     "(read a note only if it helps with what the user asked):"
 )
+MORE_HEADER = "lorebook: more of" + POINTER_HEADER.removeprefix("lorebook:")
+"""The pointers' header after whole notes ("more of this project's notes ...")."""
 
 
 def _plain(line: str) -> str:
@@ -160,7 +162,8 @@ def layout(header: str, notes: list[IndexedNote], budget: int) -> Layout:
     """Render notes in rank order within ``budget`` characters.
 
     A note whose ``whole`` attribute is true (a plain indexed note counts as true) goes
-    whole under ``header``; the others go as pointers under :data:`POINTER_HEADER`. Once a
+    whole under ``header``; the others go as pointers under :data:`POINTER_HEADER` (or
+    :data:`MORE_HEADER` after whole notes). Once a
     whole note does not fit, it and every later note is a pointer, so the budget never
     reorders the ranking: a small note never jumps ahead of a better one that was too long.
     A pointer that does not fit ends the list: the notes after it are left out.
@@ -183,7 +186,7 @@ def layout(header: str, notes: list[IndexedNote], budget: int) -> Layout:
                 continue
             whole_ok = False
         line = pointer(note)
-        cost = len(line) + 1 + (0 if pointers else len(POINTER_HEADER) + 2)
+        cost = len(line) + 1 + (0 if pointers else len(MORE_HEADER) + 2)
         if used + cost > budget:
             break
         pointers.append(line)
@@ -192,5 +195,5 @@ def layout(header: str, notes: list[IndexedNote], budget: int) -> Layout:
         used += cost
     sections = [header + "\n\n" + "\n\n".join(wholes)] if wholes else []
     if pointers:
-        sections.append(POINTER_HEADER + "\n" + "\n".join(pointers))
+        sections.append((MORE_HEADER if wholes else POINTER_HEADER) + "\n" + "\n".join(pointers))
     return Layout("\n\n".join(sections), ids, done)

@@ -185,11 +185,16 @@ def confidence(cand: Candidate) -> list[tuple[str, bool]]:
             0 < cand.lexical_rank <= AGREEMENT_RANK and 0 < cand.semantic_rank <= AGREEMENT_RANK,
         ),
         (
-            f"relevance {_vs(cand.relevance, WHOLE_RELEVANCE)} (needs >= {WHOLE_RELEVANCE:.2f})",
+            f"relevance {_vs(cand.relevance, WHOLE_RELEVANCE)} (needs >= {WHOLE_RELEVANCE:.2f})"
+            if two
+            else f"relevance (needs >= {WHOLE_RELEVANCE:.2f} of meaning and coverage; BM25 "
+            f"alone scores {cand.relevance:.2f} on a scale of its own)",
             two and cand.relevance >= WHOLE_RELEVANCE,
         ),
         (
-            f"meaning {_vs(cand.similarity, WHOLE_SIMILARITY)} (needs >= {WHOLE_SIMILARITY:.2f})",
+            f"meaning {_vs(cand.similarity, WHOLE_SIMILARITY)} (needs >= {WHOLE_SIMILARITY:.2f})"
+            if two
+            else f"meaning not measured (needs >= {WHOLE_SIMILARITY:.2f})",
             two and cand.similarity >= WHOLE_SIMILARITY,
         ),
         (

@@ -1,13 +1,14 @@
 """Reading lorebook's own injected text back: which event wrote it, which notes it carried.
 
 Every surface that injects opens with a fixed header (``lorebook: notes the team keeps for
-this project ...`` for prompt and tool events, ``lorebook: more of this project's notes
-...`` or ``lorebook: notes no person has reviewed yet ...`` for pointers alone, the
-``lorebook status:`` line of the session start catalog, the ``lorebook resume:`` brief,
-the ``lorebook: a project rule forbids`` reason of a denied command), and every note it
-renders names its file, ``.lorebook/nodes/<path>.md``, whose stem is the note's id. So the
-text alone says what was injected, whatever the host; ``tests/core/test_stats_units.py`` keeps
-this module in step with what the hooks really write.
+this project ...`` for prompt and tool events, ``lorebook: this project's notes that may
+bear on this ...`` (earlier versions said ``more of`` them) or ``lorebook: notes no person
+has reviewed yet ...`` for pointers alone, the ``lorebook status:`` line of the session
+start catalog, the ``lorebook resume:`` brief, the ``lorebook: a project rule forbids``
+reason of a denied command), and every note it renders names its file,
+``.lorebook/nodes/<path>.md``, whose stem is the note's id. So the text alone says what was
+injected, whatever the host; ``tests/core/test_stats_units.py`` keeps this module in step
+with what the hooks really write.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ _ERROR_HEADER = _NOTES_HEADER + " about this error:"
 _TOOL_HEADER = _NOTES_HEADER + " about "
 _RULE_HEADER = "lorebook: a project rule forbids this command"
 _POINTER_HEADERS = (
+    "lorebook: this project's notes that may bear on this",
     "lorebook: more of this project's notes that may bear on this",
     "lorebook: notes no person has reviewed yet",
 )
 """What a block of pointers alone opens with (a prompt no note answered for certain, or
-notes nobody reviewed): :data:`lorebook.inject.render.POINTER_HEADER` and
+notes nobody reviewed): :data:`lorebook.inject.render.POINTER_HEADER` (and its ``more of``
+wording, which pointers alone had before), and
 :data:`lorebook.inject.served.UNREVIEWED_HEADER`."""
 _STATUS_LINE = re.compile(r"^lorebook status: ", re.M)
 _RESUME_LINE = re.compile(r"^lorebook resume: ", re.M)
