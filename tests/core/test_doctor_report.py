@@ -6,6 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from lorebook.cli.doctor_view import group_checks, merge_whats, render
 from lorebook.doctor import Check, _state_of
 from tests.conftest import CliRunner
@@ -73,3 +75,25 @@ def test_doctor_after_init_with_codex_exits_0_with_action_needed(
     doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
     assert doc["ok"] is True
     assert doc["action_needed"] == ["trust the Codex hooks"]
+
+
+def test_doctor_says_when_the_meaning_signal_is_on_but_not_installed(
+    tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a newcomer's install without the extra: no note was ever served whole, and doctor
+    # said everything looked right
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert cli("init", "--harnesses", "claude", cwd=repo).exit_code == 0
+    monkeypatch.setattr("lorebook.recall.semantic.model_files", lambda: None)
+    doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
+    (meaning,) = [check for check in doc["checks"] if check["name"] == "meaning signal"]
+    assert meaning["state"] == "warning"
+    assert "served as one-line pointers, never whole" in meaning["detail"]
+    assert "lorebook[semantic]" in meaning["fix"]
+    config = repo / ".lorebook/config.yaml"
+    config.write_text(config.read_text().replace("semantic: true", "semantic: false"))
+    doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
+    (meaning,) = [check for check in doc["checks"] if check["name"] == "meaning signal"]
+    assert meaning["state"] == "ok"

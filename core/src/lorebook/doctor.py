@@ -127,6 +127,7 @@ def _kb_checks(start: Path) -> list[Check]:
     else:
         checks.append(Check("indexes", "ok", f"up to date ({live[:19]}…)"))
     checks += _review_check(paths)
+    checks.append(_meaning_check(config))
     checks += _harness_checks(paths, config.harnesses)
     checks += _hook_plugin_checks(paths, config.hook_plugins)
     checks += _store_checks(paths, config)
@@ -173,6 +174,23 @@ def _review_check(paths: KBPaths) -> list[Check]:
             "(`lorebook review`, then commit, or `lorebook review --accept`)",
         )
     ]
+
+
+def _meaning_check(config: Config) -> Check:
+    """Whether prompts are ranked by meaning as well as words (``lorebook[semantic]``)."""
+    from lorebook.recall.semantic import model_files
+
+    if not config.recall.semantic:
+        return Check("meaning signal", "ok", "off (recall.semantic: false): words alone rank")
+    if model_files() is not None:
+        return Check("meaning signal", "ok", "words and meaning rank notes (lorebook[semantic])")
+    return Check(
+        "meaning signal",
+        "warning",
+        "recall.semantic is on, but lorebook[semantic] is not installed: notes are ranked by "
+        "words alone and served as one-line pointers, never whole",
+        "install the extra beside lorebook: pip install 'lorebook[semantic]'",
+    )
 
 
 def _notes_check(snap: Snapshot) -> Check:
