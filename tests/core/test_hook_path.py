@@ -181,6 +181,9 @@ def test_deny_and_ask_before_a_command_runs(kb: Path, fire: Fire) -> None:
     assert denied["decision"] == "deny"
     assert "Never push to main" in denied["reason"]
     assert "Open a pull request." in denied["reason"]
+    # the title is a sentence of its own: the description ("pushing") is not glued on
+    first = denied["reason"].splitlines()[0]
+    assert first == "lorebook: a project rule forbids this command: Never push to main."
     asked, _ = fire("Pre", {"tool_name": "Bash", "tool_input": {"command": "alembic upgrade head"}})
     assert asked["decision"] == "ask"
     warned, _ = fire("Pre", {"tool_name": "Bash", "tool_input": {"command": "pytest -q"}})

@@ -170,8 +170,13 @@ def _deny_reason(note: IndexedNote) -> str:
 
     body = f"\n{note.body.strip()}" if note.body.strip() else ""
     mark = recheck(note)
+    # the description says when the note applies ("pushing"): its own line, not a sentence
+    # glued to the title, and not at all when the title says it
+    about = note.description.strip()
+    said = about.casefold().rstrip(".") in note.title.casefold()
+    lead = f"\n{about}" if about and not said else ""
     return sanitize(
-        f"lorebook: a project rule forbids this command: {note.title}. {note.description}"
+        f"lorebook: a project rule forbids this command: {note.title.rstrip('.')}.{lead}"
         f"{body}\n{mark + chr(10) if mark else ''}(see {location(note)})"
     )
 
