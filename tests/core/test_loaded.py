@@ -228,6 +228,10 @@ def test_recall_shows_each_hosts_prompt_hook(derived: Path, cli: CliRunner) -> N
     typo = cli("recall", PROMPT, "--harness", "codx", cwd=derived)
     assert typo.exit_code == 2
     assert "did you mean 'codex'?" in typo.stderr  # not "lorebook init --harnesses codx"
+    assert "--harness codx: no harness of that name is installed" in typo.stderr
+    empty = cli("recall", "  ", cwd=derived)
+    assert empty.exit_code == 2  # not "no note matches" and exit 0
+    assert "QUERY is empty" in empty.stderr
 
 
 def test_recall_says_cursor_gets_nothing_at_its_prompts(derived: Path, cli: CliRunner) -> None:

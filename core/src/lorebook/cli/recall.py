@@ -111,9 +111,13 @@ def host_loads(paths: KBPaths, harness: str | None) -> tuple[str | None, frozens
         from lorebook.cli.usage import did_you_mean
 
         installed = get_plugins().harnesses()
+        known = (
+            "not wired in this repository"
+            if harness in installed
+            else "no harness of that name is installed"
+        )
         raise UsageError(
-            f"--harness {harness}: not wired in this repository (wired: "
-            f"{', '.join(wired) or 'none'})",
+            f"--harness {harness}: {known} (wired: {', '.join(wired) or 'none'})",
             hint=(
                 f"lorebook init --harnesses {','.join([*wired, harness])}"
                 if harness in installed
@@ -168,8 +172,14 @@ def recall_command(
     store it came from. With --json, "context" is the text the hook would inject. Note
     text is sanitised as the hooks sanitise it.
     """
+    from lorebook.errors import UsageError
     from lorebook.inject.query import recall
 
+    if not query.strip():
+        raise UsageError(
+            "QUERY is empty: give the prompt to rank notes for",
+            hint='lorebook recall "how do we run the tests?"',
+        )
     paths = repo_paths(ctx)
     host, loaded, prompts = host_loads(paths, harness)
     doc = recall(paths, query, pending=pending, explain=explain, harness=host, loaded=loaded)
