@@ -68,6 +68,13 @@ def test_lint_reports_invalid_notes_by_file_and_field(kb_repo: Path, cli: CliRun
         "lb_id is 'practice-original' but the file is named 'practice-renamed.md'"
         in messages[("id-mismatch", "practice-renamed.md")]
     )
+    # what to fix comes first; the generated files that follow from it after
+    codes = [f["code"] for f in doc["findings"] if f["severity"] == "error"]
+    assert codes.index("invalid-note") < codes.index("stale-generated")
+    # recall names the files it could not read, rather than leave them out in silence
+    shown = cli("recall", "what about the gotchas?", cwd=kb_repo)
+    assert "! 3 note files could not be read and no hook serves them" in shown.stdout
+    assert ".lorebook/nodes/gotcha/practice-broken-yaml.md" in shown.stdout
     rebuild = cli("index", "rebuild", cwd=kb_repo)
     assert rebuild.exit_code == 1
     # Each broken file is named and left out; the rest of the knowledge base is indexed.

@@ -64,6 +64,12 @@ def _show(doc: dict[str, Any]) -> None:
             say(f"   erratum: {text}")
     for warning in doc["warnings"]:
         say(f"! {warning['warning']} ({warning['where']})")
+    if unreadable := doc.get("unreadable"):
+        say(
+            f"! {len(unreadable)} note file{'' if len(unreadable) == 1 else 's'} could not be "
+            f"read and no hook serves {'it' if len(unreadable) == 1 else 'them'} (`lorebook "
+            f"lint` says why): {', '.join(unreadable)}"
+        )
     for proposal in doc.get("pending", []):
         say(f"? {proposal['label']}: {proposal['title']} ({proposal['log']})")
     if (host := _host_line(doc)) is not None:

@@ -199,6 +199,7 @@ def recall(
     Each note says how the hook serves it (``served``) and why (``confidence``); with
     ``explain``, ``ranking`` holds the raw ranking's first candidates, served or not. As
     ``harness``'s hook: no note derived from a file in ``loaded`` (that host loads it).
+    ``unreadable`` names the note files that could not be read (no hook serves them).
 
     Raises:
         UnknownProviderError: ``stores:`` names a store no plugin provides.
@@ -234,4 +235,8 @@ def recall(
         doc["pending"] = pending_proposals(paths, query)
     if problems:
         doc["problems"] = [sanitize(problem) for problem in problems]
+    from lorebook.kb.store import load_snapshot
+
+    failed = load_snapshot(paths).failed  # left out of every ranking
+    doc["unreadable"] = sorted(paths.rel(paths.nodes / where) for where in failed)
     return doc

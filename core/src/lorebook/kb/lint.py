@@ -332,7 +332,11 @@ def lint(paths: KBPaths, budget: int, snap: Snapshot | None = None) -> LintRepor
                 )
             )
     order = {"error": 0, "warning": 1}
-    findings.sort(key=lambda f: (order[f.severity], f.path, f.code, f.message))
+    # Generated files come after what they are generated from: "fix the invalid notes,
+    # then rebuild" is read once the invalid note is on the screen.
+    findings.sort(
+        key=lambda f: (order[f.severity], f.code == "stale-generated", f.path, f.code, f.message)
+    )
     return LintReport(tuple(findings), digest)
 
 
