@@ -443,3 +443,23 @@ def test_an_unreadable_staged_log_is_named_and_the_others_are_curated(
     assert f".lorebook/_sessions/{broken.name}: not a valid session log" in result.stderr
     assert result.json()["sessions"] == {good.name: "curated"}
     assert broken.read_text(encoding="utf-8") == '{"harness": "claude", "turns": "not a list"}'
+
+
+def test_a_note_titled_in_letters_ascii_cannot_spell_gets_an_id_from_its_title() -> None:
+    # seen on a project whose sessions are in Chinese: every note was "prohibition-note",
+    # "prohibition-note-2" ... in the order curation wrote them, so two branches each wrote
+    # their own "prohibition-note-2"
+    from lorebook.curate.notes import new_note_id
+
+    first = new_note_id("prohibition", "不要添加其他组件", [])
+    second = new_note_id("prohibition", "不要做其他样式的修改", [first])
+    assert first.startswith("prohibition-note-")
+    assert second.startswith("prohibition-note-")
+    assert first != second
+    assert not second.endswith("-2")
+    assert (
+        new_note_id("prohibition", "不要添加其他组件", ["prohibition-x"]) == first
+    )  # same title, same id
+    mixed = new_note_id("prohibition", "修改当前的 bookmark-settings.tsx 不要重复添加", [])
+    assert mixed.startswith("prohibition-bookmark-settings-tsx-")
+    assert new_note_id("convention", "Évitez les mocks", []) == "convention-evitez-les-mocks"

@@ -315,7 +315,7 @@ def _finish_documents(run: _Run) -> None:
 
 def _collisions(run: _Run, existing: set[str]) -> None:
     """Adds whose natural id an earlier note holds: that note is untouched, ours renamed."""
-    from lorebook.slug import slugify
+    from lorebook.slug import title_slug
 
     proposals = {p.id: p for _, s in run.staged for p in s.proposals}
     if run.report.curation is None:
@@ -324,7 +324,7 @@ def _collisions(run: _Run, existing: set[str]) -> None:
         proposal = proposals.get(proposal_id)
         if action != "add" or proposal is None or note_id is None:
             continue
-        natural = f"{proposal.kind}-{slugify(proposal.title) or 'note'}"
+        natural = f"{proposal.kind}-{title_slug(proposal.title)}"
         if natural in existing and natural != note_id:
             run.report.collisions.append(
                 {"origin": proposal.origin, "existing": natural, "written": note_id}

@@ -15,7 +15,7 @@ from lorebook.curate.text import adds_something
 from lorebook.kb.notes import parse_note, render_note
 from lorebook.models.note import MAX_ID_LENGTH, Anchors, Note
 from lorebook.models.session import Proposal
-from lorebook.slug import slugify
+from lorebook.slug import title_slug
 
 
 def canonical(note: Note) -> tuple[Note, str]:
@@ -40,8 +40,7 @@ def new_note_id(kind: str, title: str, taken: Iterable[str]) -> str:
     every kind's id said ``practice-`` before, a prohibition's too.
     """
     used = set(taken)
-    slug = slugify(title) or "note"
-    base = f"{kind}-{slug}"
+    base = f"{kind}-{title_slug(title)}"
     candidate, n = base, 1
     while candidate in used:
         n += 1
@@ -157,7 +156,7 @@ def accepted_id(target: Note, proposal: Proposal, taken: Iterable[str]) -> str:
     words do not change, is kept, unless it starts with a kind the note no longer has.
     ``taken`` holds the ids in use, the retired ones included.
     """
-    old_slug = slugify(target.title)
+    old_slug = title_slug(target.title)
     prefixes = (f"{target.type}-", f"{proposal.kind}-")
     valid = target.id.startswith(prefixes)
     derived = bool(old_slug) and any(
@@ -165,7 +164,7 @@ def accepted_id(target: Note, proposal: Proposal, taken: Iterable[str]) -> str:
         or (target.id.startswith(f"{start}{old_slug}-") and target.id.rpartition("-")[2].isdigit())
         for start in (f"{target.type}-", f"{target.kind}-")
     )
-    if valid and (not derived or (slugify(proposal.title) or "note") == old_slug):
+    if valid and (not derived or title_slug(proposal.title) == old_slug):
         return target.id
     return new_note_id(proposal.kind, proposal.title, set(taken) - {target.id})
 
