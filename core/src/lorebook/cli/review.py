@@ -191,9 +191,12 @@ def _show_rejections(rejections: list[Rejection], json_output: bool, verbose: bo
         for line in lines:
             say(line)
         count = sum(len(r.remembered) for r in rejections)
+        notes = sum(1 for r in rejections if r.remembered)
         if count:
+            # a note merged from several proposals holds several claims: say whose they are
+            made = "" if count == notes else f", from {plural(notes, 'note')},"
             say(
-                f"remembered {plural(count, 'rejected claim')} in {LEDGER}: curation drops "
+                f"remembered {plural(count, 'rejected claim')}{made} in {LEDGER}: curation drops "
                 f"{'it' if count == 1 else 'them'} from now on (commit the file so your "
                 "team's curation does too)"
             )
