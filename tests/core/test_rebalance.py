@@ -457,7 +457,8 @@ def test_notes_from_one_document_share_a_folder_and_titles_are_cut_by_their_lett
     assert plan.created["convention/deploy"].startswith("Notes from the deploy documents, such")
     assert "convention/claude" not in plan.created  # a document about everything is no topic
     cut = sorted(f for f in plan.created if "/titles-" in f)
-    assert cut == ["convention/titles-c-c", "convention/titles-c-c-2"]  # `cmd..`: by its c
+    # `cmd..`: the parts meet inside `cmd2..`, so their names say as much of it as they can
+    assert cut == ["convention/titles-c-cmd2", "convention/titles-cmd2-c"]
 
 
 def test_a_tag_beats_a_broader_word_and_a_word_every_note_has_is_no_topic() -> None:
@@ -582,3 +583,15 @@ def test_a_long_note_of_one_concept_or_a_heading_in_code_stays_whole() -> None:
     assert split_note(two, 6000, set()) == ((), "")  # under split_note_chars: whole
     assert len(split_note(two, 1000, set())[0]) == 2
     assert split_note(two, 0, set()) == ((), "")  # 0: never
+
+
+def test_parts_cut_by_title_that_meet_inside_a_letter_do_not_share_a_name() -> None:
+    # seen on a real project: "titles-a-k" and "titles-k-w", both holding K
+    from lorebook.rebalance.plan import _bounds
+
+    parts = [["Add tests", "Keep the diff small"], ["Kill stale workers", "Write docs"]]
+    assert _bounds(parts) == [("a", "ke"), ("ki", "w")]
+    assert _bounds([["Add tests", "Bump versions"], ["Keep it small", "Write docs"]]) == [
+        ("a", "b"),
+        ("k", "w"),
+    ]

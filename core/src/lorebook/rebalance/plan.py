@@ -341,10 +341,13 @@ class _Sim:
         if parts < 2:
             return False
         ordered = sorted(rest, key=lambda i: (_letters(self.notes[i].title), i))
+        chunks = [
+            ordered[part * len(ordered) // parts : (part + 1) * len(ordered) // parts]
+            for part in range(parts)  # sizes differ by one at most: each holds min_notes or more
+        ]
+        bounds = _bounds([[self.notes[i].title for i in chunk] for chunk in chunks])
         used: set[str] = set()
-        for part in range(parts):  # sizes differ by one at most: each holds min_notes or more
-            chunk = ordered[part * len(ordered) // parts : (part + 1) * len(ordered) // parts]
-            first, last = (_initial(self.notes[i].title) for i in (chunk[0], chunk[-1]))
+        for chunk, (first, last) in zip(chunks, bounds, strict=True):
             name = f"titles-{first}-{last}"
             suffix = 2
             while name in used:
@@ -371,9 +374,26 @@ def _letters(title: str) -> str:
     return text
 
 
-def _initial(title: str) -> str:
-    first = _letters(title)[:1]
-    return first if first and ("a" <= first <= "z" or "0" <= first <= "9") else "0"
+def _initial(title: str, length: int = 1) -> str:
+    """The first ``length`` letters or digits of the title as ordered ("0" when none)."""
+    found = "".join(c for c in _letters(title) if "a" <= c <= "z" or "0" <= c <= "9")
+    return found[:length] or "0"
+
+
+def _bounds(parts: list[list[str]]) -> list[tuple[str, str]]:
+    """Each part's first and last title, as a dictionary's volumes name them.
+
+    By initial, and by as many letters more as it takes (up to four) that two parts that
+    meet do not look to share a name ("a-ke", "ki-w", not "a-k", "k-w").
+    """
+    bounds = [[_initial(titles[0]), _initial(titles[-1])] for titles in parts]
+    for at in range(len(parts) - 1):
+        last, first = parts[at][-1], parts[at + 1][0]
+        length = 1
+        while length < 4 and _initial(last, length) == _initial(first, length):
+            length += 1
+        bounds[at][1], bounds[at + 1][0] = _initial(last, length), _initial(first, length)
+    return [(first, last) for first, last in bounds]
 
 
 def _rounds(sim: _Sim) -> Iterator[int]:
