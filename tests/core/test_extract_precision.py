@@ -316,6 +316,8 @@ def test_a_question_carrying_a_rule_and_a_list_the_person_wrote_are_still_propos
         ("No. We always run the tests with `uv run pytest` here, never with bare pytest.", 1),
         ("We never commit generated files here.", 1),
         ("we don't need to save the result here", 0),  # this moment of the exchange
+        # said of the whole repository, even with "always" misspelt
+        ("dont use npm here, allways use pnpm in this repo, the lockfile is pnpm-lock.yaml", 1),
     ],
 )
 def test_here_said_of_every_time_is_the_project_not_this_moment(text: str, proposed: int) -> None:

@@ -114,11 +114,12 @@ want the long path ellipsization then"."""
 
 ALWAYS = re.compile(
     r"\b(?:always|never|every ?time|whenever|in general|as a rule|from now on|going forward"
-    r"|by default|we use)\b",
+    r"|by default|we use|in (?:this|our) (?:repo|repository|project|codebase|code ?base))\b",
     re.IGNORECASE,
 )
-"""What makes a sentence a habit: said of every time, its *here* is the project, not this
-moment ("We always run the tests with `uv run pytest` here, never with bare pytest")."""
+"""What makes a sentence a habit: said of every time, or of the whole project, its *here*
+is the project, not this moment ("We always run the tests with `uv run pytest` here, never
+with bare pytest"; "dont use npm here, use pnpm in this repo")."""
 
 
 NAMED_PLACE = re.compile(
