@@ -624,6 +624,7 @@ def test_a_location_and_a_practice_about_different_things_stay_two_rules(between
         "以后都用 pnpm 安装依赖",
         "不是的，我的意思是测试都放在 tests 目录下",
         "注释必须是英文的",
+        "以后不要添加新的依赖",  # "new" beside what is there, but from now on
     ],
 )
 def test_a_chinese_rule_is_read_from_its_grammar(text: str) -> None:
@@ -639,6 +640,12 @@ def test_a_chinese_rule_is_read_from_its_grammar(text: str) -> None:
         "不是这个意思，我应该如何设置这个 context",
         "修改以后运行一下测试",
         "帮我修复这个类型错误",
+        # a constraint of this task, seen on a project whose chats are in Chinese: for now,
+        # nothing else, nothing new, not twice
+        "先不考虑访问者的地理位置选项，暂定值为空，先不要使用外部网络请求",
+        "不要做其他样式的修改",
+        "注意不要添加新的组件 修改现有的面包屑导航实现我需要的功能",
+        "修改当前的 bookmark-settings.tsx 不要重复添加",
     ],
 )
 def test_a_chinese_request_question_or_report_is_not_a_rule(text: str) -> None:

@@ -74,11 +74,25 @@ CHINESE_CORRECTS = re.compile(r"^(?:不是的|不对|不是这样|错了)|我的
 *我的意思是* (what I mean is)."""
 
 
+CHINESE_NOW = re.compile(
+    r"(?:^|[^首优事原])先(?:不|别)|暂时|暂且|暂定|这次|本次|这一次|目前|当前|现在先"
+    r"|(?:修改|改动|改|动|做|添加|加|增加|写)[^，,。]{0,3}(?:其他|其它|别的)|新的|重复"
+)
+"""What scopes a Chinese rule to the task at hand, as *here* does in English: *先不要* (not
+yet, for now), *暂时* / *暂且* (for the time being), *这次* / *本次* (this time), *目前* /
+*当前* (at present), and words relative to the change being made: changing or adding
+*其他* / *别的* (anything else: "不要做其他样式的修改", make no other style change; not
+"不要使用其他依赖", use no other dependency), *新的* (new, beside what is there), *重复*
+(again, twice). Not *首先* / *优先* / *事先* / *原先*."""
+
+
 CHINESE_ASKS = re.compile(r"[?？]$|[吗呢么]$|^(?:为什么|为何|是否|能不能|可不可以)|如何|怎么")
 """A question in Chinese: a question mark, a closing particle (*吗*, *呢*), an opening
 question word (*为什么*, *是否*, *能不能*) or *如何* / *怎么* (how) anywhere."""
 
 
+_CHINESE_ALWAYS = re.compile(r"以后|今后|永远|总是|始终|所有|任何|每次")
+"""What makes a rule a habit whatever it is said of: from now on, always, every, any."""
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _CLAUSE_END = re.compile(r"(?<=[。！？!?；;])")
@@ -164,8 +178,9 @@ def chinese_moment(position: int, text: str) -> list[Moment]:
     for always, so only what says more is read: a prohibition (:data:`CHINESE_PROHIBITS`),
     an obligation, habit or preference (:data:`CHINESE_DIRECTS`) or a correction
     (:data:`CHINESE_CORRECTS`). A turn written in Japanese (it has kana) or holding no Han
-    characters is not read here, and a question (:data:`CHINESE_ASKS`) never. The first
-    sentence (up to ``。``, ``！``, ``？`` or ``；``) holding a cue is the moment.
+    characters is not read here, a question (:data:`CHINESE_ASKS`) never, nor a rule that
+    says it holds for this task only (:data:`CHINESE_NOW`) unless it also says always. The
+    first sentence (up to ``。``, ``！``, ``？`` or ``；``) holding a cue is the moment.
     """
     if _KANA.search(text) or not _HAN.search(text):
         return []
@@ -184,6 +199,8 @@ def chinese_moment(position: int, text: str) -> list[Moment]:
             kind: NoteKind = "prohibition" if prohibits else "convention"
             quote = text[start : start + len(body)]
             main = _chinese_clause(body, cue)
+            if CHINESE_NOW.search(main) and not _CHINESE_ALWAYS.search(main):
+                continue  # a constraint of this task ("先不要…", "不要做其他样式的修改")
             return [Moment(position, "practice", kind, quote, main, [quote], merge_keys(quote))]
     return []
 
