@@ -137,3 +137,31 @@ def test_commands_outside_a_knowledge_base_say_how_to_start(tmp_path: Path, cli:
     assert "run `lorebook init`" in result.stderr
     as_json = cli("lint", "--json", cwd=tmp_path)
     assert as_json.json()["ok"] is False
+
+
+def test_a_note_left_with_git_conflict_markers_is_named_and_never_served(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    # seen in a team's merge: the header's conflict was fixed, the body's was not; lint
+    # said "0 errors" and the hook served the note with the markers in it
+    _populated(kb_repo, cli)
+    note = kb_repo / ".lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md"
+    text = note.read_text()
+    head, sep, tail = text.partition("\n---\n")
+    body = tail.rstrip("\n")
+    note.write_text(
+        f"{head}{sep}{body}\n<<<<<<< HEAD\nRun ruff on save.\n=======\nRun ruff in CI.\n"
+        ">>>>>>> feat-b\n"
+    )
+    result = cli("lint", cwd=kb_repo)
+    assert result.exit_code == 1
+    assert (
+        "error: [invalid-note] .lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md: an "
+        "unresolved merge conflict"
+    ) in result.stdout
+    shown = cli("recall", "which linter do we use, ruff?", "--json", cwd=kb_repo).json()
+    assert "<<<<<<<" not in shown["context"]
+    assert shown["unreadable"] == [".lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md"]
+    fenced = f"{head}{sep}{body}\n```\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n```\n"
+    note.write_text(fenced)  # a conflict shown in code is no conflict of the note
+    assert "unresolved merge conflict" not in cli("lint", cwd=kb_repo).stdout

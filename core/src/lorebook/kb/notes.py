@@ -127,12 +127,43 @@ def split_links(body: str) -> tuple[str, str | None]:
     return body[:at].strip("\n"), body[at:].strip("\n")
 
 
+def _conflict_lines(text: str) -> tuple[int, int] | None:
+    """The first and last line (1-based) of an unresolved git merge conflict, or None.
+
+    A conflict is git's three marker lines in order, ``<<<<<<< ``, ``=======`` and
+    ``>>>>>>> ``, outside fenced code (where a note may show one).
+    """
+    fence = ""
+    start = middle = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        mark = line.lstrip()[:3]
+        if mark in ("```", "~~~"):
+            fence = "" if fence == mark else fence or mark
+            continue
+        if fence:
+            continue
+        if line.startswith("<<<<<<<") and line[7:8] in ("", " "):
+            start, middle = number, 0
+        elif start and line.rstrip() == "=======":
+            middle = number
+        elif start and middle and line.startswith(">>>>>>>") and line[7:8] in ("", " "):
+            return start, number
+    return None
+
+
 def parse_note(text: str, *, source: str) -> tuple[Note, str | None]:
     """Parse a note file's text into the note and its current link section.
 
     Raises:
-        NoteFormatError: the frontmatter or a field is invalid, naming ``source``.
+        NoteFormatError: the frontmatter or a field is invalid, or the text holds an
+            unresolved merge conflict (git's marker lines), naming ``source``.
     """
+    if "\n=======" in text and (conflict := _conflict_lines(text)) is not None:
+        raise NoteFormatError(
+            f"{source}: an unresolved merge conflict (git's <<<<<<< / ======= / >>>>>>> "
+            f"lines, lines {conflict[0]}-{conflict[1]})",
+            hint="keep the text you mean, delete the three marker lines, then `git add` the file",
+        )
     try:
         data, body = frontmatter.split(text)
     except frontmatter.FrontmatterError as exc:
