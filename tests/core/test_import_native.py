@@ -7,6 +7,7 @@ Claude Code session files and Codex rollouts are recorded fixtures of the real c
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -236,3 +237,13 @@ def test_an_import_needs_files_or_a_harness(kb_repo: Path, cli: CliRunner) -> No
     assert mixed.exit_code == 2  # options that do not go together: a usage error
     assert "give no files" in mixed.stderr
     assert "go with --from-harness" in cli("import", "--list", cwd=kb_repo).stderr
+
+
+def test_an_imported_session_gives_no_resume_brief(kb_repo: Path, cli: CliRunner) -> None:
+    # seen on a repository that imported months-old sessions of another project: the next
+    # session start said "the last session on branch master ... ended mid-task"
+    subprocess.run(["git", "-C", str(kb_repo), "checkout", "-q", "-b", "feature"], check=True)
+    for transcript in (CLAUDE_SESSION, CODEX_ROLLOUT):
+        _import(cli, kb_repo, str(transcript))
+    resume = kb_repo / ".lorebook/.state/resume"
+    assert not resume.exists() or not any(resume.glob("*.json"))

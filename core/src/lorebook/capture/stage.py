@@ -178,6 +178,7 @@ def capture_session(
     *,
     entry_points: bool = True,
     follow: bool = True,
+    resume: bool = True,
 ) -> CaptureResult:
     """Stage the new part of one session's transcript (see the module docstring).
 
@@ -191,6 +192,9 @@ def capture_session(
             hook (commands do; hooks call only the modules ``hook_plugins`` names).
         follow: Update the session's usage counts and resume summary here (hooks hand
             that to a detached process: it imports pydantic and the note index).
+        resume: With ``follow``, the session may be the branch's last one, whose resume
+            summary the next session start gives; ``lorebook import`` stages sessions of
+            the past (of this repository or another), which never are.
     """
     target = log_path(paths, harness_name, session_id)
     end = harness.transcript_end(ref)
@@ -216,7 +220,7 @@ def capture_session(
             lines = None if known is None or new_lines is None else known + new_lines
             _commit(paths, target, header, body, (digest, end, lines), added)
     if follow and (new or follow_behind(paths, target)):
-        follow_up(paths, target)
+        follow_up(paths, target, resume=resume)
     if not new:
         return CaptureResult(target, False, 0, start)
     return CaptureResult(target, True, added, end)
@@ -327,11 +331,11 @@ def _finished(
     return records.redact_records(data["turns"], data["injected"])
 
 
-def follow_up(paths: KBPaths, target: Path) -> None:
-    """Update the session's usage counts and resume summary from the log's new records."""
+def follow_up(paths: KBPaths, target: Path, *, resume: bool = True) -> None:
+    """Update the session's usage counts and, with ``resume``, its branch's resume summary."""
     from lorebook.stats.tally import follow_log
 
-    follow_log(paths, target)
+    follow_log(paths, target, resume=resume)
 
 
 def through_capture_hook(log: SessionLog) -> SessionLog:

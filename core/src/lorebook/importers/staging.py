@@ -72,8 +72,9 @@ def _stage_log(paths: KBPaths, name: str, log: SessionLog, fmt: str | None = Non
 def _stage_native(paths: KBPaths, name: str, native: NativeSource) -> Staged:
     session = native.session
     result = capture_session(
-        paths, native.harness, native.harness_name, session.session_id, str(session.path)
-    )
+        paths, native.harness, native.harness_name, session.session_id, str(session.path),
+        resume=False,  # a session of the past is no branch's last one
+    )  # fmt: skip
     staged = load_log(result.path)
     turns = len(staged.turns) if staged is not None else 0
     return Staged(name, native.harness_name, session.session_id, result.path, turns, result.changed)

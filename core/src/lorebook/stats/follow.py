@@ -169,8 +169,8 @@ def used_entries(
     ]
 
 
-def remember_session(paths: KBPaths, stem: str, log: SessionLog) -> None:
-    """Update the usage entry of this log and, on a branch, its resume summary.
+def remember_session(paths: KBPaths, stem: str, log: SessionLog, *, resume: bool = True) -> None:
+    """Update the usage entry of this log and, on a branch and with ``resume``, its summary.
 
     First sweeps what killed writers left anywhere in the knowledge base
     (:func:`lorebook.kb.janitor.sweep_temp_files`): this runs after every session that
@@ -180,7 +180,7 @@ def remember_session(paths: KBPaths, stem: str, log: SessionLog) -> None:
     facts = note_facts(paths, injected_ids(log))
     outcomes = attribute(log, facts)
     summary: dict[str, object] | None = None
-    if log.branch is not None and log.turns:
+    if resume and log.branch is not None and log.turns:
         users = [t for t in log.turns if t.role == "user"]
         summary = {
             "branch": log.branch,

@@ -149,8 +149,8 @@ class _OutOfOrder(Exception):
     """A record at or before the previous one's transcript position."""
 
 
-def follow_log(paths: KBPaths, target: Path) -> None:
-    """Update the usage counts and resume summary of the staged log ``target``.
+def follow_log(paths: KBPaths, target: Path, *, resume: bool = True) -> None:
+    """Update the usage counts and (with ``resume``) resume summary of the staged log ``target``.
 
     Reads only the records committed since the last follow-up of this log (see the module
     docstring); the whole log when its tally does not apply.
@@ -174,13 +174,13 @@ def follow_log(paths: KBPaths, target: Path) -> None:
         else:
             sweep_temp_files(paths)
             counts, uses = _counts(tally, facts)
-            summary = _summary(log, tally, uses, facts)
+            summary = _summary(log, tally, uses, facts) if resume else None
             write_results(paths, target.stem, counts, summary)
             tally.save(store)
             return
     whole = load_log(target)
     if whole is not None:
-        remember_session(paths, target.stem, whole)
+        remember_session(paths, target.stem, whole, resume=resume)
     if not store.is_symlink():  # a committed link is the user's to remove (doctor names it)
         store.unlink(missing_ok=True)
 
