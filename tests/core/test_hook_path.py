@@ -152,6 +152,21 @@ def test_prompt_gets_the_matching_note_and_an_unrelated_prompt_nothing(
     assert log == []
 
 
+def test_a_note_whose_file_is_gone_is_not_served_before_the_index_catches_up(
+    kb: Path, fire: Fire
+) -> None:
+    # seen after `git checkout` of a branch without the note: the prompt hook pointed the
+    # model at .lorebook/nodes/... files that did not exist, until the next session start
+    first, _ = fire("Prompt", {"prompt": "how do I run the pytest suite here?"})
+    assert "Run tests with uv run pytest" in first["context"]
+    (kb / ".lorebook/nodes/convention/practice-use-uv.md").unlink()
+    gone, log = fire(
+        "Prompt", {"prompt": "how do I run the pytest suite here?", "session_id": "s2"}
+    )
+    assert gone is None or "practice-use-uv" not in gone["context"]
+    assert log == []
+
+
 def test_a_note_is_not_injected_twice_in_one_session(kb: Path, fire: Fire) -> None:
     first, _ = fire("Prompt", {"prompt": "run pytest"})
     assert "Run tests with uv run pytest" in first["context"]

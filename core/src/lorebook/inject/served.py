@@ -196,6 +196,17 @@ def demote(notes: list[ServedNote]) -> list[ServedNote]:
     )
 
 
+def _on_disk(view: StoreView, note: IndexedNote) -> bool:
+    """Whether the note's file is still there (one stat per note served).
+
+    After a ``git checkout`` of a branch without it, the index (brought in line at the next
+    session start or command) still has it, and a note the model is told to read must exist.
+    An index with no notes folder beside it (an evaluation's, built from notes in memory)
+    has no files to check.
+    """
+    return os.path.isfile(os.path.join(view.nodes, note.path)) or not os.path.isdir(view.nodes)
+
+
 def resolve(
     found: Iterable[tuple[StoreView, str, float]],
     live: Callable[[NoteIndex, list[str]], list[IndexedNote]],
@@ -203,7 +214,8 @@ def resolve(
     """Turn ranked (store, id, score) into served facts and refuted warnings, in order.
 
     A superseded note gives way to its live successor (``live`` resolves it), which takes
-    the better of the scores that led to it; a refuted note becomes a warning.
+    the better of the scores that led to it; a refuted note becomes a warning; a note whose
+    file is gone is left out.
     """
     facts: dict[str, ServedNote] = {}
     warnings: dict[str, ServedNote] = {}
@@ -213,7 +225,7 @@ def resolve(
         fetched[id(view)] = view.index.get(i for v, i, _ in triples if v is view)
     for view, note_id, score in triples:  # in rank order
         note = fetched[id(view)].get(note_id)
-        if note is None:
+        if note is None or not _on_disk(view, note):
             continue
         if note.status == "refuted":
             warnings.setdefault(view.key(note.id), ServedNote.of(note, view, score))
