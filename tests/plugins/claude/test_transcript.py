@@ -87,6 +87,30 @@ def test_text_claude_wrote_for_the_user_is_not_human() -> None:
     assert not command_output[0].injected
 
 
+def test_what_claude_code_sends_in_the_persons_name_is_not_human(tmp_path: Path) -> None:
+    # seen in public session files: a background task's report was mined as a rule the
+    # person taught, and the IDE's note on the opened file was part of the prompt
+    def user(content: str, **extra: Any) -> str:
+        record = {"type": "user", "message": {"role": "user", "content": content}, **extra}
+        return json.dumps(record) + "\n"
+
+    path = tmp_path / "s.jsonl"
+    path.write_text(
+        user(
+            "<task-notification><summary>The import guard caught the missing module</summary>"
+            "</task-notification>",
+            origin={"kind": "task-notification"},
+        )
+        + user("[Request interrupted by user for tool use]")
+        + user("<ide_opened_file>The user opened src/app.py in the IDE.</ide_opened_file>fix it")
+        + user("Never import from src.legacy.")
+    )
+    turns = _turns(path)
+    assert _human(turns) == ["fix it", "Never import from src.legacy."]
+    assert "[Request interrupted by user for tool use]" in _injected(turns)
+    assert any("import guard" in text for text in _injected(turns))
+
+
 def test_the_compaction_summary_is_a_summary_turn() -> None:
     summaries = [t for t in _turns(MAIN) if t.role == "summary"]
     assert len(summaries) == 1

@@ -5,8 +5,11 @@ One JSON record per line (shared/HARNESSES.md section 1.4). How records become t
 * ``user`` with text content: a human prompt, role ``user``. Slash commands
   (``<command-name>/compact</command-name>``) become ``user`` turns reading ``/compact``.
   ``<system-reminder>`` spans are removed from human text; a record holding only such
-  spans, or marked ``isMeta`` (text Claude wrote on the user's behalf), is an injected
-  turn. Local command output (``<local-command-stdout>``) is a ``tool`` turn.
+  spans (and ``<ide_opened_file>`` / ``<ide_selection>``, what the IDE told Claude), or
+  marked ``isMeta`` (text Claude wrote on the user's behalf), a background task's report
+  (``origin.kind`` ``task-notification``) or Claude's ``[Request interrupted by user]``
+  marker, is an injected turn. Local command output (``<local-command-stdout>``) is a
+  ``tool`` turn.
 * ``user`` with ``tool_result`` blocks: one ``tool`` turn whose ``tool_calls`` hold one
   :class:`~lorebook.events.ToolCall` per result (name and input of the matching
   ``tool_use`` when it was read in the same pass, else name ``unknown``), a result excerpt
@@ -53,7 +56,14 @@ EXCERPT_CHARS = 500
 UNKNOWN_TOOL = "unknown"
 """Tool name of a result whose ``tool_use`` lies before the offset reading started at."""
 
-_INJECTED_SPAN = re.compile(r"<(system-reminder|user-prompt-submit-hook)>(.*?)</\1>", re.S)
+_INJECTED_SPAN = re.compile(
+    r"<(system-reminder|user-prompt-submit-hook|ide_opened_file|ide_selection|task-notification)>"
+    r"(.*?)</\1>",
+    re.S,
+)
+_INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]\n]*\]$")
+"""What Claude Code writes in the person's record when they stop the agent: a marker, kept
+as an injected turn (the extractor reads the stop from it), not a prompt."""
 _COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _BASH_INPUT = re.compile(r"^<bash-input>(.*?)</bash-input>$", re.S)
@@ -123,9 +133,18 @@ def _user_turn(
     text = _plain_text(content).strip()
     if not text:
         return None
-    if record.get("isMeta") is True:
+    if record.get("isMeta") is True or _notification(record) or _INTERRUPTED.match(text):
         return _injected(index, text, stamp)
     return _text_turn(text, index, stamp)
+
+
+def _notification(record: Mapping[str, Any]) -> bool:
+    """Whether Claude Code sent the record in the person's name: a background task's report.
+
+    It is marked ``"origin": {"kind": "task-notification"}``; nobody typed it.
+    """
+    origin = record.get("origin")
+    return isinstance(origin, dict) and origin.get("kind") == "task-notification"
 
 
 def _is_tool_result(block: Any) -> bool:
