@@ -273,3 +273,7 @@ def test_whether_a_document_still_says_a_quote_is_cached_against_its_stat(
     doc.write_text("# Git\n\n- Push where you like.\n")
     assert source_gone(str(tmp_path), body, ["AGENTS.md"], Budget(), {}, cache) == "AGENTS.md"
     assert source_gone(str(tmp_path), body, ["README.md"], Budget(), {}, cache) is None
+    # a document that is not here (renamed, deleted, or another repository's: a note a pack
+    # brought, all of whose notes lint called "source-gone") says nothing either way
+    doc.unlink()
+    assert source_gone(str(tmp_path), body, ["AGENTS.md"], Budget(), {}, cache) is None

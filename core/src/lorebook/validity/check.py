@@ -411,8 +411,9 @@ def source_gone(
     document the note cites (``cited``: its ``lb_derived_from`` files), it is no longer
     the documentation's rule. ``read`` keeps the documents read (their words) for the next
     note; ``cache`` remembers each answer against the document's stat, so a document that
-    did not change costs one ``lstat``. None when the body quotes no cited document, or one
-    still says it.
+    did not change costs one ``lstat``. None when the body quotes no cited document, one
+    still says it, or none of them is in the repository: a document renamed or deleted, or
+    another repository's (a note a pack brought) cannot say whether the rule still holds.
 
     Raises:
         Spent: the budget ran out.
@@ -425,13 +426,14 @@ def source_gone(
     wanted = set(cited)
     pairs = [(doc, _words(line)[:QUOTE_WORDS]) for line, doc in _QUOTED_SOURCE.findall(body)]
     quoted = [(doc, words) for doc, words in pairs if doc in wanted and words]
+    silent: list[str] = []  # the documents here that no longer say what the note quotes
     for doc, words in quoted:
         try:
             file = _regular_file(repo, doc)
         except Unreadable:
             return None  # unknown is not gone
         if file is None:
-            continue  # the document is gone: it says nothing
+            continue  # not here: renamed, deleted, or another repository's (a pack's note)
         full, st = file
         key = f"says:{doc}:{_sha256()(' '.join(words).encode('utf-8')).hexdigest()[:16]}"
         said = cache.get(key, st) if cache is not None else None
@@ -447,7 +449,8 @@ def source_gone(
                 cache.put(key, st, said)
         if said == "yes":
             return None
-    return quoted[0][0] if quoted else None
+        silent.append(doc)
+    return silent[0] if silent else None
 
 
 def label(dep: Mapping[str, Any]) -> str:
