@@ -167,3 +167,7 @@ def test_two_summaries_of_one_folder_are_kept_for_lint_to_report(
     lint = cli("lint", cwd=kb_repo)
     assert lint.exit_code == 1
     assert "folder 'tooling' is summarised twice" in lint.stdout
+    # what to do about it, not only what is wrong (every writer refuses until it is mended)
+    added = cli("note", "add", "--kind", "tooling", "--title", "Use uv for tools",
+                "--description", "installing tools", "--body", "uv tool install", cwd=kb_repo)  # fmt: skip
+    assert "keep one of the two lines in .lorebook/FOLDER_SUMMARIES.md" in added.stderr
