@@ -178,7 +178,7 @@ def confidence(cand: Candidate) -> list[tuple[str, bool]]:
     """
     two = cand.semantic_rank > 0
     return [
-        ("words and meaning both rank it" if two else "no meaning signal (BM25 alone)", two),
+        ("the meaning signal ranks it" if two else "no meaning signal (BM25 alone)", two),
         (
             f"word rank {cand.lexical_rank or '-'}, meaning rank {cand.semantic_rank or '-'} "
             f"(both must be <= {AGREEMENT_RANK})",
