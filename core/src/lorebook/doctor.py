@@ -178,6 +178,7 @@ def _review_check(paths: KBPaths) -> list[Check]:
 
 def _meaning_check(config: Config) -> Check:
     """Whether prompts are ranked by meaning as well as words (``lorebook[semantic]``)."""
+    from lorebook.installhint import install_command
     from lorebook.recall.semantic import model_files
 
     if not config.recall.semantic:
@@ -189,7 +190,7 @@ def _meaning_check(config: Config) -> Check:
         "warning",
         "recall.semantic is on, but lorebook[semantic] is not installed: notes are ranked by "
         "words alone and served as one-line pointers, never whole",
-        "install the extra beside lorebook: pip install 'lorebook[semantic]'",
+        f"install the extra where lorebook is: {install_command('semantic')}",
     )
 
 
