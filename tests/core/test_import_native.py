@@ -247,3 +247,22 @@ def test_an_imported_session_gives_no_resume_brief(kb_repo: Path, cli: CliRunner
         _import(cli, kb_repo, str(transcript))
     resume = kb_repo / ".lorebook/.state/resume"
     assert not resume.exists() or not any(resume.glob("*.json"))
+
+
+def test_every_file_named_gets_a_line_even_when_it_stages_nothing(
+    kb_repo: Path, cli: CliRunner, tmp_path: Path
+) -> None:
+    # seen importing a folder of Claude Code sessions: a subagent's file (the same session
+    # id as its parent's) printed no line at all, and a file with no turn said "unchanged:
+    # staged before as <a log that did not exist>"
+    copy = tmp_path / "agent-a3d81.jsonl"
+    copy.write_bytes(CLAUDE_SESSION.read_bytes())
+    records = [r for r in _records(CLAUDE_SESSION) if r.get("type") in ("user", "assistant")]
+    bare = {k: v for k, v in records[0].items() if k in ("sessionId", "cwd", "version")}
+    empty = tmp_path / "d83d30c3-0000-4000-8000-000000000000.jsonl"
+    empty.write_text(json.dumps({"type": "last-prompt", **bare, "sessionId": empty.stem}) + "\n")
+    result = cli("import", str(CLAUDE_SESSION), str(copy), str(empty), cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert any(line.startswith(f"same session as {CLAUDE_SESSION}: {copy}") for line in lines)
+    assert f"nothing in {empty}: no turn of the person or the agent, nothing staged" in lines

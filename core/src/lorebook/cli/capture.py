@@ -229,7 +229,8 @@ def _report_staged(
     if json_output:
         doc: dict[str, object] = {"ok": True, "imported": [
             {"file": s.source, "harness": s.harness, "session_id": s.session_id,
-             "log": paths.rel(s.log), "turns": s.turns, "changed": s.changed}
+             "log": paths.rel(s.log), "turns": s.turns, "changed": s.changed,
+             "staged": s.log.exists(), "same_as": s.same_as}
             for s in staged
         ]}  # fmt: skip
         if rejected:
@@ -237,8 +238,12 @@ def _report_staged(
         print_json(doc)
         return
     for s in staged:
-        if s.changed:
+        if s.same_as is not None:
+            say(f"same session as {s.same_as}: {s.source} (a subagent's file or a copy)")
+        elif s.changed:
             say(f"imported {s.source}: {s.turns} turns -> {paths.rel(s.log)}")
+        elif not s.log.exists():
+            say(f"nothing in {s.source}: no turn of the person or the agent, nothing staged")
         else:
             say(f"unchanged {s.source}: staged before as {paths.rel(s.log)}, nothing new")
     for r in rejected:

@@ -12,7 +12,7 @@ log: importing a session the hooks already captured adds only what they had not.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from lorebook.capture.stage import (
@@ -42,6 +42,9 @@ class Staged:
     log: Path
     turns: int
     changed: bool
+    same_as: str | None = None
+    """The source named before this one that holds the same session (a subagent's file
+    beside its session's, or a copy): staged once, under that source."""
 
 
 LEGACY_HARNESSES: dict[str, str] = {"specstory": "cursor"}
@@ -88,14 +91,20 @@ def stage_sources(
     ``on_source`` is called after each source (``lorebook import`` moves its bar with it).
     """
     done: dict[tuple[str, str], Staged] = {}
+    again: list[Staged] = []
     for source in sources:
         if source.native is not None:
             key = (source.native.harness_name, source.native.session.session_id)
             if key not in done:
                 done[key] = _stage_native(paths, source.name, source.native)
+            else:
+                first = done[key]
+                again.append(
+                    replace(first, source=source.name, changed=False, same_as=first.source)
+                )
         elif source.log is not None:
             key = (source.log.harness, source.log.session_id)
             done[key] = _stage_log(paths, source.name, source.log, source.fmt)
         if on_source is not None:
             on_source()
-    return list(done.values())
+    return [*done.values(), *again]
