@@ -61,6 +61,32 @@ def test_forget_session_never_matches_a_piece_of_an_id(
     assert "note citing it" not in result.stdout
 
 
+def test_forget_session_names_the_notes_not_yet_committed_that_may_quote_it(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    # a note curated from the session and not committed kept the person's words, while the
+    # command said "note citing it (keeps only the origin id)"
+    sessions = kb_repo / ".lorebook/_sessions"
+    sessions.mkdir()
+    (sessions / "claude-abc-123-0f0f0f0f.json").write_text(
+        json.dumps({"session_id": "abc-123", "harness": "claude"})
+    )
+    for title in ("Cache the client", "Never use pandas in the parser"):
+        note = cli("note", "add", "--title", title, "--description", "parsing", "--kind",
+                   "convention", "--derived-from", "claude:abc-123:4", cwd=kb_repo)  # fmt: skip
+        assert note.exit_code == 0, note.stderr
+        if title == "Cache the client":
+            git(kb_repo, "add", "-A")
+            git(kb_repo, "commit", "-qm", "notes")
+    result = cli("forget-session", "claude:abc-123", cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    fresh = ".lorebook/nodes/convention/convention-never-use-pandas-in-the-parser.md"
+    assert f"note not yet committed that may quote the session's words: {fresh}" in result.stderr
+    assert f"lorebook review --reject {fresh}" in result.stderr
+    committed = ".lorebook/nodes/convention/convention-cache-the-client.md"
+    assert f"note citing it (keeps only the origin id): {committed}" in result.stdout
+
+
 def test_scan_of_a_missing_file_fails_before_scanning(kb_repo: Path, cli: CliRunner) -> None:
     result = cli("scan", "nope.txt", cwd=kb_repo)
     assert result.exit_code == 1

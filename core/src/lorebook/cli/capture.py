@@ -318,10 +318,34 @@ def forget_command(
     say(f"removed {len(report.removed)} files" if report.removed else "nothing staged for it")
     for rel in report.removed:
         say(f"  removed {rel}")
+    fresh = _uncommitted(paths, report.notes_citing)
     for rel in report.notes_citing:
-        say(f"  note citing it (keeps only the origin id): {rel}")
+        if rel not in fresh:
+            say(f"  note citing it (keeps only the origin id): {rel}")
+    for rel in fresh:
+        warn(
+            f"lorebook: note not yet committed that may quote the session's words: {rel}; "
+            f"reject it (`lorebook review --reject {rel}`) or edit them out"
+        )
     for rel in report.conflicts_quoting:
         warn(f"lorebook: conflict file quoting it, delete it yourself if you wish: {rel}")
+
+
+def _uncommitted(paths: KBPaths, rels: list[str]) -> list[str]:
+    """Those of ``rels`` (repository-relative) that git has not committed as they are."""
+    import subprocess
+
+    if not rels:
+        return []
+    try:
+        done = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=all", "--", *rels],
+            cwd=paths.repo, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return list(rels)  # unknown: say what a person should look at
+    changed = {line[3:].strip().strip('"') for line in done.stdout.splitlines()}
+    return [rel for rel in rels if rel in changed]
 
 
 def _known_sessions(paths: KBPaths) -> str:
