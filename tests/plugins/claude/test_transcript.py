@@ -101,13 +101,11 @@ def test_what_claude_code_sends_in_the_persons_name_is_not_human(tmp_path: Path)
             "</task-notification>",
             origin={"kind": "task-notification"},
         )
-        + user("[Request interrupted by user for tool use]")
         + user("<ide_opened_file>The user opened src/app.py in the IDE.</ide_opened_file>fix it")
         + user("Never import from src.legacy.")
     )
     turns = _turns(path)
     assert _human(turns) == ["fix it", "Never import from src.legacy."]
-    assert "[Request interrupted by user for tool use]" in _injected(turns)
     assert any("import guard" in text for text in _injected(turns))
 
 

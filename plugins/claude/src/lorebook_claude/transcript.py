@@ -6,10 +6,9 @@ One JSON record per line (shared/HARNESSES.md section 1.4). How records become t
   (``<command-name>/compact</command-name>``) become ``user`` turns reading ``/compact``.
   ``<system-reminder>`` spans are removed from human text; a record holding only such
   spans (and ``<ide_opened_file>`` / ``<ide_selection>``, what the IDE told Claude), or
-  marked ``isMeta`` (text Claude wrote on the user's behalf), a background task's report
-  (``origin.kind`` ``task-notification``) or Claude's ``[Request interrupted by user]``
-  marker, is an injected turn. Local command output (``<local-command-stdout>``) is a
-  ``tool`` turn.
+  marked ``isMeta`` (text Claude wrote on the user's behalf) or a background task's
+  report (``origin.kind`` ``task-notification``), is an injected turn. Local command
+  output (``<local-command-stdout>``) is a ``tool`` turn.
 * ``user`` with ``tool_result`` blocks: one ``tool`` turn whose ``tool_calls`` hold one
   :class:`~lorebook.events.ToolCall` per result (name and input of the matching
   ``tool_use`` when it was read in the same pass, else name ``unknown``), a result excerpt
@@ -61,9 +60,6 @@ _INJECTED_SPAN = re.compile(
     r"(.*?)</\1>",
     re.S,
 )
-_INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]\n]*\]$")
-"""What Claude Code writes in the person's record when they stop the agent: a marker, kept
-as an injected turn (the extractor reads the stop from it), not a prompt."""
 _COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _BASH_INPUT = re.compile(r"^<bash-input>(.*?)</bash-input>$", re.S)
@@ -133,7 +129,7 @@ def _user_turn(
     text = _plain_text(content).strip()
     if not text:
         return None
-    if record.get("isMeta") is True or _notification(record) or _INTERRUPTED.match(text):
+    if record.get("isMeta") is True or _notification(record):
         return _injected(index, text, stamp)
     return _text_turn(text, index, stamp)
 
