@@ -280,6 +280,8 @@ FALSE_POSITIVES: list[str] = [
     "password = os.environ['DB_PASSWORD']",
     "token = get_token()",
     "api_key: ${OPENAI_API_KEY}",
+    # a session quoting an error message after the word "credentials"
+    "when trying to log in with bad credentials: `Request failed with status code 401`",
     # a project's documentation naming settings, not giving a value of one
     "Do not also pass `api_key`, `base_url`, `websocket_base_url`, `organization`, or "
     "`project` to `OpenAIProvider`; combining `openai_client` with any of those raises.",

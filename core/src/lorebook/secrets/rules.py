@@ -34,6 +34,7 @@ from lorebook.secrets.values import (
     strong_value,
     unquote,
     weak_value,
+    word_like,
 )
 
 URL_CREDENTIALS_RE = re.compile(
@@ -184,6 +185,8 @@ def _prose_ok(line: str, match: re.Match[str], start: int, end: int) -> bool:
     """Is the value of a prose match (narrowed to ``start:end``) a secret?"""
     value = line[start:end]
     quoted = start != match.start("value")
+    if quoted and value.count(" ") >= 3 and sum(map(word_like, value.split())) >= 2:
+        return False  # a sentence quoted ("credentials: `Request failed with status code 401`")
     raw = match.group("value")
     if not quoted and (followed_by_code(line, end) or raw.endswith(":")):
         return False  # code, or a label ("password length: 12") rather than a value
