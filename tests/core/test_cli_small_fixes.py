@@ -160,3 +160,20 @@ def test_version_names_every_installed_lorebook_distribution(cli: CliRunner) -> 
                  "lorebook-opencode"):  # fmt: skip
         assert f"{name} {metadata.version(name)}" in lines
     assert lines[1:] == sorted(lines[1:])
+
+
+def test_note_add_names_an_empty_title_and_ids_a_title_in_other_letters(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    empty = cli("note", "add", "--title", " ", "--description", "d", "--kind", "convention",
+                cwd=kb_repo)  # fmt: skip
+    assert empty.exit_code == 2
+    assert "--title is empty" in empty.stderr  # not "gives no id ...; pass --id"
+    chinese = cli("note", "add", "--title", "不要添加其他组件", "--description", "组件",
+                  "--kind", "prohibition", "--json", cwd=kb_repo)  # fmt: skip
+    assert chinese.exit_code == 0, chinese.stderr
+    assert chinese.json()["id"].startswith("prohibition-note-")
+    cli("review", "--accept", "all", cwd=kb_repo)
+    nothing = cli("review", "--accept", "all", cwd=kb_repo)
+    assert nothing.exit_code == 0
+    assert nothing.stdout == "nothing to accept: no note is waiting for review\n"

@@ -29,7 +29,7 @@ def test_rows_say_what_to_do_next_only_when_something_waits() -> None:
     assert rows["notes"] == ("3 (2 active, 1 superseded)", "")
     assert rows["sessions"] == ("2 pending, 0 failed", "lorebook extract")
     assert rows["conflicts"] == ("1 open", "lorebook conflict list")
-    assert rows["lint"] == ("clean, 1 warnings", "")
+    assert rows["lint"] == ("clean, 1 warning", "")
     assert rows["rejected claims"] == ("0", "")
 
 

@@ -39,7 +39,7 @@ def lint_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
     else:
         for finding in report.findings:
             say(f"{finding.severity}: [{finding.code}] {finding.message}")
-        say(f"{len(report.errors)} errors, {len(report.warnings)} warnings")
+        say(f"{plural(len(report.errors), 'error')}, {plural(len(report.warnings), 'warning')}")
     if report.errors:
         raise typer.Exit(1)
 
@@ -113,8 +113,8 @@ def status_command(ctx: typer.Context, json_output: JsonOption = False) -> None:
         f"rejected claims: {status.rejected_claims} "
         "(curation drops them; .lorebook/rejected-claims.txt)"
     )
-    lint_state = "clean" if not status.lint_errors else f"{status.lint_errors} errors"
-    say(f"lint: {lint_state}, {status.lint_warnings} warnings")
+    lint_state = "clean" if not status.lint_errors else plural(status.lint_errors, "error")
+    say(f"lint: {lint_state}, {plural(status.lint_warnings, 'warning')}")
     say(f"harnesses: {', '.join(status.harnesses) or 'none wired'}")
     for source, left in status.left_for_review.items():
         say(

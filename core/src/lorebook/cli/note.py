@@ -24,7 +24,7 @@ from lorebook.kb.notes import note_to_frontmatter
 from lorebook.kb.paths import validate_relpath
 from lorebook.kb.store import MarkdownStore, load_snapshot
 from lorebook.models.note import ID_RE, KIND_TYPES, NOTE_KINDS, Note, NoteStatus
-from lorebook.slug import slugify
+from lorebook.slug import title_slug
 
 if TYPE_CHECKING:
     from lorebook.kb.lifecycle import LifecycleChange
@@ -55,10 +55,9 @@ def _body_text(body: str | None, body_file: Path | None) -> str:
 
 def _note_id(note_id: str | None, prefix: str, title: str) -> str:
     if note_id is None:
-        slug = slugify(title)
-        if not slug:
-            raise UsageError(f"--title {title!r} gives no id (no letters or digits); pass --id")
-        return f"{prefix}-{slug}"
+        if not title.strip():
+            raise UsageError("--title is empty: a note's title states its rule in a sentence")
+        return f"{prefix}-{title_slug(title)}"  # "不要添加其他组件" too: a hash names it
     _option_path(note_id, "note id")
     if not ID_RE.match(note_id):
         raise UsageError(

@@ -211,8 +211,10 @@ def _show_rejections(rejections: list[Rejection], json_output: bool, verbose: bo
 def _show_accepted(ids: list[str], json_output: bool, verbose: bool) -> None:
     if json_output:
         print_json({"ok": True, "accepted": ids})
+    elif not ids:
+        say("nothing to accept: no note is waiting for review")
     elif verbose or len(ids) <= FIRST_LINES * 3:
-        say(f"accepted {plural(len(ids), 'note')}: {', '.join(ids) or '-'}")
+        say(f"accepted {plural(len(ids), 'note')}: {', '.join(ids)}")
     else:
         say(f"accepted {plural(len(ids), 'note')} (--verbose lists them)")
 

@@ -47,7 +47,7 @@ def status_rows(status: Status) -> list[tuple[str, str, str]]:
     """(what, value, what to do) rows of the table, in reading order."""
     from lorebook.status import invalid_notes_line
 
-    lint = "clean" if not status.lint_errors else f"{status.lint_errors} errors"
+    lint = "clean" if not status.lint_errors else plural(status.lint_errors, "error")
     sessions = sessions_line(status)
     sessions_step = (
         "lorebook extract"
@@ -64,7 +64,7 @@ def status_rows(status: Status) -> list[tuple[str, str, str]]:
         ("conflicts", f"{status.open_conflicts} open",
          _step(status.open_conflicts, "lorebook conflict list")),
         ("rejected claims", str(status.rejected_claims), _step(status.rejected_claims, rejected)),
-        ("lint", f"{lint}, {status.lint_warnings} warnings",
+        ("lint", f"{lint}, {plural(status.lint_warnings, 'warning')}",
          _step(status.lint_errors, "lorebook lint")),
         ("harnesses", ", ".join(status.harnesses) or "none wired",
          _step(not status.harnesses, "lorebook init --harnesses <name>")),
