@@ -165,3 +165,21 @@ def test_a_note_left_with_git_conflict_markers_is_named_and_never_served(
     fenced = f"{head}{sep}{body}\n```\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n```\n"
     note.write_text(fenced)  # a conflict shown in code is no conflict of the note
     assert "unresolved merge conflict" not in cli("lint", cwd=kb_repo).stdout
+
+
+def test_an_id_used_by_two_files_is_one_problem_with_one_way_out(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    # seen after copying a note to another folder: lint said to rebuild the indexes, which
+    # refused, and doctor said "none invalid"
+    _populated(kb_repo, cli)
+    note = kb_repo / ".lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md"
+    (kb_repo / ".lorebook/nodes/convention").mkdir(exist_ok=True)
+    (kb_repo / ".lorebook/nodes/convention" / note.name).write_text(note.read_text())
+    lint = cli("lint", cwd=kb_repo).stdout
+    assert "[duplicate-id]" in lint
+    assert "give each id one file, then run `lorebook index rebuild`" in lint
+    doc = cli("doctor", "--json", cwd=kb_repo).json()
+    (notes,) = [check for check in doc["checks"] if check["name"] == "notes"]
+    assert notes["state"] == "problem"
+    assert "tooling-ruff-is-the-only-linter" in notes["detail"]

@@ -198,6 +198,16 @@ def _notes_check(snap: Snapshot) -> Check:
     """Note files that cannot be read: left out of every index, so never served."""
     from lorebook.status import invalid_notes_line
 
+    if snap.duplicates and not snap.problems:
+        twice = sorted(snap.duplicates)
+        return Check(
+            "notes",
+            "problem",
+            f"{len(twice)} id{'' if len(twice) == 1 else 's'} used by two files or more: "
+            f"{', '.join(twice[:5])}",
+            "keep one file per id (`lorebook lint` names the files): rename the other's id "
+            "and its file, or delete it",
+        )
     if not snap.problems:
         count = len(snap.notes)
         return Check("notes", "ok", f"{count} note{'' if count == 1 else 's'}, none invalid")

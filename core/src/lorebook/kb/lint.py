@@ -317,7 +317,11 @@ def lint(paths: KBPaths, budget: int, snap: Snapshot | None = None) -> LintRepor
         plan = plan_rebuild(paths, snap, budget)
         digest = plan.digest
         # A rebuild leaves an invalid note out of the indexes: that note is mended first.
-        then = "fix the invalid notes, then run" if snap.failed else "run"
+        then = (
+            "fix the invalid notes, then run" if snap.failed
+            else "give each id one file, then run" if snap.duplicates
+            else "run"
+        )  # fmt: skip
         for rel in stale_outputs(paths, plan):
             message = f"{rel} does not match the notes; {then} `lorebook index rebuild`"
             findings.append(Finding("error", "stale-generated", rel, message))
