@@ -100,6 +100,24 @@ def test_round_trip_lints_clean_and_a_second_import_is_refused(
     assert _tree(target) == before
 
 
+def test_a_pack_named_like_a_folder_of_the_target_is_refused_without_a_harmful_hint(
+    source: Path, target: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    # seen on a team: a pack exported with --folder prohibition met the target's own
+    # prohibition/ folder, and the hint said to remove that folder (the target's notes)
+    out = tmp_path / "pack"
+    assert cli("pack", "export", str(out), "--folder", "shared", cwd=source).exit_code == 0
+    added = cli("note", "add", "--folder", "shared", "--kind", "convention", "--title",
+                "Keep commits small", "--description", "committing", cwd=target)  # fmt: skip
+    assert added.exit_code == 0, added.stderr
+    _commit(target)
+    refused = cli("pack", "import", str(out), cwd=target)
+    assert refused.exit_code == 1
+    assert "holds this knowledge base's own notes" in refused.stderr
+    assert "remove that folder" not in refused.stderr
+    assert "--name <name>" in refused.stderr
+
+
 def test_a_dirty_knowledge_base_is_refused(source: Path, target: Path, tmp_path: Path,
                                            cli: CliRunner) -> None:  # fmt: skip
     cli("pack", "export", str(tmp_path / "pack"), "--folder", "shared", cwd=source)

@@ -160,6 +160,15 @@ def _check(paths: KBPaths, pack: Pack, *, resuming: bool) -> dict[str, list[str]
 
     folder = paths.nodes / pack.name
     if folder.exists() and not resuming:
+        ids = {leaf.note.id for leaf in pack.leaves}
+        there = {p.stem for p in folder.rglob("*.md") if p.name != "index.md"}
+        if there and not there & ids:  # the knowledge base's own folder ("prohibition")
+            raise PackError(
+                f"pack {pack.name!r} cannot land in {paths.rel(folder)}/: that folder holds "
+                "this knowledge base's own notes",
+                hint="export the pack again under a name of its own "
+                "(`lorebook pack export DIR --name <name>`)",
+            )
         raise PackError(
             f"pack {pack.name!r} is already imported: {paths.rel(folder)}/ exists",
             hint="to update it, remove that folder and commit, then import again",
