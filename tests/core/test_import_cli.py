@@ -318,3 +318,6 @@ def test_a_console_copy_piped_in_is_staged_once(kb_repo: Path, cli: CliRunner) -
     assert bad.exit_code == 1
     assert "lorebook: error: stdin-" in bad.stderr
     assert ": not a format lorebook can import" in bad.stderr
+    empty = cli("import", "-", cwd=kb_repo, stdin="\n")
+    assert empty.exit_code == 1
+    assert ": the file is empty, nothing to import" in empty.stderr  # not "not a format"

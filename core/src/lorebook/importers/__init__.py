@@ -60,6 +60,8 @@ def guess_format(data: bytes, name: str) -> str:
         ImportFormatError: The content matches none of :data:`FORMATS`.
     """
     text = decode(data, name)
+    if not text.strip():
+        raise ImportFormatError(f"{name}: the file is empty, nothing to import")
     if looks_like_specstory(text):
         return "specstory"
     if looks_like_kenkeep(text):

@@ -148,6 +148,8 @@ def read_source(path: Path, fmt: str | None, harnesses: Mapping[str, Harness]) -
 
 def _guess(data: bytes, path: Path, harnesses: Mapping[str, Harness]) -> str:
     """The text format of ``data``, or one line naming the file and every known format."""
+    if not decode(data, str(path)).strip():
+        raise ImportFormatError(f"{path}: the file is empty, nothing to import")
     try:
         return guess_format(data, str(path))
     except ImportFormatError:
