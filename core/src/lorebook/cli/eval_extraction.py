@@ -69,7 +69,10 @@ def extraction_command(
     ] = None,
     labels: Annotated[
         Path | None,
-        typer.Option("--labels", help="JSON Lines labels of the sessions' human inputs."),
+        typer.Option(
+            "--labels",
+            help="JSON Lines labels of the sessions' human inputs (needed with --sessions).",
+        ),
     ] = None,
     prompt_eval: Annotated[
         Path | None,
