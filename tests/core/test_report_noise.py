@@ -115,3 +115,14 @@ def test_stats_prints_the_standing_cost_as_words_not_a_dict(kb_repo: Path, cli: 
         r"line \d+ in \.claude/skills/lorebook-curate/SKILL\.md, session start mean n/a\)",
         standing,
     ), standing
+
+
+def test_the_standing_cost_says_a_host_reads_one_instruction_file(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    # "692 characters (pointer block 469 in CLAUDE.md, 469 in AGENTS.md, skill line 223)"
+    # read as parts adding up to 1,161
+    assert cli("init", "--harnesses", "claude,codex", cwd=kb_repo).exit_code == 0
+    lines = cli("stats", cwd=kb_repo).stdout.splitlines()
+    standing = next(line for line in lines if line.startswith("standing cost"))
+    assert "(pointer block the largest of " in standing, standing

@@ -149,10 +149,15 @@ def summary_lines(report: StatsReport, *, verbose: bool) -> list[str]:
 
 
 def _sizes(found: object) -> str:
-    """``{"CLAUDE.md": 469}`` as "469 in CLAUDE.md"; "none" when empty."""
+    """``{"CLAUDE.md": 469}`` as "469 in CLAUDE.md"; "none" when empty.
+
+    Several files: a host reads its own, so the cost counts the largest ("the largest of 469
+    in CLAUDE.md, 469 in AGENTS.md"), and the parts shown do not add up to more than it.
+    """
     if not isinstance(found, dict) or not found:
         return "none"
-    return ", ".join(f"{chars} in {name}" for name, chars in found.items())
+    sizes = ", ".join(f"{chars} in {name}" for name, chars in found.items())
+    return sizes if len(found) == 1 else f"the largest of {sizes}"
 
 
 def _id_list(head: str, ids: list[str], what: str, *, verbose: bool) -> list[str]:
