@@ -207,7 +207,7 @@ def recall(
     from lorebook.plugins import get_plugins
     from lorebook.recall.refresh import refresh_stores
     from lorebook.recall.stores import close_views, open_views
-    from lorebook.recall.sync import reconcile
+    from lorebook.recall.sync import reconcile, recorded_files
 
     config = load_config(paths)
     problems: list[str] = []
@@ -221,6 +221,7 @@ def recall(
             loaded=loaded,
         )  # fmt: skip
         notes, warnings = _documents(served, query)
+        files = recorded_files(views[0].index.db)  # what the index could not read is left out
     finally:
         close_views(views)
     context = sanitize(served.text)  # as lorebook.hook.for_model gives it to the host
@@ -235,8 +236,6 @@ def recall(
         doc["pending"] = pending_proposals(paths, query)
     if problems:
         doc["problems"] = [sanitize(problem) for problem in problems]
-    from lorebook.kb.store import load_snapshot
-
-    failed = load_snapshot(paths).failed  # left out of every ranking
+    failed = [where for where, (_, _, readable) in files.items() if not readable]
     doc["unreadable"] = sorted(paths.rel(paths.nodes / where) for where in failed)
     return doc

@@ -163,9 +163,9 @@ def layout(header: str, notes: list[IndexedNote], budget: int) -> Layout:
 
     A note whose ``whole`` attribute is true (a plain indexed note counts as true) goes
     whole under ``header``; the others go as pointers under :data:`POINTER_HEADER` (or
-    :data:`MORE_HEADER` after whole notes). Once a
-    whole note does not fit, it and every later note is a pointer, so the budget never
-    reorders the ranking: a small note never jumps ahead of a better one that was too long.
+    :data:`MORE_HEADER` after whole notes). Once a whole note does not fit, it and every
+    later note is a pointer, so the budget never reorders the ranking: a small note never
+    jumps ahead of a better one that was too long.
     A pointer that does not fit ends the list: the notes after it are left out.
     """
     wholes: list[str] = []
