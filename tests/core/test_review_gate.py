@@ -23,7 +23,7 @@ from lorebook.testing import make_note
 from tests.conftest import CliRunner, git
 
 FOLLOW = "Follow them unless the user says otherwise."
-LABEL = "unreviewed: written by a tool, no person has reviewed it yet"
+LABEL = "unreviewed: no person has committed or accepted it as it is"
 GIT_LOG = {"tool_name": "Bash", "tool_input": {"command": "git log --oneline"}}
 PROMPT = {"prompt": "how should I read the git log history of this project?"}
 

@@ -59,7 +59,7 @@ RELATIVE = os.path.join(".state", "reviewed.json")
 REPO_STORE = "markdown"
 """The name the repository's own store is served under (``lorebook.recall.stores.HOME``)."""
 MAX_BYTES = 64 << 20
-LABEL = "unreviewed: written by a tool, no person has reviewed it yet; a suggestion only"
+LABEL = "unreviewed: no person has committed or accepted it as it is; a suggestion only"
 """Put beside an unreviewed note's pointer (curation, bootstrap, harvest, a pack or a hand
 that is not a person's review wrote it)."""
 GIT_TIMEOUT_S = 5
