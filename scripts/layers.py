@@ -63,6 +63,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.installhint",
             # the common English words that comparing texts ignores: data, standard library
             "lorebook.stopwords",
+            # git's merge-conflict marker lines in a text: standard library
+            "lorebook.mergemarks",
             # the secret scanner: detect-secrets and its own modules, nothing else of ours;
             # capture redacts with it, curation and recall refuse what it flags
             "lorebook.secrets",

@@ -85,7 +85,7 @@ def test_a_capture_killed_in_its_follow_up_is_followed_up_by_the_rerun(
     fixtures = Path(__file__).resolve().parents[1] / "plugins" / "claude" / "fixtures"
     transcript.write_bytes((fixtures / "transcripts" / f"{session}.jsonl").read_bytes())
 
-    def killed(*args: object) -> None:
+    def killed(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt  # as SIGKILL would stop it, mid-write
 
     monkeypatch.setattr(stage, "follow_up", killed)

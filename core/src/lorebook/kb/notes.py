@@ -14,6 +14,7 @@ from lorebook.bounds import MAX_NOTE_BYTES, TooLargeError, clip, read_text_bound
 from lorebook.constants import SCHEMA_VERSION
 from lorebook.errors import NoteFormatError
 from lorebook.kb import frontmatter
+from lorebook.mergemarks import conflict_lines
 from lorebook.models.note import NOTE_FIELD_ORDER, Note
 
 LINKS_MARKER = (
@@ -127,30 +128,6 @@ def split_links(body: str) -> tuple[str, str | None]:
     return body[:at].strip("\n"), body[at:].strip("\n")
 
 
-def _conflict_lines(text: str) -> tuple[int, int] | None:
-    """The first and last line (1-based) of an unresolved git merge conflict, or None.
-
-    A conflict is git's three marker lines in order, ``<<<<<<< ``, ``=======`` and
-    ``>>>>>>> ``, outside fenced code (where a note may show one).
-    """
-    fence = ""
-    start = middle = 0
-    for number, line in enumerate(text.splitlines(), 1):
-        mark = line.lstrip()[:3]
-        if mark in ("```", "~~~"):
-            fence = "" if fence == mark else fence or mark
-            continue
-        if fence:
-            continue
-        if line.startswith("<<<<<<<") and line[7:8] in ("", " "):
-            start, middle = number, 0
-        elif start and line.rstrip() == "=======":
-            middle = number
-        elif start and middle and line.startswith(">>>>>>>") and line[7:8] in ("", " "):
-            return start, number
-    return None
-
-
 def parse_note(text: str, *, source: str) -> tuple[Note, str | None]:
     """Parse a note file's text into the note and its current link section.
 
@@ -158,7 +135,7 @@ def parse_note(text: str, *, source: str) -> tuple[Note, str | None]:
         NoteFormatError: the frontmatter or a field is invalid, or the text holds an
             unresolved merge conflict (git's marker lines), naming ``source``.
     """
-    if "\n=======" in text and (conflict := _conflict_lines(text)) is not None:
+    if "\n=======" in text and (conflict := conflict_lines(text)) is not None:
         raise NoteFormatError(
             f"{source}: an unresolved merge conflict (git's <<<<<<< / ======= / >>>>>>> "
             f"lines, lines {conflict[0]}-{conflict[1]})",
