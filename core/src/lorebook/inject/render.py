@@ -102,6 +102,14 @@ def says_title(description: str, title: str) -> bool:
     return _opens_with(description, title) or _holds(description, title)
 
 
+def unsaid_description(note: IndexedNote, *texts: str) -> str:
+    """The note's description, or "" when its title or one of ``texts`` already says it."""
+    described = note.description.strip()
+    if not described or _plain(described) == _plain(note.title):
+        return ""
+    return "" if any(_says(text, described) for text in texts) else described
+
+
 def whole(note: IndexedNote) -> str:
     """The whole note: one heading (title, kind, path), its marks, description, body, errata."""
     parts = [f"### {note.title} ({note.kind}; {location(note)})"]
@@ -113,8 +121,7 @@ def whole(note: IndexedNote) -> str:
     body = "\n".join(body_lines(note)).strip()
     # A description the title or the body already says (as extracted notes and document
     # notes do) is not said again.
-    described = note.description.strip()
-    if described and _plain(described) != _plain(note.title) and not _says(body, described):
+    if described := unsaid_description(note, body):
         parts.append(described)
     if body:
         parts.append(body)

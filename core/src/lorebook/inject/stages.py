@@ -166,15 +166,15 @@ def _usage(ctx: Context) -> dict[str, tuple[int, int]]:
 
 
 def _deny_reason(note: IndexedNote) -> str:
+    from lorebook.inject.render import unsaid_description
     from lorebook.inject.sanitize import sanitize
 
     body = f"\n{note.body.strip()}" if note.body.strip() else ""
     mark = recheck(note)
     # the description says when the note applies ("pushing"): its own line, not a sentence
-    # glued to the title, and not at all when the title says it
-    about = note.description.strip()
-    said = about.casefold().rstrip(".") in note.title.casefold()
-    lead = f"\n{about}" if about and not said else ""
+    # glued to the title, and not at all when the title or the body says it (as whole notes)
+    about = unsaid_description(note, note.title, body)
+    lead = f"\n{about}" if about else ""
     return sanitize(
         f"lorebook: a project rule forbids this command: {note.title.rstrip('.')}.{lead}"
         f"{body}\n{mark + chr(10) if mark else ''}(see {location(note)})"
