@@ -332,19 +332,15 @@ def forget_command(
 
 
 def _uncommitted(paths: KBPaths, rels: list[str]) -> list[str]:
-    """Those of ``rels`` (repository-relative) that git has not committed as they are."""
-    import subprocess
+    """Those of ``rels`` (repository-relative) that differ from ``HEAD`` (``review``'s list)."""
+    from lorebook.review.changes import ReviewError, list_changes
 
     if not rels:
         return []
     try:
-        done = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=all", "--", *rels],
-            cwd=paths.repo, capture_output=True, text=True, check=True,
-        )  # fmt: skip
-    except (OSError, subprocess.CalledProcessError):
+        changed = {change.path for change in list_changes(paths)}
+    except ReviewError:
         return list(rels)  # unknown: say what a person should look at
-    changed = {line[3:].strip().strip('"') for line in done.stdout.splitlines()}
     return [rel for rel in rels if rel in changed]
 
 
