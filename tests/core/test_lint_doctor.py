@@ -7,6 +7,9 @@ from pathlib import Path
 from tests.conftest import CliRunner
 from tests.core.notes_data import TEN_NOTES, in_link_order
 
+RUFF_NOTE = ".lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md"
+"""A note of the populated knowledge base the tests break by hand."""
+
 
 def _populated(repo: Path, cli: CliRunner) -> None:
     for i in in_link_order(list(range(len(TEN_NOTES)))):
@@ -19,7 +22,7 @@ def test_hand_edited_dangling_edge_fails_lint_and_doctor_sees_stale_index(
 ) -> None:
     _populated(kb_repo, cli)
     assert cli("doctor", cwd=kb_repo).exit_code == 0
-    note = kb_repo / ".lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md"
+    note = kb_repo / RUFF_NOTE
     note.write_text(
         note.read_text().replace("lb_relates_to: []", "lb_relates_to: [practice-gone-missing]")
     )
@@ -27,7 +30,7 @@ def test_hand_edited_dangling_edge_fails_lint_and_doctor_sees_stale_index(
     result = cli("lint", cwd=kb_repo)
     assert result.exit_code == 1
     assert (
-        "error: [dangling-edge] .lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md: "
+        f"error: [dangling-edge] {RUFF_NOTE}: "
         "lb_relates_to names 'practice-gone-missing', which is not a note"
     ) in result.stdout
     assert "[stale-generated] .lorebook/ENTRY.md" in result.stdout
@@ -145,7 +148,7 @@ def test_a_note_left_with_git_conflict_markers_is_named_and_never_served(
     # seen in a team's merge: the header's conflict was fixed, the body's was not; lint
     # said "0 errors" and the hook served the note with the markers in it
     _populated(kb_repo, cli)
-    note = kb_repo / ".lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md"
+    note = kb_repo / RUFF_NOTE
     text = note.read_text()
     head, sep, tail = text.partition("\n---\n")
     body = tail.rstrip("\n")
@@ -155,13 +158,10 @@ def test_a_note_left_with_git_conflict_markers_is_named_and_never_served(
     )
     result = cli("lint", cwd=kb_repo)
     assert result.exit_code == 1
-    assert (
-        "error: [invalid-note] .lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md: an "
-        "unresolved merge conflict"
-    ) in result.stdout
+    assert (f"error: [invalid-note] {RUFF_NOTE}: an unresolved merge conflict") in result.stdout
     shown = cli("recall", "which linter do we use, ruff?", "--json", cwd=kb_repo).json()
     assert "<<<<<<<" not in shown["context"]
-    assert shown["unreadable"] == [".lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md"]
+    assert shown["unreadable"] == [RUFF_NOTE]
     fenced = f"{head}{sep}{body}\n```\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n```\n"
     note.write_text(fenced)  # a conflict shown in code is no conflict of the note
     assert "unresolved merge conflict" not in cli("lint", cwd=kb_repo).stdout
@@ -173,7 +173,7 @@ def test_an_id_used_by_two_files_is_one_problem_with_one_way_out(
     # seen after copying a note to another folder: lint said to rebuild the indexes, which
     # refused, and doctor said "none invalid"
     _populated(kb_repo, cli)
-    note = kb_repo / ".lorebook/nodes/tooling/tooling-ruff-is-the-only-linter.md"
+    note = kb_repo / RUFF_NOTE
     (kb_repo / ".lorebook/nodes/convention").mkdir(exist_ok=True)
     (kb_repo / ".lorebook/nodes/convention" / note.name).write_text(note.read_text())
     lint = cli("lint", cwd=kb_repo).stdout

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from lorebook.cli.output import JsonOption, print_json, repo_paths, say
+from lorebook.cli.output import JsonOption, plural, print_json, repo_paths, say
 
 if TYPE_CHECKING:
     from lorebook.kb.paths import KBPaths
@@ -65,10 +65,10 @@ def _show(doc: dict[str, Any]) -> None:
     for warning in doc["warnings"]:
         say(f"! {warning['warning']} ({warning['where']})")
     if unreadable := doc.get("unreadable"):
+        them = "it" if len(unreadable) == 1 else "them"
         say(
-            f"! {len(unreadable)} note file{'' if len(unreadable) == 1 else 's'} could not be "
-            f"read and no hook serves {'it' if len(unreadable) == 1 else 'them'} (`lorebook "
-            f"lint` says why): {', '.join(unreadable)}"
+            f"! {plural(len(unreadable), 'note file')} could not be read and no hook serves "
+            f"{them} (`lorebook lint` says why): {', '.join(unreadable)}"
         )
     for proposal in doc.get("pending", []):
         say(f"? {proposal['label']}: {proposal['title']} ({proposal['log']})")

@@ -19,6 +19,7 @@ _LINE_RE = re.compile(r"^- `([^`]+)`: (\S.*)$")
 def parse_summaries(text: str, *, source: str) -> dict[str, str]:
     """Parse the summaries file; every ``- `` line must be ``- `folder`: summary``."""
     found: dict[str, str] = {}
+    first: dict[str, int] = {}  # the line each folder is summarised on
     for number, line in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
         if not line.startswith("- "):
             continue
@@ -30,19 +31,13 @@ def parse_summaries(text: str, *, source: str) -> dict[str, str]:
         folder, summary = match.groups()
         validate_relpath(folder, what=f"{source}:{number}: folder")
         if folder in found:
-            first = next(n for n, ln in enumerate(text.split("\n"), 1) if _summary_of(ln, folder))
             raise NoteFormatError(
-                f"{source}:{number}: folder {folder!r} is summarised twice (lines {first} and "
-                f"{number}; two branches that each described it merge so)",
+                f"{source}:{number}: folder {folder!r} is summarised twice (lines "
+                f"{first[folder]} and {number}; two branches that each described it merge so)",
                 hint=f"keep one of the two lines in {source} and delete the other",
             )
-        found[folder] = summary.strip()
+        found[folder], first[folder] = summary.strip(), number
     return found
-
-
-def _summary_of(line: str, folder: str) -> bool:
-    match = _LINE_RE.match(line.rstrip("\r").rstrip())
-    return match is not None and match.group(1) == folder
 
 
 def load_summaries(paths: KBPaths) -> dict[str, str]:
