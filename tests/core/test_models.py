@@ -122,6 +122,7 @@ def test_invalid_notes_name_the_file_and_problem(text: str, message: str) -> Non
         parse_note(text, source="nodes/x/practice-x.md")
     assert str(info.value).startswith("nodes/x/practice-x.md")
     assert message in str(info.value)
+    assert "Value error" not in str(info.value)
 
 
 def test_config_unknown_key_names_file_and_key() -> None:
@@ -132,6 +133,15 @@ def test_config_unknown_key_names_file_and_key() -> None:
         parse_config("budgets:\n  entry_chars: 10\n", source=".lorebook/config.yaml")
     assert "key 'budgets.entry_chars'" in str(nested.value)
     assert "(got 10)" in str(nested.value)
+
+
+def test_config_rule_across_keys_is_said_in_its_own_words() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config("rebalance:\n  min_notes: 900\n", source=".lorebook/config.yaml")
+    assert str(info.value) == (
+        ".lorebook/config.yaml: key 'rebalance': min_notes (900) must be at most half of "
+        "max_notes (40), or a split and a merge could undo each other"
+    )
 
 
 def test_config_round_trips() -> None:

@@ -40,7 +40,9 @@ def _describe(exc: ValidationError, source: str) -> str:
         if err["type"] == "extra_forbidden":
             lines.append(f"{source}: unknown key {key!r}")
         else:
-            lines.append(f"{source}: key {key!r}: {explain(err)} (got {clip(err.get('input'))})")
+            got = err.get("input")
+            shown = "" if isinstance(got, dict) else f" (got {clip(got)})"
+            lines.append(f"{source}: key {key!r}: {explain(err)}{shown}")
     return "\n".join(lines)
 
 

@@ -36,4 +36,7 @@ def explain(err: Mapping[str, Any]) -> str:
     if err.get("type") == "string_pattern_mismatch":
         pattern = str((err.get("ctx") or {}).get("pattern", ""))
         return _PATTERNS.get(pattern, "holds characters that are not allowed here")
+    if err.get("type") == "value_error":
+        # A validator's own sentence; pydantic prefixes it with "Value error, ".
+        return str((err.get("ctx") or {}).get("error") or err.get("msg", "is not valid"))
     return str(err.get("msg", "is not valid"))
