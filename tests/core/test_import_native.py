@@ -103,6 +103,27 @@ def test_a_claude_session_file_that_starts_with_a_file_history_snapshot(
     ]
 
 
+def test_lines_a_claude_session_file_loses_are_named(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    """A line cut in the middle and a last line with no newline: each import says so."""
+    lines = CLAUDE_SESSION.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if '"type":"user"' in line and "again" in line)
+    lines[cut] = lines[cut][: len(lines[cut]) // 2] + "\n"
+    source = tmp_path / CLAUDE_SESSION.name
+    source.write_text("".join(lines).rstrip("\n"), encoding="utf-8")
+    result = cli("import", str(source), cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    assert (
+        f"{source}: skipped 1 line that is not a JSON record (line {cut + 1}); "
+        "a turn written there is not imported"
+    ) in result.stderr
+    assert f"{source}: the last line has no newline and was left out" in result.stderr
+    whole = cli("import", str(CLAUDE_SESSION), cwd=kb_repo)
+    assert "not a JSON record" not in whole.stderr
+    assert "no newline" not in whole.stderr
+
+
 def test_a_codex_rollout_is_staged_like_a_capture(kb_repo: Path, cli: CliRunner) -> None:
     entry = _import(cli, kb_repo, str(CODEX_ROLLOUT))
     assert (entry["harness"], entry["session_id"]) == (

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lorebook.cli.output import JsonOption, print_json, repo_paths, say, warn
+from lorebook.cli.output import JsonOption, plural, print_json, repo_paths, say, warn
 from lorebook.config import load_config
 from lorebook.errors import LorebookError
 
@@ -230,7 +230,8 @@ def _report_staged(
         doc: dict[str, object] = {"ok": True, "imported": [
             {"file": s.source, "harness": s.harness, "session_id": s.session_id,
              "log": paths.rel(s.log), "turns": s.turns, "changed": s.changed,
-             "staged": s.log.exists(), "same_as": s.same_as}
+             "staged": s.log.exists(), "same_as": s.same_as,
+             "unreadable_lines": list(s.unreadable), "unfinished_last_line": s.unfinished}
             for s in staged
         ]}  # fmt: skip
         if rejected:
@@ -246,6 +247,8 @@ def _report_staged(
             say(f"nothing in {s.source}: no turn of the person or the agent, nothing staged")
         else:
             say(f"unchanged {s.source}: staged before as {paths.rel(s.log)}, nothing new")
+        if s.same_as is None:
+            _say_unread(s)
     for r in rejected:
         say(f"skipped {r.reason}")
     if not staged:
@@ -253,6 +256,24 @@ def _report_staged(
     if rejected:
         noun, pronoun = ("file", "it") if len(rejected) == 1 else ("files", "they")
         say(f"{len(rejected)} {noun} skipped: {pronoun} cannot be imported")
+
+
+def _say_unread(s: Staged) -> None:
+    """Warn of the lines of a transcript its reader skipped: none is left out in silence."""
+    if s.unreadable:
+        count = len(s.unreadable)
+        shown = ", ".join(str(n) for n in s.unreadable[:5])
+        more = f" and {count - 5} more" if count > 5 else ""
+        verb = "is" if count == 1 else "are"
+        warn(
+            f"lorebook: {s.source}: skipped {plural(count, 'line')} that {verb} not a JSON "
+            f"record (line {shown}{more}); a turn written there is not imported"
+        )
+    if s.unfinished:
+        warn(
+            f"lorebook: {s.source}: the last line has no newline and was left out (the "
+            "assistant may still be writing it); import the file again once it is complete"
+        )
 
 
 def _list_history(paths: KBPaths, harness_name: str, wanted: list[str], json_output: bool) -> None:

@@ -145,6 +145,37 @@ def read_records(
             yield index, record
 
 
+def unreadable_lines(ref: str) -> tuple[list[int], bool]:
+    """The lines a reader of this file skips: what an import tells the person it left out.
+
+    Returns:
+        The 1-based numbers of the complete, non-blank lines that are not JSON objects (a
+        line cut by a crash, a stray message), and whether the last line has no newline
+        (a host still writing it, or a copy cut short): readers leave it for a next read.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    import json
+
+    bad: list[int] = []
+    unfinished = False
+    with open(ref, "rb", buffering=CHUNK) as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.endswith(b"\n"):
+                unfinished = bool(line.strip())
+                break
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                record = None
+            if not isinstance(record, dict):
+                bad.append(number)
+    return bad, unfinished
+
+
 def record_time(record: dict[str, Any]) -> str | None:
     """A record's ``timestamp`` when it is a string (hosts write ISO 8601), else None."""
     stamp = record.get("timestamp")

@@ -45,6 +45,10 @@ class Staged:
     same_as: str | None = None
     """The source named before this one that holds the same session (a subagent's file
     beside its session's, or a copy): staged once, under that source."""
+    unreadable: tuple[int, ...] = ()
+    """1-based numbers of a JSONL transcript's lines that are not JSON objects: skipped."""
+    unfinished: bool = False
+    """The transcript's last line has no newline: left out, as a host's unfinished write."""
 
 
 LEGACY_HARNESSES: dict[str, str] = {"specstory": "cursor"}
@@ -80,7 +84,16 @@ def _stage_native(paths: KBPaths, name: str, native: NativeSource) -> Staged:
     )  # fmt: skip
     staged = load_log(result.path)
     turns = len(staged.turns) if staged is not None else 0
-    return Staged(name, native.harness_name, session.session_id, result.path, turns, result.changed)
+    unreadable: list[int] = []
+    unfinished = False
+    if session.path.suffix == ".jsonl":
+        from lorebook.hostkit.jsonl import unreadable_lines
+
+        unreadable, unfinished = unreadable_lines(str(session.path))
+    return Staged(
+        name, native.harness_name, session.session_id, result.path, turns, result.changed,
+        unreadable=tuple(unreadable), unfinished=unfinished,
+    )  # fmt: skip
 
 
 def stage_sources(
