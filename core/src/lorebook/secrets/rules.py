@@ -38,11 +38,13 @@ from lorebook.secrets.values import (
 )
 
 URL_CREDENTIALS_RE = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.-]*://(?P<user>[^\s:/?#@\[\]'\"`]*):"
-    r"(?P<value>[^\s/?#'\"`]*[^\s@/?#'\"`])@(?=[^\s@/?#'\"`]*(?:[/?#\s'\"`]|$))"
+    r"[A-Za-z][A-Za-z0-9+.-]*://(?P<user>[^\s:/?#@\[\]'\"`]*):(?!\d*[/?#])"
+    r"(?P<value>[^\s'\"`]*?[^\s@'\"`])@(?=[A-Za-z0-9_.\[\]-]+(?:[:/?#\s'\"`,;)]|$))"
 )
-"""``scheme://user:password@`` and ``scheme://:password@``: the password, any length, an
-unencoded ``@`` in it included (the host follows the last ``@`` of the authority)."""
+"""``scheme://user:password@host`` and ``scheme://:password@host``: the password, any
+length, up to the first ``@`` a host name follows. People paste passwords unencoded, so
+``@``, ``?``, ``#``, ``/`` and ``!`` may be in it (Supabase's generated ones hold them);
+a port followed by a path (``host:8080/a@b``) is no password."""
 URL_KEY_USER_RE = re.compile(
     r"[A-Za-z][A-Za-z0-9+.-]*://(?P<value>[A-Za-z0-9_.~%-]{16,})@[A-Za-z0-9.-]+(?=[/:?#\s'\"`]|$)"
 )
@@ -296,7 +298,10 @@ def _cjk_spans(line: str) -> Iterator[Span]:
 
 
 def _url_spans(line: str) -> Iterator[Span]:
-    yield from group_spans(URL_CREDENTIALS_RE, line, "value")
+    for match in URL_CREDENTIALS_RE.finditer(line):
+        # Up to the "@", all of it: a password may end in punctuation ("...xM7!@host").
+        if not is_placeholder(match.group("value")):
+            yield match.span("value")
     for match in URL_KEY_USER_RE.finditer(line):
         value = match.group("value")
         if looks_random(value) and not is_placeholder(value, uuid=True):
