@@ -155,3 +155,35 @@ def test_opencode_loads_exactly_what_the_opencode_plugin_declares(
     declared = opencode_events.loaded_files(str(e2e_repo), str(e2e_repo))
     assert "rules/extra.md" in declared
     assert sent(chat_text(requests[0])) == declared & set(CANDIDATES), describe(proc)
+
+
+def link_instructions(repo: Path, link: str, target: str) -> None:
+    """``link`` made a symbolic link to ``target``, each candidate otherwise as usual."""
+    write_candidates(repo, override=False)
+    (repo / link).unlink()
+    (repo / link).symlink_to(target)
+
+
+def test_claude_code_reads_a_claude_md_linked_to_agents_md(
+    e2e_repo: Path, mock_anthropic: MockAnthropic, run_claude: ClaudeRunner
+) -> None:
+    """CLAUDE.md -> AGENTS.md, a common layout: Claude Code is sent AGENTS.md's text, so
+    the notes bootstrap took from AGENTS.md are not served to it again."""
+    link_instructions(e2e_repo, "CLAUDE.md", "AGENTS.md")
+    proc = run_claude(e2e_repo, "say hi")
+    (request,) = mock_anthropic.main_requests()
+    declared = claude_events.loaded_files(str(e2e_repo), str(e2e_repo))
+    assert "AGENTS.md" in declared
+    assert sent(all_text(request)) == declared & set(CANDIDATES), describe(proc)
+
+
+def test_codex_reads_an_agents_md_linked_to_claude_md(
+    e2e_repo: Path, mock_responses: MockResponses, run_codex: CodexRunner
+) -> None:
+    link_instructions(e2e_repo, "AGENTS.md", "CLAUDE.md")
+    proc = run_codex(e2e_repo, "say hi")
+    requests = mock_responses.main_requests()
+    assert requests, describe(proc)
+    declared = codex_events.loaded_files(str(e2e_repo), str(e2e_repo))
+    assert "CLAUDE.md" in declared
+    assert sent(codex_text(requests[0])) == declared & set(CANDIDATES), describe(proc)

@@ -53,9 +53,30 @@ def is_file(repo: str, rel: str) -> bool:
     return (st.st_mode & 0o170000) == 0o100000
 
 
+def regular(repo: str, rel: str) -> str | None:
+    """The repository path of the regular file ``rel`` is, or links to; None for neither.
+
+    ``CLAUDE.md`` linked to ``AGENTS.md`` is a common layout: the host reads the link and
+    gets ``AGENTS.md``'s text, the file bootstrap took the notes from (it skips links). A
+    link that leaves the repository, or ends in no regular file, loads nothing here.
+    """
+    if is_file(repo, rel):
+        return rel
+    path = os.path.join(repo, *rel.split("/"))
+    if not os.path.islink(path):
+        return None
+    root = os.path.realpath(repo)
+    target = os.path.relpath(os.path.realpath(path), root)
+    if target == os.pardir or target.startswith(os.pardir + os.sep) or os.path.isabs(target):
+        return None
+    target = target.replace(os.sep, "/")
+    return target if is_file(root, target) else None
+
+
 def existing(repo: str, rels: Iterable[str]) -> list[str]:
-    """The paths of ``rels`` that are regular files, in order, each once."""
-    return [rel for rel in dict.fromkeys(rels) if is_file(repo, rel)]
+    """The regular files of ``rels`` (a link as the file it names), in order, each once."""
+    found = (regular(repo, rel) for rel in dict.fromkeys(rels))
+    return list(dict.fromkeys(rel for rel in found if rel is not None))
 
 
 def read_text(repo: str, rel: str) -> str | None:

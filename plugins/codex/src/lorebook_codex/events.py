@@ -159,12 +159,13 @@ def loaded_files(repo: str, cwd: str | None) -> frozenset[str]:
     the cap cuts is not loaded in full, nor is any after it. Never ``CLAUDE.md``. Checked
     against the real client by tests/e2e/test_loaded_files.py.
     """
-    from lorebook.hostkit.loaded import folders, is_file, join, within_bytes
+    from lorebook.hostkit.loaded import folders, join, regular, within_bytes
 
     chosen = []
     for folder in folders(repo, cwd):
         for name in LOADED_NAMES:
-            if is_file(repo, join(folder, name)):
-                chosen.append(join(folder, name))
+            rel = regular(repo, join(folder, name))
+            if rel is not None:
+                chosen.append(rel)
                 break
-    return frozenset(within_bytes(repo, chosen, PROJECT_DOC_MAX_BYTES))
+    return frozenset(within_bytes(repo, list(dict.fromkeys(chosen)), PROJECT_DOC_MAX_BYTES))
