@@ -207,3 +207,29 @@ def test_rejecting_a_folders_last_note_drops_its_summary(kb_repo: Path, cli: Cli
     assert cli("review", "--reject", note, cwd=kb_repo).exit_code == 0
     assert "- `decision`:" not in summaries.read_text()
     assert "summary-without-folder" not in cli("lint", cwd=kb_repo).stdout
+
+
+def test_each_note_of_one_section_shows_its_own_evidence(kb_repo: Path, cli: CliRunner) -> None:
+    """Two rules bootstrap took from one section share their origin (AGENTS.md#workflows):
+    each is shown with its own quote, not the first proposal's of that section."""
+    (kb_repo / "AGENTS.md").write_text(
+        "# Project\n\n## Workflows\n\n"
+        "**Never hand-edit a `*.lock.yml`.** It is generated from its markdown source.\n\n"
+        "Always recompile with `gh aw compile` after changing a workflow's markdown source, "
+        "and commit both files together.\n"
+    )
+    git(kb_repo, "add", "-A")
+    git(kb_repo, "commit", "-qm", "init")
+    assert cli("bootstrap", cwd=kb_repo).exit_code == 0
+    lines = cli("review", "--verbose", cwd=kb_repo).stdout.splitlines()
+    shown = {
+        line.strip().split("  ", 1)[1]: lines[i + 1].strip()
+        for i, line in enumerate(lines)
+        if line.startswith("    .lorebook/nodes/")
+    }
+    assert shown == {
+        "Always recompile with `gh aw compile` after changing a workflow's markdown source, "
+        "and commit both files together (convention)": "> Always recompile with `gh aw "
+        "compile` after changing a workflow's markdown source, and commit both files together.",
+        "Never hand-edit a `*.lock.yml` (prohibition)": "> **Never hand-edit a `*.lock.yml`.**",
+    }

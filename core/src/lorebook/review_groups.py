@@ -116,13 +116,17 @@ def _clip(text: str) -> str:
     return flat if len(flat) <= QUOTE_CHARS else flat[: QUOTE_CHARS - 1].rstrip() + "…"
 
 
-def _session_quotes(paths: KBPaths) -> dict[str, str]:
-    """Proposal origin -> its quote, from every staged session log (unreadable ones skipped)."""
+def _session_quotes(paths: KBPaths) -> dict[str, list[str]]:
+    """Proposal origin -> its proposals' quotes, from every staged session log.
+
+    One origin may have several: a section of a document, or one prompt, can state more
+    than one rule. Unreadable logs are skipped.
+    """
     from pydantic import ValidationError
 
     from lorebook.capture.stage import load_log
 
-    quotes: dict[str, str] = {}
+    quotes: dict[str, list[str]] = {}
     if not paths.sessions.is_dir():
         return quotes
     for path in sorted(paths.sessions.glob("*.json")):
@@ -131,8 +135,23 @@ def _session_quotes(paths: KBPaths) -> dict[str, str]:
         except (OSError, ValueError, ValidationError):
             continue
         for proposal in log.proposals if log is not None else ():
-            quotes.setdefault(proposal.origin, proposal.quote)
+            found = quotes.setdefault(proposal.origin, [])
+            if proposal.quote and proposal.quote not in found:
+                found.append(proposal.quote)
     return quotes
+
+
+def _evidence(candidates: list[str], body: str) -> str | None:
+    """The quote, among an origin's, that this note is about: the one its body holds.
+
+    With one candidate, that one; with several and none in the body, none (the body's
+    own quote is shown rather than a neighbouring rule's).
+    """
+    flat = " ".join(body.split())
+    held = [q for q in candidates if " ".join(q.split())[:80] in flat]
+    if held:
+        return held[0]
+    return candidates[0] if len(candidates) == 1 else None
 
 
 def pending_note(
@@ -141,7 +160,7 @@ def pending_note(
     rel: str,
     *,
     written_by: str | None = None,
-    quotes: dict[str, str] | None = None,
+    quotes: dict[str, list[str]] | None = None,
 ) -> PendingNote:
     """Read the unreviewed note at ``rel`` (under ``nodes/``) as ``review`` shows it."""
     from lorebook.errors import LorebookError
@@ -153,7 +172,7 @@ def pending_note(
     except (OSError, LorebookError) as exc:
         problem = getattr(exc, "message", str(exc))
         return PendingNote(note_id, path, "", "", origin_key([], written_by), "", problem)
-    found = [(quotes or {}).get(o) for o in note.derived_from]
+    found = [_evidence((quotes or {}).get(o, []), note.body) for o in note.derived_from]
     quote = next((q for q in found if q), None) or _body_quote(note.body)
     origin = origin_key(note.derived_from, written_by)
     return PendingNote(note_id, path, note.title, note.kind, origin, _clip(quote))
