@@ -374,6 +374,28 @@ def test_notes_sharing_no_topic_are_cut_by_title_and_never_merged_back(
     assert "nothing to rebalance" in cli("rebalance", cwd=kb_repo).stdout
 
 
+def test_what_bootstrap_says_it_added_is_where_the_note_is_after_the_rebalance(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    _config(kb_repo, "rebalance:\n  max_notes: 8\n  min_notes: 2\n")
+    rules = ["commit generated files under dist/", "call the payments API from tests",
+             "use print for logging", "import private modules of other packages",
+             "store timestamps in local time", "catch bare exceptions in services",
+             "run migrations by hand", "push to main directly", "log request bodies",
+             "skip the changelog for user-facing changes"]  # fmt: skip
+    (kb_repo / "AGENTS.md").write_text(
+        "# Rules\n\n" + "".join(f"## Topic {i}\n\nNever {r}.\n\n" for i, r in enumerate(rules))
+    )
+    git(kb_repo, "add", "-A")
+    git(kb_repo, "commit", "-qm", "rules")
+    done = cli("bootstrap", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr
+    assert "rebalanced: 10 notes moved" in done.stdout
+    said = [line.rsplit(" -> ", 1)[1] for line in done.stdout.splitlines() if " -> " in line]
+    assert len(said) == 10
+    assert all((kb_repo / rel).is_file() for rel in said), said
+
+
 def test_a_bad_threshold_is_one_line_naming_the_key_and_values(
     kb_repo: Path, cli: CliRunner
 ) -> None:

@@ -16,11 +16,14 @@ if TYPE_CHECKING:
 _VERBS = {"add": "added", "modify": "merged", "contradict": "conflict", "drop": "dropped"}
 
 
-def _line(result: StepResult) -> str:
+def _line(result: StepResult, moved: dict[str, str]) -> str:
     verb = _VERBS.get(result.action, result.action)
     if result.status == "failed":
         return f"failed     {result.proposal_id}: {result.detail}"
     where = result.path or result.note_id or ""
+    head, sep, under = where.partition("nodes/")
+    if sep and under in moved:  # moved by the rebalance at the end of the run: where it is now
+        where = f"{head}nodes/{moved[under]}"
     suffix = " (already applied)" if result.status == "already-applied" else ""
     if result.action == "drop":
         return f"{verb:<10} {result.proposal_id}: {result.detail}{suffix}"
@@ -61,7 +64,8 @@ def summary_lines(report: CurateReport, *, unit: str | None = "sessions") -> lis
                 "decide the conflicts: `lorebook conflict list`, then `conflict resolve`"
             )
         return [nothing, *_rebalanced(report), *premises]
-    lines = [_line(r) for r in report.results]
+    moved = {m["from"]: m["to"] for m in report.rebalanced}
+    lines = [_line(r, moved) for r in report.results]
     if report.resumed:
         lines.append(f"finished the interrupted run {report.resumed}")
     lines.append(
