@@ -611,9 +611,18 @@ def test_parts_cut_by_title_that_meet_inside_a_letter_do_not_share_a_name() -> N
     # seen on a real project: "titles-a-k" and "titles-k-w", both holding K
     from lorebook.rebalance.plan import _bounds
 
-    parts = [["Add tests", "Keep the diff small"], ["Kill stale workers", "Write docs"]]
-    assert _bounds(parts) == [("a", "ke"), ("ki", "w")]
-    assert _bounds([["Add tests", "Bump versions"], ["Keep it small", "Write docs"]]) == [
+    parts = [["Alembic migrations", "Kafka topics"], ["Kibana dashboards", "Webpack config"]]
+    assert _bounds(parts) == [("a", "ka"), ("ki", "w")]
+    assert _bounds([["Alembic migrations", "Bump versions"], ["Kafka", "Webpack"]]) == [
         ("a", "b"),
         ("k", "w"),
     ]
+
+
+def test_titles_are_cut_by_their_topic_not_by_never_or_do_not() -> None:
+    # seen on a real project: prohibitions filed under "titles-a-dono" and "titles-dono-t"
+    from lorebook.rebalance.plan import _bounds
+
+    parts = [["Never hand-edit a `*.lock.yml`", "Do not mock the database"],
+             ["Don't push to main", "Always use UTC"]]  # fmt: skip
+    assert _bounds(parts) == [("h", "m"), ("p", "u")]

@@ -35,7 +35,15 @@ from typing import TYPE_CHECKING, Any
 
 from lorebook.errors import LorebookError
 from lorebook.kb.index import Tree, render_folder_index
-from lorebook.rebalance.terms import SOURCE_WEIGHT, TAG_WEIGHT, clip, features, folder_name
+from lorebook.rebalance.terms import (
+    RULE_WORDS,
+    SOURCE_WEIGHT,
+    TAG_WEIGHT,
+    clip,
+    features,
+    folder_name,
+)
+from lorebook.stopwords import STOPWORDS
 
 if TYPE_CHECKING:
     from lorebook.kb.catalog import NoteView, StoredView
@@ -354,8 +362,8 @@ class _Sim:
                 name, suffix = f"titles-{first}-{last}-{suffix}", suffix + 1
             used.add(name)
             summary = (
-                f"Notes titled {first.upper()} to {last.upper()} (cut by title: no topic was "
-                "shared widely enough)."
+                f"Notes titled {first.upper()} to {last.upper()}, past words such as never "
+                "or always (cut by title: no topic was shared widely enough)."
             )
             for note_id in chunk:
                 self.move(note_id, f"{folder}/{name}", summary)
@@ -365,12 +373,31 @@ class _Sim:
         return True
 
 
+def _said(word: str) -> bool:
+    """A word of how rules are said, or a stop word ("Never", "Do", "don't", "the")."""
+    bare = word.strip("`'\"*_,.:;!?()").partition("'")[0]
+    return bare in RULE_WORDS or bare in STOPWORDS
+
+
 def _letters(title: str) -> str:
-    """The title for ordering by name: lower case, from its first letter or digit on."""
+    """The title for ordering by name: lower case, from its first topic word on.
+
+    Past the words of how rules are said and stop words, when a topic follows them: else
+    every prohibition is filed under N and D ("titles-a-dono", "titles-n-neve").
+    """
     text = title.casefold()
     for at, char in enumerate(text):
         if "a" <= char <= "z" or "0" <= char <= "9":
-            return text[at:]
+            text = text[at:]
+            break
+    words = text.split(" ")
+    at = 0
+    while at < len(words) - 1 and _said(words[at]):
+        at += 1
+    rest = " ".join(words[at:])
+    for at, char in enumerate(rest):
+        if "a" <= char <= "z" or "0" <= char <= "9":
+            return rest[at:]
     return text
 
 
