@@ -87,6 +87,13 @@ def test_doctor_says_when_the_meaning_signal_is_on_but_not_installed(
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     assert cli("init", "--harnesses", "claude", cwd=repo).exit_code == 0
     monkeypatch.setattr("lorebook.recall.semantic.model_files", lambda: None)
+    # The index init built here keeps the word pieces it was embedded with: prompts are
+    # still ranked by meaning (recall said so while doctor said words alone)
+    doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
+    (meaning,) = [check for check in doc["checks"] if check["name"] == "meaning signal"]
+    assert meaning["state"] == "warning"
+    assert "word pieces the index was built with elsewhere" in meaning["detail"]
+    (repo / ".lorebook/.cache/index.sqlite").unlink()
     doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
     (meaning,) = [check for check in doc["checks"] if check["name"] == "meaning signal"]
     assert meaning["state"] == "warning"

@@ -127,7 +127,7 @@ def _kb_checks(start: Path) -> list[Check]:
     else:
         checks.append(Check("indexes", "ok", f"up to date ({live[:19]}…)"))
     checks += _review_check(paths)
-    checks.append(_meaning_check(config))
+    checks.append(_meaning_check(config, paths))
     checks += _harness_checks(paths, config.harnesses)
     checks += _hook_plugin_checks(paths, config.hook_plugins)
     checks += _store_checks(paths, config)
@@ -176,7 +176,22 @@ def _review_check(paths: KBPaths) -> list[Check]:
     ]
 
 
-def _meaning_check(config: Config) -> Check:
+def _index_pieces(paths: KBPaths) -> str:
+    """The piece table the index's notes were embedded with, when that file is still there."""
+    import os
+
+    from lorebook.recall.index import NoteIndex, index_path
+
+    try:
+        with NoteIndex(index_path(str(paths.root))) as index:
+            row = index.db.execute("SELECT value FROM meta WHERE key = 'pieces'").fetchone()
+    except Exception:  # no index yet, or one lorebook cannot read: no table
+        return ""
+    table = str(row[0]) if row and row[0] else ""
+    return table if table and os.path.exists(table) else ""
+
+
+def _meaning_check(config: Config, paths: KBPaths) -> Check:
     """Whether prompts are ranked by meaning as well as words (``lorebook[semantic]``)."""
     from lorebook.installhint import install_command
     from lorebook.recall.semantic import model_files
@@ -185,6 +200,16 @@ def _meaning_check(config: Config) -> Check:
         return Check("meaning signal", "ok", "off (recall.semantic: false): words alone rank")
     if model_files() is not None:
         return Check("meaning signal", "ok", "words and meaning rank notes (lorebook[semantic])")
+    if _index_pieces(paths):
+        # The index keeps the table it was built with; prompts are embedded with it.
+        return Check(
+            "meaning signal",
+            "warning",
+            "words and meaning rank notes, with the word pieces the index was built with "
+            "elsewhere; lorebook[semantic] is not installed here, so an index built from "
+            "scratch here (a fresh clone) ranks by words alone and serves pointers only",
+            f"install the extra where lorebook is: {install_command('semantic')}",
+        )
     return Check(
         "meaning signal",
         "warning",
