@@ -252,3 +252,30 @@ def test_a_pointer_does_not_end_on_the_colon_of_a_lead_in() -> None:
     )  # fmt: skip
     line = pointer(lead)
     assert "to avoid conflicts (read " in line, line
+
+
+def test_a_pointer_whose_title_says_all_its_description_does_says_it_once() -> None:
+    from lorebook.inject.render import pointer
+
+    # seen on a real project: "X trigger: Do not add a `paths:` filter to its trigger."
+    named = note(
+        "paths", "Do not add a `paths:` filter to the Protect .github workflow trigger",
+        "Do not add a `paths:` filter to its trigger.", "body",
+    )  # fmt: skip
+    line = pointer(named)
+    assert line.count("filter") == 1, line
+    # a negation is a word of its own: the description still says what the title does not
+    turned = note("filter", "Add a `paths:` filter to the trigger", "Do not add a filter.", "b")
+    assert "Do not add a filter" in pointer(turned)
+
+
+def test_two_notes_of_one_paragraph_are_not_both_given_whole() -> None:
+    from lorebook.inject.render import layout
+
+    paragraph = "> Never add yourself (Claude) as a co-author on commits. Commits are the user's."
+    first = note("no-coauthor", "Never add yourself as a co-author on commits", "d1", paragraph)
+    second = note("user-only", "Commits should be authored as the user only", "d2", paragraph)
+    other = note("uv", "Run the tests with uv", "d3", "> Always `uv run pytest`.")
+    done = layout(PROMPT_HEADER, [first, second, other], 3000)
+    assert done.whole == [True, False, True]
+    assert done.text.count("Commits are the user's") == 1, done.text

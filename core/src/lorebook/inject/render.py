@@ -102,6 +102,20 @@ def says_title(description: str, title: str) -> bool:
     return _opens_with(description, title) or _holds(description, title)
 
 
+def _within(description: str, title: str) -> bool:
+    """True when ``title`` holds every word of ``description`` but its stop words.
+
+    "Do not add a `paths:` filter to its trigger" is within "Do not add a `paths:` filter to
+    the Protect .github workflow trigger". A negation is never a stop word here: "Add a
+    filter" does not say "Do not add a filter".
+    """
+    from lorebook.stopwords import STOPWORDS
+
+    ignored = STOPWORDS - {"not", "no", "nor", "never", "don", "t"}
+    words = set(re.findall(r"\w+", description.lower())) - ignored
+    return bool(words) and words <= set(re.findall(r"\w+", title.lower()))
+
+
 def unsaid_description(note: IndexedNote, *texts: str) -> str:
     """The note's description, or "" when its title or one of ``texts`` already says it."""
     described = note.description.strip()
@@ -143,9 +157,20 @@ def pointer(note: IndexedNote, *, labelled: bool = True) -> str:
     lines = [label, recheck(note), *errata_lines(note)]
     extra = "".join(f" [{line}]" for line in lines if line)
     said = note.description.rstrip().rstrip(":")  # a lead-in's colon: what follows is in it
-    if not says_title(said, note.title):
+    if _within(said, note.title):
+        said = note.title  # the title says all the description does ("its trigger" named)
+    elif not says_title(said, note.title):
         said = f"{note.title}: {said}"
     return sanitize(f"- {said} (read {location(note)}){extra}")
+
+
+def _quoted(note: IndexedNote) -> set[str]:
+    """The quoted lines of a note's body, spacing and case aside."""
+    return {
+        " ".join(line.lstrip("> ").split()).casefold()
+        for line in body_lines(note)
+        if line.startswith(">") and line.strip("> ")
+    }
 
 
 class Layout:
@@ -181,11 +206,16 @@ def layout(header: str, notes: list[IndexedNote], budget: int) -> Layout:
     done: list[bool] = []
     used = 0
     whole_ok = True
+    quoted: set[str] = set()
     for note in notes:
-        if whole_ok and getattr(note, "whole", True):
+        quotes = _quoted(note)
+        if whole_ok and getattr(note, "whole", True) and not (quotes and quotes <= quoted):
+            # A note whose every quote a note above already gave whole (two notes of one
+            # paragraph) is a pointer: the model would read the same words twice.
             block = whole(note)
             cost = len(block) + 2 + (0 if wholes else len(header) + 2)
             if used + cost <= budget:
+                quoted |= quotes
                 wholes.append(block)
                 ids.append(note.id)
                 done.append(True)
