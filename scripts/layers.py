@@ -65,6 +65,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.stopwords",
             # git's merge-conflict marker lines in a text: standard library
             "lorebook.mergemarks",
+            # whether one text already says another (served text says nothing twice)
+            "lorebook.saying",
             # the secret scanner: detect-secrets and its own modules, nothing else of ours;
             # capture redacts with it, curation and recall refuse what it flags
             "lorebook.secrets",

@@ -8,12 +8,11 @@ said once, and so is a description that the title or the body says.
 
 from __future__ import annotations
 
-import re
-
 from lorebook.inject.marks import errata_lines, location, recheck
 from lorebook.inject.sanitize import sanitize
 from lorebook.recall.index import IndexedNote
 from lorebook.reviewstate import LABEL, is_unreviewed
+from lorebook.saying import plain, says, says_title, within
 
 KB_PREFIX = ".lorebook/nodes/"
 POINTER_HEADER = (
@@ -22,11 +21,6 @@ POINTER_HEADER = (
 )
 MORE_HEADER = "lorebook: more of" + POINTER_HEADER.removeprefix("lorebook:")
 """The pointers' header after whole notes ("more of this project's notes ...")."""
-
-
-def _plain(line: str) -> str:
-    """A line as compared for repeats: no heading or quote marks, emphasis, case, outer space."""
-    return line.strip().lstrip("#>").strip().strip("*_").strip().rstrip(".:").casefold()
 
 
 def _heading(line: str) -> str | None:
@@ -47,10 +41,10 @@ def body_lines(note: IndexedNote) -> list[str]:
     line that repeats the title or the description's first line is dropped. Fenced code is
     kept as it is.
     """
-    said = {_plain(note.title)}
+    said = {plain(note.title)}
     lead = note.description.strip().splitlines()[0] if note.description.strip() else ""
     if lead:
-        said.add(_plain(lead))
+        said.add(plain(lead))
     out: list[str] = []
     fence = ""
     for line in note.body.strip().splitlines():
@@ -62,7 +56,7 @@ def body_lines(note: IndexedNote) -> list[str]:
         if fence:
             out.append(line)
             continue
-        if _plain(line) and _plain(line) in said:
+        if plain(line) and plain(line) in said:
             continue
         text = _heading(line)
         out.append(line if text is None else (f"**{text}**" if text else ""))
@@ -71,57 +65,12 @@ def body_lines(note: IndexedNote) -> list[str]:
     return out
 
 
-def _cut(text: str) -> str:
-    """``text`` on one line, without the ellipsis a cut description ends with."""
-    return " ".join(text.split()).removesuffix("\u2026").removesuffix("...").rstrip()
-
-
-def _opens_with(body: str, description: str) -> bool:
-    """True when ``body`` opens with ``description``, whose end may be cut ("... mark …").
-
-    Spacing and line breaks aside: an extracted note's description is its quote's first
-    sentence on one line, cut at a word with an ellipsis when it is long.
-    """
-    return " ".join(body.split()).startswith(_cut(description))
-
-
-def _says(body: str, description: str) -> bool:
-    """True when ``body`` says ``description`` somewhere, quoted or not (spacing aside)."""
-    lines = [line.strip().lstrip(">").strip() for line in body.splitlines()]
-    return _cut(description).casefold() in " ".join(" ".join(lines).split()).casefold()
-
-
-def _holds(description: str, title: str) -> bool:
-    """True when ``description`` has every word of ``title`` (case and punctuation aside)."""
-    words = set(re.findall(r"\w+", title.lower()))
-    return bool(words) and words <= set(re.findall(r"\w+", description.lower()))
-
-
-def says_title(description: str, title: str) -> bool:
-    """Whether a description stands for its title too: it opens with it or holds each word."""
-    return _opens_with(description, title) or _holds(description, title)
-
-
-def _within(description: str, title: str) -> bool:
-    """True when ``title`` holds every word of ``description`` but its stop words.
-
-    "Do not add a `paths:` filter to its trigger" is within "Do not add a `paths:` filter to
-    the Protect .github workflow trigger". A negation is never a stop word here: "Add a
-    filter" does not say "Do not add a filter".
-    """
-    from lorebook.stopwords import STOPWORDS
-
-    ignored = STOPWORDS - {"not", "no", "nor", "never", "don", "t"}
-    words = set(re.findall(r"\w+", description.lower())) - ignored
-    return bool(words) and words <= set(re.findall(r"\w+", title.lower()))
-
-
 def unsaid_description(note: IndexedNote, *texts: str) -> str:
     """The note's description, or "" when its title or one of ``texts`` already says it."""
     described = note.description.strip()
-    if not described or _plain(described) == _plain(note.title):
+    if not described or plain(described) == plain(note.title):
         return ""
-    return "" if any(_says(text, described) for text in texts) else described
+    return "" if any(says(text, described) for text in texts) else described
 
 
 def whole(note: IndexedNote) -> str:
@@ -157,7 +106,7 @@ def pointer(note: IndexedNote, *, labelled: bool = True) -> str:
     lines = [label, recheck(note), *errata_lines(note)]
     extra = "".join(f" [{line}]" for line in lines if line)
     said = note.description.rstrip().rstrip(":")  # a lead-in's colon: what follows is in it
-    if _within(said, note.title):
+    if within(said, note.title):
         said = note.title  # the title says all the description does ("its trigger" named)
     elif not says_title(said, note.title):
         said = f"{note.title}: {said}"

@@ -293,7 +293,7 @@ def warning_line(note: IndexedNote) -> str:
     Its title, then its description unless that says the title again (a bootstrap note's
     does), then why it was refuted, as the person wrote it.
     """
-    from lorebook.inject.render import says_title
+    from lorebook.saying import says_title
 
     why = (note.refuted_because or "").strip().rstrip(".")
     said = note.description.rstrip().rstrip(".:")
