@@ -124,6 +124,43 @@ def test_lines_a_claude_session_file_loses_are_named(
     assert "no newline" not in whole.stderr
 
 
+def test_a_claude_session_file_opening_with_many_summaries_is_read(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    # seen in a public archive: 48 to 83 `summary` records before the session's own
+    summaries = "".join(
+        json.dumps({"type": "summary", "summary": f"Topic {n}", "leafUuid": f"leaf-{n}"}) + "\n"
+        for n in range(80)
+    )
+    source = tmp_path / CLAUDE_SESSION.name
+    source.write_text(summaries + CLAUDE_SESSION.read_text(encoding="utf-8"), encoding="utf-8")
+    entry = _import(cli, kb_repo, str(source))
+    assert (entry["harness"], entry["session_id"]) == ("claude", CLAUDE_SESSION.stem)
+    assert "say hi again" in _roles(_staged(kb_repo, entry), "user")
+
+
+def test_a_resumed_claude_session_is_staged_as_its_own(
+    kb_repo: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    """Claude names a resumed session's file after its new id and copies the old session's
+    records into its top: the new turns are that session's, not a copy of the old one."""
+    new_id = "ff33b5b0-cc51-4271-a3eb-545a85882e5f"
+    old = CLAUDE_SESSION.read_text(encoding="utf-8")
+    prompt = {
+        "type": "user", "sessionId": new_id, "uuid": "9d0c1e2f-0000-4000-8000-000000000001",
+        "timestamp": "2026-12-01T10:00:00.000Z", "cwd": "/work/proj",
+        "message": {"role": "user", "content": "from now on always sign commits"},
+    }  # fmt: skip
+    resumed = tmp_path / f"{new_id}.jsonl"
+    resumed.write_text(old + json.dumps(prompt) + "\n", encoding="utf-8")
+    result = cli("import", str(CLAUDE_SESSION), str(resumed), "--json", cwd=kb_repo)
+    assert result.exit_code == 0, result.stderr
+    first, second = result.json()["imported"]
+    assert (first["session_id"], second["session_id"]) == (CLAUDE_SESSION.stem, new_id)
+    assert second["same_as"] is None
+    assert "from now on always sign commits" in _roles(_staged(kb_repo, second), "user")
+
+
 def test_a_codex_rollout_is_staged_like_a_capture(kb_repo: Path, cli: CliRunner) -> None:
     entry = _import(cli, kb_repo, str(CODEX_ROLLOUT))
     assert (entry["harness"], entry["session_id"]) == (

@@ -17,9 +17,17 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from lorebook.hostkit.history import PastSession, head_records, in_start_order, ran_inside
+from lorebook.hostkit.history import (
+    HEAD_RECORDS,
+    PastSession,
+    head_records,
+    in_start_order,
+    ran_inside,
+)
 
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+_UUID_END = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+"""A session id at the end of a file name (Claude names a transcript ``<session id>.jsonl``)."""
 _RECORD_TYPES = frozenset(
     {
         "user",
@@ -65,20 +73,45 @@ def transcript_info(path: Path) -> PastSession | None:
     envelope, no ``role`` of a plain turn list): the first record is one of Claude's types
     (a ``file-history-snapshot`` first has no ``sessionId``) or carries a ``sessionId`` or
     ``uuid``. The session id, working directory and start time come from the first records
-    that say; a file none of whose first records has a ``sessionId`` is not one.
+    that say (``summary`` records, of which old files open with dozens, are not counted);
+    a file none of whose first records has a ``sessionId`` is not one.
+
+    A resumed session's file, named after its own id, opens with the records of the session
+    it resumed: when the file's name ends in a session id the file holds, that id is the
+    session's (else its new turns were staged as the old session, or dropped as a copy).
     """
     session_id = cwd = started = None
-    for position, record in enumerate(head_records(path)):
+    counted = 0
+    for position, record in enumerate(head_records(path, HEAD_RECORDS * 20)):
         if position == 0 and not _claude_shaped(record):
             return None
         session_id = session_id or _text(record.get("sessionId"))
         cwd = cwd or _text(record.get("cwd"))
         started = started or _text(record.get("timestamp"))
-        if session_id and cwd and started:
+        counted += record.get("type") != "summary"
+        if (session_id and cwd and started) or counted >= HEAD_RECORDS:
             break
+    named = _UUID_END.search(path.stem)
+    if named and named.group(0) != session_id and _holds_id(path, named.group(0)):
+        session_id = named.group(0)
     if session_id is None:
         return None
     return PastSession(session_id, path, cwd, started)
+
+
+def _holds_id(path: Path, session_id: str) -> bool:
+    """Whether a record of the file names ``session_id`` (read in chunks, any size)."""
+    wanted = f'"{session_id}"'.encode()
+    tail = b""
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                if wanted in tail + chunk:
+                    return True
+                tail = chunk[-len(wanted) :]
+    except OSError:
+        return False
+    return False
 
 
 def _claude_shaped(record: Mapping[str, object]) -> bool:
