@@ -356,6 +356,7 @@ FALSE_POSITIVES: list[str] = [
     "uses: actions/checkout@v4",
     "github/codeql-action/init@v3",
     "see https://docs.example.invalid/a:b/c@d",
+    "does the cached cred let you use pw w/o prompting me?",
     "http://localhost:3000/users/@me",
     "https://registry.example.invalid:443/@scope/pkg",
     "<password>${DB_PASSWORD}</password>",

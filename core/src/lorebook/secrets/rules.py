@@ -210,6 +210,8 @@ def _prose_ok(line: str, match: re.Match[str], start: int, end: int) -> bool:
         return len(value) >= 3 and value.count(" ") <= 5 and not is_placeholder(value, uuid=True)
     if signed and value.isalpha() and value.islower():
         return len(value) >= 3 and not stopword(value)  # "password: dragonfly" counts
+    if not explicit and len(value) < 6 and not any(c.isdigit() for c in value):
+        return False  # "use pw w/o prompting me": a short word after a bare space
     return strong_value(value, numeric=explicit)
 
 
