@@ -96,15 +96,27 @@ def _stage_native(paths: KBPaths, name: str, native: NativeSource) -> Staged:
     )  # fmt: skip
 
 
+def _said(log: SessionLog) -> tuple[str, ...]:
+    """What a session's person and agent said, in order: equal for two exports of it."""
+    return (
+        log.harness,
+        *(f"{t.role}:{t.text}" for t in log.turns if t.role in ("user", "assistant")),
+    )
+
+
 def stage_sources(
     paths: KBPaths, sources: Sequence[ImportSource], *, on_source: Callable[[], None] | None = None
 ) -> list[Staged]:
     """Stage every source in order; a session named twice is staged once.
 
+    So is a text export whose person and agent say exactly what an earlier one of this run
+    said (one session exported under two names): it is the same session as that one.
+
     ``on_source`` is called after each source (``lorebook import`` moves its bar with it).
     """
     done: dict[tuple[str, str], Staged] = {}
     again: list[Staged] = []
+    said: dict[tuple[str, ...], tuple[str, str]] = {}
     for source in sources:
         if source.native is not None:
             key = (source.native.harness_name, source.native.session.session_id)
@@ -117,7 +129,16 @@ def stage_sources(
                 )
         elif source.log is not None:
             key = (source.log.harness, source.log.session_id)
-            done[key] = _stage_log(paths, source.name, source.log, source.fmt)
+            words = _said(source.log)
+            seen = said.setdefault(words, key) if len(words) > 1 else key
+            if seen != key and seen in done:
+                # The same session exported twice under two names (SpecStory writes some so)
+                first = done[seen]
+                again.append(
+                    replace(first, source=source.name, changed=False, same_as=first.source)
+                )
+            else:
+                done[key] = _stage_log(paths, source.name, source.log, source.fmt)
         if on_source is not None:
             on_source()
     return [*done.values(), *again]
