@@ -218,7 +218,7 @@ def _plan_files(
     from lorebook.importers.sources import check_files, rejection_error
 
     plan = check_files(files, fmt)
-    if plan.rejected and not skip_invalid:
+    if plan.blocking and not skip_invalid:
         raise rejection_error(plan.rejected, plan.total)
     return plan.sources, plan.rejected
 
@@ -235,7 +235,9 @@ def _report_staged(
             for s in staged
         ]}  # fmt: skip
         if rejected:
-            doc["skipped"] = [{"file": r.file, "reason": r.reason} for r in rejected]
+            doc["skipped"] = [
+                {"file": r.file, "reason": r.reason, "empty": r.empty} for r in rejected
+            ]
         print_json(doc)
         return
     for s in staged:
@@ -253,9 +255,9 @@ def _report_staged(
         say(f"skipped {r.reason}")
     if not staged:
         say("nothing to import")
-    if rejected:
-        noun, pronoun = ("file", "it") if len(rejected) == 1 else ("files", "they")
-        say(f"{len(rejected)} {noun} skipped: {pronoun} cannot be imported")
+    if bad := [r for r in rejected if not r.empty]:
+        noun, pronoun = ("file", "it") if len(bad) == 1 else ("files", "they")
+        say(f"{len(bad)} {noun} skipped: {pronoun} cannot be imported")
 
 
 def _say_unread(s: Staged) -> None:

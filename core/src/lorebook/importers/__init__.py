@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from lorebook.importers.common import ImportFormatError, decode
+from lorebook.importers.common import ImportFormatError, NothingToImport, decode
 from lorebook.importers.console import looks_like_console, parse_console
 from lorebook.importers.jsonl import parse_jsonl
 from lorebook.importers.kenkeep import looks_like_kenkeep, parse_kenkeep
@@ -61,7 +61,7 @@ def guess_format(data: bytes, name: str) -> str:
     """
     text = decode(data, name)
     if not text.strip():
-        raise ImportFormatError(f"{name}: the file is empty, nothing to import")
+        raise NothingToImport(f"{name}: the file is empty, nothing to import")
     if looks_like_specstory(text):
         return "specstory"
     if looks_like_kenkeep(text):

@@ -17,6 +17,13 @@ class ImportFormatError(LorebookError):
     """A transcript export is not in the format it claims (names the file, line and field)."""
 
 
+class NothingToImport(ImportFormatError):
+    """A file of a known kind with nothing in it (an empty file, SpecStory's empty stub).
+
+    Beside files that do import, it is named and passed over; alone, it is the error.
+    """
+
+
 def transcript_digest(data: bytes) -> str:
     """The ``transcript_hash`` of an imported file: sha256 of its bytes, in hex."""
     return hashlib.sha256(data).hexdigest()

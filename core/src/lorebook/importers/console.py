@@ -96,9 +96,10 @@ NO_MARKS = (
 """Why a file is not read as a console copy."""
 
 _CLAUDE_BANNER = "✻ Welcome to Claude Code"
-_CLAUDE_V2_BANNER = re.compile(r"^(?:╭─+ | ?▐▛███▜▌ +)Claude Code v\d")
-"""Claude Code v2's banner box (``╭─── Claude Code v2.0.47 ───╮``) or its logo's first line."""
-_LOGO = re.compile(r"^ *(?:▐▛███▜▌|▝▜█████▛▘|▘▘ ▝▝)")
+_CLAUDE_V2_BANNER = re.compile(r"^(?:╭─+ |[ *]*▐▛███▜▌[ *]+)Claude Code v\d")
+"""Claude Code v2's banner box (``╭─── Claude Code v2.0.47 ───╮``) or its logo's first line,
+plain or in its starry frame (`` * ▐▛███▜▌ *   Claude Code v2.0.75``)."""
+_LOGO = re.compile(r"^[ *]*(?:▐▛███▜▌|▝▜█████▛▘|▘▘ ▝▝)")
 _WRAPPED_PROMPT_ENDS = ("●", "⏺", "> ", POINTER, "✻", "∴", "═", "─", "╭")
 """What ends a v2 prompt at column 0 (besides the logo): the lines its wrapped text never starts."""
 _THINKING = ("✻ Thinking", "∴ Thinking")

@@ -21,7 +21,7 @@ from lorebook.datafile import DataFileError, parse_json
 from lorebook.errors import LorebookError
 from lorebook.hostkit.history import PastSession, SessionHistory
 from lorebook.importers import FORMATS, guess_format, import_bytes
-from lorebook.importers.common import ImportFormatError, decode
+from lorebook.importers.common import ImportFormatError, NothingToImport, decode
 from lorebook.importers.console import NO_MARKS
 from lorebook.importers.jsonl import MAX_LINE_BYTES
 
@@ -149,7 +149,7 @@ def read_source(path: Path, fmt: str | None, harnesses: Mapping[str, Harness]) -
 def _guess(data: bytes, path: Path, harnesses: Mapping[str, Harness]) -> str:
     """The text format of ``data``, or one line naming the file and every known format."""
     if not decode(data, str(path)).strip():
-        raise ImportFormatError(f"{path}: the file is empty, nothing to import")
+        raise NothingToImport(f"{path}: the file is empty, nothing to import")
     try:
         return guess_format(data, str(path))
     except ImportFormatError:
@@ -175,6 +175,9 @@ class Rejected:
     file: str
     reason: str
     hint: str | None = None
+    empty: bool = False
+    """Nothing in it to import (:class:`NothingToImport`): beside files that import, it is
+    named and passed over, and stops nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +186,11 @@ class FilePlan:
 
     sources: list[ImportSource]
     rejected: list[Rejected]
+
+    @property
+    def blocking(self) -> bool:
+        """Whether a file cannot be imported (an empty one beside others that can does not)."""
+        return any(not r.empty for r in self.rejected) or (bool(self.rejected) and not self.sources)
 
     @property
     def total(self) -> int:
@@ -231,7 +239,8 @@ def check_files(files: Iterable[Path], fmt: str | None) -> FilePlan:
         except LorebookError as exc:
             named = exc.message.startswith(str(file))
             reason = exc.message if named else f"{file}: {exc.message}"
-            rejected.append(Rejected(str(file), reason, exc.hint))
+            empty = isinstance(exc, NothingToImport)
+            rejected.append(Rejected(str(file), reason, exc.hint, empty))
     return FilePlan(sources, rejected)
 
 
@@ -243,7 +252,7 @@ def plan_files(files: Iterable[Path], fmt: str | None) -> list[ImportSource]:
             with its reason.
     """
     plan = check_files(files, fmt)
-    if plan.rejected:
+    if plan.blocking:
         raise rejection_error(plan.rejected, plan.total)
     return plan.sources
 

@@ -58,6 +58,7 @@ from typing import Literal
 
 from lorebook.importers.common import (
     ImportFormatError,
+    NothingToImport,
     decode,
     imported_log,
     session_id_from_name,
@@ -311,7 +312,7 @@ def parse_specstory(data: bytes, name: str) -> SpecStoryChat:
         current, body = header, []
     if current is None:
         if any(_MARKER.match(line.strip()) for line in lines[:1]):  # SpecStory's empty stub
-            raise ImportFormatError(
+            raise NothingToImport(
                 f"{name}: a SpecStory export with no chat in it, nothing to import"
             )
         raise ImportFormatError(f"{name}: {NO_HEADER}")
