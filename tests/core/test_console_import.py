@@ -416,6 +416,12 @@ V2_LOGO = """
 ▝▜█████▛▘  Opus 4.5 · Claude Max
   ▘▘ ▝▝    /…/proj
 """
+V2_STARRY_LOGO = """
+ * ▐▛███▜▌ *   Claude Code v2.0.75
+* ▝▜█████▛▘ *  Opus 4.5 · Claude Max
+ *  ▘▘ ▝▝  *   ~/Downloads/site
+"""
+"""The logo in its frame of stars (v2.0.75), as a public console copy shows it."""
 
 
 @pytest.mark.parametrize(
@@ -424,8 +430,9 @@ V2_LOGO = """
         V2_EXPORT,
         V2_EXPORT.replace("●", "⏺"),  # the mark as macOS terminals draw it
         V2_LOGO + V2_EXPORT.split("╯\n", 1)[1],  # the three-line logo for a banner
+        V2_STARRY_LOGO + V2_EXPORT.split("╯\n", 1)[1].replace("●", "⏺"),
     ],
-    ids=["banner", "macos-mark", "logo"],
+    ids=["banner", "macos-mark", "logo", "starry-logo"],
 )
 def test_a_claude_code_v2_export_is_read(text: str) -> None:
     assert guess_format(text.encode(), "2025-11-21-a.txt") == "console"
@@ -457,6 +464,18 @@ def test_the_v2_banner_alone_says_claude_code(text: str) -> None:
     assert guess_format(text.encode(), "x.txt") == "console"
     session = read_console(text, "x.txt")
     assert (session.tool, [t.text for t in session.prompts]) == ("claude", ["hi"])
+
+
+def test_the_starry_logo_says_v2_so_a_prompt_goes_on_at_column_0() -> None:
+    # seen in a public copy (v2.0.75): the logo in its stars was not known, so the tail of
+    # "... before you do create a plan of action ..." was lost, the only rule of the session
+    text = (
+        V2_STARRY_LOGO
+        + "\n> lets write the full copy for the website \nplease create a plan first\n\n⏺ Ok.\n"
+        + "\n> and this pasted block\n  indented line of it\n\n⏺ Done.\n"
+    )
+    prompts = [t.text for t in read_console(text, "x.txt").prompts]
+    assert prompts[0] == "lets write the full copy for the website \nplease create a plan first"
 
 
 def test_a_v1_copy_still_ends_a_prompt_at_a_column_0_line() -> None:
