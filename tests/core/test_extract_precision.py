@@ -147,6 +147,8 @@ CHAT = (
     "also update the one in stories",
     "what's core? and conf?",
     "What the fuck are you doing and doing?",
+    "why do you show a background task is running?",  # asks for a reason: no rule
+    "why did you get rid of all the Part.from_text calls?",
 )
 
 
@@ -184,6 +186,18 @@ def test_chat_approvals_questions_and_one_off_requests_are_never_proposed(
     context: str, text: str
 ) -> None:
     assert find_teaching_moments(_after(context, text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "why do you keep adding comments to the test files?",
+        "why are you running the whole suite again?",
+        "why did you even touch the lockfile?!",
+    ],
+)
+def test_a_question_that_presses_on_the_agents_conduct_is_a_correction(text: str) -> None:
+    assert len(find_teaching_moments(_after("acted", text))) == 1
 
 
 def test_an_accusation_naming_no_act_counts_with_the_rule_beside_it() -> None:

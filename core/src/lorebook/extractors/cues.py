@@ -36,10 +36,13 @@ _SUBJECT = r"(?:we|i|you|it|that|this|there|they|git|the\s+\w+|\w+)"
 
 NEGATIVE_QUESTION = re.compile(
     rf"^(?:\w+,?\s+){{0,3}}?(?:{_AUX}{_NEG}\s+{_SUBJECT}|{_AUX}\s+{_SUBJECT}\s+not"
-    rf"|why\s+not|why\s+(?:do|did|are|is)\s+you|why\s+(?:don{_APOS}?t|didn{_APOS}?t)\b)",
+    rf"|why\s+not|why\s+(?:are|is)\s+you|why\s+(?:don{_APOS}?t|didn{_APOS}?t)\b)",
     _I,
 )
-"""A yes/no question with a negated auxiliary ("shouldn't we", "doesn't git have")."""
+"""A yes/no question with a negated auxiliary ("shouldn't we", "doesn't git have"), or one
+at what the agent is doing right now ("why are you trying to cd to my home?": stop it).
+"Why did you ...?" and "why do you ...?" ask for a reason ("why do you show a background
+task is running?"): no rule."""
 TAG_QUESTION = re.compile(rf"[,.]\s*(?:right|correct|no|isn{_APOS}?t it|ok|yes)\s*\?+\s*$", _I)
 """A statement asking for agreement: "..., right?"."""
 MODAL_QUESTION = re.compile(r"^(?:\w+,?\s+){0,2}?(?:should|must)\s+\S", _I)
@@ -97,6 +100,15 @@ ACCUSING = re.compile(
 """A question at the agent's own conduct: "why are you ...", "how did you verify ...". Not
 one asking for its opinion or advice ("What do you think?", "what do you recommend and
 why?"): that asks, it does not push back."""
+PRESSED = re.compile(
+    rf"(?:\?!|!\?|\?\?)\s*$|\b(?:are|were) you\b|{_APOS}re you\b"
+    r"|\b(?:keep|even|still|again|have to|need to|always)\b",
+    _I,
+)
+"""What makes a question at the agent's conduct push back, not ask for a reason: it is
+about what the agent is doing now ("why are you ..."), it presses ("?!", "??"), or it
+finds the conduct persistent or needless ("why do you keep ...", "why did you even ...",
+"why do you have to ..."). "Why did you get rid of the calls?" alone asks why."""
 NAMES_NO_ACT = re.compile(
     r"^\W*(?:\w+\W+){0,2}?what (?:the \w+ )?(?:are|were|did|have) you"
     r"(?:\W+(?:and\W+)?(?:do|doing|done|here|now|there|again|even))+\W*$",
@@ -433,6 +445,7 @@ def read_turn(turns: Sequence[LoggedTurn], position: int) -> TurnCues:
         accuses=any(
             s.endswith(("?", "?!", "!?"))
             and ACCUSING.search(s)
+            and PRESSED.search(s)
             and (len(prose) > 1 or not NAMES_NO_ACT.match(s))
             for s in prose
         ),
