@@ -234,6 +234,37 @@ def test_file_anchors_and_error_anchors(kb: Path, fire: Fire) -> None:
     assert ok is None
 
 
+def test_rules_bootstrap_took_are_given_at_tool_events_on_the_files_they_name(
+    kb_repo: Path, fire: Fire, cli: Any
+) -> None:
+    """A folder's own instructions (tests/AGENTS.md) bind its files; a file glob in a rule's
+    sentence binds the files it names. Seen on a real project: neither reached an edit."""
+    from tests.conftest import git
+
+    (kb_repo / "tests").mkdir()
+    (kb_repo / "AGENTS.md").write_text(
+        "# Project\n\n## Workflows\n\nNever hand-edit a `*.lock.yml` file; the compiler "
+        "writes it.\n"
+    )
+    (kb_repo / "tests/AGENTS.md").write_text(
+        "# Tests\n\n## Practice\n\nNever reference line numbers in test docstrings or comments.\n"
+    )
+    git(kb_repo, "add", "-A")
+    git(kb_repo, "commit", "-qm", "instructions")
+    assert cli("bootstrap", cwd=kb_repo).exit_code == 0
+    git(kb_repo, "add", "-A")
+    git(kb_repo, "commit", "-qm", "notes reviewed")
+    test_file = {"file_path": str(kb_repo / "tests/test_api.py")}
+    out, _ = fire("Pre", {"tool_name": "Edit", "tool_input": test_file})
+    assert "Never reference line numbers" in out["context"]
+    lock = {"file_path": str(kb_repo / ".github/workflows/ci.lock.yml"), "session_id": "s2"}
+    locked, _ = fire("Pre", {"tool_name": "Edit", "tool_input": lock, "session_id": "s2"})
+    assert "hand-edit" in locked["context"]
+    app = {"file_path": str(kb_repo / "src/app.py")}
+    elsewhere, _ = fire("Pre", {"tool_name": "Edit", "tool_input": app, "session_id": "s3"})
+    assert elsewhere is None
+
+
 def test_session_start_injects_entry_and_picks_up_new_notes(kb: Path, fire: Fire, cli: Any) -> None:
     cli("index", "rebuild", cwd=kb)
     cli("lint", cwd=kb)

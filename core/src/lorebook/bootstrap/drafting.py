@@ -154,6 +154,30 @@ def _tags(doc: Document, rule: Rule) -> tuple[str, ...]:
     return tuple(dict.fromkeys(["bootstrap", DOC_TAGS[doc.kind], *named[:MAX_TAGS]]))
 
 
+FOLDER_INSTRUCTIONS = frozenset({"AGENTS.md", "CLAUDE.md", "GEMINI.md"})
+"""Instruction files a host reads for the folder they are in (``tests/AGENTS.md``)."""
+_FILE_GLOB = re.compile(r"^[\w./-]*\*[\w./*-]*\.\w+$")
+
+
+def _files(doc: Document, section: Section, rule: Rule) -> tuple[str, ...]:
+    """The files a rule applies to; a note so anchored is given at a tool event on one.
+
+    Its section's globs, the folder of a folder's instructions (``tests/AGENTS.md``:
+    ``tests/**``), and a file glob its sentence names in code ("Never hand-edit a
+    `*.lock.yml`": ``**/*.lock.yml``).
+    """
+    from lorebook.extractors.terms import backticked
+
+    found = list(section.files)
+    where = PurePosixPath(doc.rel)
+    if doc.kind == "instructions" and where.name in FOLDER_INSTRUCTIONS and where.parent.name:
+        found.append(f"{where.parent}/**")
+    for span in backticked(rule.statement):
+        if _FILE_GLOB.match(span) and ".." not in span:
+            found.append(span if "/" in span else f"**/{span}")
+    return tuple(dict.fromkeys(found))
+
+
 def draft_of(doc: Document, section: Section, rule: Rule) -> Draft:
     """The draft a rule becomes."""
     return Draft(
@@ -162,7 +186,7 @@ def draft_of(doc: Document, section: Section, rule: Rule) -> Draft:
         description=rule.statement,
         text=rule.context,
         kind=rule.kind,
-        files=section.files,
+        files=_files(doc, section, rule),
         tags=_tags(doc, rule),
         body=body_of(rule, doc.rel),
         quote=rule.quote,
