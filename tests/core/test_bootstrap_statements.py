@@ -207,6 +207,23 @@ def test_a_rule_that_ends_a_quotation_leaves_its_closing_mark_out_of_the_title()
     )
 
 
+def test_a_title_keeps_the_words_a_whole_sentence_ends_on() -> None:
+    # seen on a real project: "to (de)serialize" became "toserialize", and a sentence
+    # ending on "into" or "in" lost it ("what users opt", "the lock bakes")
+    assert title_of("Always use the `TypeAdapter` to (de)serialize message histories.") == (
+        "Always use the `TypeAdapter` to (de)serialize message histories"
+    )
+    assert title_of("Recompilation is required for anything the lock bakes in.") == (
+        "Recompilation is required for anything the lock bakes in"
+    )
+    assert title_of("Pass the flag (not the env var) to the runner.") == (
+        "Pass the flag to the runner"
+    )
+    assert title_of("Always begin each task with the checks when:") == (
+        "Always begin each task with the checks"  # a lead-in into a list still loses it
+    )
+
+
 def test_a_rule_written_in_capitals_is_titled_in_sentence_case() -> None:
     # seen in a project's agent rules, in a heading's only sentence
     title = title_of("ALL TASK AND SESSION OPERATIONS MUST USE THE MINSKY CLI")

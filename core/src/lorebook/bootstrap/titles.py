@@ -53,7 +53,8 @@ _CLAUSE_JOIN = re.compile(
     re.IGNORECASE,
 )
 """Where one clause ends and another begins (a list's commas are no such place)."""
-_PAREN = re.compile(r"\s*\([^()]*\)")
+_PAREN = re.compile(r"(?:^|\s+)\([^()]*\)(?!\w)")
+"""An aside in parentheses, set off by a space: not "(de)serialize" or "call(x)"."""
 _INNER_ALTERNATIVE = re.compile(
     r"^(?P<subject>[^,;:]+),\s+or\s+[^,;:]+,\s+(?=(?:must|shall|should|may|cannot|can't"
     r"|is|are|will)\b)",
@@ -137,8 +138,17 @@ def title_of(statement: str) -> str:
             text = plain
     if len(words(text)) > TITLE_WORDS:
         text = _at_clause(text) or _cut(text, TITLE_WORDS) + " …"
-    text = _DANGLING.sub("", text)
+    if statement.rstrip().endswith(":") or not _same_words(text, statement):
+        # Only a sentence that went on into a list, or one cut here, can end on a word left
+        # hanging: "... what users opt into" ends on its particle, and keeps it.
+        text = _DANGLING.sub("", text)
     return (text[:1].upper() + text[1:])[:200]
+
+
+def _same_words(title: str, statement: str) -> bool:
+    """Whether ``title`` ends with the statement's last word (nothing cut from its end)."""
+    said, stated = words(title), words(statement)
+    return bool(said) and bool(stated) and said[-1].lower() == stated[-1].lower()
 
 
 def _without_asides(text: str) -> str:
