@@ -158,6 +158,21 @@ def test_a_block_quote_under_a_code_block_is_what_it_printed() -> None:
     assert rule.kind == "prohibition"
 
 
+def test_the_numbered_notes_on_a_code_blocks_lines_are_no_rules() -> None:
+    # seen in a project's docs (mkdocs annotations): "1. Keep only the five most recent
+    # messages" explained `return messages[-5:]  # (1)!` and became a rule
+    annotated = (
+        "```python\ndef keep(messages):\n    return messages[-5:]  # (1)!\n```\n\n"
+        "1. Keep only the five most recent messages.\n\n"
+        "Never drop the system prompt from the history.\n"
+    )
+    assert [rule.title for rule in distil(annotated)] == [
+        "Never drop the system prompt from the history"
+    ]
+    plain_steps = "```bash\nmake build\n```\n\n1. Never deploy on a Friday.\n"
+    assert len(distil(plain_steps)) == 1  # no marker in the code: the list is read
+
+
 def test_a_sentence_cut_out_of_a_bold_span_keeps_no_marker() -> None:
     text = "- **Entries are append-only. Never remove an existing entry - only add new ones.**\n"
     titles = [rule.title for rule in distil(text)]

@@ -7,7 +7,8 @@ a prohibition even when it reads "commit secrets". So a section's text is cut in
 ordered list or not, how deep), and what introduced it (the parent item, or the paragraph
 that ends with a colon right before its list).
 
-Left out: code (fenced, or indented after a blank line outside a list), tables, HTML
+Left out: code (fenced, or indented after a blank line outside a list) and the numbered
+notes right after a code block that marks its lines for them (``# (1)!``), tables, HTML
 comments and tags on their own lines, and thematic breaks. A paragraph that is only bold
 text is read as a heading below the others. Block quotes and admonitions
 (``> [!NOTE]``, ``!!! note``) are read as paragraphs: documentation writes rules in them. A
@@ -32,6 +33,9 @@ _LABELLED = re.compile(
 """A block quote that opens with a label (``[!NOTE]``, "**Note:**", "Warning"): the writer's
 aside, even right after a code block."""
 _ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*\w+|^\s*\[!\w+\]\s*$")
+_ANNOTATION = re.compile(r"(?:#|//|--|/\*)\s*\(\d{1,2}\)!?\s*(?:\*/)?\s*$")
+"""A code line's annotation marker (``return messages[-5:]  # (1)!``): the numbered list
+after the code block explains the code, line by line; it states no rule (left out)."""
 _BREAK = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
 _TAG_LINE = re.compile(r"^\s*</?[A-Za-z][^>]*>\s*$|^\s*<(?:img|br|hr|details|summary|div|p)\b")
 _TABLE = re.compile(r"^\s*\|")
@@ -184,10 +188,19 @@ def _skipped(line: str, reader: _Reader) -> bool:
 def read_blocks(text: str) -> list[Block]:
     """The paragraphs and list items of ``text`` in order (see the module docstring)."""
     reader = _Reader()
-    fenced = comment = shown = False
+    fenced = comment = shown = marked = notes = False
     for raw in text.splitlines():
         quoted = bool(_QUOTE.match(raw))
         line = _QUOTE.sub("", raw, count=1) if quoted else raw
+        if notes:  # the numbered notes on the code above ("1. Keep only the last five")
+            numbered = ITEM.match(line)
+            if (
+                not line.strip()
+                or line[:1] in " \t"
+                or (numbered and numbered["marker"][0].isdigit())
+            ):
+                continue
+            notes = False
         if shown:  # right after a code block: a block quote is what it printed
             if quoted and not _LABELLED.match(line):
                 continue
@@ -199,12 +212,14 @@ def read_blocks(text: str) -> list[Block]:
         if _FENCE.match(line):
             fenced = not fenced
             shown = not fenced
+            notes, marked = marked and not fenced, False
             if fenced:
                 reader.code()
             else:
                 reader.flush()
             continue
         if fenced:
+            marked = marked or bool(_ANNOTATION.search(line))
             continue
         _read_line(reader, line)
     reader.flush()
