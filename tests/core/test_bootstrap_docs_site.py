@@ -79,3 +79,30 @@ def test_a_page_copied_into_a_second_folder_is_one_quote_said_in_both(
     assert body.count("Never use bare `except` clauses") == 1, body
     assert "From `docs/development/contributing.mdx`, under Development standards." in body
     assert "From `docs/v2/development/contributing.mdx`, under Development standards." in body
+
+
+def test_a_document_an_instruction_file_sends_the_agent_to_is_read(
+    kb_repo: Path, cli: CliRunner
+) -> None:
+    # seen on a real project: AGENTS.md says "always read [agent_docs/index.md] and follow
+    # those guidelines"; bootstrap never opened that file, the project's main coding rules
+    (kb_repo / "AGENTS.md").write_text(
+        "# Agents\n\nAlways read [the guidelines](agent_docs/index.md) and follow them. "
+        "See @notes/extra.md too, and [the site](https://example.invalid/x.md).\n"
+    )
+    (kb_repo / "agent_docs").mkdir()
+    (kb_repo / "agent_docs/index.md").write_text(
+        "# Coding Guidelines\n\n## Types\n\n"
+        "Never use `hasattr()` for type checks; always use `isinstance()`.\n"
+    )
+    (kb_repo / "notes").mkdir()
+    (kb_repo / "notes/extra.md").write_text("# Extra\n\nNever commit `.env` files.\n")
+    (kb_repo / "notes/unlinked.md").write_text("# Other\n\nNever push on Fridays.\n")
+    found = {str(p) for p in find_documents(kb_repo)}
+    assert {"AGENTS.md", "agent_docs/index.md", "notes/extra.md"} <= found
+    assert "notes/unlinked.md" not in found
+    done = cli("bootstrap", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr
+    notes = "\n".join(p.read_text() for p in (kb_repo / ".lorebook/nodes").rglob("*-*.md"))
+    assert "agent_docs/index.md#types" in notes
+    assert "Never commit `.env` files" in notes

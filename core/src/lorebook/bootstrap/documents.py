@@ -1,7 +1,8 @@
 """Which files ``lorebook bootstrap`` reads, and what kind of document each one is.
 
 Without paths it reads a repository's usual knowledge: every ``README*.md``, ``CLAUDE.md``
-and ``AGENTS.md`` (at any depth), ``CONTRIBUTING*.md`` (at the root or in ``.github/``),
+and ``AGENTS.md`` (at any depth) and the Markdown files they link to, ``CONTRIBUTING*.md``
+(at the root or in ``.github/``),
 Markdown under ``docs/`` and ``doc/`` (of a docs site's MDX pages, those for contributors:
 :func:`contributor_page`), architecture
 decision records (Markdown in a folder named ``adr``, ``adrs`` or ``decisions``), Cursor
@@ -181,6 +182,7 @@ def find_documents(repo: Path, targets: Sequence[str] = ()) -> list[PurePosixPat
     found: set[PurePosixPath] = set()
     if not targets:
         found.update(r for r in _walk(repo, repo, explicit=False) if _wanted_by_default(r))
+        found.update(linked_documents(repo, found))
         return sorted(found)
     for given in targets:
         path = _inside(repo, given)
@@ -195,10 +197,50 @@ def find_documents(repo: Path, targets: Sequence[str] = ()) -> list[PurePosixPat
     return sorted(found)
 
 
+_LINKED = re.compile(
+    r"\]\(<?(?P<link>[^)\s<>#:]+\.md)>?(?:#[^)]*)?\)|(?:^|\s)@(?P<at>[^\s`]+\.md)\b"
+)
+"""A Markdown link to a local ``.md`` file, or a ``@path.md`` import (Claude Code's)."""
+
+
+def linked_documents(repo: Path, rels: Iterable[PurePosixPath]) -> set[PurePosixPath]:
+    """The Markdown files inside ``repo`` that its instruction files among ``rels`` link to.
+
+    "Always read agent_docs/index.md and follow those guidelines": a document an
+    instruction file sends the agent to is instructions too, wherever it lives. Links are
+    resolved from the linking file's folder; one that leaves the repository, names a
+    symbolic link or a file that is not there, is not followed.
+    """
+    found: set[PurePosixPath] = set()
+    for rel in rels:
+        if rel.name not in INSTRUCTION_FILES:
+            continue
+        try:
+            text = (repo / rel).read_text(encoding="utf-8", errors="replace")[:MAX_DOC_BYTES]
+        except OSError:
+            continue
+        for match in _LINKED.finditer(text):
+            target = (repo / rel.parent / (match["link"] or match["at"])).resolve()
+            if repo not in target.parents or not target.is_file():
+                continue
+            linked = PurePosixPath(target.relative_to(repo).as_posix())
+            if not (repo / linked).is_symlink() and not any(
+                _skip_dir(part, explicit=False) for part in linked.parts[:-1]
+            ):
+                found.add(linked)
+    return found
+
+
 def read_documents(
     repo: Path, rels: Iterable[PurePosixPath], problems: list[str]
 ) -> Iterator[Document]:
-    """Read each document; one that is too large or not UTF-8 becomes a problem line."""
+    """Read each document; one that is too large or not UTF-8 becomes a problem line.
+
+    A document an instruction file links to (:func:`linked_documents`) is read as
+    instructions, whatever its name.
+    """
+    rels = list(rels)
+    linked = linked_documents(repo.resolve(), rels)
     for rel in rels:
         path = repo / rel
         try:
@@ -224,4 +266,10 @@ def read_documents(
             except RstError as exc:
                 problems.append(f"{rel}: skipped, {exc}")
                 continue
-        yield Document(rel.as_posix(), kind_of(rel), text, digest)
+        kind = kind_of(rel)
+        yield Document(
+            rel.as_posix(),
+            "instructions" if kind == "doc" and rel in linked else kind,
+            text,
+            digest,
+        )
