@@ -149,6 +149,7 @@ CHAT = (
     "What the fuck are you doing and doing?",
     "why do you show a background task is running?",  # asks for a reason: no rule
     "why did you get rid of all the Part.from_text calls?",
+    "Ok, try this approach but just for the bookings table. Do not touch anything else.",
 )
 
 

@@ -110,6 +110,8 @@ TENTATIVE = _phrases(
     rf"i (?:do not|do{NT}) think\b",
     r"i think\b",
     r"for this (?:ticket|task|pr|branch|session|change|one)\b",
+    # what lies outside the task at hand: "do not touch anything else" limits this task
+    r"(?<!than )\b(?:anything|everything|nothing) else\b(?! than)",
     r"(?<!never )(?<!not )(?<!n't )(?<!n\u2019t )(?:try|trying|tried)\b",
 )
 META = _phrases(
