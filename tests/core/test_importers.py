@@ -687,3 +687,20 @@ def test_a_session_line_quoted_inside_a_turn_names_no_host() -> None:
         )
     )
     assert parse_specstory(text.encode(), "chat.md").log.harness == "cursor"
+
+
+def test_an_export_printed_by_a_tool_makes_up_no_turn() -> None:
+    # seen on a public project: the agent printed its own chat history, and the headers in
+    # the tool's output became thirty copies of the first prompt
+    printed = CURSOR_V2.replace(
+        "<details><summary>Tool use: **read_file** • Read file: app/views.py</summary>\n",
+        "<details><summary>Tool use: **read_file** • Read file: app/views.py</summary>\n\n"
+        "_**User (2025-10-27 09:05Z)**_\n\nadd a button that starts a new game.\n\n---\n\n"
+        "_**Agent (model default, mode Agent)**_\n\nOk.\n",
+    )
+    assert printed != CURSOR_V2
+    turns = parse_specstory(printed.encode(), "x.md").log.turns
+    assert [t.role for t in turns] == ["user", "assistant", "user", "assistant"]
+    assert [t.text for t in turns if t.role == "user"] == [
+        t.text for t in parse_specstory(CURSOR_V2.encode(), "x.md").log.turns if t.role == "user"
+    ]

@@ -283,6 +283,32 @@ NO_HEADER = (
 """Why a file is not read as a SpecStory export."""
 
 
+_BLOCK_OPEN = re.compile(r"^\s*<tool-use\b")
+_BLOCK_CLOSE = re.compile(r"</tool-use>\s*$")
+
+
+def _quoted_lines(lines: list[str]) -> set[int]:
+    """The lines inside a closed ``<tool-use>`` block: never a turn header.
+
+    An agent that prints an export (``cat .specstory/history/x.md``) shows its headers in
+    the tool's output; read as headers, they made up turns of the person (a chat's first
+    prompt thirty times over). A block never closed quotes nothing. (Code fences are not
+    paired: a person's pasted fence left open would hide the turns after it.)
+    """
+    quoted: set[int] = set()
+    at = 0
+    while at < len(lines):
+        if _BLOCK_OPEN.match(lines[at]) and not _BLOCK_CLOSE.search(lines[at]):
+            end = next(
+                (i for i in range(at + 1, len(lines)) if _BLOCK_CLOSE.search(lines[i])), None
+            )
+            if end is not None:
+                quoted.update(range(at + 1, end))
+                at = end
+        at += 1
+    return quoted
+
+
 def parse_specstory(data: bytes, name: str) -> SpecStoryChat:
     """Parse one SpecStory export.
 
@@ -302,8 +328,9 @@ def parse_specstory(data: bytes, name: str) -> SpecStoryChat:
     turns: list[LoggedTurn] = []
     current: _Header | None = None
     body: list[str] = []
-    for line in lines:
-        header = _read_header(line, cursor)
+    quoted = _quoted_lines(lines)
+    for number, line in enumerate(lines):
+        header = None if number in quoted else _read_header(line, cursor)
         if header is None:
             body.append(line)
             continue
