@@ -57,6 +57,14 @@ CALL_RE = re.compile(
 """``storePassword 'x'``, ``keyPassword "x"``: a name, a space, a quoted literal."""
 
 
+SHELL_DEFAULT_RE = re.compile(
+    rf"\$\{{(?P<name>{_SECRET_NAME}):?[-=](?P<q>['\"]?)(?P<value>[^'\"}}\s]{{3,500}})(?P=q)\}}",
+    re.IGNORECASE,
+)
+"""``${JWT_SECRET:-"value"}``, ``${DB_PASSWORD-value}``: a shell's (and Compose's) default for
+a secret-named variable."""
+
+
 _WORD = r"(?:key|token|secret|pass|pwd|credential|auth)"
 _ELEMENT_GATE = re.compile(_WORD + r"[a-z0-9_:.-]*(?:\s[^<>\n]*)?>[^<>\n]+</")
 _ATTRIBUTE_GATE = re.compile(r"\b(?:key|name)\s*=\s*['\"][^'\"\n]*" + _WORD)
@@ -149,12 +157,14 @@ def _assignment_spans(line: str, low: str) -> Iterator[Span]:
         group = "quoted" if match.group("quoted") is not None else "value"
         if group == "value" and followed_by_code(line, match.end(group)):
             continue
+        if match.group(group).startswith("${"):
+            continue  # a variable's reference; its default, if any, is SHELL_DEFAULT_RE's
         if _judged(match.group("name"), match.group(group)):
             yield match.span(group)
 
 
 def _markup_spans(line: str, low: str) -> Iterator[Span]:
-    for regex in (ELEMENT_RE, ATTRIBUTE_RE, CALL_RE):
+    for regex in (ELEMENT_RE, ATTRIBUTE_RE, CALL_RE, SHELL_DEFAULT_RE):
         if not GATES[regex](line, low):
             continue
         for match in regex.finditer(line):
@@ -167,6 +177,7 @@ GATES: dict[re.Pattern[str], Callable[[str, str], bool]] = {
     ELEMENT_RE: lambda line, low: "</" in line and _ELEMENT_GATE.search(low) is not None,
     ATTRIBUTE_RE: lambda line, low: "value" in low and _ATTRIBUTE_GATE.search(low) is not None,
     CALL_RE: lambda line, low: ("'" in line or '"' in line) and _CALL_GATE.search(low) is not None,
+    SHELL_DEFAULT_RE: lambda line, low: "${" in line,
 }
 """Each pattern's gate ``(line, folded line)``: False only where the pattern cannot match.
 

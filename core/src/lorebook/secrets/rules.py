@@ -186,6 +186,8 @@ def _prose_starts(low: str) -> list[int]:
 def _prose_ok(line: str, match: re.Match[str], start: int, end: int) -> bool:
     """Is the value of a prose match (narrowed to ``start:end``) a secret?"""
     value = line[start:end]
+    if value.startswith("${"):
+        return False  # a variable's reference; its default, if any, is judged on its own
     quoted = start != match.start("value")
     if quoted and value.count(" ") >= 3 and sum(map(word_like, value.split())) >= 2:
         return False  # a sentence quoted ("credentials: `Request failed with status code 401`")
