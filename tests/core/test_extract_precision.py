@@ -4,10 +4,14 @@ don't remember" proposed nothing; "I disagree." became a convention)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from lorebook.extractors.rules import find_teaching_moments, to_proposal
 from lorebook.models.session import LoggedToolCall, LoggedTurn
+from tests.conftest import CliRunner
 
 RULES = (
     "Always run the tests with `uv run pytest`, never bare pytest.",
@@ -773,3 +777,34 @@ def test_a_rule_opening_with_a_pronoun_is_described_with_what_it_stands_for() ->
     (candidate,) = find_teaching_moments(plain)
     described = to_proposal(candidate, plain, session="s", harness="h", number=1).description
     assert described.startswith("Never force-push to main")
+
+
+def test_a_run_over_sessions_in_a_language_the_rules_do_not_read_says_so(
+    kb_repo: Path, cli: CliRunner, tmp_path: Path
+) -> None:
+    # seen on Spanish and Russian sessions: "0 kept" and nothing said of why
+    prompts = [
+        "Asegúrate de no romper nada de lo que está funcionando.",
+        "Haz un push. Guarda solo lo necesario y el mensaje en castellano.",
+        "Quiero que la base de palabras no aparezca nunca en los desplegables.",
+        "Используй принципы SOLID и ООП, пиши краткий но понятный код.",
+    ]
+    lines = [{"role": "user", "text": text} for text in prompts]
+    (tmp_path / "es.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert cli("import", str(tmp_path / "es.jsonl"), cwd=kb_repo).exit_code == 0
+    done = cli("extract", cwd=kb_repo)
+    assert done.exit_code == 0, done.stderr
+    assert "4 of the 4 inputs of these sessions are in a language the rules extractor" in (
+        done.stderr
+    )
+    assert "Spanish (3), Cyrillic (Russian, Ukrainian, ...) (1)" in done.stderr
+    assert "--extractor headless" in done.stderr
+
+
+def test_an_english_run_gets_no_language_warning(
+    kb_repo: Path, cli: CliRunner, tmp_path: Path
+) -> None:
+    lines = [{"role": "user", "text": "never use print for logging here, use the logger"}] * 3
+    (tmp_path / "en.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert cli("import", str(tmp_path / "en.jsonl"), cwd=kb_repo).exit_code == 0
+    assert "does not read" not in cli("extract", cwd=kb_repo).stderr

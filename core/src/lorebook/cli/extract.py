@@ -11,6 +11,7 @@ from lorebook.config import load_config
 
 if TYPE_CHECKING:
     from lorebook.extract.run import ExtractReport, SessionOutcome
+    from lorebook.kb.paths import KBPaths
 
 
 def _progress_line(outcome: SessionOutcome) -> str:
@@ -42,6 +43,41 @@ def _summary(report: ExtractReport) -> list[str]:
     if report.kept:
         lines.append("next: `lorebook curate` turns the proposals into notes for you to review")
     return lines
+
+
+def _unread_languages(paths: KBPaths, report: ExtractReport) -> str | None:
+    """A warning when many of the person's inputs are in a language the rules do not read.
+
+    Such a session gives the rules extractor nothing to find: a run that proposes nothing
+    says why, and what reads it (:mod:`lorebook.extractors.unread`).
+    """
+    from collections import Counter
+
+    from lorebook.capture.stage import load_log
+    from lorebook.extractors.unread import unread_language
+
+    found: Counter[str] = Counter()
+    inputs = 0
+    for outcome in report.sessions:
+        try:
+            log = load_log(paths.sessions / outcome.log) if outcome.status == "extracted" else None
+        except (OSError, ValueError):
+            continue
+        for turn in log.turns if log is not None else ():
+            if turn.role == "user" and turn.text.strip():
+                inputs += 1
+                if language := unread_language(turn.text):
+                    found[language] += 1
+    unread = sum(found.values())
+    if unread < 3 or unread * 5 < inputs:
+        return None
+    named = ", ".join(f"{language} ({count})" for language, count in found.most_common(3))
+    return (
+        f"lorebook: {unread} of the {inputs} inputs of these sessions are in a language the "
+        f"rules extractor does not read ({named}); it reads English, French, Japanese and "
+        "Chinese. An LLM extractor reads any: `lorebook extract --extractor headless` runs "
+        "your assistant's own CLI (extraction.extractor in config.yaml makes it the default)"
+    )
 
 
 def extract_command(
@@ -92,6 +128,8 @@ def extract_command(
     else:
         for line in _summary(report):
             say(line)
+        if report.extractor == "rules" and (unread := _unread_languages(paths, report)):
+            warn(unread)
     if report.count("failed"):
         raise typer.Exit(1)
 
