@@ -128,7 +128,16 @@ def test_invalid_notes_name_the_file_and_problem(text: str, message: str) -> Non
 def test_config_unknown_key_names_file_and_key() -> None:
     with pytest.raises(ConfigError) as info:
         parse_config("lb_schema: 2\nstorez: [markdown]\n", source=".lorebook/config.yaml")
-    assert str(info.value) == ".lorebook/config.yaml: unknown key 'storez'"
+    assert info.value.message == (
+        ".lorebook/config.yaml: unknown key 'storez' (did you mean 'stores'?)"
+    )
+    with pytest.raises(ConfigError) as close:
+        parse_config("budgets:\n  prompt_char: 3000\n", source=".lorebook/config.yaml")
+    assert close.value.message == (
+        ".lorebook/config.yaml: unknown key 'budgets.prompt_char' "
+        "(did you mean 'budgets.prompt_chars'?)"
+    )
+    assert close.value.hint == "`lorebook schema config` describes every key"
     with pytest.raises(ConfigError) as nested:
         parse_config("budgets:\n  entry_chars: 10\n", source=".lorebook/config.yaml")
     assert "key 'budgets.entry_chars'" in str(nested.value)
@@ -138,7 +147,7 @@ def test_config_unknown_key_names_file_and_key() -> None:
 def test_config_rule_across_keys_is_said_in_its_own_words() -> None:
     with pytest.raises(ConfigError) as info:
         parse_config("rebalance:\n  min_notes: 900\n", source=".lorebook/config.yaml")
-    assert str(info.value) == (
+    assert info.value.message == (
         ".lorebook/config.yaml: key 'rebalance': min_notes (900) must be at most half of "
         "max_notes (40), or a split and a merge could undo each other"
     )

@@ -38,12 +38,31 @@ def _describe(exc: ValidationError, source: str) -> str:
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"]) or "(top level)"
         if err["type"] == "extra_forbidden":
-            lines.append(f"{source}: unknown key {key!r}")
+            close = _close_key(err["loc"])
+            hint = f" (did you mean {close!r}?)" if close else ""
+            lines.append(f"{source}: unknown key {key!r}{hint}")
         else:
             got = err.get("input")
             shown = "" if isinstance(got, dict) else f" (got {clip(got)})"
             lines.append(f"{source}: key {key!r}: {explain(err)}{shown}")
     return "\n".join(lines)
+
+
+def _close_key(loc: tuple[int | str, ...]) -> str | None:
+    """The known key an unknown one was most likely meant to be (``prompt_chars``)."""
+    import difflib
+
+    from pydantic import BaseModel
+
+    model: type[BaseModel] = Config
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part))
+        inner = field.annotation if field is not None else None
+        if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
+            return None
+        model = inner
+    close = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=1, cutoff=0.75)
+    return ".".join([*(str(p) for p in loc[:-1]), close[0]]) if close else None
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
@@ -84,7 +103,9 @@ def parse_config(text: str, *, source: str) -> Config:
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, source)) from None
+        raise ConfigError(
+            _describe(exc, source), hint="`lorebook schema config` describes every key"
+        ) from None
 
 
 def _refuse_other_versions(version: object) -> None:
