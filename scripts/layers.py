@@ -155,6 +155,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lorebook.hostkit.memory",
             "lorebook.testing",
             "lorebook.doctor",
+            "lorebook.checks",
             "lorebook.status",
             "lorebook.initialize",
             "lorebook.migrate",

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from lorebook.checks import Check
 from lorebook.cli.doctor_view import group_checks, merge_whats, render
-from lorebook.doctor import Check, _state_of
+from lorebook.doctor import _state_of
 from tests.conftest import CliRunner
 
 TRUST = "run `codex` in the repository and trust the hooks"
@@ -104,3 +105,31 @@ def test_doctor_says_when_the_meaning_signal_is_on_but_not_installed(
     doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
     (meaning,) = [check for check in doc["checks"] if check["name"] == "meaning signal"]
     assert meaning["state"] == "ok"
+
+
+def test_doctor_names_a_knowledge_base_it_cannot_write_or_whose_config_is_gone(
+    tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # seen with a read-only .lorebook: doctor said all was well while every capture was lost
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert cli("init", "--harnesses", "claude", cwd=repo).exit_code == 0
+    doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
+    (writable,) = [c for c in doc["checks"] if c["name"] == "writable"]
+    assert writable["state"] == "ok"
+
+    def read_only(*args: object, **kwargs: object) -> None:
+        raise OSError(30, "Read-only file system")
+
+    with monkeypatch.context() as patched:
+        patched.setattr("tempfile.NamedTemporaryFile", read_only)
+        doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
+    (writable,) = [c for c in doc["checks"] if c["name"] == "writable"]
+    assert writable["state"] == "problem"
+    assert writable["detail"].startswith(".lorebook cannot be written (Read-only file system)")
+    assert doc["ok"] is False
+    (repo / ".lorebook/config.yaml").unlink()  # the notes are there, the configuration is not
+    gone = cli("doctor", cwd=repo)
+    assert f"{repo / '.lorebook'} has no config.yaml" in gone.stdout
+    assert "it writes the configuration again and keeps the notes" in gone.stdout

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
 from lorebook import __version__
+from lorebook.checks import Check, State, links_check, writable_check
 from lorebook.errors import LorebookError
 from lorebook.kb.paths import KBPaths
 
@@ -17,24 +17,7 @@ if TYPE_CHECKING:
     from lorebook.kb.store import Snapshot
     from lorebook.models.config import Config
 
-State = Literal["ok", "warning", "action", "problem"]
-"""``action``: a one-time step the user does by hand in the host (trusting Codex's hooks);
-lorebook cannot do it, so it does not make doctor fail."""
 _HASH_RE = re.compile(r"nodes_hash: (sha256:[0-9a-f]{64})")
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One doctor check: what, its state, the detail, and the fix when it is not ok."""
-
-    name: str
-    state: State
-    detail: str
-    fix: str | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        """Return the check as a JSON-ready dict."""
-        return asdict(self)
 
 
 def _install_checks() -> list[Check]:
@@ -80,6 +63,17 @@ def _kb_checks(start: Path) -> list[Check]:
 
     repo = find_repo(start)
     if repo is None:
+        bare = next((f for f in (start, *start.parents) if (f / ".lorebook").is_dir()), None)
+        if bare is not None:  # the notes are there, the configuration is gone
+            return [
+                Check(
+                    "knowledge base",
+                    "problem",
+                    f"{bare / '.lorebook'} has no config.yaml: hooks and commands do not see it",
+                    f"run `lorebook init` in {bare}: it writes the configuration again and "
+                    "keeps the notes",
+                )
+            ]
         return [
             Check(
                 "knowledge base",
@@ -89,7 +83,8 @@ def _kb_checks(start: Path) -> list[Check]:
             )
         ]
     paths = KBPaths(repo)
-    checks = [Check("knowledge base", "ok", str(paths.root)), _links_check(paths)]
+    checks = [Check("knowledge base", "ok", str(paths.root)), links_check(paths)]
+    checks.append(writable_check(paths))
     try:
         config = load_config(paths)
     except LorebookError as exc:
@@ -242,24 +237,6 @@ def _notes_check(snap: Snapshot) -> Check:
         invalid_notes_line(snap.problems),
         "correct the front matter (`lorebook lint` lists every error); until then no "
         "session is given the note",
-    )
-
-
-def _links_check(paths: KBPaths) -> Check:
-    """Symbolic links under ``.lorebook/``: never followed by a write, but named here."""
-    from lorebook.safeopen import links_under
-
-    links = [paths.rel(Path(link)) for link in links_under(str(paths.root))]
-    if not links:
-        return Check("symbolic links", "ok", "none under the knowledge base")
-    shown = ", ".join(links[:10]) + (f" and {len(links) - 10} more" if len(links) > 10 else "")
-    return Check(
-        "symbolic links",
-        "problem",
-        f"{shown}: lorebook writes nothing through a link, so what it keeps there "
-        "(session state, logs, the index, the warm process's lock) is not written",
-        "remove each link (`git rm --cached PATH` if it was committed: a repository has "
-        "no reason to commit one under .lorebook/) and run the command again",
     )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lorebook.doctor import Check
+    from lorebook.checks import Check
 
 MARKS = {"ok": "ok    ", "warning": "warn  ", "action": "action", "problem": "FAIL  "}
 
