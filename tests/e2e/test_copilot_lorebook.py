@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,6 +100,24 @@ def test_the_catalog_and_the_prompt_matched_note_reach_the_model(copilot: Copilo
     assert (copilot.repo / "user-hook-ran.txt").read_text() == "ran\n"  # the user's own hook too
     assert "Project knowledge base (lorebook)" in messages[0]["content"]  # AGENTS.md pointer
     assert "Be brief." in messages[0]["content"]
+    no_hook_errors(copilot.repo)
+
+
+def test_a_resumed_session_gets_the_catalog_again(copilot: Copilot) -> None:
+    """`copilot --continue` replays the history without the first session start's context:
+    the catalog must come again (it was suppressed as already given, and the model lost it)."""
+    copilot.run("say hi")
+    copilot.run("and again", "--continue")
+    first, resumed = copilot.mock.requests
+
+    def catalogs(request: dict[str, Any]) -> int:
+        return sum(
+            m["role"] == "user" and str(m["content"]).startswith("# Project knowledge base")
+            for m in request["messages"]
+        )
+
+    assert catalogs(first) == 1
+    assert catalogs(resumed) == 1, [str(m["content"])[:80] for m in resumed["messages"]]
     no_hook_errors(copilot.repo)
 
 

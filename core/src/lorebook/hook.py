@@ -141,12 +141,15 @@ def _once(kb_root: str, event: HookEvent, answer: HookAnswer) -> HookAnswer:
     """The answer without its context when this session was already given that context.
 
     For hosts that re-fire an event within one session (the translator module lists the
-    event in ``ANSWER_ONCE``); see :mod:`lorebook.hostkit.once`.
+    event in ``ANSWER_ONCE``); see :mod:`lorebook.hostkit.once`. A resumed session (source
+    ``resume``: ``copilot --continue``) gets it again: the history Copilot replays does not
+    hold the first session start's context.
     """
     from lorebook.events import HookAnswer
     from lorebook.hostkit.once import first_time
 
-    if first_time(kb_root, event.session_id, event.name, answer.context or ""):
+    given = first_time(kb_root, event.session_id, event.name, answer.context or "")
+    if given or event.source == "resume":  # a resumed run's replayed history lacks it
         return answer
     return HookAnswer(decision=answer.decision, reason=answer.reason)
 

@@ -151,6 +151,9 @@ def test_session_start_context_is_given_once_per_session_and_content(
     first = host.fire("sessionStart", payload)
     assert "# Project knowledge base" in first.json()["additionalContext"]
     assert host.fire("sessionStart", payload).stdout == ""  # same session, same content
+    # `copilot --continue` replays the history without the first context: given again
+    resumed = host.fire("sessionStart", {**payload, "source": "resume"})
+    assert "# Project knowledge base" in resumed.json()["additionalContext"]
     other = host.fire("sessionStart", {**payload, "sessionId": "another-session"})
     assert "# Project knowledge base" in other.json()["additionalContext"]
     subprocess.run([sys.executable, "-m", "lorebook", "note", "add", "--title", "Use uv",
