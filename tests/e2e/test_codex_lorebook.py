@@ -129,6 +129,19 @@ def test_session_start_and_prompt_notes_reach_the_model_and_user_hooks_survive(
     no_hook_errors(wired)
 
 
+def test_a_resumed_session_is_not_given_the_same_catalog_twice(
+    wired: Path, codex_home: Path, mock_responses: MockResponses, run_codex: CodexRunner
+) -> None:
+    """`codex exec resume --last` keeps the first session start's context in its history and
+    appends the new one: the same catalog again would be said twice."""
+    run_codex(wired, "say hi")
+    proc = run_codex(wired, "say hi again", resume_last=True)
+    resumed = mock_responses.main_requests()[-1]
+    catalogs = [t for t in developer_texts(resumed) if t.startswith("# Project knowledge base")]
+    assert len(catalogs) == 1, describe(proc)
+    no_hook_errors(wired)
+
+
 def test_an_unrelated_prompt_gets_no_note(
     wired: Path, codex_home: Path, mock_responses: MockResponses, run_codex: CodexRunner
 ) -> None:

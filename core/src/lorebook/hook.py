@@ -137,19 +137,23 @@ def for_model(answer: HookAnswer) -> HookAnswer:
     return HookAnswer(context=context, decision=answer.decision, reason=reason)
 
 
-def _once(kb_root: str, event: HookEvent, answer: HookAnswer) -> HookAnswer:
+def _once(kb_root: str, event: HookEvent, answer: HookAnswer, translator: object) -> HookAnswer:
     """The answer without its context when this session was already given that context.
 
     For hosts that re-fire an event within one session (the translator module lists the
-    event in ``ANSWER_ONCE``); see :mod:`lorebook.hostkit.once`. A resumed session (source
-    ``resume``: ``copilot --continue``) gets it again: the history Copilot replays does not
-    hold the first session start's context.
+    event in ``ANSWER_ONCE``); see :mod:`lorebook.hostkit.once`. After a compaction or a
+    clear it is given again (the history no longer holds it), and on a resume when the
+    translator says its host replays the history without it (``ANSWER_AGAIN_ON_RESUME``:
+    ``copilot --continue``; Codex keeps it in the history it resumes).
     """
     from lorebook.events import HookAnswer
     from lorebook.hostkit.once import first_time
 
     given = first_time(kb_root, event.session_id, event.name, answer.context or "")
-    if given or event.source == "resume":  # a resumed run's replayed history lacks it
+    again = event.source in ("compact", "clear") or (
+        event.source == "resume" and getattr(translator, "ANSWER_AGAIN_ON_RESUME", False)
+    )
+    if given or again:  # the history the model gets lacks the first answer
         return answer
     return HookAnswer(decision=answer.decision, reason=answer.reason)
 
@@ -235,7 +239,7 @@ def run(
             answer = answer_event(event, ctx, module_name)
         answer = for_model(answer)
         if answer.context and event.name in getattr(translator, "ANSWER_ONCE", ()):
-            answer = _once(kb_root, event, answer)
+            answer = _once(kb_root, event, answer, translator)
         output = translator.render(event, answer)
         ctx.deadline.check("rendering the answer")
         if output.stdout:

@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -308,3 +309,25 @@ def test_the_fast_path_module_imports_nothing_heavy() -> None:
     heavy = {"pluggy", "pydantic", "yaml", "typer", "typing", "dataclasses", "pathlib"}
     heavy |= {"hashlib", "tomllib", "lorebook.plugins", "lorebook.hookspecs"}
     assert heavy.isdisjoint(result["all"])
+
+
+def test_the_catalog_is_not_given_twice_on_resume_but_again_after_compaction(
+    kb_repo: Path,
+) -> None:
+    """`codex exec resume` keeps the first catalog in its history; a compaction drops it."""
+    from lorebook.initialize import init_repo
+    from lorebook.testing import FakeHost
+    from lorebook_codex.harness import CodexHarness
+
+    init_repo(kb_repo, ["codex"])
+    host = FakeHost(kb_repo, CodexHarness())
+    start = {"session_id": "s1", "cwd": str(kb_repo), "hook_event_name": "SessionStart",
+             "transcript_path": None, "source": "startup"}  # fmt: skip
+
+    def catalog(source: str) -> bool:
+        out = host.fire("SessionStart", {**start, "source": source}).stdout
+        return "# Project knowledge base" in out
+
+    assert catalog("startup")
+    assert not catalog("resume")  # the same text is in the resumed history already
+    assert catalog("compact")  # the summary replaced it

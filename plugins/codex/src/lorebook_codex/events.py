@@ -47,6 +47,11 @@ CONTEXT_EVENTS: frozenset[str] = frozenset(
 )
 """Host events whose ``additionalContext`` Codex puts in the model's context."""
 
+ANSWER_ONCE: frozenset[str] = frozenset({"session_start"})
+"""Read by :func:`lorebook.hook.run`: ``codex exec resume`` re-runs SessionStart and keeps the
+first run's context in the history it sends, so the same catalog is not given twice (a
+changed one is)."""
+
 ASK_SUFFIX = (
     "A person must confirm this before it runs (Codex hooks cannot ask, so lorebook "
     "blocked it): ask the user to approve it or to run it themselves"

@@ -60,6 +60,10 @@ Read by :func:`lorebook.hook.run`: Copilot re-fires sessionStart on every prompt
 interactive session, with the same session id.
 """
 
+ANSWER_AGAIN_ON_RESUME = True
+"""Read by :func:`lorebook.hook.run`: ``copilot --continue`` (source ``resume``) replays the
+history without the first session start's context, so the catalog is given again."""
+
 ASK_SUFFIX = (
     "A person must confirm this before it runs (lorebook cannot ask through a Copilot "
     "hook, so it blocked the command): ask the user to approve it or to run it themselves."
