@@ -38,13 +38,15 @@ from lorebook.secrets.values import (
 )
 
 URL_CREDENTIALS_RE = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.-]*://(?P<user>[^\s:/?#@\[\]'\"`]*):(?!\d*[/?#])"
-    r"(?P<value>[^\s'\"`]*?[^\s@'\"`])@(?=[A-Za-z0-9_.\[\]-]+(?:[:/?#\s'\"`,;)]|$))"
+    r"[A-Za-z][A-Za-z0-9+.-]*://(?P<user>[^\s:/?#@\[\]'\"`]{0,128}):"
+    r"(?!(?:\d*|\$\{?\w+\}?)[/?#])"
+    r"(?P<value>[^\s'\"`]{0,127}?[^\s@'\"`])@(?=[A-Za-z0-9_.\[\]-]+(?:[:/?#\s'\"`,;)]|$))"
 )
 """``scheme://user:password@host`` and ``scheme://:password@host``: the password, any
 length, up to the first ``@`` a host name follows. People paste passwords unencoded, so
 ``@``, ``?``, ``#``, ``/`` and ``!`` may be in it (Supabase's generated ones hold them);
-a port followed by a path (``host:8080/a@b``) is no password."""
+a port followed by a path (``host:8080/a@b``, ``localhost:${PORT}/@me``) is no password.
+Both parts are bounded (128 characters), so a long line of URLs is scanned in linear time."""
 URL_KEY_USER_RE = re.compile(
     r"[A-Za-z][A-Za-z0-9+.-]*://(?P<value>[A-Za-z0-9_.~%-]{16,})@[A-Za-z0-9.-]+(?=[/:?#\s'\"`]|$)"
 )
@@ -183,10 +185,16 @@ def _prose_starts(low: str) -> list[int]:
     return sorted({at for word in _PROSE_STARTS for at in occurrences(low, word)})
 
 
+_SHORT_WORD = re.compile(r"[a-z]+(?:/[a-z]+)*")
+"""Lower-case letters, or such words joined by slashes ("w/o", "n/a"): a word, no password."""
+_REFERENCE = re.compile(r"\$\{[^{}]*\}?")
+"""A shell or Compose variable's reference, with or without a default (``${JWT_SECRET:-x}``)."""
+
+
 def _prose_ok(line: str, match: re.Match[str], start: int, end: int) -> bool:
     """Is the value of a prose match (narrowed to ``start:end``) a secret?"""
     value = line[start:end]
-    if value.startswith("${"):
+    if _REFERENCE.fullmatch(value):
         return False  # a variable's reference; its default, if any, is judged on its own
     quoted = start != match.start("value")
     if quoted and value.count(" ") >= 3 and sum(map(word_like, value.split())) >= 2:
@@ -212,7 +220,7 @@ def _prose_ok(line: str, match: re.Match[str], start: int, end: int) -> bool:
         return len(value) >= 3 and value.count(" ") <= 5 and not is_placeholder(value, uuid=True)
     if signed and value.isalpha() and value.islower():
         return len(value) >= 3 and not stopword(value)  # "password: dragonfly" counts
-    if not explicit and len(value) < 6 and not any(c.isdigit() for c in value):
+    if not explicit and len(value) < 6 and _SHORT_WORD.fullmatch(value):
         return False  # "use pw w/o prompting me": a short word after a bare space
     return strong_value(value, numeric=explicit)
 
