@@ -98,9 +98,15 @@ def test_a_document_an_instruction_file_sends_the_agent_to_is_read(
     (kb_repo / "notes").mkdir()
     (kb_repo / "notes/extra.md").write_text("# Extra\n\nNever commit `.env` files.\n")
     (kb_repo / "notes/unlinked.md").write_text("# Other\n\nNever push on Fridays.\n")
+    (kb_repo / "private").mkdir()
+    (kb_repo / "private/p.md").write_text("# Private\n\nNever tell anyone.\n")
+    (kb_repo / "alias.md").symlink_to(kb_repo / "private/p.md")
+    agents = (kb_repo / "AGENTS.md").read_text()
+    (kb_repo / "AGENTS.md").write_text(agents + "Also [this](alias.md).\n")
     found = {str(p) for p in find_documents(kb_repo)}
     assert {"AGENTS.md", "agent_docs/index.md", "notes/extra.md"} <= found
     assert "notes/unlinked.md" not in found
+    assert "private/p.md" not in found  # reached through a link: not followed
     done = cli("bootstrap", cwd=kb_repo)
     assert done.exit_code == 0, done.stderr
     notes = "\n".join(p.read_text() for p in (kb_repo / ".lorebook/nodes").rglob("*-*.md"))

@@ -249,9 +249,15 @@ def test_rules_bootstrap_took_are_given_at_tool_events_on_the_files_they_name(
     (kb_repo / "tests/AGENTS.md").write_text(
         "# Tests\n\n## Practice\n\nNever reference line numbers in test docstrings or comments.\n"
     )
+    (kb_repo / ".claude").mkdir()
+    (kb_repo / ".claude/CLAUDE.md").write_text(
+        "# Memory\n\n## Git\n\nNever push directly to the main branch of this repository.\n"
+    )
     git(kb_repo, "add", "-A")
     git(kb_repo, "commit", "-qm", "instructions")
     assert cli("bootstrap", cwd=kb_repo).exit_code == 0
+    pushed = next((kb_repo / ".lorebook/nodes").rglob("*never-push-directly*.md")).read_text()
+    assert ".claude/**" not in pushed  # the project's memory, not its folder's
     git(kb_repo, "add", "-A")
     git(kb_repo, "commit", "-qm", "notes reviewed")
     test_file = {"file_path": str(kb_repo / "tests/test_api.py")}

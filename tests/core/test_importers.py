@@ -704,3 +704,14 @@ def test_an_export_printed_by_a_tool_makes_up_no_turn() -> None:
     assert [t.text for t in turns if t.role == "user"] == [
         t.text for t in parse_specstory(CURSOR_V2.encode(), "x.md").log.turns if t.role == "user"
     ]
+
+
+def test_a_prompt_that_shows_a_tool_use_tag_keeps_the_turns_after_it() -> None:
+    # a lone opening tag in a prompt must not pair with the next real block's close
+    shown = CURSOR_V2.replace(
+        "add a button that starts a new game.\n",
+        'add a button that starts a new game.\n<tool-use data-tool-type="read">\n',
+    )
+    turns = parse_specstory(shown.encode(), "x.md").log.turns
+    assert [t.role for t in turns] == ["user", "assistant", "user", "assistant"]
+    assert turns[1].text == "I added the button."

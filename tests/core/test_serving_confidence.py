@@ -267,6 +267,13 @@ def test_a_pointer_whose_title_says_all_its_description_does_says_it_once() -> N
     # a negation is a word of its own: the description still says what the title does not
     turned = note("filter", "Add a `paths:` filter to the trigger", "Do not add a filter.", "b")
     assert "Do not add a filter" in pointer(turned)
+    # nor is a word that limits the rule: "only", "before"
+    only = note(
+        "ci", "Run the integration tests in CI", "Only run the integration tests in CI.", "b"
+    )
+    assert "Only run the integration tests in CI" in pointer(only)
+    before = note("mig", "Run migrations on deploy", "Run migrations before the deploy.", "b")
+    assert "before the deploy" in pointer(before)
 
 
 def test_two_notes_of_one_paragraph_are_not_both_given_whole() -> None:

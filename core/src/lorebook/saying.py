@@ -9,7 +9,37 @@ from __future__ import annotations
 
 import re
 
-from lorebook.stopwords import STOPWORDS
+REFERRING = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "they",
+        "them",
+        "their",
+        "there",
+        "here",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "by",
+        "from",
+        "and",
+        "or",
+    ]
+)
+"""Articles, pronouns and the plainest prepositions: what a title names in full ("its
+trigger" as "the workflow's trigger") without changing the rule."""
 
 
 def plain(line: str) -> str:
@@ -52,9 +82,8 @@ def within(description: str, title: str) -> bool:
     """True when ``title`` holds every word of ``description`` but its stop words.
 
     "Do not add a `paths:` filter to its trigger" is within "Do not add a `paths:` filter to
-    the Protect .github workflow trigger". A negation is never a stop word here: "Add a
-    filter" does not say "Do not add a filter".
+    the Protect .github workflow trigger". Only the words that refer (:data:`REFERRING`)
+    are passed over: "not", "only", "before" change what a rule says.
     """
-    ignored = STOPWORDS - {"not", "no", "nor", "never", "don", "t"}
-    words = set(re.findall(r"\w+", description.lower())) - ignored
+    words = set(re.findall(r"\w+", description.lower())) - REFERRING
     return bool(words) and words <= set(re.findall(r"\w+", title.lower()))

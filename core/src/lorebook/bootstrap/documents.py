@@ -207,9 +207,10 @@ def linked_documents(repo: Path, rels: Iterable[PurePosixPath]) -> set[PurePosix
     """The Markdown files inside ``repo`` that its instruction files among ``rels`` link to.
 
     "Always read agent_docs/index.md and follow those guidelines": a document an
-    instruction file sends the agent to is instructions too, wherever it lives. Links are
-    resolved from the linking file's folder; one that leaves the repository, names a
-    symbolic link or a file that is not there, is not followed.
+    instruction file sends the agent to is instructions too, wherever it lives (a README
+    stays what it is, a document for the project's users). Links are resolved from the
+    linking file's folder; one that leaves the repository, goes through a symbolic link or
+    names a file that is not there, is not followed.
     """
     found: set[PurePosixPath] = set()
     for rel in rels:
@@ -220,11 +221,11 @@ def linked_documents(repo: Path, rels: Iterable[PurePosixPath]) -> set[PurePosix
         except OSError:
             continue
         for match in _LINKED.finditer(text):
-            target = (repo / rel.parent / (match["link"] or match["at"])).resolve()
-            if repo not in target.parents or not target.is_file():
-                continue
-            linked = PurePosixPath(target.relative_to(repo).as_posix())
-            if not (repo / linked).is_symlink() and not any(
+            named = Path(os.path.normpath(repo / rel.parent / (match["link"] or match["at"])))
+            if named.resolve() != named or repo not in named.parents or not named.is_file():
+                continue  # a link on the way, outside the repository, or no such file
+            linked = PurePosixPath(named.relative_to(repo).as_posix())
+            if not linked.name.upper().startswith("README") and not any(
                 _skip_dir(part, explicit=False) for part in linked.parts[:-1]
             ):
                 found.add(linked)

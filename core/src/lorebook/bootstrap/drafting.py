@@ -154,8 +154,9 @@ def _tags(doc: Document, rule: Rule) -> tuple[str, ...]:
     return tuple(dict.fromkeys(["bootstrap", DOC_TAGS[doc.kind], *named[:MAX_TAGS]]))
 
 
-FOLDER_INSTRUCTIONS = frozenset({"AGENTS.md", "CLAUDE.md", "GEMINI.md"})
-"""Instruction files a host reads for the folder they are in (``tests/AGENTS.md``)."""
+FOLDER_INSTRUCTIONS = frozenset({"AGENTS.md", "CLAUDE.md"})
+"""Instruction files a host reads for the folder they are in (``tests/AGENTS.md``); one in a
+dot-folder (``.claude/CLAUDE.md``, ``.github/``) is the project's, not its folder's."""
 _FILE_GLOB = re.compile(r"^[\w./-]*\*[\w./*-]*\.\w+$")
 
 
@@ -170,8 +171,14 @@ def _files(doc: Document, section: Section, rule: Rule) -> tuple[str, ...]:
 
     found = list(section.files)
     where = PurePosixPath(doc.rel)
-    if doc.kind == "instructions" and where.name in FOLDER_INSTRUCTIONS and where.parent.name:
-        found.append(f"{where.parent}/**")
+    folder = where.parent
+    if (
+        doc.kind == "instructions"
+        and where.name in FOLDER_INSTRUCTIONS
+        and folder.name
+        and not any(part.startswith(".") for part in folder.parts)
+    ):
+        found.append(f"{folder}/**")
     for span in backticked(rule.statement):
         if _FILE_GLOB.match(span) and ".." not in span:
             found.append(span if "/" in span else f"**/{span}")

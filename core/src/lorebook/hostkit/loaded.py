@@ -66,7 +66,10 @@ def regular(repo: str, rel: str) -> str | None:
     if not os.path.islink(path):
         return None
     root = os.path.realpath(repo)
-    target = os.path.relpath(os.path.realpath(path), root)
+    try:
+        target = os.path.relpath(os.path.realpath(path), root)
+    except ValueError:  # Windows: a link to another drive
+        return None
     if target == os.pardir or target.startswith(os.pardir + os.sep) or os.path.isabs(target):
         return None
     target = target.replace(os.sep, "/")

@@ -292,20 +292,19 @@ def _quoted_lines(lines: list[str]) -> set[int]:
 
     An agent that prints an export (``cat .specstory/history/x.md``) shows its headers in
     the tool's output; read as headers, they made up turns of the person (a chat's first
-    prompt thirty times over). A block never closed quotes nothing. (Code fences are not
-    paired: a person's pasted fence left open would hide the turns after it.)
+    prompt thirty times over). A block is closed before the next one opens: an opening line
+    with no close before the next opening (a prompt that shows the tag) quotes nothing.
+    (Code fences are not paired: a person's pasted fence left open would hide the turns
+    after it.)
     """
     quoted: set[int] = set()
-    at = 0
-    while at < len(lines):
-        if _BLOCK_OPEN.match(lines[at]) and not _BLOCK_CLOSE.search(lines[at]):
-            end = next(
-                (i for i in range(at + 1, len(lines)) if _BLOCK_CLOSE.search(lines[i])), None
-            )
-            if end is not None:
-                quoted.update(range(at + 1, end))
-                at = end
-        at += 1
+    opened: int | None = None
+    for at, line in enumerate(lines):
+        if _BLOCK_CLOSE.search(line) and opened is not None:
+            quoted.update(range(opened + 1, at))
+            opened = None
+        elif _BLOCK_OPEN.match(line) and not _BLOCK_CLOSE.search(line):
+            opened = at  # a later opening before any close: the earlier one was never closed
     return quoted
 
 
