@@ -158,7 +158,8 @@ def test_a_resumed_claude_session_is_staged_as_its_own(
     first, second = result.json()["imported"]
     assert (first["session_id"], second["session_id"]) == (CLAUDE_SESSION.stem, new_id)
     assert second["same_as"] is None
-    assert "from now on always sign commits" in _roles(_staged(kb_repo, second), "user")
+    # its own turns only: the old session's, copied above them, are staged once, as its
+    assert _roles(_staged(kb_repo, second), "user") == ["from now on always sign commits"]
 
 
 def test_a_codex_rollout_is_staged_like_a_capture(kb_repo: Path, cli: CliRunner) -> None:

@@ -179,6 +179,7 @@ def capture_session(
     entry_points: bool = True,
     follow: bool = True,
     resume: bool = True,
+    first_byte: int = 0,
 ) -> CaptureResult:
     """Stage the new part of one session's transcript (see the module docstring).
 
@@ -195,12 +196,13 @@ def capture_session(
         resume: With ``follow``, the session may be the branch's last one, whose resume
             summary the next session start gives; ``lorebook import`` stages sessions of
             the past (of this repository or another), which never are.
+        first_byte: Where a first capture starts reading (a resumed session's own records).
     """
     target = log_path(paths, harness_name, session_id)
     end = harness.transcript_end(ref)
     with kb_lock(lock_path(paths, target.stem), timeout=30):
         header = _current_header(target)
-        start = int(header["transcript_length"]) if header else 0
+        start = int(header["transcript_length"]) if header else first_byte
         first, new = header is None, header is None or end > start  # else nothing new
         if new:
             header = header or new_header(harness_name, session_id)

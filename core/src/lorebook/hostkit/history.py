@@ -32,12 +32,16 @@ class PastSession:
         path: The transcript file.
         cwd: The working directory the session ran in, when the transcript records it.
         started: When the session started (the host's ISO timestamp), when recorded.
+        start: Where in the file the session's own records begin (0: at the top).
     """
 
     session_id: str
     path: Path
     cwd: str | None = None
     started: str | None = None
+    start: int = 0
+    """Byte offset of the session's first record: past the records of the session a resumed
+    one copied into its file (Claude Code's ``--resume``), which are that session's."""
 
 
 @runtime_checkable

@@ -81,6 +81,7 @@ def _stage_native(paths: KBPaths, name: str, native: NativeSource) -> Staged:
     result = capture_session(
         paths, native.harness, native.harness_name, session.session_id, str(session.path),
         resume=False,  # a session of the past is no branch's last one
+        first_byte=session.start,  # a resumed session: its own records, not the old ones
     )  # fmt: skip
     staged = load_log(result.path)
     turns = len(staged.turns) if staged is not None else 0

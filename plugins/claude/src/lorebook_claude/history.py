@@ -78,7 +78,8 @@ def transcript_info(path: Path) -> PastSession | None:
 
     A resumed session's file, named after its own id, opens with the records of the session
     it resumed: when the file's name ends in a session id the file holds, that id is the
-    session's (else its new turns were staged as the old session, or dropped as a copy).
+    session's (else its new turns were staged as the old session, or dropped as a copy), and
+    its records start at the first line that names it (the ones above are the old session's).
     """
     session_id = cwd = started = None
     counted = 0
@@ -92,26 +93,29 @@ def transcript_info(path: Path) -> PastSession | None:
         if (session_id and cwd and started) or counted >= HEAD_RECORDS:
             break
     named = _UUID_END.search(path.stem)
-    if named and named.group(0) != session_id and _holds_id(path, named.group(0)):
-        session_id = named.group(0)
+    start = 0
+    if named and named.group(0) != session_id:
+        found = _first_line_naming(path, named.group(0))
+        if found is not None:  # a resumed session: its own records start there
+            session_id, start = named.group(0), found
     if session_id is None:
         return None
-    return PastSession(session_id, path, cwd, started)
+    return PastSession(session_id, path, cwd, started, start)
 
 
-def _holds_id(path: Path, session_id: str) -> bool:
-    """Whether a record of the file names ``session_id`` (read in chunks, any size)."""
+def _first_line_naming(path: Path, session_id: str) -> int | None:
+    """The byte offset of the first line that names ``session_id``, or None."""
     wanted = f'"{session_id}"'.encode()
-    tail = b""
+    offset = 0
     try:
         with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                if wanted in tail + chunk:
-                    return True
-                tail = chunk[-len(wanted) :]
+            for line in handle:
+                if wanted in line:
+                    return offset
+                offset += len(line)
     except OSError:
-        return False
-    return False
+        return None
+    return None
 
 
 def _claude_shaped(record: Mapping[str, object]) -> bool:
