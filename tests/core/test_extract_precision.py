@@ -199,6 +199,7 @@ def test_chat_approvals_questions_and_one_off_requests_are_never_proposed(
         "why do you keep adding comments to the test files?",
         "why are you running the whole suite again?",
         "why did you even touch the lockfile?!",
+        "what the hell did you do to my config?",
     ],
 )
 def test_a_question_that_presses_on_the_agents_conduct_is_a_correction(text: str) -> None:

@@ -97,18 +97,20 @@ ACCUSING = re.compile(
     r"(?! (?:think|recommend|suggest|propose|advise|prefer|reckon|feel|see as|make of)\b)",
     _I,
 )
-"""A question at the agent's own conduct: "why are you ...", "how did you verify ...". Not
-one asking for its opinion or advice ("What do you think?", "what do you recommend and
-why?"): that asks, it does not push back."""
+"""A question at the agent's own conduct: "why are you ...", "how did you verify ...?!" (a
+correction when it presses: :data:`PRESSED`). Not one asking for its opinion or advice
+("What do you think?", "what do you recommend and why?"): that asks, it does not push
+back."""
 PRESSED = re.compile(
     rf"(?:\?!|!\?|\?\?)\s*$|\b(?:are|were) you\b|{_APOS}re you\b"
-    r"|\b(?:keep|even|still|again|have to|need to|always)\b",
+    r"|\b(?:keep|even|still|again|have to|need to|always)\b|\bthe (?:hell|heck|fuck)\b",
     _I,
 )
 """What makes a question at the agent's conduct push back, not ask for a reason: it is
-about what the agent is doing now ("why are you ..."), it presses ("?!", "??"), or it
-finds the conduct persistent or needless ("why do you keep ...", "why did you even ...",
-"why do you have to ..."). "Why did you get rid of the calls?" alone asks why."""
+about what the agent is doing now ("why are you ..."), it presses ("?!", "??", "what the
+hell did you ..."), or it finds the conduct persistent or needless ("why do you keep ...",
+"why did you even ...", "why do you have to ..."). "Why did you get rid of the calls?" and
+"how did you verify this?" alone ask."""
 NAMES_NO_ACT = re.compile(
     r"^\W*(?:\w+\W+){0,2}?what (?:the \w+ )?(?:are|were|did|have) you"
     r"(?:\W+(?:and\W+)?(?:do|doing|done|here|now|there|again|even))+\W*$",
