@@ -179,10 +179,9 @@ def _index_pieces(paths: KBPaths) -> str:
 
     try:
         with NoteIndex(index_path(str(paths.root))) as index:
-            row = index.db.execute("SELECT value FROM meta WHERE key = 'pieces'").fetchone()
+            table = index.pieces()
     except Exception:  # no index yet, or one lorebook cannot read: no table
         return ""
-    table = str(row[0]) if row and row[0] else ""
     return table if table and os.path.exists(table) else ""
 
 

@@ -159,20 +159,18 @@ def unreadable_lines(ref: str) -> tuple[list[int], bool]:
     import json
 
     bad: list[int] = []
-    unfinished = False
-    with open(ref, "rb", buffering=CHUNK) as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.endswith(b"\n"):
-                unfinished = bool(line.strip())
-                break
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except (ValueError, RecursionError):
-                record = None
-            if not isinstance(record, dict):
-                bad.append(number)
+    for index, line in read_lines(ref):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            record = None
+        if not isinstance(record, dict):
+            bad.append(index + 1)
+    with open(ref, "rb") as handle:
+        handle.seek(transcript_end(ref))
+        unfinished = bool(handle.read().strip())
     return bad, unfinished
 
 

@@ -105,6 +105,11 @@ def _said(log: SessionLog) -> tuple[str, ...]:
     )
 
 
+def _same_as(first: Staged, name: str) -> Staged:
+    """``name``'s line when it holds the session ``first`` staged: nothing staged again."""
+    return replace(first, source=name, changed=False, same_as=first.source)
+
+
 def stage_sources(
     paths: KBPaths, sources: Sequence[ImportSource], *, on_source: Callable[[], None] | None = None
 ) -> list[Staged]:
@@ -124,20 +129,14 @@ def stage_sources(
             if key not in done:
                 done[key] = _stage_native(paths, source.name, source.native)
             else:
-                first = done[key]
-                again.append(
-                    replace(first, source=source.name, changed=False, same_as=first.source)
-                )
+                again.append(_same_as(done[key], source.name))
         elif source.log is not None:
             key = (source.log.harness, source.log.session_id)
             words = _said(source.log)
             seen = said.setdefault(words, key) if len(words) > 1 else key
             if seen != key and seen in done:
                 # The same session exported twice under two names (SpecStory writes some so)
-                first = done[seen]
-                again.append(
-                    replace(first, source=source.name, changed=False, same_as=first.source)
-                )
+                again.append(_same_as(done[seen], source.name))
             else:
                 done[key] = _stage_log(paths, source.name, source.log, source.fmt)
         if on_source is not None:

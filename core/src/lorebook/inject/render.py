@@ -113,11 +113,11 @@ def pointer(note: IndexedNote, *, labelled: bool = True) -> str:
     return sanitize(f"- {said} (read {location(note)}){extra}")
 
 
-def _quoted(note: IndexedNote) -> set[str]:
-    """The quoted lines of a note's body, spacing and case aside."""
+def _quoted(block: str) -> set[str]:
+    """The quoted lines of a whole note as rendered (its body's), spacing and case aside."""
     return {
         " ".join(line.lstrip("> ").split()).casefold()
-        for line in body_lines(note)
+        for line in block.splitlines()
         if line.startswith(">") and line.strip("> ")
     }
 
@@ -157,11 +157,11 @@ def layout(header: str, notes: list[IndexedNote], budget: int) -> Layout:
     whole_ok = True
     quoted: set[str] = set()
     for note in notes:
-        quotes = _quoted(note)
-        if whole_ok and getattr(note, "whole", True) and not (quotes and quotes <= quoted):
-            # A note whose every quote a note above already gave whole (two notes of one
-            # paragraph) is a pointer: the model would read the same words twice.
-            block = whole(note)
+        block = whole(note) if whole_ok and getattr(note, "whole", True) else ""
+        quotes = _quoted(block)
+        # A note whose every quote a note above already gave whole (two notes of one
+        # paragraph) is a pointer: the model would read the same words twice.
+        if block and not (quotes and quotes <= quoted):
             cost = len(block) + 2 + (0 if wholes else len(header) + 2)
             if used + cost <= budget:
                 quoted |= quotes

@@ -386,19 +386,19 @@ def _letters(title: str) -> str:
     every prohibition is filed under N and D ("titles-a-dono", "titles-n-neve").
     """
     text = title.casefold()
-    for at, char in enumerate(text):
-        if "a" <= char <= "z" or "0" <= char <= "9":
-            text = text[at:]
-            break
+    text = _from_letter(text) or text
     words = text.split(" ")
     at = 0
     while at < len(words) - 1 and _said(words[at]):
         at += 1
-    rest = " ".join(words[at:])
-    for at, char in enumerate(rest):
-        if "a" <= char <= "z" or "0" <= char <= "9":
-            return rest[at:]
-    return text
+    return _from_letter(" ".join(words[at:])) or text
+
+
+def _from_letter(text: str) -> str | None:
+    """``text`` from its first ASCII letter or digit on; None when it has none."""
+    return next(
+        (text[at:] for at, c in enumerate(text) if "a" <= c <= "z" or "0" <= c <= "9"), None
+    )
 
 
 def _initial(title: str, length: int = 1) -> str:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from lorebook.secrets.values import (
+    REFERENCE,
     Span,
     followed_by_code,
     matches_at,
@@ -157,7 +158,7 @@ def _assignment_spans(line: str, low: str) -> Iterator[Span]:
         group = "quoted" if match.group("quoted") is not None else "value"
         if group == "value" and followed_by_code(line, match.end(group)):
             continue
-        if re.fullmatch(r"\$\{[^{}]*\}?", match.group(group)):
+        if REFERENCE.fullmatch(match.group(group)):
             continue  # a variable's reference; its default, if any, is SHELL_DEFAULT_RE's
         if _judged(match.group("name"), match.group(group)):
             yield match.span(group)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 
 from lorebook.secrets.libscan import folded, has_any
 from lorebook.secrets.values import (
+    REFERENCE,
     Span,
     followed_by_code,
     group_spans,
@@ -187,14 +188,12 @@ def _prose_starts(low: str) -> list[int]:
 
 _SHORT_WORD = re.compile(r"[a-z]+(?:/[a-z]+)*")
 """Lower-case letters, or such words joined by slashes ("w/o", "n/a"): a word, no password."""
-_REFERENCE = re.compile(r"\$\{[^{}]*\}?")
-"""A shell or Compose variable's reference, with or without a default (``${JWT_SECRET:-x}``)."""
 
 
 def _prose_ok(line: str, match: re.Match[str], start: int, end: int) -> bool:
     """Is the value of a prose match (narrowed to ``start:end``) a secret?"""
     value = line[start:end]
-    if _REFERENCE.fullmatch(value):
+    if REFERENCE.fullmatch(value):
         return False  # a variable's reference; its default, if any, is judged on its own
     quoted = start != match.start("value")
     if quoted and value.count(" ") >= 3 and sum(map(word_like, value.split())) >= 2:

@@ -185,6 +185,12 @@ def weak_value(value: str) -> bool:
     )
 
 
+REFERENCE = re.compile(r"\$\{[^{}]*\}?")
+"""A shell or Compose variable's reference, with or without a default (``${JWT_SECRET:-x}``;
+its closing brace may be cut off with a value's trailing punctuation): never itself a
+secret's value."""
+
+
 def unquote(line: str, start: int, end: int) -> Span:
     """Narrow a value's span past quotes and trailing punctuation."""
     if end - start >= 2 and line[start] in "\"'`" and line[end - 1] == line[start]:
