@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,32 +79,42 @@ def test_doctor_after_init_with_codex_exits_0_with_action_needed(
     assert doc["action_needed"] == ["trust the Codex hooks"]
 
 
+def _claude_repo(tmp_path: Path, cli: CliRunner) -> Path:
+    """A new git repository with lorebook wired for Claude Code."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert cli("init", "--harnesses", "claude", cwd=repo).exit_code == 0
+    return repo
+
+
+def _check(cli: CliRunner, repo: Path, name: str) -> dict[str, Any]:
+    """The one check of ``doctor --json`` named ``name``."""
+    doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
+    (check,) = [check for check in doc["checks"] if check["name"] == name]
+    return dict(check)
+
+
 def test_doctor_says_when_the_meaning_signal_is_on_but_not_installed(
     tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a newcomer's install without the extra: no note was ever served whole, and doctor
     # said everything looked right
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    assert cli("init", "--harnesses", "claude", cwd=repo).exit_code == 0
+    repo = _claude_repo(tmp_path, cli)
     monkeypatch.setattr("lorebook.recall.semantic.model_files", lambda: None)
     # The index init built here keeps the word pieces it was embedded with: prompts are
     # still ranked by meaning (recall said so while doctor said words alone)
-    doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
-    (meaning,) = [check for check in doc["checks"] if check["name"] == "meaning signal"]
+    meaning = _check(cli, repo, "meaning signal")
     assert meaning["state"] == "warning"
     assert "word pieces the index was built with elsewhere" in meaning["detail"]
     (repo / ".lorebook/.cache/index.sqlite").unlink()
-    doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
-    (meaning,) = [check for check in doc["checks"] if check["name"] == "meaning signal"]
+    meaning = _check(cli, repo, "meaning signal")
     assert meaning["state"] == "warning"
     assert "served as one-line pointers, never whole" in meaning["detail"]
     assert "[semantic]" in meaning["fix"]  # the command for the way lorebook was installed
     config = repo / ".lorebook/config.yaml"
     config.write_text(config.read_text().replace("semantic: true", "semantic: false"))
-    doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
-    (meaning,) = [check for check in doc["checks"] if check["name"] == "meaning signal"]
+    meaning = _check(cli, repo, "meaning signal")
     assert meaning["state"] == "ok"
 
 
@@ -111,13 +122,8 @@ def test_doctor_names_a_knowledge_base_it_cannot_write_or_whose_config_is_gone(
     tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # seen with a read-only .lorebook: doctor said all was well while every capture was lost
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    assert cli("init", "--harnesses", "claude", cwd=repo).exit_code == 0
-    doc = json.loads(cli("doctor", "--json", cwd=repo).stdout)
-    (writable,) = [c for c in doc["checks"] if c["name"] == "writable"]
-    assert writable["state"] == "ok"
+    repo = _claude_repo(tmp_path, cli)
+    assert _check(cli, repo, "writable")["state"] == "ok"
 
     def read_only(*args: object, **kwargs: object) -> None:
         raise OSError(30, "Read-only file system")
